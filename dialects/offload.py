@@ -1,0 +1,474 @@
+"""
+The `offload` dialect: a kernel split into tasks that a runtime launches in order.
+
+Taichi's offloaded tasks (seed 004): `ti-offload` turns each outermost parallel loop of a
+`taichi.kernel` into a `range_for` task and gathers the statements between them into
+`serial` tasks. Tasks are isolated from each other: they read kernel arguments with
+`offload.arg` and pass values through global temporaries (`offload.global_tmp`), byte
+slots of a buffer that lives as long as the launch.
+
+    offload.kernel @fill : (f32, memref<?xf32>) -> () {
+      %n = offload.global_tmp 0 : memref<i32>
+      offload.serial {
+        %x = offload.arg 1 : memref<?xf32>
+        ...
+        memref.store %len, %n[] : memref<i32>
+      }
+      %lo = arith.constant 0 : i32
+      %hi = memref.load %n[] : memref<i32>
+      offload.range_for %i = %lo to %hi : i32 {
+        ...
+      }
+    }
+
+A range_for's bounds are known before its launch: each is an `arith.constant` or a
+`memref.load` of a global temporary, both at kernel level.
+"""
+
+from __future__ import annotations
+
+from abc import ABC
+from typing import ClassVar
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    I64,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    SignlessIntegerConstraint,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasAncestor,
+    HasParent,
+    IsolatedFromAbove,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """
+    A kernel as a sequence of tasks; its signature is the Taichi kernel's.
+
+    Example:
+        offload.kernel @k : (f32) -> (f32) {
+          offload.serial {
+            %a = offload.arg 0 : f32
+            offload.set_return 0, %a : f32
+          }
+        }
+    """
+
+    name = "offload.kernel"
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    body = region_def("single_block")
+    assembly_format = "$sym_name `:` $function_type attr-dict-with-keyword $body"
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove(), NoTerminator())
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType,
+        body: Region | Block,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "function_type": function_type},
+            attributes=attributes,
+            regions=[body],
+        )
+
+    @property
+    def tasks(self) -> tuple[TaskOp, ...]:
+        return tuple(op for op in self.body.block.ops if isinstance(op, TaskOp))
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException(
+                f"'{self.name}' body takes no arguments: tasks read them with offload.arg"
+            )
+        allowed = (TaskOp, GlobalTmpOp, arith.ConstantOp, memref.LoadOp)
+        for op in self.body.block.ops:
+            if not isinstance(op, allowed):
+                raise VerifyException(
+                    f"'{self.name}' body holds tasks and their bounds only, got {op.name}"
+                )
+
+
+class TaskOp(IRDLOperation, ABC):
+    """Shared shape of the tasks: one block, isolated, run by the runtime as a unit."""
+
+    body = region_def("single_block")
+    traits = traits_def(
+        HasParent(KernelOp), IsolatedFromAbove(), NoTerminator(), RecursiveMemoryEffect()
+    )
+
+
+@irdl_op_definition
+class SerialTask(TaskOp):
+    """
+    A task run once, by one thread (statements between parallel loops).
+
+    Example:
+        offload.serial {
+          %s = offload.global_tmp 0 : memref<f32>
+        }
+    """
+
+    name = "offload.serial"
+    assembly_format = "$body attr-dict"
+
+    def __init__(self, body: Region | Block):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(regions=[body])
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException(f"'{self.name}' body takes no arguments")
+
+
+def _verify_bound(op: Operation, value: SSAValue, which: str) -> None:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp):
+        return
+    if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, GlobalTmpOp):
+        return
+    raise VerifyException(
+        f"'{op.name}' {which} bound must be an arith.constant or a memref.load of an "
+        f"offload.global_tmp, got {value}"
+    )
+
+
+@irdl_op_definition
+class RangeForTask(TaskOp):
+    """
+    A parallel loop task: the runtime splits [lower, upper) among its threads.
+
+    Each thread runs `prologue` once, then `body` for each index of its share, then
+    `epilogue` once. Together with `offload.thread_local` slots this is how a reduction
+    accumulates per thread and combines once (Taichi's TLS prologue/epilogue).
+
+    Example:
+        %lo = arith.constant 0 : i32
+        %hi = arith.constant 1024 : i32
+        offload.range_for %i = %lo to %hi : i32 {
+        } prologue {
+          %acc = offload.thread_local 0 : memref<f32>
+        } epilogue {
+          %acc = offload.thread_local 0 : memref<f32>
+        }
+    """
+
+    name = "offload.range_for"
+    T: ClassVar = VarConstraint("T", base(IndexType) | SignlessIntegerConstraint)
+    lower = operand_def(T)
+    upper = operand_def(T)
+    body = region_def("single_block")
+    prologue = region_def()
+    epilogue = region_def()
+    block_dim = opt_prop_def(IntegerAttr[I64])
+
+    def __init__(
+        self,
+        lower: SSAValue | Operation,
+        upper: SSAValue | Operation,
+        body: Region | Block,
+        block_dim: int | None = None,
+        prologue: Region | None = None,
+        epilogue: Region | None = None,
+    ):
+        if isinstance(body, Block):
+            body = Region(body)
+        props = {} if block_dim is None else {"block_dim": IntegerAttr(block_dim, i64)}
+        super().__init__(
+            operands=[lower, upper],
+            regions=[body, prologue or Region(), epilogue or Region()],
+            properties=props,
+        )
+
+    @property
+    def index(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        args = self.body.block.args
+        if len(args) != 1 or args[0].type != self.lower.type:
+            raise VerifyException(
+                f"'{self.name}' expects one body argument of type {self.lower.type}, "
+                f"got {[arg.type for arg in args]}"
+            )
+        for region_name, region in (("prologue", self.prologue), ("epilogue", self.epilogue)):
+            if len(region.blocks) > 1 or (region.blocks and region.block.args):
+                raise VerifyException(
+                    f"'{self.name}' {region_name} must be one block without arguments"
+                )
+        _verify_bound(self, self.lower, "lower")
+        _verify_bound(self, self.upper, "upper")
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.index)
+        printer.print_string(" = ")
+        printer.print_ssa_value(self.lower)
+        printer.print_string(" to ")
+        printer.print_ssa_value(self.upper)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lower.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        for keyword, region in (("prologue", self.prologue), ("epilogue", self.epilogue)):
+            if region.blocks:
+                printer.print_string(f" {keyword} ")
+                printer.print_region(region)
+        printer.print_op_attributes({**self.properties, **self.attributes})
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RangeForTask:
+        index = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        lower = parser.parse_unresolved_operand()
+        parser.parse_keyword("to")
+        upper = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        index_type = parser.parse_type()
+        body = parser.parse_region((index.resolve(index_type),))
+        prologue = parser.parse_region() if parser.parse_optional_keyword("prologue") else None
+        epilogue = parser.parse_region() if parser.parse_optional_keyword("epilogue") else None
+        op = cls(
+            parser.resolve_operand(lower, index_type),
+            parser.resolve_operand(upper, index_type),
+            body,
+            prologue=prologue,
+            epilogue=epilogue,
+        )
+        for name, value in parser.parse_optional_attr_dict().items():
+            if name == "block_dim":
+                op.properties[name] = value
+            else:
+                op.attributes[name] = value
+        return op
+
+
+@irdl_op_definition
+class StructForTask(TaskOp):
+    """
+    A parallel task over every element index of a field.
+
+    Example:
+        offload.struct_for @x : memref<4x8xf32> {
+        ^bb0(%i: i32, %j: i32):
+        }
+    """
+
+    name = "offload.struct_for"
+    field = prop_def(SymbolRefAttr)
+    field_type = prop_def(MemRefType)
+    assembly_format = "$field `:` $field_type $body attr-dict"
+
+    def __init__(self, field: str, field_type: MemRefType, body: Region | Block):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            properties={"field": SymbolRefAttr(field), "field_type": field_type},
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        rank = self.field_type.get_num_dims()
+        args = self.body.block.args
+        if len(args) != rank or any(arg.type != i32 for arg in args):
+            raise VerifyException(
+                f"'{self.name}' over a {rank}-d field expects {rank} i32 body arguments, "
+                f"got {[arg.type for arg in args]}"
+            )
+
+
+@irdl_op_definition
+class ArgOp(IRDLOperation):
+    """
+    Read kernel argument `index` inside a task (Taichi's ArgLoadStmt). An ndarray
+    argument reads as its memref: pointer and shape.
+
+    Example: `%x = offload.arg 1 : memref<?xf32>`
+    """
+
+    name = "offload.arg"
+    index = prop_def(IntegerAttr[I64])
+    result = result_def()
+    assembly_format = "$index attr-dict `:` type($result)"
+    traits = traits_def(Pure(), HasAncestor(TaskOp))
+
+    def __init__(self, index: int, result_type: Attribute):
+        super().__init__(
+            properties={"index": IntegerAttr(index, i64)}, result_types=[result_type]
+        )
+
+    def verify_(self) -> None:
+        kernel = _kernel_of(self)
+        if kernel is None:
+            return
+        inputs = kernel.function_type.inputs.data
+        index = self.index.value.data
+        if not 0 <= index < len(inputs):
+            raise VerifyException(
+                f"'{self.name}' reads argument {index} of a kernel with {len(inputs)}"
+            )
+        if inputs[index] != self.result.type:
+            raise VerifyException(
+                f"'{self.name}' reads argument {index} as {self.result.type}, but the "
+                f"kernel declares it {inputs[index]}"
+            )
+
+
+def _kernel_of(op: Operation) -> KernelOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp):
+        parent = parent.parent_op()
+    return parent
+
+
+@irdl_op_definition
+class GlobalTmpOp(IRDLOperation):
+    """
+    The global temporary at byte `offset`: a scalar slot that outlives a task, so
+    one task can hand a value to the next (or to a range_for's bounds).
+
+    Example: `%n = offload.global_tmp 8 : memref<i32>`
+    """
+
+    name = "offload.global_tmp"
+    offset = prop_def(IntegerAttr[I64])
+    result = result_def(MemRefType)
+    assembly_format = "$offset attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, offset: int, element_type: Attribute):
+        super().__init__(
+            properties={"offset": IntegerAttr(offset, i64)},
+            result_types=[MemRefType(element_type, [])],
+        )
+
+    def verify_(self) -> None:
+        result_type = self.result.type
+        assert isa(result_type, MemRefType)
+        if result_type.get_num_dims() != 0:
+            raise VerifyException(
+                f"'{self.name}' expects a 0-d memref result, got {result_type}"
+            )
+        if self.offset.value.data < 0:
+            raise VerifyException(
+                f"'{self.name}' has a negative offset {self.offset.value.data}"
+            )
+
+
+@irdl_op_definition
+class ThreadLocalOp(IRDLOperation):
+    """
+    The thread-local slot at byte `offset` of a range_for task: private to the thread
+    running a share of the loop, shared by its prologue, body and epilogue.
+
+    Example: `%acc = offload.thread_local 0 : memref<f32>`
+    """
+
+    name = "offload.thread_local"
+    offset = prop_def(IntegerAttr[I64])
+    result = result_def(MemRefType)
+    assembly_format = "$offset attr-dict `:` type($result)"
+    traits = traits_def(Pure(), HasAncestor(RangeForTask))
+
+    def __init__(self, offset: int, element_type: Attribute):
+        super().__init__(
+            properties={"offset": IntegerAttr(offset, i64)},
+            result_types=[MemRefType(element_type, [])],
+        )
+
+    def verify_(self) -> None:
+        result_type = self.result.type
+        assert isa(result_type, MemRefType)
+        if result_type.get_num_dims() != 0:
+            raise VerifyException(
+                f"'{self.name}' expects a 0-d memref result, got {result_type}"
+            )
+
+
+@irdl_op_definition
+class SetReturnOp(IRDLOperation):
+    """
+    Set the kernel's return value `index` (in a serial task).
+
+    Example: `offload.set_return 0, %s : f32`
+    """
+
+    name = "offload.set_return"
+    index = prop_def(IntegerAttr[I64])
+    value = operand_def()
+    assembly_format = "$index `,` $value attr-dict `:` type($value)"
+    traits = traits_def(HasAncestor(TaskOp))
+
+    def __init__(self, index: int, value: SSAValue | Operation):
+        super().__init__(
+            properties={"index": IntegerAttr(index, i64)}, operands=[value]
+        )
+
+    def verify_(self) -> None:
+        kernel = _kernel_of(self)
+        if kernel is None:
+            return
+        outputs = kernel.function_type.outputs.data
+        index = self.index.value.data
+        if not 0 <= index < len(outputs):
+            raise VerifyException(
+                f"'{self.name}' sets return value {index} of a kernel with "
+                f"{len(outputs)}"
+            )
+        if outputs[index] != self.value.type:
+            raise VerifyException(
+                f"'{self.name}' returns a {self.value.type} as value {index}, but the "
+                f"kernel declares {outputs[index]}"
+            )
+
+
+Offload = Dialect(
+    "offload",
+    [
+        KernelOp,
+        SerialTask,
+        RangeForTask,
+        StructForTask,
+        ArgOp,
+        GlobalTmpOp,
+        ThreadLocalOp,
+        SetReturnOp,
+    ],
+)

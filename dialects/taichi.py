@@ -1,0 +1,843 @@
+"""
+The `taichi` dialect: a Taichi kernel as the Python frontend emits it.
+
+Structured and typed, close to Taichi's frontend IR:
+
+    taichi.field @x : memref<1024xf32> offset 0
+    taichi.kernel @scale(%a: f32) {
+      %x = taichi.get_field @x : memref<1024xf32>
+      %lo = arith.constant 0 : i32
+      %hi = arith.constant 1024 : i32
+      taichi.range_for %i = %lo to %hi {
+        %p = taichi.element_ptr %x[%i] : memref<1024xf32> -> memref<f32>
+        %v = memref.load %p[] : memref<f32>
+        %w = arith.mulf %v, %a : f32
+        memref.store %w, %p[] : memref<f32>
+        taichi.yield
+      }
+      taichi.return
+    }
+
+Conventions:
+- Scalars are builtin types (i1, i8..i64 signless, f16, f32, f64); the frontend picks the
+  signed or unsigned arith op, as Taichi's type rules say.
+- A place that holds one scalar (a local variable, a field or ndarray element, a global
+  temporary) is a 0-d `memref<T>`, read and written with `memref.load` / `memref.store`.
+  Locals are `memref.alloca`; global places come from `taichi.element_ptr`.
+- A field is a module-level `taichi.field` symbol with a static shape; an ndarray is a
+  kernel argument of dynamic shape (`memref<?x?xf32>`), its shape read with `memref.dim`.
+- Loops and branches are structured ops whose bodies end in `taichi.yield`,
+  `taichi.break` or `taichi.continue`; they carry no SSA values (locals live in slots).
+  Only the outermost loops of a kernel run in parallel; `serialize` keeps one serial.
+- arith and math ops compute inside kernels.
+"""
+
+from __future__ import annotations
+
+import re
+from abc import ABC
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import (
+    AnyFloatConstr,
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    IndexType,
+    I64,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    SignlessIntegerConstraint,
+    StringAttr,
+    SymbolNameConstraint,
+    SymbolRefAttr,
+    UnitAttr,
+    i32,
+    i64,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.irdl import (
+    IRDLOperation,
+    VarConstraint,
+    base,
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+    SymbolTable,
+)
+from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.hints import isa
+
+IndexLike = base(IndexType) | SignlessIntegerConstraint
+Scalar = AnyFloatConstr | SignlessIntegerConstraint
+
+
+def _scalar_slot(op: Operation, value: SSAValue, what: str) -> MemRefType:
+    """Check that `value` is a 0-d memref (one scalar place) and return its type."""
+    memref_type = value.type
+    if not isa(memref_type, MemRefType) or memref_type.get_num_dims() != 0:
+        raise VerifyException(
+            f"'{op.name}' expects {what} to be a 0-d memref, got {memref_type}"
+        )
+    return memref_type
+
+
+def _verify_body_terminator(op: Operation, region: Region, region_name: str) -> None:
+    block = region.block
+    last = block.last_op
+    if not isinstance(last, YieldOp | BreakOp | ContinueOp):
+        raise VerifyException(
+            f"'{op.name}' expects its {region_name} to end in taichi.yield, taichi.break "
+            f"or taichi.continue, got {'nothing' if last is None else last.name}"
+        )
+
+
+# ---------------------------------------------------------------------------------------
+# Kernels, fields and access
+# ---------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """
+    A Taichi kernel (`@ti.kernel`): its arguments are the block arguments of the body.
+
+    Scalars are passed by value, ndarrays as dynamic-shape memrefs. Fields are not
+    arguments: the body names them with `taichi.get_field`.
+
+    Example:
+        taichi.kernel @add(%x: memref<?xf32>, %d: f32) -> f32 {
+          ...
+          taichi.return %s : f32
+        }
+    """
+
+    name = "taichi.kernel"
+
+    sym_name = prop_def(SymbolNameConstraint())
+    function_type = prop_def(FunctionType)
+    arg_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    res_attrs = opt_prop_def(ArrayAttr[DictionaryAttr])
+    body = region_def("single_block")
+
+    traits = traits_def(SymbolOpInterface(), IsolatedFromAbove())
+
+    def __init__(
+        self,
+        name: str,
+        function_type: FunctionType,
+        body: Region,
+        attributes: dict[str, Attribute] | None = None,
+    ):
+        super().__init__(
+            properties={"sym_name": StringAttr(name), "function_type": function_type},
+            attributes=attributes,
+            regions=[body],
+        )
+
+    def verify_(self) -> None:
+        arg_types = tuple(arg.type for arg in self.body.block.args)
+        if arg_types != tuple(self.function_type.inputs.data):
+            raise VerifyException(
+                f"'{self.name}' @{self.sym_name.data} has arguments of types "
+                f"{list(arg_types)} but its signature says {self.function_type}"
+            )
+        if not isinstance(self.body.block.last_op, ReturnOp):
+            raise VerifyException(f"'{self.name}' body must end in taichi.return")
+
+    def print(self, printer: Printer):
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            arg_attrs=self.arg_attrs,
+            res_attrs=self.res_attrs,
+            reserved_attr_names=("sym_name", "function_type", "arg_attrs", "res_attrs"),
+            print_empty_outputs=False,
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name, inputs, outputs, region, extra_attrs, arg_attrs, res_attrs = (
+            parse_func_op_like(
+                parser,
+                reserved_attr_names=("sym_name", "function_type", "arg_attrs", "res_attrs"),
+            )
+        )
+        if region is None:
+            parser.raise_error("'taichi.kernel' needs a body")
+        kernel = cls(
+            name,
+            FunctionType.from_lists(inputs, outputs),
+            region,
+            extra_attrs.data if extra_attrs is not None else None,
+        )
+        if arg_attrs is not None:
+            kernel.arg_attrs = arg_attrs
+        if res_attrs is not None:
+            kernel.res_attrs = res_attrs
+        return kernel
+
+
+@irdl_op_definition
+class ReturnOp(IRDLOperation):
+    """
+    Return from a kernel: Taichi's kernel return values (`-> ti.f32`).
+
+    Example: `taichi.return %s : f32`
+    """
+
+    name = "taichi.return"
+    values = var_operand_def()
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+    traits = traits_def(IsTerminator(), HasParent(KernelOp))
+
+    def __init__(self, *values: SSAValue | Operation):
+        super().__init__(operands=[values])
+
+    def verify_(self) -> None:
+        kernel = self.parent_op()
+        assert isinstance(kernel, KernelOp)
+        expected = tuple(kernel.function_type.outputs.data)
+        got = tuple(value.type for value in self.values)
+        if expected != got:
+            raise VerifyException(
+                f"'{self.name}' returns {list(got)} but @{kernel.sym_name.data} "
+                f"declares {list(expected)}"
+            )
+
+
+@irdl_op_definition
+class FieldOp(IRDLOperation):
+    """
+    A dense field placed in the root buffer (`ti.field(ti.f32, shape=(4, 8))`).
+
+    `offset` is the byte offset of its first element in the root buffer; elements are
+    stored row-major.
+
+    Example: `taichi.field @x : memref<4x8xf32> offset 0`
+    """
+
+    name = "taichi.field"
+    sym_name = prop_def(SymbolNameConstraint())
+    type = prop_def(MemRefType)
+    offset = prop_def(IntegerAttr[I64])
+    assembly_format = "$sym_name `:` $type `offset` $offset attr-dict"
+    traits = traits_def(SymbolOpInterface())
+
+    def __init__(self, name: str, field_type: MemRefType, offset: int):
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "type": field_type,
+                "offset": IntegerAttr(offset, i64),
+            }
+        )
+
+    def verify_(self) -> None:
+        if any(dim < 0 for dim in self.type.get_shape()):
+            raise VerifyException(
+                f"'{self.name}' @{self.sym_name.data} needs a static shape, got {self.type}"
+            )
+        if self.offset.value.data < 0:
+            raise VerifyException(
+                f"'{self.name}' @{self.sym_name.data} has a negative offset "
+                f"{self.offset.value.data}"
+            )
+
+
+@irdl_op_definition
+class GetFieldOp(IRDLOperation):
+    """
+    The field named by a symbol, as a value: what `x` means inside a kernel.
+
+    Example: `%x = taichi.get_field @x : memref<4x8xf32>`
+    """
+
+    name = "taichi.get_field"
+    field = prop_def(SymbolRefAttr)
+    result = result_def(MemRefType)
+    assembly_format = "$field attr-dict `:` type($result)"
+    traits = traits_def(Pure())
+
+    def __init__(self, field: str, field_type: MemRefType):
+        super().__init__(
+            properties={"field": SymbolRefAttr(field)}, result_types=[field_type]
+        )
+
+    def verify_(self) -> None:
+        declared = SymbolTable.lookup_symbol(self, self.field)
+        if declared is None:
+            return  # a kernel verified on its own, without its module
+        if not isinstance(declared, FieldOp):
+            raise VerifyException(
+                f"'{self.name}' expects @{self.field.root_reference.data} to be a "
+                f"taichi.field, got {declared.name}"
+            )
+        if declared.type != self.result.type:
+            raise VerifyException(
+                f"'{self.name}' reads @{self.field.root_reference.data} as "
+                f"{self.result.type}, but it is declared {declared.type}"
+            )
+
+
+@irdl_op_definition
+class ElementPtrOp(IRDLOperation):
+    """
+    The place of one element of a field or ndarray: `x[i, j]` as an lvalue.
+
+    Example:
+        %p = taichi.element_ptr %x[%i, %j] : memref<4x8xf32> -> memref<f32>
+        %v = memref.load %p[] : memref<f32>
+    """
+
+    name = "taichi.element_ptr"
+    base = operand_def(MemRefType)
+    indices = var_operand_def(i32)
+    result = result_def(MemRefType)
+    assembly_format = (
+        "$base `[` $indices `]` attr-dict `:` type($base) `->` type($result)"
+    )
+    traits = traits_def(Pure())
+
+    def __init__(self, base: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        base_type = SSAValue.get(base).type
+        assert isa(base_type, MemRefType)
+        super().__init__(
+            operands=[base, indices],
+            result_types=[MemRefType(base_type.element_type, [])],
+        )
+
+    def verify_(self) -> None:
+        base_type = self.base.type
+        assert isa(base_type, MemRefType)
+        if len(self.indices) != base_type.get_num_dims():
+            raise VerifyException(
+                f"'{self.name}' indexes a {base_type.get_num_dims()}-d {base_type} "
+                f"with {len(self.indices)} indices"
+            )
+        result_type = _scalar_slot(self, self.result, "its result")
+        if result_type.element_type != base_type.element_type:
+            raise VerifyException(
+                f"'{self.name}' expects a memref<{base_type.element_type}> result, "
+                f"got {result_type}"
+            )
+
+
+# ---------------------------------------------------------------------------------------
+# Structured control flow
+# ---------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class YieldOp(IRDLOperation):
+    """
+    The end of a loop iteration or of an `if` branch.
+
+    Example: `taichi.yield`
+    """
+
+    name = "taichi.yield"
+    assembly_format = "attr-dict"
+    traits = traits_def(IsTerminator())
+
+
+@irdl_op_definition
+class BreakOp(IRDLOperation):
+    """
+    Leave the innermost enclosing `range_for` or `while` (Python's `break`).
+
+    Example: `taichi.if %done { taichi.break } else { taichi.yield }`
+    """
+
+    name = "taichi.break"
+    assembly_format = "attr-dict"
+    traits = traits_def(IsTerminator())
+
+    def verify_(self) -> None:
+        _verify_in_serial_loop(self)
+
+
+@irdl_op_definition
+class ContinueOp(IRDLOperation):
+    """
+    Start the next iteration of the innermost enclosing loop (Python's `continue`).
+
+    Example: `taichi.continue`
+    """
+
+    name = "taichi.continue"
+    assembly_format = "attr-dict"
+    traits = traits_def(IsTerminator())
+
+    def verify_(self) -> None:
+        if _innermost_loop(self) is None:
+            raise VerifyException(f"'{self.name}' must be inside a loop")
+
+
+def _innermost_loop(op: Operation) -> Operation | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, KernelOp):
+        if isinstance(parent, RangeForOp | StructForOp | WhileOp):
+            return parent
+        parent = parent.parent_op()
+    return None
+
+
+def _verify_in_serial_loop(op: Operation) -> None:
+    loop = _innermost_loop(op)
+    if loop is None:
+        raise VerifyException(f"'{op.name}' must be inside a loop")
+    if isinstance(loop, StructForOp):
+        raise VerifyException(f"'{op.name}' cannot leave a taichi.struct_for")
+
+
+class _LoopOp(IRDLOperation, ABC):
+    """Shared shape of the counted loops: one block whose arguments are the indices."""
+
+    body = region_def("single_block")
+    serialize = opt_prop_def(UnitAttr)
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def verify_(self) -> None:
+        _verify_body_terminator(self, self.body, "body")
+
+
+@irdl_op_definition
+class RangeForOp(_LoopOp):
+    """
+    `for i in range(lo, hi)`: the loop index runs from `lo` up to `hi` (exclusive).
+
+    An outermost range_for runs in parallel unless it has `serialize`
+    (`ti.loop_config(serialize=True)`).
+
+    Example:
+        taichi.range_for %i = %lo to %hi : i32 {
+          taichi.yield
+        } {serialize}
+    """
+
+    name = "taichi.range_for"
+    T: ClassVar = VarConstraint("T", IndexLike)
+    lower = operand_def(T)
+    upper = operand_def(T)
+
+    def __init__(
+        self,
+        lower: SSAValue | Operation,
+        upper: SSAValue | Operation,
+        body: Region | Block,
+        serialize: bool = False,
+    ):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(
+            operands=[lower, upper],
+            regions=[body],
+            properties={"serialize": UnitAttr()} if serialize else {},
+        )
+
+    @property
+    def index(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    def verify_(self) -> None:
+        args = self.body.block.args
+        if len(args) != 1 or args[0].type != self.lower.type:
+            raise VerifyException(
+                f"'{self.name}' expects one body argument of type {self.lower.type}, "
+                f"got {[arg.type for arg in args]}"
+            )
+        super().verify_()
+
+    def print(self, printer: Printer):
+        printer.print_string(" ")
+        printer.print_ssa_value(self.index)
+        printer.print_string(" = ")
+        printer.print_ssa_value(self.lower)
+        printer.print_string(" to ")
+        printer.print_ssa_value(self.upper)
+        printer.print_string(" : ")
+        printer.print_attribute(self.lower.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        _print_loop_properties(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> RangeForOp:
+        index = parser.parse_argument(expect_type=False)
+        parser.parse_punctuation("=")
+        lower = parser.parse_unresolved_operand()
+        parser.parse_keyword("to")
+        upper = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        index_type = parser.parse_type()
+        body = parser.parse_region((index.resolve(index_type),))
+        op = cls(
+            parser.resolve_operand(lower, index_type),
+            parser.resolve_operand(upper, index_type),
+            body,
+        )
+        _parse_loop_properties(parser, op)
+        return op
+
+
+def _print_loop_properties(printer: Printer, op: Operation) -> None:
+    printer.print_op_attributes({**op.properties, **op.attributes})
+
+
+def _parse_loop_properties(parser: Parser, op: Operation) -> None:
+    attrs = parser.parse_optional_attr_dict()
+    for name, value in attrs.items():
+        if name in type(op).get_irdl_definition().properties:
+            op.properties[name] = value
+        else:
+            op.attributes[name] = value
+
+
+@irdl_op_definition
+class StructForOp(_LoopOp):
+    """
+    `for i, j in x`: visit every element index of a field or ndarray.
+
+    Example:
+        taichi.struct_for (%i, %j) in %x : memref<4x8xf32> {
+          taichi.yield
+        }
+    """
+
+    name = "taichi.struct_for"
+    container = operand_def(MemRefType)
+
+    def __init__(self, container: SSAValue | Operation, body: Region | Block):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(operands=[container], regions=[body])
+
+    @property
+    def indices(self) -> tuple[SSAValue, ...]:
+        return tuple(self.body.block.args)
+
+    def verify_(self) -> None:
+        container_type = self.container.type
+        assert isa(container_type, MemRefType)
+        args = self.body.block.args
+        if len(args) != container_type.get_num_dims() or any(
+            arg.type != i32 for arg in args
+        ):
+            raise VerifyException(
+                f"'{self.name}' over a {container_type.get_num_dims()}-d container "
+                f"expects that many i32 body arguments, got {[arg.type for arg in args]}"
+            )
+        super().verify_()
+
+    def print(self, printer: Printer):
+        printer.print_string(" (")
+        printer.print_list(self.body.block.args, printer.print_ssa_value)
+        printer.print_string(") in ")
+        printer.print_ssa_value(self.container)
+        printer.print_string(" : ")
+        printer.print_attribute(self.container.type)
+        printer.print_string(" ")
+        printer.print_region(self.body, print_entry_block_args=False)
+        _print_loop_properties(printer, self)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> StructForOp:
+        indices = parser.parse_comma_separated_list(
+            Parser.Delimiter.PAREN, lambda: parser.parse_argument(expect_type=False)
+        )
+        parser.parse_keyword("in")
+        container = parser.parse_unresolved_operand()
+        parser.parse_punctuation(":")
+        container_type = parser.parse_type()
+        body = parser.parse_region(tuple(index.resolve(i32) for index in indices))
+        op = cls(parser.resolve_operand(container, container_type), body)
+        _parse_loop_properties(parser, op)
+        return op
+
+
+@irdl_op_definition
+class WhileOp(IRDLOperation):
+    """
+    `while cond: body`: repeat the body until it runs `taichi.break`.
+
+    The frontend evaluates the condition at the top of the body and breaks when it is
+    false, as Taichi's frontend does.
+
+    Example:
+        taichi.while {
+          %go = memref.load %flag[] : memref<i1>
+          %stop = arith.xori %go, %true : i1
+          taichi.if %stop {
+            taichi.break
+          }
+          taichi.yield
+        }
+    """
+
+    name = "taichi.while"
+    body = region_def("single_block")
+    assembly_format = "$body attr-dict"
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(self, body: Region | Block):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(regions=[body])
+
+    def verify_(self) -> None:
+        if self.body.block.args:
+            raise VerifyException(f"'{self.name}' body takes no arguments")
+        _verify_body_terminator(self, self.body, "body")
+
+
+@irdl_op_definition
+class IfOp(IRDLOperation):
+    """
+    `if c: ... else: ...`; the else region may be empty.
+
+    Example:
+        taichi.if %c {
+          taichi.yield
+        } else {
+          taichi.yield
+        }
+    """
+
+    name = "taichi.if"
+    cond = operand_def(IntegerType(1))
+    then_region = region_def("single_block")
+    else_region = region_def()
+    assembly_format = "$cond $then_region (`else` $else_region^)? attr-dict"
+    traits = traits_def(RecursiveMemoryEffect())
+
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        then_region: Region | Block,
+        else_region: Region | Block | None = None,
+    ):
+        regions = [
+            Region(r) if isinstance(r, Block) else (r if r is not None else Region())
+            for r in (then_region, else_region)
+        ]
+        super().__init__(operands=[cond], regions=regions)
+
+    def verify_(self) -> None:
+        _verify_body_terminator(self, self.then_region, "then region")
+        if self.else_region.blocks:
+            if len(self.else_region.blocks) != 1:
+                raise VerifyException(f"'{self.name}' else region must have one block")
+            _verify_body_terminator(self, self.else_region, "else region")
+
+
+# ---------------------------------------------------------------------------------------
+# Atomics
+# ---------------------------------------------------------------------------------------
+
+
+class AtomicOp(IRDLOperation, ABC):
+    """Shared shape of `ti.atomic_*`: update a scalar place, return its old value."""
+
+    T: ClassVar = VarConstraint("T", Scalar)
+    dest = operand_def(MemRefType.constr(T))
+    value = operand_def(T)
+    old = result_def(T)
+    assembly_format = "$dest `,` $value attr-dict `:` type($dest)"
+
+    def __init__(self, dest: SSAValue | Operation, value: SSAValue | Operation):
+        super().__init__(operands=[dest, value], result_types=[SSAValue.get(value).type])
+
+    def verify_(self) -> None:
+        dest_type = _scalar_slot(self, self.dest, "its destination")
+        if dest_type.element_type != self.value.type:
+            raise VerifyException(
+                f"'{self.name}' stores a {self.value.type} into {dest_type}"
+            )
+
+
+class IntegerAtomicOp(AtomicOp, ABC):
+    """Bitwise atomics: integers only."""
+
+    T: ClassVar = VarConstraint("T", SignlessIntegerConstraint)
+
+
+@irdl_op_definition
+class AtomicAddOp(AtomicOp):
+    """
+    `ti.atomic_add(x[i], v)`, and `x[i] += v` in a parallel loop.
+
+    Example: `%old = taichi.atomic_add %p, %v : memref<f32>`
+    """
+
+    name = "taichi.atomic_add"
+
+
+@irdl_op_definition
+class AtomicSubOp(AtomicOp):
+    """
+    `ti.atomic_sub(x[i], v)`, and `x[i] -= v` in a parallel loop.
+
+    Example: `%old = taichi.atomic_sub %p, %v : memref<i32>`
+    """
+
+    name = "taichi.atomic_sub"
+
+
+class _SignedAtomicOp(AtomicOp, ABC):
+    """min/max compare integers as signed unless marked `unsigned`."""
+
+    unsigned = opt_prop_def(UnitAttr)
+    assembly_format = "(`unsigned` $unsigned^)? $dest `,` $value attr-dict `:` type($dest)"
+
+
+@irdl_op_definition
+class AtomicMinOp(_SignedAtomicOp):
+    """
+    `ti.atomic_min(x[i], v)`, and `x[i] = ti.min(x[i], v)` reductions.
+
+    Example: `%old = taichi.atomic_min %p, %v : memref<f32>`
+    """
+
+    name = "taichi.atomic_min"
+
+
+@irdl_op_definition
+class AtomicMaxOp(_SignedAtomicOp):
+    """
+    `ti.atomic_max(x[i], v)`.
+
+    Example: `%old = taichi.atomic_max unsigned %p, %v : memref<i32>`
+    """
+
+    name = "taichi.atomic_max"
+
+
+@irdl_op_definition
+class AtomicAndOp(IntegerAtomicOp):
+    """
+    `ti.atomic_and(x[i], v)`, and `x[i] &= v` in a parallel loop.
+
+    Example: `%old = taichi.atomic_and %p, %v : memref<i32>`
+    """
+
+    name = "taichi.atomic_and"
+
+
+@irdl_op_definition
+class AtomicOrOp(IntegerAtomicOp):
+    """
+    `ti.atomic_or(x[i], v)`, and `x[i] |= v` in a parallel loop.
+
+    Example: `%old = taichi.atomic_or %p, %v : memref<i32>`
+    """
+
+    name = "taichi.atomic_or"
+
+
+@irdl_op_definition
+class AtomicXorOp(IntegerAtomicOp):
+    """
+    `ti.atomic_xor(x[i], v)`, and `x[i] ^= v` in a parallel loop.
+
+    Example: `%old = taichi.atomic_xor %p, %v : memref<i32>`
+    """
+
+    name = "taichi.atomic_xor"
+
+
+# ---------------------------------------------------------------------------------------
+# Print and assert
+# ---------------------------------------------------------------------------------------
+
+
+@irdl_op_definition
+class PrintOp(IRDLOperation):
+    """
+    `print(...)` in a kernel: `format` holds the text with one `{}` per value.
+
+    Example: `taichi.print "i = {}, x = {}" %i, %v : i32, f32`
+    """
+
+    name = "taichi.print"
+    format = prop_def(StringAttr)
+    values = var_operand_def(Scalar)
+    assembly_format = "$format ($values^ `:` type($values))? attr-dict"
+
+    def __init__(self, format: str, values: Sequence[SSAValue | Operation] = ()):
+        super().__init__(properties={"format": StringAttr(format)}, operands=[values])
+
+    def verify_(self) -> None:
+        holes = len(re.findall(r"\{\}", self.format.data))
+        if holes != len(self.values):
+            raise VerifyException(
+                f"'{self.name}' format has {holes} '{{}}' for {len(self.values)} values"
+            )
+
+
+@irdl_op_definition
+class AssertOp(IRDLOperation):
+    """
+    `assert cond, "message"` in a kernel, checked when `ti.init(debug=True)`.
+
+    Example: `taichi.assert %ok, "x must be positive"`
+    """
+
+    name = "taichi.assert"
+    cond = operand_def(IntegerType(1))
+    message = prop_def(StringAttr)
+    assembly_format = "$cond `,` $message attr-dict"
+
+    def __init__(self, cond: SSAValue | Operation, message: str):
+        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+
+
+Taichi = Dialect(
+    "taichi",
+    [
+        KernelOp,
+        ReturnOp,
+        FieldOp,
+        GetFieldOp,
+        ElementPtrOp,
+        YieldOp,
+        BreakOp,
+        ContinueOp,
+        RangeForOp,
+        StructForOp,
+        WhileOp,
+        IfOp,
+        AtomicAddOp,
+        AtomicSubOp,
+        AtomicMinOp,
+        AtomicMaxOp,
+        AtomicAndOp,
+        AtomicOrOp,
+        AtomicXorOp,
+        PrintOp,
+        AssertOp,
+    ],
+)
+
+

@@ -1,0 +1,1 @@
+"""Shared infrastructure: the pass/dialect registry, the ti-opt driver, diagnostics."""

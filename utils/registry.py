@@ -1,0 +1,178 @@
+"""
+The one registry of taichi-xdsl's dialects, passes, named pipelines and targets.
+
+`ti-opt` and the Python JIT both read it, so what `ti-opt -p ti-to-llvm` prints is what
+the JIT runs. Entries are "module:attribute" strings, imported on first use: building a
+context for a kernel loads only the dialects and passes that kernel's pipeline names.
+
+A researcher's pass plugs in without editing this file, through the entry-point group
+`taichi_xdsl.passes` (name = "pkg.module:PassClass") or `ti-opt --pass-plugin file.py`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from xdsl.context import Context
+    from xdsl.ir import Dialect
+    from xdsl.passes import ModulePass, PassPipeline
+
+DIALECTS: dict[str, str] = {
+    "taichi": "taichi_xdsl.dialects.taichi:Taichi",
+    "offload": "taichi_xdsl.dialects.offload:Offload",
+}
+
+PASSES: dict[str, str] = {
+    "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
+}
+
+PIPELINES: dict[str, str] = {}
+"""Named pipelines: a pass-spec string each, usable wherever a pass name is."""
+
+TARGETS: dict[str, str] = {}
+"""ti-opt targets beyond xDSL's own (`mlir`, ...): name -> "module:function(module, stream)"."""
+
+PLUGIN_ENTRY_POINT_GROUP = "taichi_xdsl.passes"
+
+
+def load_object(spec: str) -> Any:
+    """Import "package.module:attribute" and return the attribute."""
+    module_name, _, attribute = spec.partition(":")
+    return getattr(importlib.import_module(module_name), attribute)
+
+
+def _lazy(spec: str) -> Callable[[], Any]:
+    return lambda: load_object(spec)
+
+
+def dialect_factories() -> dict[str, Callable[[], Dialect]]:
+    """Every xDSL dialect plus ours, as name -> factory."""
+    from xdsl.dialects import get_all_dialects
+
+    factories = dict(get_all_dialects())
+    factories.update({name: _lazy(spec) for name, spec in DIALECTS.items()})
+    return factories
+
+
+def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    """Every xDSL pass, ours, our named pipelines and installed plugins."""
+    from xdsl.transforms import get_all_passes
+
+    factories = dict(get_all_passes())
+    factories.update({name: _lazy(spec) for name, spec in PASSES.items()})
+    factories.update(_plugin_pass_factories())
+    for name, spec in PIPELINES.items():
+        factories[name] = _pipeline_factory(name, spec)
+    return factories
+
+
+def _plugin_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    from importlib.metadata import entry_points
+
+    return {
+        ep.name: (lambda ep=ep: ep.load())
+        for ep in entry_points(group=PLUGIN_ENTRY_POINT_GROUP)
+    }
+
+
+def load_pass_plugin(path: str | Path) -> dict[str, type[ModulePass]]:
+    """
+    Import a Python file and return the ModulePass subclasses it defines, by name.
+
+    Raises:
+        FileNotFoundError: the file does not exist.
+        ValueError: the file defines no pass.
+    """
+    from xdsl.passes import ModulePass
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"pass plugin '{path}' does not exist")
+    module_spec = importlib.util.spec_from_file_location(f"ti_plugin_{path.stem}", path)
+    assert module_spec is not None and module_spec.loader is not None
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    passes = {
+        value.name: value
+        for value in vars(module).values()
+        if isinstance(value, type)
+        and issubclass(value, ModulePass)
+        and value is not ModulePass
+        and value.__module__ == module.__name__
+    }
+    if not passes:
+        raise ValueError(f"pass plugin '{path}' defines no ModulePass subclass")
+    return passes
+
+
+def _pipeline_factory(name: str, spec: str) -> Callable[[], type[ModulePass]]:
+    """A named pipeline as a pass whose apply runs the passes of `spec` in order."""
+
+    def factory() -> type[ModulePass]:
+        from dataclasses import dataclass
+
+        from xdsl.passes import ModulePass
+
+        @dataclass(frozen=True)
+        class NamedPipeline(ModulePass):
+            __doc__ = f"The named pipeline `{name}`: {spec}"
+
+            def apply(self, ctx: Context, op: Any) -> None:
+                build_pipeline(spec).apply(ctx, op)
+
+        NamedPipeline.name = name
+        NamedPipeline.__name__ = NamedPipeline.__qualname__ = "Pipeline_" + name.replace(
+            "-", "_"
+        )
+        return NamedPipeline
+
+    return factory
+
+
+@cache
+def _all_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    return pass_factories()
+
+
+def build_pipeline(spec: str, callback: Any = None) -> PassPipeline:
+    """Parse a pass-spec string (`a,b{opt=1},c`) against the registry."""
+    from xdsl.passes import PassPipeline
+
+    return PassPipeline.parse_spec(_all_pass_factories(), spec, callback)
+
+
+def make_context(dialects: tuple[str, ...] | None = None) -> Context:
+    """
+    A context with every dialect registered lazily (loaded when the parser or a pass
+    first needs it); `dialects` are loaded eagerly.
+    """
+    from xdsl.context import Context
+
+    ctx = Context()
+    for name, factory in dialect_factories().items():
+        ctx.register_dialect(name, factory)
+    for name in dialects or ():
+        ctx.load_registered_dialect(name)
+    return ctx
+
+
+def _universe() -> Any:
+    from xdsl.universe import Universe
+
+    return Universe(
+        all_dialects={name: _lazy(spec) for name, spec in DIALECTS.items()},
+        all_passes={name: _lazy(spec) for name, spec in PASSES.items()},
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # `UNIVERSE` is built on demand so that importing this module imports no xDSL.
+    if name == "UNIVERSE":
+        return _universe()
+    raise AttributeError(name)

@@ -1,0 +1,82 @@
+"""
+`ti-opt`: xDSL's optimiser driver with taichi-xdsl's dialects, passes, pipelines and
+targets registered from utils/registry.py.
+
+    ti-opt kernel.mlir -p ti-demote-atomics,canonicalize
+    ti-opt kernel.mlir -p ti-to-llvm -t llvm
+    ti-opt kernel.mlir --pass-plugin my_pass.py -p my-pass
+
+Bad input never ends in a Python traceback: a parse error, a verifier failure or a failed
+pass prints a located diagnostic to stderr and exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from taichi_xdsl.utils import registry
+
+
+def _plugin_paths(argv: Sequence[str]) -> list[str]:
+    """The `--pass-plugin` values, read before the main parser (which needs the passes)."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("--pass-plugin", action="append", default=[])
+    known, _ = pre.parse_known_args(argv)
+    return known.pass_plugin
+
+
+class TiOptMain(xDSLOptMain):
+    """xDSLOptMain with our registry in place of xDSL's plugin discovery."""
+
+    def __init__(self, args: Sequence[str] | None = None):
+        argv = list(sys.argv[1:] if args is None else args)
+        self.plugin_passes = {}
+        for path in _plugin_paths(argv):
+            self.plugin_passes.update(registry.load_pass_plugin(path))
+        super().__init__(description="taichi-xdsl modular optimizer driver", args=argv)
+
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--pass-plugin",
+            action="append",
+            default=[],
+            metavar="FILE.py",
+            help="load the ModulePass subclasses defined in a Python file",
+        )
+
+    def register_all_dialects(self):
+        for name, factory in registry.dialect_factories().items():
+            self.ctx.register_dialect(name, factory)
+
+    def register_all_passes(self):
+        for name, factory in registry.pass_factories().items():
+            self.register_pass(name, factory)
+        for name, pass_type in self.plugin_passes.items():
+            self.register_pass(name, lambda pass_type=pass_type: pass_type)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        for name, spec in registry.TARGETS.items():
+            self.available_targets[name] = registry.load_object(spec)
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    try:
+        TiOptMain(args).run()
+    except (ParseError, DiagnosticException) as error:
+        print(f"ti-opt: error: {error}", file=sys.stderr)
+        return 1
+    except (FileNotFoundError, ValueError) as error:
+        print(f"ti-opt: error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
