@@ -29,13 +29,40 @@ DIALECTS: dict[str, str] = {
 }
 
 PASSES: dict[str, str] = {
+    "ti-mem2reg": "taichi_xdsl.lowering.mem2reg:Mem2RegPass",
+    "ti-demote-dense-struct-for": (
+        "taichi_xdsl.lowering.demote_dense_struct_for:DemoteDenseStructForPass"
+    ),
+    "ti-offload": "taichi_xdsl.lowering.offload:OffloadPass",
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
+    "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
+    "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
+    "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
+    "convert-offload-to-llvm": (
+        "taichi_xdsl.lowering.convert_offload_to_llvm:ConvertOffloadToLLVMPass"
+    ),
+    "convert-arith-to-llvm": "taichi_xdsl.lowering.convert_arith_to_llvm:ConvertArithToLLVMPass",
+    "convert-math-to-llvm": "taichi_xdsl.lowering.convert_math_to_llvm:ConvertMathToLLVMPass",
+    "convert-cf-to-llvm": "taichi_xdsl.lowering.convert_cf_to_llvm:ConvertCfToLLVMPass",
 }
 
-PIPELINES: dict[str, str] = {}
+PIPELINES: dict[str, str] = {
+    "ti-to-offload": (
+        "ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,ti-offload,"
+        "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
+    ),
+    "ti-offload-to-llvm": (
+        "ti-lower-access,convert-taichi-to-cf,convert-offload-to-llvm,"
+        "convert-arith-to-llvm,convert-math-to-llvm,convert-cf-to-llvm,"
+        "reconcile-unrealized-casts,dce"
+    ),
+    "ti-to-llvm": "ti-to-offload,ti-offload-to-llvm",
+}
 """Named pipelines: a pass-spec string each, usable wherever a pass name is."""
 
-TARGETS: dict[str, str] = {}
+TARGETS: dict[str, str] = {
+    "llvm": "taichi_xdsl.targets.llvm.translate:emit_llvm_ir",
+}
 """ti-opt targets beyond xDSL's own (`mlir`, ...): name -> "module:function(module, stream)"."""
 
 PLUGIN_ENTRY_POINT_GROUP = "taichi_xdsl.passes"

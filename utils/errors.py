@@ -1,0 +1,43 @@
+"""
+Taichi's exception types, shared by the frontend, the compiler and the runtimes.
+
+Frontend errors carry the kernel's file, line and source line in their message:
+
+    TaichiSyntaxError: kernel.py:12: unsupported syntax 'lambda'
+        y = lambda t: t
+            ^
+"""
+
+from __future__ import annotations
+
+
+class TaichiError(Exception):
+    """Base of every error taichi-xdsl raises on purpose."""
+
+
+class TaichiCompilationError(TaichiError):
+    """A kernel could not be compiled."""
+
+
+class TaichiSyntaxError(TaichiCompilationError, SyntaxError):
+    """Python syntax that a Taichi kernel does not support."""
+
+
+class TaichiTypeError(TaichiCompilationError, TypeError):
+    """An operation on types that Taichi's rules reject."""
+
+
+class TaichiNameError(TaichiCompilationError, NameError):
+    """A name a kernel uses is not defined."""
+
+
+class TaichiRuntimeError(TaichiError, RuntimeError):
+    """A kernel failed while running."""
+
+
+class TaichiIndexError(TaichiRuntimeError, IndexError):
+    """A field or ndarray index out of bounds (checked under `ti.init(debug=True)`)."""
+
+
+class TaichiAssertionError(TaichiRuntimeError, AssertionError):
+    """An `assert` in a kernel failed (checked under `ti.init(debug=True)`)."""
