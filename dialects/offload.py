@@ -164,9 +164,10 @@ def _verify_bound(op: Operation, value: SSAValue, which: str) -> None:
         return
     if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, GlobalTmpOp):
         return
+    source = owner.name if isinstance(owner, Operation) else "a block argument"
     raise VerifyException(
         f"'{op.name}' {which} bound must be an arith.constant or a memref.load of an "
-        f"offload.global_tmp, got {value}"
+        f"offload.global_tmp, got a value of {source}"
     )
 
 
@@ -226,7 +227,7 @@ class RangeForTask(TaskOp):
         if len(args) != 1 or args[0].type != self.lower.type:
             raise VerifyException(
                 f"'{self.name}' expects one body argument of type {self.lower.type}, "
-                f"got {[arg.type for arg in args]}"
+                f"got ({', '.join(str(arg.type) for arg in args)})"
             )
         for region_name, region in (("prologue", self.prologue), ("epilogue", self.epilogue)):
             if len(region.blocks) > 1 or (region.blocks and region.block.args):
@@ -310,7 +311,7 @@ class StructForTask(TaskOp):
         if len(args) != rank or any(arg.type != i32 for arg in args):
             raise VerifyException(
                 f"'{self.name}' over a {rank}-d field expects {rank} i32 body arguments, "
-                f"got {[arg.type for arg in args]}"
+                f"got ({', '.join(str(arg.type) for arg in args)})"
             )
 
 

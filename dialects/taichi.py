@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -88,6 +88,10 @@ from xdsl.utils.hints import isa
 
 IndexLike = base(IndexType) | SignlessIntegerConstraint
 Scalar = AnyFloatConstr | SignlessIntegerConstraint
+
+
+def _types(types: Iterable[Attribute]) -> str:
+    return ", ".join(str(t) for t in types)
 
 
 def _scalar_slot(op: Operation, value: SSAValue, what: str) -> MemRefType:
@@ -158,7 +162,7 @@ class KernelOp(IRDLOperation):
         if arg_types != tuple(self.function_type.inputs.data):
             raise VerifyException(
                 f"'{self.name}' @{self.sym_name.data} has arguments of types "
-                f"{list(arg_types)} but its signature says {self.function_type}"
+                f"({_types(arg_types)}) but its signature says {self.function_type}"
             )
         if not isinstance(self.body.block.last_op, ReturnOp):
             raise VerifyException(f"'{self.name}' body must end in taichi.return")
@@ -222,8 +226,8 @@ class ReturnOp(IRDLOperation):
         got = tuple(value.type for value in self.values)
         if expected != got:
             raise VerifyException(
-                f"'{self.name}' returns {list(got)} but @{kernel.sym_name.data} "
-                f"declares {list(expected)}"
+                f"'{self.name}' returns ({_types(got)}) but @{kernel.sym_name.data} "
+                f"declares ({_types(expected)})"
             )
 
 
@@ -466,7 +470,7 @@ class RangeForOp(_LoopOp):
         if len(args) != 1 or args[0].type != self.lower.type:
             raise VerifyException(
                 f"'{self.name}' expects one body argument of type {self.lower.type}, "
-                f"got {[arg.type for arg in args]}"
+                f"got ({_types(arg.type for arg in args)})"
             )
         super().verify_()
 
@@ -547,7 +551,7 @@ class StructForOp(_LoopOp):
         ):
             raise VerifyException(
                 f"'{self.name}' over a {container_type.get_num_dims()}-d container "
-                f"expects that many i32 body arguments, got {[arg.type for arg in args]}"
+                f"expects that many i32 body arguments, got ({_types(a.type for a in args)})"
             )
         super().verify_()
 
@@ -681,6 +685,9 @@ class IntegerAtomicOp(AtomicOp, ABC):
     """Bitwise atomics: integers only."""
 
     T: ClassVar = VarConstraint("T", SignlessIntegerConstraint)
+    dest = operand_def(MemRefType.constr(T))
+    value = operand_def(T)
+    old = result_def(T)
 
 
 @irdl_op_definition

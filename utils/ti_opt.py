@@ -13,13 +13,19 @@ pass prints a located diagnostic to stderr and exits with status 1.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from taichi_xdsl.utils import registry
+from taichi_xdsl.utils.diagnostics import (
+    LocatedDiagnostic,
+    LocatingParser,
+    verify_located,
+)
 
 
 def _plugin_paths(argv: Sequence[str]) -> list[str]:
@@ -36,6 +42,7 @@ class TiOptMain(xDSLOptMain):
     def __init__(self, args: Sequence[str] | None = None):
         argv = list(sys.argv[1:] if args is None else args)
         self.plugin_passes = {}
+        self.chunk_line_offset = 0
         for path in _plugin_paths(argv):
             self.plugin_passes.update(registry.load_pass_plugin(path))
         super().__init__(description="taichi-xdsl modular optimizer driver", args=argv)
@@ -50,6 +57,29 @@ class TiOptMain(xDSLOptMain):
             help="load the ModulePass subclasses defined in a Python file",
         )
 
+    def register_all_frontends(self):
+        super().register_all_frontends()
+
+        def parse_mlir(io):
+            parser = LocatingParser(self.ctx, io.read(), self.get_input_name())
+            parser.line_offset = self.chunk_line_offset
+            return parser.parse_module(not self.args.no_implicit_module)
+
+        self.available_frontends["mlir"] = parse_mlir
+
+    def parse_chunk(self, chunk, file_extension, start_offset=0):
+        self.chunk_line_offset = start_offset
+        return super().parse_chunk(chunk, file_extension, start_offset)
+
+    def apply_passes(self, prog):
+        if not self.args.disable_verify:
+            verify_located(prog)
+        try:
+            super().apply_passes(prog)
+        except VerifyException:
+            verify_located(prog)  # names the op that a pass left invalid
+            raise
+
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
             self.ctx.register_dialect(name, factory)
@@ -63,18 +93,31 @@ class TiOptMain(xDSLOptMain):
     def register_all_targets(self):
         super().register_all_targets()
         for name, spec in registry.TARGETS.items():
-            self.available_targets[name] = registry.load_object(spec)
+            self.available_targets[name] = (
+                lambda module, stream, spec=spec: registry.load_object(spec)(module, stream)
+            )
 
 
 def main(args: Sequence[str] | None = None) -> int:
     try:
         TiOptMain(args).run()
+    except LocatedDiagnostic as error:
+        print(error, file=sys.stderr)
+        return 1
     except (ParseError, DiagnosticException) as error:
         print(f"ti-opt: error: {error}", file=sys.stderr)
+        for note in getattr(error, "__notes__", ()):
+            print(note, file=sys.stderr)
         return 1
     except (FileNotFoundError, ValueError) as error:
         print(f"ti-opt: error: {error}", file=sys.stderr)
         return 1
+    except Exception as error:  # a bug in a pass: still no traceback for the user
+        print(f"ti-opt: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+        print("ti-opt: set TI_OPT_TRACEBACK=1 to see the Python traceback", file=sys.stderr)
+        if os.environ.get("TI_OPT_TRACEBACK"):
+            raise
+        return 2
     return 0
 
 

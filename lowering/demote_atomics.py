@@ -1,0 +1,139 @@
+"""
+ti-demote-atomics: turn atomics that cannot race into plain load, op, store.
+
+An atomic read-modify-write costs far more than a load and a store, and the frontend
+emits one for every `+=` on global data. Taichi demotes those that no other thread can
+see (taichi/transforms/demote_atomics.cpp); so do we, for:
+
+- a thread-private slot: a local `memref.alloca` or an `offload.thread_local`;
+- any place in an `offload.serial` task, which runs on one thread;
+- in an `offload.range_for` task, an element `x[i]` of a 1-d field or ndarray indexed by
+  the task's own loop index, when the task accesses `x` nowhere else: each iteration
+  owns its element.
+
+The demoted op's result is the value *loaded* before the update, as the atomic's was
+(Taichi issue #332).
+
+    %old = taichi.atomic_add %slot, %v : memref<f32>
+    ~>
+    %old = memref.load %slot[] : memref<f32>
+    %new = arith.addf %old, %v : f32
+    memref.store %new, %slot[] : memref<f32>
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import IntegerType, ModuleOp
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+
+from taichi_xdsl.dialects import offload, taichi
+
+Combine = Callable[[SSAValue, SSAValue], Operation]
+
+# How each atomic combines the old value with the operand: (integer op, float op).
+_COMBINE: dict[type[taichi.AtomicOp], tuple[Combine, Combine | None]] = {
+    taichi.AtomicAddOp: (arith.AddiOp, arith.AddfOp),
+    taichi.AtomicSubOp: (arith.SubiOp, arith.SubfOp),
+    taichi.AtomicMinOp: (arith.MinSIOp, arith.MinnumfOp),
+    taichi.AtomicMaxOp: (arith.MaxSIOp, arith.MaxnumfOp),
+    taichi.AtomicAndOp: (arith.AndIOp, None),
+    taichi.AtomicOrOp: (arith.OrIOp, None),
+    taichi.AtomicXorOp: (arith.XOrIOp, None),
+}
+_UNSIGNED_COMBINE: dict[type[taichi.AtomicOp], Combine] = {
+    taichi.AtomicMinOp: arith.MinUIOp,
+    taichi.AtomicMaxOp: arith.MaxUIOp,
+}
+
+
+def _enclosing_task(op: Operation) -> offload.TaskOp | None:
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, offload.TaskOp):
+        parent = parent.parent_op()
+    return parent
+
+
+def _container(ptr: taichi.ElementPtrOp) -> object:
+    """What `ptr` points into: a field's symbol name, or the ndarray value."""
+    base = ptr.base.owner
+    if isinstance(base, taichi.GetFieldOp):
+        return base.field.root_reference.data
+    return ptr.base
+
+
+def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
+    """
+    `x[i]` with `i` the range_for task's loop index, and every access to `x` in the task
+    is `x[i]`: no two iterations touch the same element.
+    """
+    ptr = place.owner
+    if not isinstance(ptr, taichi.ElementPtrOp) or tuple(ptr.indices) != (task.index,):
+        return False
+    container = _container(ptr)
+    return all(
+        tuple(other.indices) == (task.index,)
+        for other in task.walk()
+        if isinstance(other, taichi.ElementPtrOp) and _container(other) == container
+    )
+
+
+def cannot_race(op: taichi.AtomicOp) -> bool:
+    """True when no other thread can touch `op.dest` while `op` runs."""
+    if isinstance(op.dest.owner, memref.AllocaOp | offload.ThreadLocalOp):
+        return True
+    task = _enclosing_task(op)
+    if isinstance(task, offload.SerialTask):
+        return True
+    if isinstance(task, offload.RangeForTask) and task.body.block.is_ancestor(op):
+        # Only the body iterates over the index; the epilogue combines across threads.
+        return _owned_by_iteration(op.dest, task)
+    return False
+
+
+class DemoteAtomic(RewritePattern):
+    """
+    An atomic that cannot race becomes load, combine, store; its result is the loaded
+    value.
+
+        %old = taichi.atomic_max unsigned %p, %v : memref<i32>
+        ~> %old = memref.load %p[] ; %new = arith.maxui %old, %v ; memref.store %new, %p[]
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.AtomicOp, rewriter: PatternRewriter):
+        if not cannot_race(op):
+            return  # another thread may update the place: keep the atomic
+        int_combine, float_combine = _COMBINE[type(op)]
+        if isinstance(op.value.type, IntegerType):
+            combine = int_combine
+            if getattr(op, "unsigned", None) is not None:
+                combine = _UNSIGNED_COMBINE[type(op)]
+        else:
+            assert float_combine is not None, "the verifier admits integers only"
+            combine = float_combine
+        old = memref.LoadOp.get(op.dest, [])
+        new = combine(old.res, op.value)
+        store = memref.StoreOp.get(new.results[0], op.dest, [])
+        for new_op in (old, new, store):
+            new_op.location = op.location
+        rewriter.replace(op, [old, new, store], [old.res])
+
+
+class DemoteAtomicsPass(ModulePass):
+    """Demote atomics whose destination no other thread can see."""
+
+    name = "ti-demote-atomics"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(DemoteAtomic()).rewrite_module(op)

@@ -1,0 +1,75 @@
+// RUN: ti-opt %s --split-input-file --verify-diagnostics | filecheck %s
+
+// A bound the runtime cannot know before the launch: computing it needs a task.
+offload.kernel @bound_not_known_before_launch : (i32) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.addi %lo, %lo : i32
+  offload.range_for %i = %lo to %hi : i32 {
+  }
+}
+// CHECK: invalid.mlir:[[# @LINE - 6]]:1: error: 'offload.kernel' body holds tasks and their bounds only, got arith.addi
+
+// -----
+
+offload.kernel @arg_out_of_range : (f32) -> () {
+  offload.serial {
+    %a = offload.arg 1 : f32
+  }
+}
+// CHECK: 'offload.arg' reads argument 1 of a kernel with 1
+
+// -----
+
+offload.kernel @arg_wrong_type : (f32) -> () {
+  offload.serial {
+    %a = offload.arg 0 : i32
+  }
+}
+// CHECK: 'offload.arg' reads argument 0 as i32, but the kernel declares it f32
+
+// -----
+
+offload.kernel @return_wrong_type : () -> (f32) {
+  offload.serial {
+    %c = arith.constant 1 : i32
+    offload.set_return 0, %c : i32
+  }
+}
+// CHECK: 'offload.set_return' returns a i32 as value 0, but the kernel declares f32
+
+// -----
+
+offload.kernel @struct_for_arity : () -> () {
+  offload.struct_for @x : memref<4x8xf32> {
+  ^bb0(%i: i32):
+  }
+}
+// CHECK: 'offload.struct_for' over a 2-d field expects 2 i32 body arguments, got (i32)
+
+// -----
+
+offload.kernel @range_for_index_type : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  "offload.range_for"(%lo, %hi) ({
+  ^bb0(%i: i64):
+  }, {}, {}) : (i32, i32) -> ()
+}
+// CHECK: 'offload.range_for' expects one body argument of type i32, got (i64)
+
+// -----
+
+offload.kernel @global_tmp_not_scalar : () -> () {
+  %t = offload.global_tmp 0 : memref<4xi32>
+}
+// CHECK: 'offload.global_tmp' expects a 0-d memref result, got memref<4xi32>
+
+// -----
+
+func.func @task_outside_kernel() {
+  offload.serial {
+    %c = arith.constant 0 : i32
+  }
+  func.return
+}
+// CHECK: 'offload.serial' expects parent op 'offload.kernel'

@@ -1,0 +1,75 @@
+// RUN: ti-opt %s | ti-opt | filecheck %s
+// RUN: ti-opt %s --print-op-generic | ti-opt | filecheck %s
+
+taichi.field @x : memref<4x8xf32> offset 0
+
+// A serial task computes a loop bound into a global temporary; the range_for reads it
+// at kernel level; a last serial task sets the return value.
+// CHECK-LABEL: offload.kernel @tasks : (f32, memref<?xf32>) -> f32 {
+// CHECK-NEXT:    %[[N:.*]] = offload.global_tmp 0 : memref<i32>
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %[[ARR:.*]] = offload.arg 1 : memref<?xf32>
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[D:.*]] = memref.dim %[[ARR]], %[[C0]] : memref<?xf32>
+// CHECK-NEXT:      %[[D32:.*]] = arith.index_cast %[[D]] : index to i32
+// CHECK-NEXT:      %[[T:.*]] = offload.global_tmp 0 : memref<i32>
+// CHECK-NEXT:      memref.store %[[D32]], %[[T]][] : memref<i32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[HI:.*]] = memref.load %[[N]][] : memref<i32>
+// CHECK-NEXT:    offload.range_for %[[I:.*]] = %[[LO]] to %[[HI]] : i32 {
+// CHECK-NEXT:      %{{.*}} = offload.arg 0 : f32
+// CHECK-NEXT:    } {block_dim = 128 : i64}
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %[[A:.*]] = offload.arg 0 : f32
+// CHECK-NEXT:      offload.set_return 0, %[[A]] : f32
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+offload.kernel @tasks : (f32, memref<?xf32>) -> (f32) {
+  %n = offload.global_tmp 0 : memref<i32>
+  offload.serial {
+    %x = offload.arg 1 : memref<?xf32>
+    %c0 = arith.constant 0 : index
+    %d = memref.dim %x, %c0 : memref<?xf32>
+    %d32 = arith.index_cast %d : index to i32
+    %t = offload.global_tmp 0 : memref<i32>
+    memref.store %d32, %t[] : memref<i32>
+  }
+  %lo = arith.constant 0 : i32
+  %hi = memref.load %n[] : memref<i32>
+  offload.range_for %i = %lo to %hi : i32 {
+    %a = offload.arg 0 : f32
+  } {block_dim = 128 : i64}
+  offload.serial {
+    %a = offload.arg 0 : f32
+    offload.set_return 0, %a : f32
+  }
+}
+
+// A reduction: each thread accumulates into a thread-local slot, set up in the
+// prologue and combined in the epilogue; a struct_for visits a field's indices.
+// CHECK-LABEL: offload.kernel @reduction : () -> () {
+// CHECK:         offload.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:    } prologue {
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:    } epilogue {
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    offload.struct_for @x : memref<4x8xf32> {
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: i32, %{{.*}}: i32):
+// CHECK-NEXT:    }
+offload.kernel @reduction : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %acc = offload.thread_local 0 : memref<f32>
+  } prologue {
+    %acc = offload.thread_local 0 : memref<f32>
+  } epilogue {
+    %acc = offload.thread_local 0 : memref<f32>
+  }
+  offload.struct_for @x : memref<4x8xf32> {
+  ^bb0(%r: i32, %c: i32):
+  }
+}

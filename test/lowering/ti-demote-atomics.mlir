@@ -1,0 +1,114 @@
+// RUN: ti-opt %s -p ti-demote-atomics | filecheck %s
+
+taichi.field @x : memref<16xf32> offset 0
+taichi.field @s : memref<f32> offset 64
+taichi.field @y : memref<16xf32> offset 128
+
+// A local slot is thread-private: load, add, store, and the result is the value
+// *before* the add (Taichi issue #332).
+// CHECK-LABEL: offload.kernel @local_slot
+// CHECK:         offload.serial {
+// CHECK-NEXT:      %[[V:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:      %[[SLOT:.*]] = memref.alloca() : memref<f32>
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[SLOT]][] : memref<f32>
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:      memref.store %[[NEW]], %[[SLOT]][] : memref<f32>
+// CHECK-NEXT:      offload.set_return 0, %[[OLD]] : f32
+offload.kernel @local_slot : () -> f32 {
+  offload.serial {
+    %v = arith.constant 1.0 : f32
+    %slot = memref.alloca() : memref<f32>
+    %old = taichi.atomic_add %slot, %v : memref<f32>
+    offload.set_return 0, %old : f32
+  }
+}
+
+// A serial task runs on one thread: even a field element is demoted. Unsigned max
+// compares as unsigned.
+// CHECK-LABEL: offload.kernel @serial_task
+// CHECK:         %[[P:.*]] = taichi.element_ptr
+// CHECK-NEXT:    %[[OLD:.*]] = memref.load %[[P]][] : memref<i32>
+// CHECK-NEXT:    %[[NEW:.*]] = arith.maxui %[[OLD]], %{{.*}} : i32
+// CHECK-NEXT:    memref.store %[[NEW]], %[[P]][] : memref<i32>
+// CHECK-NOT:     taichi.atomic
+offload.kernel @serial_task : (memref<?xi32>, i32) -> () {
+  offload.serial {
+    %a = offload.arg 0 : memref<?xi32>
+    %v = offload.arg 1 : i32
+    %c0 = arith.constant 0 : i32
+    %p = taichi.element_ptr %a[%c0] : memref<?xi32> -> memref<i32>
+    %old = taichi.atomic_max unsigned %p, %v : memref<i32>
+  }
+}
+
+// In a parallel loop, x[i] with i the loop index belongs to one iteration: demoted.
+// y[0] and s[None] are shared by every iteration: their atomics stay.
+// CHECK-LABEL: offload.kernel @parallel_loop
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           %[[OWN:.*]] = taichi.element_ptr %{{.*}}[%[[I]]]
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[OWN]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = arith.subf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:      %[[SHARED:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}]
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[SHARED]], %{{.*}} : memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.element_ptr %{{.*}}[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add
+offload.kernel @parallel_loop : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<16xf32>
+    %y = taichi.get_field @y : memref<16xf32>
+    %s = taichi.get_field @s : memref<f32>
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : i32
+    %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    %0 = taichi.atomic_sub %own, %one : memref<f32>
+    %shared = taichi.element_ptr %y[%c0] : memref<16xf32> -> memref<f32>
+    %1 = taichi.atomic_add %shared, %one : memref<f32>
+    %sum = taichi.element_ptr %s[] : memref<f32> -> memref<f32>
+    %2 = taichi.atomic_add %sum, %one : memref<f32>
+  }
+}
+
+// The epilogue of a range_for combines the threads' partial results: never demoted,
+// while the thread-local slot in the body is.
+// CHECK-LABEL: offload.kernel @epilogue
+// CHECK:         offload.range_for
+// CHECK:           memref.load
+// CHECK-NEXT:      arith.addf
+// CHECK-NEXT:      memref.store
+// CHECK:         } epilogue {
+// CHECK:           taichi.atomic_add
+offload.kernel @epilogue : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %acc = offload.thread_local 0 : memref<f32>
+    %one = arith.constant 1.0 : f32
+    %0 = taichi.atomic_add %acc, %one : memref<f32>
+  } epilogue {
+    %acc = offload.thread_local 0 : memref<f32>
+    %v = memref.load %acc[] : memref<f32>
+    %s = taichi.get_field @s : memref<f32>
+    %sum = taichi.element_ptr %s[] : memref<f32> -> memref<f32>
+    %0 = taichi.atomic_add %sum, %v : memref<f32>
+  }
+}
+
+// x[i] is also read as x[i + 1] by the neighbouring iteration: keep the atomic.
+// CHECK-LABEL: offload.kernel @neighbour_access
+// CHECK:         taichi.atomic_add
+offload.kernel @neighbour_access : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 15 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<16xf32>
+    %c1 = arith.constant 1 : i32
+    %j = arith.addi %i, %c1 : i32
+    %next = taichi.element_ptr %x[%j] : memref<16xf32> -> memref<f32>
+    %v = memref.load %next[] : memref<f32>
+    %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    %0 = taichi.atomic_add %own, %v : memref<f32>
+  }
+}
