@@ -1,0 +1,31 @@
+// RUN: ti-opt %s -p convert-func-to-llvm | filecheck %s
+
+// A scalar function becomes an llvm.func with the same body; index is i64.
+// CHECK-LABEL: llvm.func @scale
+// CHECK-SAME:    (%[[X:.*]]: f32, %[[N:.*]]: i64) -> f32
+// CHECK-NEXT:    %[[N_INDEX:.*]] = builtin.unrealized_conversion_cast %[[N]] : i64 to index
+// CHECK-NEXT:    %[[Y:.*]] = llvm.call @twice(%[[X]]) : (f32) -> f32
+// CHECK-NEXT:    "test.op"(%[[N_INDEX]]) : (index) -> ()
+// CHECK-NEXT:    llvm.return %[[Y]] : f32
+func.func @scale(%x: f32, %n: index) -> f32 {
+  %y = func.call @twice(%x) : (f32) -> f32
+  "test.op"(%n) : (index) -> ()
+  func.return %y : f32
+}
+
+// A declaration stays a declaration; no results is void.
+// CHECK-LABEL: llvm.func @twice(f32) -> f32
+// CHECK-LABEL: llvm.func @nothing()
+// CHECK-NEXT:    llvm.return
+func.func private @twice(f32) -> f32
+func.func @nothing() {
+  func.return
+}
+
+// memref arguments have no direct LLVM form (no descriptors here): the pass must leave
+// the function, its calls and its return alone.
+// CHECK-LABEL: func.func @memref_untouched
+// CHECK-NEXT:    func.return
+func.func @memref_untouched(%m: memref<4xf32>) {
+  func.return
+}

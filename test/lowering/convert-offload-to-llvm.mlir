@@ -1,0 +1,136 @@
+// RUN: ti-opt %s -p convert-offload-to-llvm | filecheck %s
+
+// The kernel, its bounds and the field symbols go; the printf and fflush declarations
+// and the format strings come first.
+// CHECK:      builtin.module {
+// CHECK-NEXT:   llvm.func @fflush(!llvm.ptr) -> i32
+// CHECK-NEXT:   llvm.func @printf(!llvm.ptr, ...) -> i32
+// CHECK-NOT:    taichi.field
+// CHECK-NOT:    offload.kernel
+taichi.field @x : memref<8xf32> offset 0
+
+// Task N of @k is @k__taskN(ctx, begin, end). A return value is stored at 8 * N in
+// the returns buffer.
+// CHECK-LABEL: llvm.func @two_tasks__task0(%ctx: !llvm.ptr, %begin: i32, %end: i32) {
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 7 : i32
+// CHECK-NEXT:    %[[RP:.*]] = llvm.getelementptr %ctx[16] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    %[[RETURNS:.*]] = llvm.load %[[RP]] {invariant} : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %[[R1:.*]] = llvm.getelementptr %[[RETURNS]][8] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    llvm.store %[[C]], %[[R1]] : i32, !llvm.ptr
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  }
+
+// A range_for task: thread-local buffer, prologue, the loop over [begin, end) with the
+// invariant context read hoisted before it, epilogue.
+// CHECK-LABEL: llvm.func @two_tasks__task1(%ctx_1: !llvm.ptr, %begin_1: i32, %end_1: i32) {
+// CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %[[TLS:.*]] = llvm.alloca %[[SIZE]] x i8 {alignment = 16 : i64} : (i64) -> !llvm.ptr
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    llvm.store %[[Z]], %[[TLS]] : f32, !llvm.ptr
+// CHECK-NEXT:    %[[ROOT:.*]] = llvm.load %ctx_1 {invariant} : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    cf.br ^[[HEADER:.*]](%begin_1 : i32)
+// CHECK-NEXT:  ^[[HEADER]](%[[I:.*]]: i32):
+// CHECK-NEXT:    %[[GO:.*]] = arith.cmpi slt, %[[I]], %end_1 : i32
+// CHECK-NEXT:    cf.cond_br %[[GO]], ^[[BODY:.*]], ^[[EPILOGUE:.*]]
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK-NEXT:    %[[W:.*]] = arith.extsi %[[I]] : i32 to i64
+// CHECK-NEXT:    %[[P:.*]] = llvm.getelementptr %[[ROOT]][%[[W]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:    %[[V:.*]] = llvm.load %[[P]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[ACC:.*]] = llvm.load %[[TLS]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %[[S:.*]] = arith.addf %[[ACC]], %[[V]] : f32
+// CHECK-NEXT:    llvm.store %[[S]], %[[TLS]] : f32, !llvm.ptr
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.addi %[[I]], %[[ONE]] overflow<nsw> : i32
+// CHECK-NEXT:    cf.br ^[[HEADER]](%[[NEXT]] : i32)
+// CHECK-NEXT:  ^[[EPILOGUE]]:
+// CHECK-NEXT:    %[[ROOT2:.*]] = llvm.load %ctx_1 {invariant} : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    %[[ACC2:.*]] = llvm.load %[[TLS]] : !llvm.ptr -> f32
+// CHECK-NEXT:    %{{.*}} = llvm_ext.atomicrmw fadd %[[ROOT2]], %[[ACC2]] monotonic : !llvm.ptr, f32
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  }
+offload.kernel @two_tasks : () -> (i32, i32) {
+  offload.serial {
+    %c = arith.constant 7 : i32
+    offload.set_return 1, %c : i32
+  }
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %ctx = offload.context : !llvm.ptr
+    %root = llvm.load %ctx {invariant} : !llvm.ptr -> !llvm.ptr
+    %tls = offload.thread_local_buffer 4 : !llvm.ptr
+    %w = arith.extsi %i : i32 to i64
+    %p = llvm.getelementptr %root[%w] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+    %v = llvm.load %p : !llvm.ptr -> f32
+    %acc = llvm.load %tls : !llvm.ptr -> f32
+    %s = arith.addf %acc, %v : f32
+    llvm.store %s, %tls : f32, !llvm.ptr
+  } prologue {
+    %tls = offload.thread_local_buffer 4 : !llvm.ptr
+    %z = arith.constant 0.0 : f32
+    llvm.store %z, %tls : f32, !llvm.ptr
+  } epilogue {
+    %tls = offload.thread_local_buffer 4 : !llvm.ptr
+    %ctx = offload.context : !llvm.ptr
+    %root = llvm.load %ctx {invariant} : !llvm.ptr -> !llvm.ptr
+    %acc = llvm.load %tls : !llvm.ptr -> f32
+    %old = llvm_ext.atomicrmw fadd %root, %acc monotonic : !llvm.ptr, f32
+  }
+}
+
+// An offload.cfg's blocks become the function's; local slots are allocated once at the
+// entry, even one declared in a loop; print is printf (f32 promoted to double, `%`
+// escaped, a newline added) then fflush.
+// CHECK:       llvm.mlir.global internal constant @flow.str0("j = %d, f = %f (100%%)\0A\00") {addr_space = 0 : i32} : !llvm.array<24 x i8>
+// CHECK-LABEL: llvm.func @flow__task0(%ctx_2: !llvm.ptr, %begin_2: i32, %end_2: i32) {
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[T:.*]] = llvm.alloca %[[ONE]] x i32 {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK-NEXT:    %[[ONE2:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[SLOT:.*]] = llvm.alloca %[[ONE2]] x i32 {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    cf.br ^[[HEADER:.*]](%[[Z]] : i32)
+// CHECK-NEXT:  ^[[HEADER]](%[[J:.*]]: i32):
+// CHECK-NEXT:    %[[GO:.*]] = arith.cmpi slt, %[[J]], %[[N]] : i32
+// CHECK-NEXT:    cf.cond_br %[[GO]], ^[[BODY:.*]], ^[[EXIT:.*]]
+// CHECK-NEXT:  ^[[BODY]]:
+// CHECK-NEXT:    llvm.store %[[J]], %[[T]] : i32, !llvm.ptr
+// CHECK-NEXT:    %[[V:.*]] = llvm.load %[[T]] : !llvm.ptr -> i32
+// CHECK-NEXT:    llvm.store %[[V]], %[[SLOT]] : i32, !llvm.ptr
+// CHECK-NEXT:    %[[F:.*]] = arith.sitofp %[[V]] : i32 to f32
+// CHECK-NEXT:    %[[FMT:.*]] = llvm.mlir.addressof @flow.str0 : !llvm.ptr
+// CHECK-NEXT:    %[[D:.*]] = llvm.fpext %[[F]] : f32 to f64
+// CHECK-NEXT:    %{{.*}} = llvm.call @printf(%[[FMT]], %[[J]], %[[D]]) vararg(!llvm.func<i32 (!llvm.ptr, ...)>) : (!llvm.ptr, i32, f64) -> i32
+// CHECK-NEXT:    %[[NULL:.*]] = llvm.mlir.zero : !llvm.ptr
+// CHECK-NEXT:    %{{.*}} = llvm.call @fflush(%[[NULL]]) : (!llvm.ptr) -> i32
+// CHECK-NEXT:    %[[STEP:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[NEXT:.*]] = arith.addi %[[J]], %[[STEP]] : i32
+// CHECK-NEXT:    cf.br ^[[HEADER]](%[[NEXT]] : i32)
+// CHECK-NEXT:  ^[[EXIT]]:
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  }
+offload.kernel @flow : (i32) -> () {
+  offload.serial {
+    offload.cfg {
+      %n = arith.constant 3 : i32
+      %slot = memref.alloca() : memref<i32>
+      %z = arith.constant 0 : i32
+      cf.br ^header(%z : i32)
+    ^header(%j: i32):
+      %go = arith.cmpi slt, %j, %n : i32
+      cf.cond_br %go, ^body, ^exit
+    ^body:
+      %t = memref.alloca() : memref<i32>
+      memref.store %j, %t[] : memref<i32>
+      %v = memref.load %t[] : memref<i32>
+      memref.store %v, %slot[] : memref<i32>
+      %f = arith.sitofp %v : i32 to f32
+      taichi.print "j = {}, f = {} (100%)" %j, %f : i32, f32
+      %one = arith.constant 1 : i32
+      %next = arith.addi %j, %one : i32
+      cf.br ^header(%next : i32)
+    ^exit:
+      offload.cfg_exit
+    }
+  }
+}
