@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 DIALECTS: dict[str, str] = {
     "taichi": "taichi_xdsl.dialects.taichi:Taichi",
     "offload": "taichi_xdsl.dialects.offload:Offload",
+    "llvm_ext": "taichi_xdsl.dialects.llvm_ext:LLVMExt",
+    "spirv": "taichi_xdsl.dialects.spirv:SPIRV",
 }
 
 PASSES: dict[str, str] = {
@@ -44,6 +46,7 @@ PASSES: dict[str, str] = {
     "convert-arith-to-llvm": "taichi_xdsl.lowering.convert_arith_to_llvm:ConvertArithToLLVMPass",
     "convert-math-to-llvm": "taichi_xdsl.lowering.convert_math_to_llvm:ConvertMathToLLVMPass",
     "convert-cf-to-llvm": "taichi_xdsl.lowering.convert_cf_to_llvm:ConvertCfToLLVMPass",
+    "convert-func-to-llvm": "taichi_xdsl.lowering.convert_func_to_llvm:ConvertFuncToLLVMPass",
 }
 
 PIPELINES: dict[str, str] = {
