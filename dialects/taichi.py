@@ -74,7 +74,9 @@ from xdsl.irdl import (
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
+from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import (
+    HasCanonicalizationPatternsTrait,
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
@@ -399,10 +401,18 @@ class ContinueOp(IRDLOperation):
             raise VerifyException(f"'{self.name}' must be inside a loop")
 
 
+# After ti-offload, an outermost parallel loop is an offload task whose body holds the
+# loop's ops; a `continue` there ends the task's iteration. Named, not imported: the
+# offload dialect builds on this one.
+_LOOP_TASKS = ("offload.range_for", "offload.struct_for")
+
+
 def _innermost_loop(op: Operation) -> Operation | None:
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, KernelOp):
         if isinstance(parent, RangeForOp | StructForOp | WhileOp):
+            return parent
+        if parent.name in _LOOP_TASKS:
             return parent
         parent = parent.parent_op()
     return None
@@ -414,6 +424,8 @@ def _verify_in_serial_loop(op: Operation) -> None:
         raise VerifyException(f"'{op.name}' must be inside a loop")
     if isinstance(loop, StructForOp):
         raise VerifyException(f"'{op.name}' cannot leave a taichi.struct_for")
+    if loop.name in _LOOP_TASKS:
+        raise VerifyException(f"'{op.name}' cannot leave a parallel {loop.name} task")
 
 
 class _LoopOp(IRDLOperation, ABC):
@@ -425,6 +437,14 @@ class _LoopOp(IRDLOperation, ABC):
 
     def verify_(self) -> None:
         _verify_body_terminator(self, self.body, "body")
+
+
+class RangeForOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from taichi_xdsl.lowering.taichi_canonicalization import EraseEmptyRangeFor
+
+        return (EraseEmptyRangeFor(),)
 
 
 @irdl_op_definition
@@ -445,6 +465,7 @@ class RangeForOp(_LoopOp):
     T: ClassVar = VarConstraint("T", IndexLike)
     lower = operand_def(T)
     upper = operand_def(T)
+    traits = traits_def(RecursiveMemoryEffect(), RangeForOpHasCanonicalizationPatterns())
 
     def __init__(
         self,
@@ -616,6 +637,17 @@ class WhileOp(IRDLOperation):
         _verify_body_terminator(self, self.body, "body")
 
 
+class IfOpHasCanonicalizationPatterns(HasCanonicalizationPatternsTrait):
+    @classmethod
+    def get_canonicalization_patterns(cls) -> tuple[RewritePattern, ...]:
+        from taichi_xdsl.lowering.taichi_canonicalization import (
+            EraseEmptyIf,
+            InlineConstantIf,
+        )
+
+        return (InlineConstantIf(), EraseEmptyIf())
+
+
 @irdl_op_definition
 class IfOp(IRDLOperation):
     """
@@ -634,7 +666,7 @@ class IfOp(IRDLOperation):
     then_region = region_def("single_block")
     else_region = region_def()
     assembly_format = "$cond $then_region (`else` $else_region^)? attr-dict"
-    traits = traits_def(RecursiveMemoryEffect())
+    traits = traits_def(RecursiveMemoryEffect(), IfOpHasCanonicalizationPatterns())
 
     def __init__(
         self,

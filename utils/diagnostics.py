@@ -17,7 +17,7 @@ from pathlib import Path
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, VerifyException
+from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
 
 
 class LocatingParser(Parser):
@@ -52,6 +52,17 @@ def format_at(location: object, message: str) -> str:
 
 class LocatedDiagnostic(DiagnosticException):
     """A diagnostic whose message already names its source position."""
+
+
+class PassFailedAt(PassFailedException, LocatedDiagnostic):
+    """
+    A pass rejecting its input at `op`: the message names the op's source position.
+
+        raise PassFailedAt(op, "ti-offload cannot run a struct_for over an ndarray")
+    """
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(format_at(op.location, message))
 
 
 def verify_located(module: ModuleOp) -> None:

@@ -59,6 +59,20 @@ taichi.kernel @break_out_of_struct_for(%x: memref<?xf32>) {
 
 // -----
 
+offload.kernel @break_out_of_parallel_task : (i1) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 4 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %c = offload.arg 0 : i1
+    taichi.if %c {
+      taichi.break
+    }
+  }
+}
+// CHECK: 'taichi.break' cannot leave a parallel offload.range_for task
+
+// -----
+
 taichi.kernel @loop_without_terminator(%n: i32) {
   %c0 = arith.constant 0 : i32
   taichi.range_for %i = %c0 to %n : i32 {

@@ -1,0 +1,12 @@
+// RUN: ti-opt %s -p ti-demote-dense-struct-for --split-input-file --verify-diagnostics | filecheck %s
+
+// A field of more elements than an i32 loop index can count.
+// CHECK: ti-demote-dense-struct-for-unsupported.mlir:[[# @LINE + 4]]:3: error: ti-demote-dense-struct-for: 4294967296 elements overflow the i32 loop index
+taichi.field @huge : memref<65536x65536xi8> offset 0
+taichi.kernel @too_many_elements() {
+  %x = taichi.get_field @huge : memref<65536x65536xi8>
+  taichi.struct_for (%i, %j) in %x : memref<65536x65536xi8> {
+    taichi.yield
+  }
+  taichi.return
+}

@@ -1,0 +1,202 @@
+// RUN: ti-opt %s -p ti-make-thread-local | filecheck %s
+
+taichi.field @total : memref<f32> offset 0
+taichi.field @h : memref<8xi32> offset 4
+taichi.field @d : memref<f64> offset 40
+
+// A sum into a 0-d field: the body adds into thread-local slot 0 (plain load, add,
+// store), the prologue zeroes it, the epilogue adds it to the field once.
+// CHECK-LABEL: offload.kernel @sum
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[TL:.*]] = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:      %[[V:.*]] = offload.arg 0 : f32
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[TL]][] : memref<f32>
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:      memref.store %[[NEW]], %[[TL]][] : memref<f32>
+// CHECK-NEXT:    } prologue {
+// CHECK-NEXT:      %[[TL:.*]] = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      memref.store %[[ZERO]], %[[TL]][] : memref<f32>
+// CHECK-NEXT:    } epilogue {
+// CHECK-NEXT:      %[[TL:.*]] = offload.thread_local 0 : memref<f32>
+// CHECK-NEXT:      %[[ACC:.*]] = memref.load %[[TL]][] : memref<f32>
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[ACC]] : memref<f32>
+// CHECK-NEXT:    }
+offload.kernel @sum : (f32) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %v = offload.arg 0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %v : memref<f32>
+  }
+}
+
+// min and max start from the type's extreme values (+inf, INT_MAX, unsigned 0) and
+// combine with the same atomic in the epilogue. Slots take offsets in order, aligned:
+// i32 at 0, i32 at 4, f64 at 8.
+// CHECK-LABEL: offload.kernel @min_max
+// CHECK:         } prologue {
+// CHECK-NEXT:      %[[A:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[MAX:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:      memref.store %[[MAX]], %[[A]][] : memref<i32>
+// CHECK-NEXT:      %[[B:.*]] = offload.thread_local 4 : memref<i32>
+// CHECK-NEXT:      %[[UZERO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      memref.store %[[UZERO]], %[[B]][] : memref<i32>
+// CHECK-NEXT:      %[[C:.*]] = offload.thread_local 8 : memref<f64>
+// CHECK-NEXT:      %[[NINF:.*]] = arith.constant 0xfff0000000000000 : f64
+// CHECK-NEXT:      memref.store %[[NINF]], %[[C]][] : memref<f64>
+// CHECK-NEXT:    } epilogue {
+// CHECK:           %{{.*}} = taichi.atomic_min %{{.*}}, %{{.*}} : memref<i32>
+// CHECK:           %{{.*}} = taichi.atomic_max unsigned %{{.*}}, %{{.*}} : memref<i32>
+// CHECK:           %{{.*}} = taichi.atomic_max %{{.*}}, %{{.*}} : memref<f64>
+// CHECK-NEXT:    }
+offload.kernel @min_max : (i32, f64) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %h = taichi.get_field @h : memref<8xi32>
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %p0 = taichi.element_ptr %h[%c0] : memref<8xi32> -> memref<i32>
+    %p1 = taichi.element_ptr %h[%c1] : memref<8xi32> -> memref<i32>
+    %old0 = taichi.atomic_min %p0, %i : memref<i32>
+    %old1 = taichi.atomic_max unsigned %p1, %i : memref<i32>
+    %d = taichi.get_field @d : memref<f64>
+    %pd = taichi.element_ptr %d[] : memref<f64> -> memref<f64>
+    %v = offload.arg 1 : f64
+    %old2 = taichi.atomic_max %pd, %v : memref<f64>
+  }
+}
+
+// add and sub on one place share a slot: sub subtracts from it, the epilogue adds it.
+// h[3] at a constant index qualifies; h[5] is another element and does not get in the
+// way. A conditional contribution is fine.
+// CHECK-LABEL: offload.kernel @add_and_sub
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[TL:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK:           taichi.if %{{.*}} {
+// CHECK-NEXT:        %[[A:.*]] = memref.load %[[TL]][] : memref<i32>
+// CHECK-NEXT:        %[[B:.*]] = arith.addi %[[A]], %[[I]] : i32
+// CHECK-NEXT:        memref.store %[[B]], %[[TL]][] : memref<i32>
+// CHECK-NEXT:        taichi.yield
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[C:.*]] = memref.load %[[TL]][] : memref<i32>
+// CHECK-NEXT:      %[[D:.*]] = arith.subi %[[C]], %{{.*}} : i32
+// CHECK-NEXT:      memref.store %[[D]], %[[TL]][] : memref<i32>
+// CHECK-NEXT:      memref.store %[[I]], %{{.*}}[] : memref<i32>
+// CHECK-NEXT:    } prologue {
+// CHECK:         } epilogue {
+// CHECK-NEXT:      %[[TL:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[ACC:.*]] = memref.load %[[TL]][] : memref<i32>
+// CHECK-NEXT:      %[[H:.*]] = taichi.get_field @h : memref<8xi32>
+// CHECK-NEXT:      %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[H]][%[[C3]]] : memref<8xi32> -> memref<i32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[ACC]] : memref<i32>
+// CHECK-NEXT:    }
+offload.kernel @add_and_sub : (i1) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %c = offload.arg 0 : i1
+    %h = taichi.get_field @h : memref<8xi32>
+    %c3 = arith.constant 3 : i32
+    %c5 = arith.constant 5 : i32
+    %p = taichi.element_ptr %h[%c3] : memref<8xi32> -> memref<i32>
+    %q = taichi.element_ptr %h[%c5] : memref<8xi32> -> memref<i32>
+    taichi.if %c {
+      %old0 = taichi.atomic_add %p, %i : memref<i32>
+      taichi.yield
+    }
+    %old1 = taichi.atomic_sub %p, %c5 : memref<i32>
+    memref.store %i, %q[] : memref<i32>
+  }
+}
+
+// Must not fire when the place is read in the task, when the old value is used, when
+// the place depends on the loop index (a histogram), or when another access may alias
+// it (h[%i] may be h[2]).
+// CHECK-LABEL: offload.kernel @kept
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[V:.*]] = offload.arg 0 : f32
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[V]] : memref<f32>
+// CHECK-NEXT:      %[[SEEN:.*]] = memref.load %[[P]][] : memref<f32>
+// CHECK-NEXT:      taichi.print "{}" %[[SEEN]] : f32
+// CHECK-NEXT:      %[[D:.*]] = taichi.get_field @d : memref<f64>
+// CHECK-NEXT:      %[[PD:.*]] = taichi.element_ptr %[[D]][] : memref<f64> -> memref<f64>
+// CHECK-NEXT:      %[[W:.*]] = offload.arg 1 : f64
+// CHECK-NEXT:      %[[OLD:.*]] = taichi.atomic_max %[[PD]], %[[W]] : memref<f64>
+// CHECK-NEXT:      taichi.print "{}" %[[OLD]] : f64
+// CHECK-NEXT:      %[[H:.*]] = taichi.get_field @h : memref<8xi32>
+// CHECK-NEXT:      %[[PH:.*]] = taichi.element_ptr %[[H]][%[[I]]] : memref<8xi32> -> memref<i32>
+// CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[PH]], %[[ONE]] : memref<i32>
+// CHECK-NEXT:      %[[C2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:      %[[P2:.*]] = taichi.element_ptr %[[H]][%[[C2]]] : memref<8xi32> -> memref<i32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P2]], %[[ONE]] : memref<i32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+offload.kernel @kept : (f32, f64) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %v = offload.arg 0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %v : memref<f32>
+    %seen = memref.load %p[] : memref<f32>
+    taichi.print "{}" %seen : f32
+    %d = taichi.get_field @d : memref<f64>
+    %pd = taichi.element_ptr %d[] : memref<f64> -> memref<f64>
+    %w = offload.arg 1 : f64
+    %old2 = taichi.atomic_max %pd, %w : memref<f64>
+    taichi.print "{}" %old2 : f64
+    %h = taichi.get_field @h : memref<8xi32>
+    %ph = taichi.element_ptr %h[%i] : memref<8xi32> -> memref<i32>
+    %one = arith.constant 1 : i32
+    %old3 = taichi.atomic_add %ph, %one : memref<i32>
+    %c2 = arith.constant 2 : i32
+    %p2 = taichi.element_ptr %h[%c2] : memref<8xi32> -> memref<i32>
+    %old4 = taichi.atomic_add %p2, %one : memref<i32>
+  }
+}
+
+// Must not fire in a serial task (ti-demote-atomics handles those) nor in a struct_for
+// task (no prologue or epilogue to use).
+// CHECK-LABEL: offload.kernel @not_range_for
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %[[V:.*]] = offload.arg 0 : f32
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[V]] : memref<f32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:    offload.struct_for @h : memref<8xi32> {
+// CHECK-NEXT:    ^{{.*}}(%{{.*}}: i32):
+// CHECK-NEXT:      %[[V:.*]] = offload.arg 0 : f32
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[V]] : memref<f32>
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+offload.kernel @not_range_for : (f32) -> () {
+  offload.serial {
+    %v = offload.arg 0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %v : memref<f32>
+  }
+  offload.struct_for @h : memref<8xi32> {
+  ^bb0(%i: i32):
+    %v = offload.arg 0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %v : memref<f32>
+  }
+}
