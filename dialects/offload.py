@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
@@ -63,6 +64,7 @@ from xdsl.traits import (
     HasAncestor,
     HasParent,
     IsolatedFromAbove,
+    IsTerminator,
     NoTerminator,
     Pure,
     RecursiveMemoryEffect,
@@ -328,7 +330,7 @@ class ArgOp(IRDLOperation):
     index = prop_def(IntegerAttr[I64])
     result = result_def()
     assembly_format = "$index attr-dict `:` type($result)"
-    traits = traits_def(Pure(), HasAncestor(TaskOp))
+    traits = traits_def(Pure(), HasAncestor(SerialTask, RangeForTask, StructForTask))
 
     def __init__(self, index: int, result_type: Attribute):
         super().__init__(
@@ -435,7 +437,7 @@ class SetReturnOp(IRDLOperation):
     index = prop_def(IntegerAttr[I64])
     value = operand_def()
     assembly_format = "$index `,` $value attr-dict `:` type($value)"
-    traits = traits_def(HasAncestor(TaskOp))
+    traits = traits_def(HasAncestor(SerialTask, RangeForTask, StructForTask))
 
     def __init__(self, index: int, value: SSAValue | Operation):
         super().__init__(
@@ -460,6 +462,104 @@ class SetReturnOp(IRDLOperation):
             )
 
 
+@irdl_op_definition
+class ContextOp(IRDLOperation):
+    """
+    The RuntimeContext pointer of the running task (utils/abi.py). `ti-lower-access`
+    reads buffers through it while tasks are still ops; `convert-offload-to-llvm`
+    replaces it with the `%ctx` argument of the task's function.
+
+    Example: `%ctx = offload.context : !llvm.ptr`
+    """
+
+    name = "offload.context"
+    result = result_def(LLVMPointerType)
+    assembly_format = "attr-dict `:` type($result)"
+    traits = traits_def(Pure(), HasAncestor(SerialTask, RangeForTask, StructForTask))
+
+    def __init__(self):
+        super().__init__(result_types=[LLVMPointerType()])
+
+
+@irdl_op_definition
+class ThreadLocalBufferOp(IRDLOperation):
+    """
+    The start of a range_for task's thread-local buffer, `size` bytes that hold every
+    `offload.thread_local` slot of the task (what `ti-lower-access` makes of them).
+    `convert-offload-to-llvm` allocates the buffer once per call of the task function.
+
+    Example: `%tls = offload.thread_local_buffer 8 : !llvm.ptr`
+    """
+
+    name = "offload.thread_local_buffer"
+    size = prop_def(IntegerAttr[I64])
+    result = result_def(LLVMPointerType)
+    assembly_format = "$size attr-dict `:` type($result)"
+    traits = traits_def(Pure(), HasAncestor(RangeForTask))
+
+    def __init__(self, size: int):
+        super().__init__(
+            properties={"size": IntegerAttr(size, i64)}, result_types=[LLVMPointerType()]
+        )
+
+    def verify_(self) -> None:
+        if self.size.value.data <= 0:
+            raise VerifyException(
+                f"'{self.name}' expects a positive size, got {self.size.value.data}"
+            )
+
+
+@irdl_op_definition
+class CfgOp(IRDLOperation):
+    """
+    A task's code as a control-flow graph: blocks joined by `cf.br` / `cf.cond_br`,
+    run once from the first block until a block ends in `offload.cfg_exit`. What
+    `convert-taichi-to-cf` makes of a task region that holds taichi control flow (the
+    task's own region must stay one block); for a range_for task's body, the exit is
+    the end of one iteration.
+
+    Example:
+        offload.serial {
+          offload.cfg {
+            cf.cond_br %c, ^then, ^end
+          ^then:
+            cf.br ^end
+          ^end:
+            offload.cfg_exit
+          }
+        }
+    """
+
+    name = "offload.cfg"
+    body = region_def()
+    assembly_format = "$body attr-dict"
+    traits = traits_def(
+        RecursiveMemoryEffect(), HasAncestor(SerialTask, RangeForTask, StructForTask)
+    )
+
+    def __init__(self, body: Region):
+        super().__init__(regions=[body])
+
+    def verify_(self) -> None:
+        if not self.body.blocks:
+            raise VerifyException(f"'{self.name}' needs at least one block")
+        if self.body.blocks[0].args:
+            raise VerifyException(f"'{self.name}' entry block takes no arguments")
+
+
+@irdl_op_definition
+class CfgExitOp(IRDLOperation):
+    """
+    The end of an `offload.cfg`: control leaves the graph here.
+
+    Example: `offload.cfg_exit`
+    """
+
+    name = "offload.cfg_exit"
+    assembly_format = "attr-dict"
+    traits = traits_def(IsTerminator(), HasParent(CfgOp))
+
+
 Offload = Dialect(
     "offload",
     [
@@ -471,5 +571,9 @@ Offload = Dialect(
         GlobalTmpOp,
         ThreadLocalOp,
         SetReturnOp,
+        ContextOp,
+        ThreadLocalBufferOp,
+        CfgOp,
+        CfgExitOp,
     ],
 )

@@ -12,6 +12,7 @@ type, comes first and adds:
   `llvm.call_intrinsic`, `llvm.fcmp`), the pipeline being fast-math by default as Taichi's;
 - correctly mangled intrinsic names (`llvm.sqrt.f32`, not `llvm.sqrt`);
 - atomic `llvm.load`/`llvm.store` (xDSL ignores their `ordering`);
+- `llvm.alloca` as an opaque pointer (llvmlite types it);
 - `llvm.getelementptr` on opaque pointers without a bitcast to a typed pointer.
 
 Blocks are translated in reverse post-order, so that every value is translated before a
@@ -303,6 +304,17 @@ def _convert_store(op: llvm.StoreOp, builder: ir.IRBuilder, values: ValueMap) ->
         builder._insert(store)  # pyright: ignore[reportPrivateUsage]
     else:
         builder.store(value, ptr, align=alignment)
+
+
+@converts(llvm.AllocaOp)
+def _convert_alloca(op: llvm.AllocaOp, builder: ir.IRBuilder, values: ValueMap) -> None:
+    alloca = builder.alloca(convert_type(op.elem_type), size=values[op.size])
+    if op.alignment is not None:
+        alloca.align = op.alignment.value.data
+    # An opaque `ptr`, like every other pointer: llvmlite would type it `i8*` and refuse
+    # to store a float through it (a task's thread-local buffer holds any scalars).
+    alloca.type = ir.PointerType()
+    values[op.res] = alloca
 
 
 # ---------------------------------------------------------------------------------------

@@ -134,3 +134,28 @@ offload.kernel @flow : (i32) -> () {
     }
   }
 }
+
+// A flow graph with two exits: both go on to the end of the task.
+// CHECK-LABEL: llvm.func @two_exits__task0(%ctx_3: !llvm.ptr, %begin_3: i32, %end_3: i32) {
+// CHECK-NEXT:    %[[C:.*]] = llvm.load %ctx_3 : !llvm.ptr -> i1
+// CHECK-NEXT:    cf.cond_br %[[C]], ^[[A:.*]], ^[[B:.*]]
+// CHECK-NEXT:  ^[[A]]:
+// CHECK-NEXT:    cf.br ^[[JOIN:.*]]
+// CHECK-NEXT:  ^[[B]]:
+// CHECK-NEXT:    cf.br ^[[JOIN]]
+// CHECK-NEXT:  ^[[JOIN]]:
+// CHECK-NEXT:    llvm.return
+// CHECK-NEXT:  }
+offload.kernel @two_exits : (i1) -> () {
+  offload.serial {
+    %ctx = offload.context : !llvm.ptr
+    offload.cfg {
+      %c = llvm.load %ctx : !llvm.ptr -> i1
+      cf.cond_br %c, ^a, ^b
+    ^a:
+      offload.cfg_exit
+    ^b:
+      offload.cfg_exit
+    }
+  }
+}

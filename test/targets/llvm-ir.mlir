@@ -116,4 +116,23 @@ llvm.func @unreachable_block(%n: i32) -> i32 {
   llvm.return %x : i32
 }
 
+
+// An alloca is an opaque pointer: a byte buffer can hold a float (a task's thread-local
+// buffer does).
+// CHECK-LABEL: define void @"byte_buffer"(float %"x")
+// CHECK-NEXT:  {
+// CHECK-NEXT:  entry:
+// CHECK-NEXT:    %"buf" = alloca i8, i64 8, align 16
+// CHECK-NEXT:    %"at4" = getelementptr i8, ptr %"buf", i32 4
+// CHECK-NEXT:    store float %"x", ptr %"at4"
+// CHECK-NEXT:    ret void
+// CHECK-NEXT:  }
+llvm.func @byte_buffer(%x: f32) {
+  %size = llvm.mlir.constant(8 : i64) : i64
+  %buf = llvm.alloca %size x i8 {alignment = 16 : i64} : (i64) -> !llvm.ptr
+  %at4 = llvm.getelementptr %buf[4] : (!llvm.ptr) -> !llvm.ptr, i8
+  llvm.store %x, %at4 : f32, !llvm.ptr
+  llvm.return
+}
+
 }

@@ -73,3 +73,34 @@ func.func @task_outside_kernel() {
   func.return
 }
 // CHECK: 'offload.serial' expects parent op 'offload.kernel'
+
+// -----
+
+offload.kernel @empty_thread_local_buffer : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %tls = offload.thread_local_buffer 0 : !llvm.ptr
+  }
+}
+// CHECK: 'offload.thread_local_buffer' expects a positive size, got 0
+
+// -----
+
+offload.kernel @cfg_entry_with_arguments : () -> () {
+  offload.serial {
+    offload.cfg {
+    ^entry(%x: i32):
+      offload.cfg_exit
+    }
+  }
+}
+// CHECK: 'offload.cfg' entry block takes no arguments
+
+// -----
+
+func.func @context_outside_task() -> !llvm.ptr {
+  %ctx = offload.context : !llvm.ptr
+  func.return %ctx : !llvm.ptr
+}
+// CHECK: 'offload.context' expects ancestor op to be one of 'offload.serial', 'offload.range_for', 'offload.struct_for'

@@ -73,3 +73,37 @@ offload.kernel @reduction : () -> () {
   ^bb0(%r: i32, %c: i32):
   }
 }
+
+// What ti-lower-access and convert-taichi-to-cf leave in tasks: the context pointer,
+// the thread-local buffer, and a task region as a flow graph.
+// CHECK-LABEL: offload.kernel @lowered : (i1) -> () {
+// CHECK:         offload.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[CTX:.*]] = offload.context : !llvm.ptr
+// CHECK-NEXT:      %[[TLS:.*]] = offload.thread_local_buffer 8 : !llvm.ptr
+// CHECK-NEXT:      offload.cfg {
+// CHECK-NEXT:        %[[C:.*]] = llvm.load %[[CTX]] : !llvm.ptr -> i1
+// CHECK-NEXT:        cf.cond_br %[[C]], ^[[THEN:.*]], ^[[END:.*]]
+// CHECK-NEXT:      ^[[THEN]]:
+// CHECK-NEXT:        llvm.store %[[C]], %[[TLS]] : i1, !llvm.ptr
+// CHECK-NEXT:        cf.br ^[[END]]
+// CHECK-NEXT:      ^[[END]]:
+// CHECK-NEXT:        offload.cfg_exit
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+offload.kernel @lowered : (i1) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %ctx = offload.context : !llvm.ptr
+    %tls = offload.thread_local_buffer 8 : !llvm.ptr
+    offload.cfg {
+      %c = llvm.load %ctx : !llvm.ptr -> i1
+      cf.cond_br %c, ^then, ^end
+    ^then:
+      llvm.store %c, %tls : i1, !llvm.ptr
+      cf.br ^end
+    ^end:
+      offload.cfg_exit
+    }
+  }
+}
