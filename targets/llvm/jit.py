@@ -9,10 +9,14 @@ TargetMachine describes the host (triple, CPU name, CPU features, -O3, JIT code 
 every module gets LLVM's O3 module pipeline with loop and SLP vectorisation, the
 equivalent of `opt -O3` (llvmlite's new pass manager: PipelineTuningOptions + PassBuilder).
 
-Fast math: the translator puts fast-math flags on the floating-point instructions, which is
-what lets LLVM reassociate reductions and vectorise them. With `fast_math=True` the JIT
-also sets the function attributes that some code generators still read
-("unsafe-fp-math" and friends), as clang -ffast-math does.
+Fast math (Taichi's default): with `fast_math=True` every floating-point instruction and
+call gets the `fast` flag unless it already carries fast-math flags (what lets LLVM
+reassociate reductions and vectorise them), and every function the fast-math function
+attributes that some code generators still read ("unsafe-fp-math" and friends), as
+clang -ffast-math does.
+
+`compile_object` / `load_object` do the same through an object file, for AOT modules that
+must run without the compiler (and for a CPU named explicitly rather than the host).
 
 A `JitModule` owns its MCJIT engine: the machine code lives as long as the JitModule, so
 whoever calls its functions (a CpuKernel) keeps a reference to it.
@@ -20,6 +24,7 @@ whoever calls its functions (a CpuKernel) keeps a reference to it.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from functools import cache
@@ -73,13 +78,25 @@ def host_target() -> HostTarget:
 
 @cache
 def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
-    """A TargetMachine for the host CPU, suitable for MCJIT."""
+    """A shared TargetMachine for the host CPU (pass pipelines, assembly dumps)."""
+    return new_target_machine(opt_level)
+
+
+def new_target_machine(
+    opt_level: int = 3, cpu: str | None = None, features: str | None = None
+) -> llvm.TargetMachine:
+    """
+    A fresh TargetMachine, suitable for MCJIT, for the host CPU or for `cpu` (an LLVM CPU
+    name such as "x86-64-v3") with `features` ("+avx2,+fma"; "" for the CPU's own). An
+    MCJIT engine takes ownership of (and frees) the machine it is built with, so every
+    engine gets its own.
+    """
     llvm = _llvm()
     host = host_target()
     target = llvm.Target.from_triple(host.triple)
     return target.create_target_machine(
-        cpu=host.cpu,
-        features=host.features,
+        cpu=host.cpu if cpu is None else cpu,
+        features=(host.features if cpu is None else "") if features is None else features,
         opt=opt_level,
         reloc="default",
         codemodel="jitdefault",
@@ -87,7 +104,7 @@ def target_machine(opt_level: int = 3) -> llvm.TargetMachine:
     )
 
 
-def optimize(module: llvm.ModuleRef, opt_level: int = 3) -> None:
+def optimize(module: llvm.ModuleRef, opt_level: int = 3, machine: Any = None) -> None:
     """Run LLVM's default module pipeline at `opt_level` (O3: loop + SLP vectorisation)."""
     if opt_level == 0:
         return
@@ -98,33 +115,76 @@ def optimize(module: llvm.ModuleRef, opt_level: int = 3) -> None:
     pto.slp_vectorization = vectorize
     pto.loop_interleaving = vectorize
     pto.loop_unrolling = True
-    pass_builder = llvm.create_pass_builder(target_machine(opt_level), pto)
+    pass_builder = llvm.create_pass_builder(machine or target_machine(opt_level), pto)
     pass_builder.getModulePassManager().run(module, pass_builder)
 
 
 def add_fast_math_attributes(ir: str) -> str:
     """
     Give every function definition of `ir` the fast-math function attributes, through one
-    attribute group appended to the module:
+    attribute group appended to the module (the `{` may end the line or be the next one,
+    as llvmlite.ir prints it):
 
         define void @f(ptr %0) {        ~>   define void @f(ptr %0) #1000000 {
                                               ...
                                               attributes #1000000 = { "unsafe-fp-math"="true" ... }
     """
     group = "#1000000"
-    if group in ir:
+    if f"attributes {group}" in ir:
         return ir
     lines = ir.splitlines()
     changed = False
     for index, line in enumerate(lines):
-        if line.startswith("define ") and line.rstrip().endswith("{"):
-            lines[index] = line.rstrip()[:-1].rstrip() + f" {group} {{"
-            changed = True
+        if not line.startswith("define "):
+            continue
+        stripped = line.rstrip()
+        body = _body_brace(stripped)
+        lines[index] = f"{stripped[:body].rstrip()} {group} {stripped[body:]}".rstrip()
+        changed = True
     if not changed:
         return ir
-    attributes = " ".join(f'"{key}"="{value}"' for key, value in FAST_MATH_FUNCTION_ATTRIBUTES)
+    attributes = " ".join(
+        f'"{key}"="{value}"' for key, value in FAST_MATH_FUNCTION_ATTRIBUTES
+    )
     lines.append(f"attributes {group} = {{ {attributes} }}")
     return "\n".join(lines) + "\n"
+
+
+def _body_brace(define: str) -> int:
+    """Where the body's `{` is on a `define` line (its length when on the next line)."""
+    if define.endswith("{"):
+        return len(define) - 1
+    if not define.endswith("}"):
+        return len(define)
+    depth = 0
+    for index in range(len(define) - 1, -1, -1):  # a one-line function: match the `}`
+        depth += {"}": 1, "{": -1}.get(define[index], 0)
+        if depth == 0:
+            return index
+    return len(define)
+
+
+_FLAG = r"(?:fast|reassoc|nnan|ninf|nsz|arcp|contract|afn)\b"
+_FP_TYPE = r"(?:half|float|double|<\d+ x (?:half|float|double)>)"
+_FP_OPS = re.compile(rf"(= (?:fadd|fsub|fmul|fdiv|frem|fneg|fcmp) )(?!{_FLAG})")
+_FP_CALLS = re.compile(rf"(\bcall )(?!{_FLAG})(?={_FP_TYPE} )")
+
+
+def add_fast_math_flags(ir: str) -> str:
+    """
+    Put the `fast` flag on every floating-point instruction and floating-point call of
+    `ir` that carries no fast-math flag yet: what lets LLVM reassociate (and so vectorise)
+    floating-point reductions and contract multiply-adds.
+
+        %r = fadd float %a, %b            ~>   %r = fadd fast float %a, %b
+        %s = call float @llvm.sqrt.f32(..) ~>  %s = call fast float @llvm.sqrt.f32(..)
+    """
+    lines = ir.splitlines(keepends=True)
+    for index, line in enumerate(lines):
+        # Instructions are indented; globals (string constants among them) are not.
+        if line[:1] in (" ", "\t") and ("= f" in line or "call " in line):
+            lines[index] = _FP_CALLS.sub(r"\1fast ", _FP_OPS.sub(r"\1fast ", line))
+    return "".join(lines)
 
 
 class JitModule:
@@ -157,6 +217,8 @@ class JitModule:
 
     def assembly(self) -> str:
         """The host assembly of the module (for inspection and tests)."""
+        if self._module is None:
+            raise ValueError("a module loaded from an object file has no IR to print")
         with _lock:
             return target_machine().emit_assembly(self._module)
 
@@ -174,7 +236,8 @@ def compile_ir(
     Args:
         ir: a whole LLVM module as text.
         opt_level: 0..3, for both the IR pipeline and the code generator.
-        fast_math: also mark every function with the fast-math function attributes.
+        fast_math: `fast` flags on floating-point instructions and calls that have no
+            fast-math flags, and the fast-math function attributes on every function.
         keep_ir: keep the optimised IR text on the result (`optimized_ir`).
 
     Returns:
@@ -184,23 +247,60 @@ def compile_ir(
         RuntimeError: llvmlite rejects the IR (parse or verifier error).
     """
     llvm = _llvm()
-    if fast_math:
-        ir = add_fast_math_attributes(ir)
     with _lock:
-        try:
-            module = llvm.parse_assembly(ir)
-            module.verify()
-        except RuntimeError as error:
-            raise RuntimeError(f"invalid LLVM IR: {error}\n{_numbered(ir)}") from None
-        machine = target_machine(opt_level)
-        module.triple = host_target().triple
-        module.data_layout = str(machine.target_data)
-        optimize(module, opt_level)
+        module = _optimized_module(ir, opt_level, fast_math, target_machine(opt_level))
         optimized_ir = str(module) if keep_ir else None
-        engine = llvm.create_mcjit_compiler(module, machine)
+        engine = llvm.create_mcjit_compiler(module, new_target_machine(opt_level))
         engine.finalize_object()
         engine.run_static_constructors()
     return JitModule(engine, module, optimized_ir)
+
+
+def compile_object(
+    ir: str,
+    *,
+    opt_level: int = 3,
+    fast_math: bool = True,
+    cpu: str | None = None,
+    features: str | None = None,
+) -> bytes:
+    """
+    Compile LLVM IR text to a relocatable object file (ELF on Linux) for `cpu` (None: the
+    host; see `new_target_machine`), to be loaded later with `load_object` (AOT modules).
+    """
+    with _lock:
+        machine = new_target_machine(opt_level, cpu, features)
+        module = _optimized_module(ir, opt_level, fast_math, machine)
+        return machine.emit_object(module)
+
+
+def load_object(data: bytes) -> JitModule:
+    """Load an object file from `compile_object` into a fresh MCJIT engine."""
+    llvm = _llvm()
+    with _lock:
+        empty = llvm.parse_assembly("")
+        empty.triple = host_target().triple
+        engine = llvm.create_mcjit_compiler(empty, new_target_machine())
+        engine.add_object_file(llvm.ObjectFileRef.from_data(data))
+        engine.finalize_object()
+        engine.run_static_constructors()
+    return JitModule(engine, None, None)
+
+
+def _optimized_module(ir: str, opt_level: int, fast_math: bool, machine: Any) -> Any:
+    """Parse and verify `ir`, set the target of `machine` on it, optimise it."""
+    llvm = _llvm()
+    if fast_math:
+        ir = add_fast_math_attributes(add_fast_math_flags(ir))
+    try:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+    except RuntimeError as error:
+        raise RuntimeError(f"invalid LLVM IR: {error}\n{_numbered(ir)}") from None
+    module.triple = host_target().triple
+    module.data_layout = str(machine.target_data)
+    optimize(module, opt_level, machine)
+    return module
 
 
 def _numbered(text: str) -> str:

@@ -1,0 +1,356 @@
+"""
+The CPU backend: a `taichi.kernel` -> machine code -> a launchable `CpuKernel`.
+
+    backend = CpuBackend(num_threads=8, debug=True)
+    kernel = backend.compile(module, "saxpy")     # module: fields + taichi.kernel @saxpy
+    kernel.launch(root, (2.0, x, y))              # -> tuple of return values
+
+compile() is a recipe, as Taichi's compile_to_offloads:
+1. `ti-to-offload` (utils/registry.py): the kernel becomes an `offload.kernel` of tasks;
+2. the launch plan is read off the offload.kernel (`launch_plan`): tasks in order with
+   their kind and bounds (a constant, or the global temporary a bound is loaded from),
+   argument and return types, buffer sizes;
+3. `ti-offload-to-llvm` (with `ti-lower-access{debug=true}` in debug mode): one LLVM
+   function per task;
+4. targets/llvm/translate.py: LLVM IR text; targets/llvm/jit.py: host machine code (O3,
+   fast math);
+5. a `CpuKernel` (targets/llvm/runtime.py) holds the plan and the machine code.
+With `print_ir=True` the IR is printed after every pass, then the LLVM IR.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import IO, Any
+
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+from taichi_xdsl.dialects import offload
+from taichi_xdsl.targets.llvm.jit import JitModule, compile_ir
+from taichi_xdsl.targets.llvm.runtime import (
+    ArgSpec,
+    Bound,
+    Kernel,
+    LaunchPlan,
+    NdarrayArg,
+    ScalarArg,
+    TaskSpec,
+)
+from taichi_xdsl.utils import abi, registry
+from taichi_xdsl.utils.errors import TaichiCompilationError
+
+OFFLOAD_PIPELINE = "ti-to-offload"
+LLVM_PIPELINE = "ti-offload-to-llvm"
+
+
+class CpuKernel(Kernel):
+    """
+    A kernel compiled for the CPU: `launch(root, args) -> tuple` (see runtime.Kernel).
+
+    Attributes:
+        plan: the launch plan read from the offload.kernel.
+        llvm_ir: the LLVM IR text given to the JIT.
+        jit_module: the machine code (kept alive by the kernel).
+    """
+
+    def __init__(
+        self,
+        plan: LaunchPlan,
+        jit_module: JitModule,
+        llvm_ir: str,
+        *,
+        num_threads: int | None = None,
+        pool_kind: str = "native",
+    ):
+        super().__init__(
+            plan,
+            jit_module.address,
+            keepalive=jit_module,
+            num_threads=num_threads,
+            pool_kind=pool_kind,
+        )
+        self.jit_module = jit_module
+        self.llvm_ir = llvm_ir
+
+
+class CpuBackend:
+    """
+    Compiles taichi-dialect kernels for the host CPU.
+
+    Args:
+        num_threads: threads that run parallel loops (None: every CPU of the process).
+        debug: bounds checks and asserts (TaichiIndexError / TaichiAssertionError).
+        print_ir: print the IR after every pass, then the LLVM IR (to `ir_stream`).
+        fast_math: fast-math flags and function attributes on the generated code
+            (targets/llvm/jit.py), Taichi's default.
+        opt_level: LLVM optimisation level, 0 to 3.
+        pool_kind: "native" (default) or "python" thread pool (targets/llvm/pool.py).
+        ir_stream: where print_ir writes; None: sys.stdout at the time of printing.
+    """
+
+    def __init__(
+        self,
+        *,
+        num_threads: int | None = None,
+        debug: bool = False,
+        print_ir: bool = False,
+        fast_math: bool = True,
+        opt_level: int = 3,
+        pool_kind: str = "native",
+        ir_stream: IO[str] | None = None,
+    ):
+        self.num_threads = num_threads
+        self.debug = debug
+        self.print_ir = print_ir
+        self.fast_math = fast_math
+        self.opt_level = opt_level
+        self.pool_kind = pool_kind
+        self.ir_stream = ir_stream
+
+    def compile(self, module: ModuleOp, kernel_name: str) -> CpuKernel:
+        """
+        Compile `taichi.kernel @kernel_name` of `module` (which is left unchanged).
+
+        Raises:
+            TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
+        """
+        module = module.clone()
+        ctx = registry.make_context()
+        self._run(ctx, module, offload_pipeline(), kernel_name, print_input=True)
+        plan = launch_plan(_find_kernel(module, kernel_name))
+        self._run(ctx, module, llvm_pipeline(debug=self.debug), kernel_name)
+        from taichi_xdsl.targets.llvm.translate import to_llvm_ir
+
+        try:
+            llvm_ir = to_llvm_ir(module)
+        except Exception as error:  # translation failures come in several types
+            raise TaichiCompilationError(
+                f"kernel '{kernel_name}': LLVM translation failed: {error}"
+            ) from error
+        if self.print_ir:
+            self._print(f"// -----// LLVM IR of {kernel_name} //----- //\n{llvm_ir}")
+        try:
+            jit_module = compile_ir(
+                llvm_ir, opt_level=self.opt_level, fast_math=self.fast_math
+            )
+        except RuntimeError as error:
+            raise TaichiCompilationError(f"kernel '{kernel_name}': {error}") from error
+        return CpuKernel(
+            plan,
+            jit_module,
+            llvm_ir,
+            num_threads=self.num_threads,
+            pool_kind=self.pool_kind,
+        )
+
+    def _run(
+        self,
+        ctx: Any,
+        module: ModuleOp,
+        passes: list[str],
+        kernel_name: str,
+        *,
+        print_input: bool = False,
+    ) -> None:
+        """Run `passes` on `module`, printing after each when print_ir, then verify."""
+        running: list[str] = [passes[0] if passes else "(none)"]
+
+        def callback(previous: ModulePass | None, op: ModuleOp, next_: ModulePass | None):
+            if self.print_ir and (previous is not None or print_input):
+                title = (
+                    "Initial IR" if previous is None else f"IR Dump After {previous.name}"
+                )
+                self._print(f"// -----// {title} ({kernel_name}) //----- //\n{op}\n")
+            running[0] = next_.name if next_ is not None else "the verifier"
+
+        pipeline = registry.build_pipeline(",".join(passes), callback)
+        try:
+            pipeline.apply(ctx, module)
+            module.verify()
+        except (DiagnosticException, VerifyException) as error:
+            raise TaichiCompilationError(
+                f"kernel '{kernel_name}': {running[0]} failed: {error}"
+            ) from error
+
+    def _print(self, text: str) -> None:
+        stream = self.ir_stream or sys.stdout
+        print(text, file=stream, flush=True)
+
+
+# -- pipelines -----------------------------------------------------------------------------
+
+
+def expand_pipeline(spec: str) -> list[str]:
+    """
+    The passes of a pass-spec string, named pipelines expanded (so that print_ir sees
+    every pass): "ti-to-llvm" -> ["ti-mem2reg", "canonicalize", ...].
+    """
+    passes: list[str] = []
+    for item in _split_spec(spec):
+        if item in registry.PIPELINES:
+            passes.extend(expand_pipeline(registry.PIPELINES[item]))
+        else:
+            passes.append(item)
+    return passes
+
+
+def offload_pipeline() -> list[str]:
+    """`ti-to-offload`, expanded."""
+    return expand_pipeline(OFFLOAD_PIPELINE)
+
+
+def llvm_pipeline(*, debug: bool = False) -> list[str]:
+    """`ti-offload-to-llvm`, expanded; in debug mode with `ti-lower-access{debug=true}`."""
+    passes = expand_pipeline(LLVM_PIPELINE)
+    if debug:
+        passes = [
+            "ti-lower-access{debug=true}" if p == "ti-lower-access" else p for p in passes
+        ]
+    return passes
+
+
+def _split_spec(spec: str) -> list[str]:
+    """Split a pass-spec at top-level commas (`a{x=1,y=2},b` -> [`a{x=1,y=2}`, `b`])."""
+    items: list[str] = []
+    depth, start = 0, 0
+    for index, char in enumerate(spec):
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+        elif char == "," and depth == 0:
+            items.append(spec[start:index].strip())
+            start = index + 1
+    items.append(spec[start:].strip())
+    return [item for item in items if item]
+
+
+# -- the launch plan -----------------------------------------------------------------------
+
+
+def _find_kernel(module: ModuleOp, name: str) -> offload.KernelOp:
+    for op in module.walk():
+        if isinstance(op, offload.KernelOp) and op.sym_name.data == name:
+            return op
+    raise TaichiCompilationError(f"no offload.kernel @{name} after {OFFLOAD_PIPELINE}")
+
+
+def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
+    """
+    Read what the runtime needs off an `offload.kernel`:
+
+        offload.kernel @k : (f32, memref<?xf32>) -> () {      args: f32, ndarray(f32, 1)
+          %n = offload.global_tmp 0 : memref<i32>             gtmp_bytes: 4
+          offload.serial { ... }                              task 0: serial
+          %lo = arith.constant 0 : i32
+          %hi = memref.load %n[] : memref<i32>
+          offload.range_for %i = %lo to %hi : i32 { ... }     task 1: [0, gtmp 0)
+        }
+    """
+    name = kernel.sym_name.data
+    function_type = kernel.function_type
+    args = tuple(_arg_spec(name, index, t) for index, t in enumerate(function_type.inputs))
+    returns = tuple(_scalar_type(name, t) for t in function_type.outputs)
+    tasks: list[TaskSpec] = []
+    for index, task in enumerate(kernel.tasks):
+        symbol = abi.task_symbol(name, index)
+        if isinstance(task, offload.SerialTask):
+            tasks.append(TaskSpec(symbol, "serial"))
+        elif isinstance(task, offload.RangeForTask):
+            block_dim = task.block_dim.value.data if task.block_dim is not None else None
+            tasks.append(
+                TaskSpec(
+                    symbol,
+                    "range_for",
+                    _bound(name, task.lower),
+                    _bound(name, task.upper),
+                    block_dim=block_dim or None,
+                )
+            )
+        else:
+            raise TaichiCompilationError(
+                f"kernel '{name}': task {index} ({task.name}) has no CPU lowering; "
+                "struct_for tasks must be demoted to range_for before the backend"
+            )
+    gtmp_bytes = max(
+        (_slot_end(op) for op in kernel.walk() if isinstance(op, offload.GlobalTmpOp)),
+        default=0,
+    )
+    tls_bytes = max(
+        (_slot_end(op) for op in kernel.walk() if isinstance(op, offload.ThreadLocalOp)),
+        default=0,
+    )
+    return LaunchPlan(
+        name=name,
+        args=args,
+        returns=returns,
+        tasks=tuple(tasks),
+        gtmp_bytes=gtmp_bytes,
+        thread_local_bytes=tls_bytes,
+    )
+
+
+def _bound(kernel_name: str, value: SSAValue) -> Bound:
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+        return Bound(
+            value=owner.value.value.data, dtype=_scalar_type(kernel_name, value.type)
+        )
+    if isinstance(owner, memref.LoadOp) and isinstance(
+        owner.memref.owner, offload.GlobalTmpOp
+    ):
+        offset = owner.memref.owner.offset.value.data
+        return Bound(gtmp_offset=offset, dtype=_scalar_type(kernel_name, value.type))
+    raise TaichiCompilationError(
+        f"kernel '{kernel_name}': a range_for bound must be a constant or a global "
+        f"temporary, got {owner}"
+    )
+
+
+def _slot_end(op: offload.GlobalTmpOp | offload.ThreadLocalOp) -> int:
+    result_type = op.result.type
+    assert isinstance(result_type, MemRefType)
+    return op.offset.value.data + _byte_size(result_type.element_type)
+
+
+def _byte_size(element_type: Attribute) -> int:
+    if isinstance(element_type, IntegerType):
+        return max(1, element_type.width.data // 8)
+    if isinstance(element_type, IndexType):
+        return 8
+    if isinstance(element_type, Float16Type | Float32Type | Float64Type):
+        return element_type.bitwidth // 8
+    return 8
+
+
+_FLOAT_NAMES: dict[type, str] = {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}
+
+
+def _scalar_type(kernel_name: str, t: Attribute) -> str:
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, IndexType):
+        return "i64"
+    name = _FLOAT_NAMES.get(type(t))
+    if name is None:
+        raise TaichiCompilationError(f"kernel '{kernel_name}': unsupported scalar type {t}")
+    return name
+
+
+def _arg_spec(kernel_name: str, index: int, t: Attribute) -> ArgSpec:
+    if isinstance(t, MemRefType):
+        return NdarrayArg(_scalar_type(kernel_name, t.element_type), t.get_num_dims())
+    return ScalarArg(_scalar_type(kernel_name, t))

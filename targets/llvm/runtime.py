@@ -1,0 +1,454 @@
+"""
+The CPU runtime: launches the tasks of a compiled kernel, following utils/abi.py.
+
+A kernel reaches the runtime as a `LaunchPlan` (plain data: argument kinds, return types,
+tasks in order with their bounds, buffer sizes) plus the machine-code address of each task
+function. Nothing here imports xDSL or the compiler, so AOT-loaded kernels can use it too.
+
+    plan = LaunchPlan(
+        name="saxpy",
+        args=(ScalarArg("f32"), NdarrayArg("f32", 1)),
+        returns=(),
+        tasks=(TaskSpec("saxpy__task0", "range_for", Bound(0), Bound(gtmp_offset=0)),),
+        gtmp_bytes=4,
+    )
+    kernel = Kernel(plan, jit_module.address, keepalive=jit_module)
+    kernel.launch(root, (2.0, x))
+
+Launch path (everything it touches is built once per kernel in `Kernel.__init__`):
+1. take the kernel's buffers (RuntimeContext, arguments, returns, global temporaries, error
+   record); a launch from a second Python thread while they are in use gets its own set;
+2. write the root pointer and the arguments (ctypes views on the argument buffer; an
+   ndarray's pointer is cached while the same array object comes back);
+3. run the tasks in order: a serial task is one call `fn(ctx, 0, 1)`; a range_for reads its
+   bounds (constants, or global temporaries that an earlier task wrote) just before it
+   runs, skips an empty range, runs a single-chunk range on the calling thread and hands
+   a larger one to the thread pool (targets/llvm/pool.py);
+4. after each task, look at the error record (debug-mode bounds checks and asserts);
+5. read the return values.
+ctypes drops the GIL for each foreign call, so chunks run in parallel.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import struct
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Literal
+
+import numpy as np
+
+from taichi_xdsl.targets.llvm.pool import (
+    TaskFunction,
+    ThreadPool,
+    default_num_threads,
+    get_pool,
+)
+from taichi_xdsl.utils import abi
+from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
+    TaichiIndexError,
+    TaichiRuntimeError,
+    TaichiTypeError,
+)
+
+_CTYPES: dict[str, Any] = {
+    "i1": ctypes.c_bool,
+    "i8": ctypes.c_int8,
+    "i16": ctypes.c_int16,
+    "i32": ctypes.c_int32,
+    "i64": ctypes.c_int64,
+    "f16": ctypes.c_uint16,  # bits; converted through struct "e"
+    "f32": ctypes.c_float,
+    "f64": ctypes.c_double,
+    "index": ctypes.c_int64,
+}
+"""The ctypes view of one scalar slot. Integers are signless: writes wrap, reads are signed."""
+
+_RETURN_CTYPES: dict[str, Any] = {"i1": ctypes.c_uint8}
+"""Return slots read differently from argument slots (i1 reads as the int 0 or 1)."""
+
+_NUMPY_KINDS: dict[str, tuple[str, int]] = {
+    "i1": ("biu", 1),
+    "i8": ("iub", 1),
+    "i16": ("iu", 2),
+    "i32": ("iu", 4),
+    "i64": ("iu", 8),
+    "f16": ("f", 2),
+    "f32": ("f", 4),
+    "f64": ("f", 8),
+}
+"""numpy dtype kinds and item sizes an ndarray of each IR element type may have."""
+
+
+@dataclass(frozen=True)
+class ScalarArg:
+    """A scalar kernel argument of IR type `dtype` (8 bytes in the argument buffer)."""
+
+    dtype: str
+
+
+@dataclass(frozen=True)
+class NdarrayArg:
+    """An ndarray kernel argument: `ndim`-d, elements of IR type `dtype`."""
+
+    dtype: str
+    ndim: int
+
+
+ArgSpec = ScalarArg | NdarrayArg
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A range_for bound: the constant `value`, or the global temporary at `gtmp_offset`."""
+
+    value: int | None = None
+    gtmp_offset: int | None = None
+    dtype: str = "i32"
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """One task of a kernel, in launch order."""
+
+    symbol: str
+    kind: Literal["serial", "range_for"]
+    begin: Bound | None = None
+    end: Bound | None = None
+    block_dim: int | None = None
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """Everything the runtime needs to know about a kernel besides its machine code."""
+
+    name: str
+    args: tuple[ArgSpec, ...]
+    returns: tuple[str, ...]
+    tasks: tuple[TaskSpec, ...]
+    gtmp_bytes: int = 0
+    thread_local_bytes: int = 0
+
+
+def adaptive_grain(
+    n: int, num_threads: int, block_dim: int | None = None, coarse: bool = False
+) -> int:
+    """
+    Indices per chunk of a parallel range of `n` indices.
+
+    Taichi's cpu_block_dim_adaptive rule: about 32 chunks a thread, 512 to 1024 indices a
+    chunk; an explicit `block_dim` (ti.loop_config) wins. `coarse` (for a pool whose
+    chunks are expensive to hand out) asks for about 4 chunks a thread instead.
+    """
+    if block_dim:
+        return block_dim
+    if coarse:
+        return max(512, -(-n // (num_threads * 4)))
+    return min(1024, max(512, n // (num_threads * 32)))
+
+
+class _Buffers:
+    """One launch's memory: RuntimeContext and the buffers it points at, plus their views."""
+
+    def __init__(self, plan: LaunchPlan):
+        offsets = abi.arg_offsets(
+            [arg.ndim if isinstance(arg, NdarrayArg) else None for arg in plan.args]
+        )
+        arg_bytes = max(8, offsets[-1] + _arg_bytes(plan.args[-1]) if plan.args else 8)
+        self.ctx = (ctypes.c_uint64 * (abi.CTX_BYTES // 8))()
+        self.args = (ctypes.c_uint64 * (arg_bytes // 8))()
+        self.returns = (ctypes.c_uint64 * max(1, len(plan.returns)))()
+        self.gtmps = (ctypes.c_uint64 * max(1, -(-plan.gtmp_bytes // 8)))()
+        self.error = (ctypes.c_int64 * (abi.ERROR_RECORD_BYTES // 8))()
+        self.ctx_address = ctypes.addressof(self.ctx)
+        ctx_words = self.ctx
+        ctx_words[abi.CTX_GLOBAL_TMPS // 8] = ctypes.addressof(self.gtmps)
+        ctx_words[abi.CTX_RETURNS // 8] = ctypes.addressof(self.returns)
+        ctx_words[abi.CTX_ARGS // 8] = ctypes.addressof(self.args)
+        ctx_words[abi.CTX_ERROR // 8] = ctypes.addressof(self.error)
+        self.root: object = None
+        self.setters = [
+            self._setter(index, arg, offset)
+            for index, (arg, offset) in enumerate(zip(plan.args, offsets))
+        ]
+        self.return_views = [
+            _RETURN_CTYPES.get(dtype, _CTYPES[dtype]).from_buffer(
+                self.returns, abi.RETURN_SLOT_BYTES * index
+            )
+            for index, dtype in enumerate(plan.returns)
+        ]
+        self.bound_views = {
+            (bound.gtmp_offset, bound.dtype): _CTYPES[bound.dtype].from_buffer(
+                self.gtmps, bound.gtmp_offset
+            )
+            for task in plan.tasks
+            for bound in (task.begin, task.end)
+            if bound is not None and bound.gtmp_offset is not None
+        }
+
+    def set_root(self, root: object) -> None:
+        if root is None:
+            address = 0
+        elif isinstance(root, np.ndarray) and root.flags.c_contiguous:
+            address = root.ctypes.data
+        else:
+            raise TaichiTypeError("the root buffer must be a C-contiguous numpy array")
+        self.ctx[abi.CTX_ROOT // 8] = address
+        self.root = root  # held, so `is` keeps meaning the same memory
+
+    def _setter(self, index: int, arg: ArgSpec, offset: int) -> Callable[[object], None]:
+        if isinstance(arg, ScalarArg):
+            if arg.dtype == "f16":
+                return partial(_set_f16, self.args, offset)
+            if arg.dtype not in _CTYPES:
+                raise TaichiTypeError(f"unsupported scalar argument type {arg.dtype}")
+            view = _CTYPES[arg.dtype].from_buffer(self.args, offset)
+            return partial(setattr, view, "value")
+        return _NdarraySetter(index, arg, self.args, offset)
+
+
+def _arg_bytes(arg: ArgSpec) -> int:
+    if isinstance(arg, NdarrayArg):
+        return abi.ndarray_arg_bytes(arg.ndim)
+    return abi.SCALAR_ARG_BYTES
+
+
+_F16 = struct.Struct("<e")
+
+
+def _set_f16(buffer: Any, offset: int, value: object) -> None:
+    _F16.pack_into(buffer, offset, value)
+
+
+_NOTHING = object()
+"""No array yet (None is a value a caller may pass by mistake)."""
+
+
+class _NdarraySetter:
+    """Writes an ndarray argument (pointer + shape); remembers the last array it checked."""
+
+    __slots__ = (
+        "dtype",
+        "index",
+        "itemsize",
+        "kinds",
+        "last",
+        "pointer",
+        "shape",
+        "shape_of",
+        "spec",
+    )
+
+    def __init__(self, index: int, spec: NdarrayArg, buffer: Any, offset: int):
+        self.index = index
+        self.spec = spec
+        self.kinds, self.itemsize = _NUMPY_KINDS[spec.dtype]
+        self.pointer = ctypes.c_uint64.from_buffer(buffer, offset)
+        self.shape = (ctypes.c_int64 * spec.ndim).from_buffer(buffer, offset + 8)
+        self.last: object = _NOTHING
+        self.shape_of: tuple[int, ...] = ()
+        self.dtype: object = None
+
+    def __call__(self, array: Any) -> None:
+        if (
+            array is self.last
+            and array.shape == self.shape_of
+            and array.dtype is self.dtype
+        ):
+            return
+        self._check(array)
+        self.pointer.value = array.ctypes.data
+        self.shape[:] = array.shape
+        self.last = array
+        self.shape_of = array.shape
+        self.dtype = array.dtype
+
+    def _check(self, array: Any) -> None:
+        spec = self.spec
+        where = f"argument {self.index}"
+        if not isinstance(array, np.ndarray):
+            raise TaichiTypeError(
+                f"{where} must be a numpy.ndarray ({spec.ndim}-d {spec.dtype}), "
+                f"got {type(array).__name__}"
+            )
+        dtype = array.dtype
+        if dtype.kind not in self.kinds or dtype.itemsize != self.itemsize:
+            raise TaichiTypeError(
+                f"{where} expects an ndarray of {spec.dtype} elements, got dtype {dtype}"
+            )
+        if array.ndim != spec.ndim:
+            raise TaichiTypeError(
+                f"{where} expects a {spec.ndim}-d ndarray, got {array.ndim}-d "
+                f"(shape {array.shape})"
+            )
+        if not array.flags.c_contiguous:
+            raise ValueError(
+                "Non contiguous numpy arrays are not supported, please call "
+                "np.ascontiguousarray(arr) before passing it into taichi kernel."
+            )
+
+
+class Kernel:
+    """
+    A compiled kernel ready to launch: `kernel.launch(root, args) -> tuple`.
+
+    The IR is signless: a scalar argument is stored modulo 2**bits (so an unsigned value
+    keeps its bits), and integer return values read back signed; the caller reinterprets
+    unsigned ones.
+
+    Args:
+        plan: the kernel's launch plan.
+        address_of: maps a task symbol to its machine-code address.
+        keepalive: whatever owns the machine code (a JitModule); held as long as the kernel.
+        num_threads: threads of the pool that runs parallel loops (None: every CPU).
+        pool_kind: "native" or "python" (see targets/llvm/pool.py).
+    """
+
+    def __init__(
+        self,
+        plan: LaunchPlan,
+        address_of: Callable[[str], int],
+        *,
+        keepalive: object = None,
+        num_threads: int | None = None,
+        pool_kind: str = "native",
+    ):
+        self.plan = plan
+        self.name = plan.name
+        self._keepalive = keepalive
+        self.num_threads = num_threads or default_num_threads()
+        self._pool_kind = pool_kind
+        self._nargs = len(plan.args)
+        self._has_f16_return = "f16" in plan.returns
+        self._tasks = [
+            self._make_task(task, address_of(task.symbol)) for task in plan.tasks
+        ]
+        self._buffers = _Buffers(plan)
+        self._lock = threading.Lock()
+
+    # -- launching --------------------------------------------------------------------
+
+    def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
+        """
+        Run the kernel once.
+
+        Args:
+            root: the root buffer (a 1-D C-contiguous uint8 numpy array), or None.
+            args: one value per kernel argument: Python scalars, numpy arrays for ndarrays.
+
+        Returns:
+            One Python scalar per kernel return value.
+
+        Raises:
+            TaichiTypeError: an argument does not match the kernel's signature.
+            TaichiIndexError, TaichiAssertionError: a debug-mode check failed.
+        """
+        if len(args) != self._nargs:
+            raise TaichiTypeError(
+                f"kernel '{self.name}' takes {self._nargs} argument(s), got {len(args)}"
+            )
+        if self._lock.acquire(False):
+            try:
+                return self._launch(self._buffers, root, args)
+            finally:
+                self._lock.release()
+        # Another Python thread is launching this kernel: use a private set of buffers.
+        return self._launch(_Buffers(self.plan), root, args)
+
+    __call__ = launch
+
+    def _launch(self, buffers: _Buffers, root: object, args: Sequence[object]) -> tuple:
+        if root is not buffers.root:
+            buffers.set_root(root)
+        try:
+            for setter, value in zip(buffers.setters, args):
+                setter(value)
+        except (TypeError, OverflowError, struct.error) as error:
+            if isinstance(error, TaichiTypeError):
+                raise
+            raise self._argument_error(args) from error
+        ctx = buffers.ctx_address
+        error = buffers.error
+        for task in self._tasks:
+            task(buffers, ctx)
+            if error[0]:
+                self._raise_error(buffers)
+        if self._has_f16_return:
+            return self._read_returns_f16(buffers)
+        return tuple([view.value for view in buffers.return_views])
+
+    def _read_returns_f16(self, buffers: _Buffers) -> tuple[Any, ...]:
+        return tuple(
+            _F16.unpack(struct.pack("<H", view.value))[0] if dtype == "f16" else view.value
+            for dtype, view in zip(self.plan.returns, buffers.return_views)
+        )
+
+    def _make_task(self, spec: TaskSpec, address: int) -> Callable[[_Buffers, int], None]:
+        fn = TaskFunction(address)
+        if spec.kind == "serial":
+            return lambda buffers, ctx: fn(ctx, 0, 1)
+        if spec.kind != "range_for" or spec.begin is None or spec.end is None:
+            raise TaichiRuntimeError(f"task '{spec.symbol}': unknown kind '{spec.kind}'")
+        begin, end, block_dim = spec.begin, spec.end, spec.block_dim
+        threads = self.num_threads
+        # Every chunk costs the Python pool a GIL round trip: give it few, large chunks.
+        coarse = self._pool_kind == "python"
+        # Ranges of at most this many indices are one chunk: run them right here.
+        serial_up_to = (1 << 31) if threads == 1 else (block_dim or 512)
+        lo_key = None if begin.gtmp_offset is None else (begin.gtmp_offset, begin.dtype)
+        hi_key = None if end.gtmp_offset is None else (end.gtmp_offset, end.dtype)
+        lo_const, hi_const = begin.value, end.value
+
+        def run_range_for(buffers: _Buffers, ctx: int) -> None:
+            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
+            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+            n = hi - lo
+            if n <= serial_up_to:
+                if n > 0:
+                    fn(ctx, lo, hi)
+                return
+            grain = adaptive_grain(n, threads, block_dim, coarse)
+            self.pool.parallel_for(fn, address, ctx, lo, hi, grain)
+
+        return run_range_for
+
+    @property
+    def pool(self) -> ThreadPool:
+        """The process-wide pool (looked up each time: a forked child gets a new one)."""
+        return get_pool(self.num_threads, self._pool_kind)
+
+    # -- errors -----------------------------------------------------------------------
+
+    def _argument_error(self, args: Sequence[object]) -> TaichiTypeError:
+        for index, (spec, value) in enumerate(zip(self.plan.args, args)):
+            if isinstance(spec, ScalarArg) and not _scalar_fits(spec.dtype, value):
+                return TaichiTypeError(
+                    f"kernel '{self.name}' argument {index} expects a {spec.dtype} scalar, "
+                    f"got {value!r} ({type(value).__name__})"
+                )
+        return TaichiTypeError(f"kernel '{self.name}': bad arguments {list(args)!r}")
+
+    def _raise_error(self, buffers: _Buffers) -> None:
+        code, first, second, third = buffers.error
+        buffers.error[:] = (0, 0, 0, 0)
+        if code == abi.ERROR_INDEX_OUT_OF_BOUNDS:
+            raise TaichiIndexError(
+                f"kernel '{self.name}': index {second} out of bounds for dimension "
+                f"{first} of extent {third} (valid range: [0, {third}))"
+            )
+        if code == abi.ERROR_ASSERTION:
+            message = ctypes.string_at(first).decode("utf-8", "replace") if first else ""
+            raise TaichiAssertionError(
+                message or f"assertion failed in kernel '{self.name}'"
+            )
+        raise TaichiRuntimeError(f"kernel '{self.name}': runtime error code {code}")
+
+
+def _scalar_fits(dtype: str, value: object) -> bool:
+    if dtype.startswith("f"):
+        return isinstance(value, int | float | np.integer | np.floating)
+    return isinstance(value, int | np.integer)
