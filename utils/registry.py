@@ -65,8 +65,14 @@ PIPELINES: dict[str, str] = {
 
 TARGETS: dict[str, str] = {
     "llvm": "taichi_xdsl.targets.llvm.translate:emit_llvm_ir",
+    "spirv": "taichi_xdsl.targets.spirv.serializer:emit_spirv",
+    "spirv-asm": "taichi_xdsl.targets.spirv.serializer:emit_spirv_asm",
 }
-"""ti-opt targets beyond xDSL's own (`mlir`, ...): name -> "module:function(module, stream)"."""
+"""
+ti-opt targets beyond xDSL's own (`mlir`, ...): name -> "module:function(module, stream)".
+A function marked `binary_output = True` (`spirv`) gets ti-opt's real output stream and
+writes bytes to its `.buffer`.
+"""
 
 PLUGIN_ENTRY_POINT_GROUP = "taichi_xdsl.passes"
 

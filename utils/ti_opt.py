@@ -97,6 +97,21 @@ class TiOptMain(xDSLOptMain):
                 lambda module, stream, spec=spec: registry.load_object(spec)(module, stream)
             )
 
+    def prepare_output(self):
+        self.output_stream = super().prepare_output()
+        return self.output_stream
+
+    def output_resulting_program(self, prog):
+        # xDSL collects a target's output in a StringIO; a binary target (`spirv`) writes
+        # its bytes to the real output stream instead.
+        spec = registry.TARGETS.get(self.args.target)
+        if spec is not None:
+            emit = registry.load_object(spec)
+            if getattr(emit, "binary_output", False):
+                emit(prog, self.output_stream)
+                return ""
+        return super().output_resulting_program(prog)
+
 
 def main(args: Sequence[str] | None = None) -> int:
     try:
