@@ -1,0 +1,431 @@
+"""
+Calls inside kernels: `ti.*` intrinsics, Python builtins, `print`, and `@ti.func`
+functions (inlined at the call site, as Taichi does).
+
+    ti.atomic_add(x[i], v)   ->  %old = taichi.atomic_add %p, %v : memref<f32>
+    ti.sqrt(x)               ->  %r = math.sqrt %x : f32
+    print("i =", i)          ->  taichi.print "i = {}" %i : i32
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from xdsl.dialects import memref
+from xdsl.ir import Operation, SSAValue
+
+from . import dtypes, ops, types
+from .dtypes import DataType
+from .emitter import Value, ir_type
+from .source import closure_vars
+from .types import NdarrayType, Template
+from .values import (
+    Container,
+    FunctionContext,
+    Place,
+    assigned_names,
+    describe,
+    is_python,
+    is_scalar,
+)
+
+if TYPE_CHECKING:
+    from .codegen import KernelCodegen
+
+    _Base = KernelCodegen
+else:
+    _Base = object
+
+_ATOMIC_OPS: dict[str, type[taichi.AtomicOp]] = {
+    "atomic_add": taichi.AtomicAddOp,
+    "atomic_sub": taichi.AtomicSubOp,
+    "atomic_min": taichi.AtomicMinOp,
+    "atomic_max": taichi.AtomicMaxOp,
+    "atomic_and": taichi.AtomicAndOp,
+    "atomic_or": taichi.AtomicOrOp,
+    "atomic_xor": taichi.AtomicXorOp,
+}
+_UNARY_MATH = frozenset(
+    ("sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil", "abs")
+)
+_MAX_INLINE_DEPTH = 32
+
+
+class CallsMixin(_Base):
+    """visit_Call and what it dispatches to; mixed into KernelCodegen."""
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        if any(isinstance(a, ast.Starred) for a in node.args) or any(
+            k.arg is None for k in node.keywords
+        ):
+            raise self.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+        func = self.eval(node.func)
+        if func is builtins.print:
+            return self.emit_print(node)
+        if isinstance(func, ops.Intrinsic):
+            return self.call_intrinsic(func, node)
+        from .kernel import BoundFunc, Func, Kernel
+
+        if isinstance(func, Func | BoundFunc):
+            return self.inline_func(func, node)
+        if isinstance(func, Kernel):
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                "a kernel cannot call a kernel; decorate the callee with @ti.func",
+            )
+        args = [self.eval(a) for a in node.args]
+        kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+        return self.call_python(func, args, kwargs, node)
+
+    def call_python(
+        self, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        """A builtin or another Python callable: folded when all arguments are Python."""
+
+        has_ir = any(not is_python(x) for x in (*args, *kwargs.values()))
+        if isinstance(func, DataType) or func in (int, float, bool):
+            if has_ir:
+                self.expect_args(node, args, 1)
+                return self.em.value(args[0], self.cook_dtype(func, node))
+        elif func is builtins.abs and has_ir:
+            return self.intrinsic_math("abs", args, node)
+        elif func in (builtins.min, builtins.max) and has_ir:
+            return self.fold_minmax(func.__name__, args, node)
+        elif func is builtins.len and args and isinstance(args[0], Container):
+            shape = args[0].shape(self)
+            if not shape:
+                raise self.error(TaichiTypeError, node, "len() of a 0-d field")
+            return shape[0]
+        elif has_ir:
+            name = getattr(func, "__name__", repr(func))
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"cannot call Python function '{name}' with Taichi values "
+                "in a kernel (decorate it with @ti.func)",
+            )
+        return self.rvalue(func(*args, **kwargs))
+
+    def expect_args(self, node: ast.Call, args: list[Any], n: int) -> None:
+        if len(args) != n:
+            name = ast.unparse(node.func)
+            raise self.error(
+                TaichiSyntaxError, node, f"{name}() takes {n} argument(s), got {len(args)}"
+            )
+
+    # -- ti.* intrinsics -------------------------------------------------------------
+
+    def call_intrinsic(self, func: ops.Intrinsic, node: ast.Call) -> Any:
+
+        name = func.name
+        if name in _ATOMIC_OPS:
+            if len(node.args) != 2 or node.keywords:
+                raise self.error(
+                    TaichiSyntaxError, node, f"ti.{name}(x, value) takes two arguments"
+                )
+            place = self.place_of(node.args[0])
+            return self.atomic(_ATOMIC_OPS[name], place, self.eval(node.args[1]), node)
+        args = [self.eval(a) for a in node.args]
+        kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+        if name == "loop_config":
+            self.pending_loop_config = kwargs
+            return None
+        if name == "static":
+            for x in (*args, *kwargs.values()):
+                if isinstance(x, Value):
+                    raise self.error(
+                        TaichiSyntaxError,
+                        node,
+                        "ti.static() needs values known at compile time",
+                    )
+            return ops.static(*args)
+        if all(is_python(x) for x in (*args, *kwargs.values())):
+            return func(*args, **kwargs)  # fold at compile time
+        if name in ("ndrange", "grouped"):
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"ti.{name}() works only as the iterable of a for loop",
+            )
+        return self.intrinsic_ir(name, args, kwargs, node)
+
+    def intrinsic_ir(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    ) -> Any:
+        em = self.em
+        if name == "cast":
+            dt = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            return em.value(self.scalar(args[0], node), self.cook_dtype(dt, node))
+        if name == "select":
+            self.expect_args(node, args, 3)
+            return em.select(*(self.scalar(a, node) for a in args))
+        if name in _UNARY_MATH:
+            result = self.intrinsic_math(name, args, node)
+            dt = kwargs.get("dtype")
+            return em.value(result, self.cook_dtype(dt, node)) if dt is not None else result
+        if name in ("pow", "atan2"):
+            self.expect_args(node, args, 2)
+            a, b = (self.scalar(a, node) for a in args)
+            return em.binary("**" if name == "pow" else "atan2", a, b)
+        if name in ("min", "max"):
+            return self.fold_minmax(name, args, node)
+        if name == "clamp":
+            self.expect_args(node, args, 3)
+            x, lo, hi = (self.scalar(a, node) for a in args)
+            return em.binary("min", em.binary("max", x, lo), hi)
+        raise self.error(
+            TaichiSyntaxError, node, f"ti.{name}() is not supported in kernels"
+        )
+
+    def scalar(self, x: Any, node: ast.AST) -> Any:
+
+        if not is_scalar(x):
+            raise self.error(TaichiTypeError, node, f"expected a scalar, got {describe(x)}")
+        return x
+
+    def intrinsic_math(self, name: str, args: list[Any], node: ast.Call) -> Value:
+        if not args:
+            raise self.error(TaichiSyntaxError, node, f"ti.{name}() needs an argument")
+        return self.em.math1(name, self.em.value(self.scalar(args[0], node)))
+
+    def fold_minmax(self, name: str, args: list[Any], node: ast.Call) -> Any:
+        if len(args) == 1 and isinstance(args[0], tuple | list):
+            args = list(args[0])
+        if len(args) < 2:
+            raise self.error(TaichiSyntaxError, node, f"{name}() needs two or more values")
+        result = self.scalar(args[0], node)
+        for x in args[1:]:
+            result = self.em.binary(name, result, self.scalar(x, node))
+        return result
+
+    # -- print -----------------------------------------------------------------------
+
+    def emit_print(self, node: ast.Call) -> None:
+        """`print(a, "b", f"{c}")` -> taichi.print "... {} ..." (no trailing newline)."""
+        sep = " "
+        for kw in node.keywords:
+            value = self.eval(kw.value)
+            if kw.arg == "sep" and isinstance(value, str):
+                sep = value
+            elif kw.arg == "end" and value == "\n":
+                pass
+            else:
+                raise self.error(
+                    TaichiSyntaxError,
+                    node,
+                    f"print(..., {kw.arg}=...) is not supported in kernels",
+                )
+        pieces: list[str] = []
+        values: list[SSAValue] = []
+        for arg in node.args:
+            if isinstance(arg, ast.JoinedStr):
+                pieces.append(self._format_joined(arg, values))
+            else:
+                pieces.append(self._format_one(self.eval(arg), values, arg))
+        self.em.emit(taichi.PrintOp(sep.join(pieces), values))
+
+    def _format_one(self, x: Any, values: list[SSAValue], node: ast.AST) -> str:
+
+        if isinstance(x, Value):
+            values.append(x.ssa)
+            return "{}"
+        if is_python(x) and not isinstance(x, tuple | list):
+            return str(x)
+        if isinstance(x, tuple | list):
+            return "(" + ", ".join(self._format_one(e, values, node) for e in x) + ")"
+        raise self.error(TaichiTypeError, node, f"cannot print {describe(x)} in a kernel")
+
+    def _format_joined(self, node: ast.JoinedStr, values: list[SSAValue]) -> str:
+        text = ""
+        for part in node.values:
+            if isinstance(part, ast.FormattedValue):
+                text += self._format_one(self.eval(part.value), values, part)
+            else:
+                text += str(part.value)  # type: ignore[attr-defined]
+        return text
+
+    # -- @ti.func --------------------------------------------------------------------
+
+    def inline_func(self, func: Any, node: ast.Call) -> Any:
+        """Inline a ti.func: its body is compiled here with its parameters bound."""
+        from .kernel import BoundFunc
+
+        bound_self = func.obj if isinstance(func, BoundFunc) else None
+        func = func.func if isinstance(func, BoundFunc) else func
+        if self.func_depth >= _MAX_INLINE_DEPTH:
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"ti.func '{func.fn.__name__}' recurses; recursion is not supported",
+            )
+        src = func.source()
+        annotations = func.annotations()
+        arguments = self._bind_func_args(func, bound_self, annotations, node)
+        ctx = FunctionContext(
+            src,
+            func.fn.__globals__,
+            closure_vars(func.fn),
+            False,
+            self.em.block,
+            len(self.loops),
+        )  # type: ignore[arg-type]
+        ctx.anchor = self.em.block.last_op  # type: ignore[union-attr]
+        ret_ann = annotations.get("return")
+        if ret_ann is not None:
+            ctx.return_types = [self.cook_dtype(ret_ann, node)]
+        assigned = assigned_names(src.tree.body)
+        for name, value in arguments.items():
+            ctx.scopes[0][name] = self._bind_param(
+                name, value, annotations.get(name), assigned, node
+            )
+        saved = (self.ctx, self.terminated, self.pending_loop_config)
+        self.ctx, self.terminated, self.pending_loop_config = ctx, False, None
+        self.func_depth += 1
+        try:
+            self.visit_stmts(src.tree.body)
+        finally:
+            self.func_depth -= 1
+            self.ctx, self.terminated, self.pending_loop_config = saved
+        if ctx.ret_slots is not None:
+            assert ctx.return_types is not None
+            return self.em.load(ctx.ret_slots[0], ctx.return_types[0])
+        if ctx.return_types and ctx.result is not None:
+            return self.em.value(self.scalar(ctx.result, node), ctx.return_types[0])
+        return ctx.result
+
+    def _bind_func_args(
+        self, func: Any, bound_self: Any, annotations: dict[str, Any], node: ast.Call
+    ) -> dict[str, Any]:
+        sig = func.signature()
+        params = list(sig.parameters)
+        offset = 1 if bound_self is not None else 0
+
+        def arg_value(param: str | None, arg: ast.expr) -> Any:
+            # A template parameter given a variable receives the variable itself.
+            if (
+                param is not None
+                and _is_template(annotations.get(param))
+                and isinstance(arg, ast.Name)
+            ):
+                binding = self.lookup(arg.id)
+
+                return binding if isinstance(binding, Place) else self.rvalue(binding)
+            return self.eval(arg)
+
+        positional = [
+            arg_value(params[i + offset] if i + offset < len(params) else None, a)
+            for i, a in enumerate(node.args)
+        ]
+        keywords = {k.arg: arg_value(k.arg, k.value) for k in node.keywords}
+        try:
+            head = [bound_self] if bound_self is not None else []
+            bound = sig.bind(*head, *positional, **keywords)
+        except TypeError as e:
+            raise self.error(
+                TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
+            ) from None
+        bound.apply_defaults()
+        return dict(bound.arguments)
+
+    def _bind_param(
+        self, name: str, value: Any, ann: Any, assigned: set[str], node: ast.AST
+    ) -> Any:
+
+        if _is_template(ann) or isinstance(value, Place):
+            return value
+        if isinstance(ann, NdarrayType) or ann is types.ndarray:
+            if not isinstance(value, Container):
+                raise self.error(
+                    TaichiTypeError,
+                    node,
+                    f"parameter '{name}' expects an ndarray or a field",
+                )
+            return value
+        if ann is not None and ann is not inspect.Parameter.empty:
+            dt = self.cook_dtype(ann, node)
+            value = self.em.value(self.scalar(value, node), dt)
+            return self.new_local(name, value, dt) if name in assigned else value
+        if is_scalar(value) and name in assigned:
+            return self.new_local(name, value)
+        return value
+
+    def func_return(self, value: Any, node: ast.Return, at_top: bool) -> None:
+        """A `return` in a ti.func: the value itself at top level, else through a slot."""
+        ctx = self.ctx
+        if at_top and ctx.ret_slots is None:
+            ctx.result = value
+            return
+        if not isinstance(value, Value | bool | int | float):
+            raise self.error(
+                TaichiSyntaxError, node, "a 'return' inside if/else must return one scalar"
+            )
+        if ctx.ret_slots is None:
+            dt = (
+                ctx.return_types[0]
+                if ctx.return_types
+                else (
+                    value.dtype
+                    if isinstance(value, Value)
+                    else self.em.literal_dtype(value)
+                )
+            )
+            ctx.return_types = [dt]
+            ctx.ret_slots = [self.ctx_slot(dt)]
+        self.em.store(ctx.ret_slots[0], self.em.value(value, ctx.return_types[0]))
+        self.mark_returned()
+
+    def ctx_slot(self, dt: DataType, ctx: FunctionContext | None = None) -> SSAValue:
+        """A zero-initialized slot at the start of the current kernel or ti.func call."""
+        ctx = ctx or self.ctx
+        if ctx.is_kernel:
+            return self.prologue_slot(dt)
+        alloca = memref.AllocaOp.get(ir_type(dt), shape=[])
+        zero = self.em.make_const(0, dt)
+        store = memref.StoreOp.get(zero.results[0], alloca.results[0], [])
+        for op in (alloca, zero, store):
+            self._insert_at_anchor(ctx, op)
+        return alloca.results[0]
+
+    def _insert_at_anchor(self, ctx: FunctionContext, op: Operation) -> None:
+        op.location = self.em.loc  # pyright: ignore[reportAttributeAccessIssue]
+        block = ctx.entry_block
+        if ctx.anchor is None:
+            first = block.first_op
+            if first is None:
+                block.add_op(op)
+            else:
+                block.insert_op_before(op, first)
+        else:
+            block.insert_op_after(op, ctx.anchor)
+        ctx.anchor = op
+
+    def mark_returned(self) -> None:
+        """Record that a branch returned: later statements are skipped at run time."""
+        ctx = self.ctx
+        if ctx.ret_flag is None:
+            ctx.ret_flag = self.ctx_slot(dtypes.u1)
+        self.em.store(ctx.ret_flag, self.em.const(True, dtypes.u1))
+
+    def guard_rest(self, rest: list[ast.stmt]) -> None:
+        """Run `rest` only if no earlier branch returned: `if !returned { rest }`."""
+        from xdsl.ir import Block
+
+        ctx = self.ctx
+        assert ctx.ret_flag is not None
+        returned = self.em.load(ctx.ret_flag, dtypes.u1)
+        go = self.em.logical_not(returned)
+        block = Block()
+        with self.body(block):
+            self.visit_stmts(rest)
+            self.close(block)
+        self.em.emit(taichi.IfOp(go.ssa, block))
+
+
+def _is_template(ann: Any) -> bool:
+    return isinstance(ann, Template) or ann is Template or ann is types.template

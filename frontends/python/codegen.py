@@ -1,0 +1,642 @@
+"""
+Python AST -> `taichi` dialect: the kernel code generator.
+
+One `KernelCodegen` turns one kernel instance (its AST plus the types of its arguments)
+into a `taichi.kernel`. Statements become structured taichi ops; expressions are
+evaluated to either IR values (`Value`), places (`Place`, a 0-d memref: a local slot or
+a field/ndarray element), containers (fields and ndarrays) or plain Python objects.
+Python objects are compile-time constants: `n * 2` with `n` a global int folds in
+Python, as in Taichi.
+
+    @ti.kernel                                taichi.kernel @saxpy(%x: memref<?xf32>, ...) {
+    def saxpy(x: ndarray(f32, 1), ...):         %n = memref.dim ...
+        for i in range(x.shape[0]):             taichi.range_for %i = %c0 to %n : i32 {
+            y[i] = a * x[i] + y[i]                %p = taichi.element_ptr %x[%i] ...
+
+Only the outermost loops of a kernel body run in parallel (Taichi's rule); the code
+generator marks nothing itself except `serialize` from `ti.loop_config`.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiNameError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+)
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FunctionType,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+    UnitAttr,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from . import dtypes, ops
+from .calls import CallsMixin
+from .dtypes import DataType
+from .emitter import Emitter, Value, ir_type, memref_type
+from .expressions import ExpressionsMixin
+from .field import Field
+from .loops import LoopsMixin
+from .ndarray import Ndarray
+from .source import FunctionSource, is_located
+from .values import (
+    ATOMIC_AUGASSIGN,
+    PY_BINOPS,
+    TERMINATORS,
+    UNSUPPORTED_NAMES,
+    ArgSpec,
+    Container,
+    FieldHandle,
+    FunctionContext,
+    LoopInfo,
+    NdarrayHandle,
+    Place,
+    assigned_names,
+    contains_return,
+    describe,
+    is_python,
+    is_scalar,
+)
+
+# ---------------------------------------------------------------------------------------
+# The code generator
+# ---------------------------------------------------------------------------------------
+
+
+class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
+    """Builds one `taichi.kernel` from a kernel's AST and its argument specs."""
+
+    def __init__(self, program: Any, symbol: str):
+        self.program = program
+        cfg = program.config
+        self.em = Emitter(cfg.default_ip, cfg.default_fp)
+        self.symbol = symbol
+        self.entry = Block()
+        self.loops: list[LoopInfo] = []
+        self.field_handles: dict[int, FieldHandle] = {}
+        self._prologue_last: Operation | None = None
+        self.pending_loop_config: dict[str, Any] | None = None
+        self.terminated = False
+        self.func_depth = 0
+        self.ctx: FunctionContext
+        self._node: ast.AST | None = None
+        self._locs: dict[tuple[str, int, int], Attribute] = {}
+
+    # -- entry point -----------------------------------------------------------------
+
+    def build_kernel(
+        self,
+        src: FunctionSource,
+        global_vars: dict[str, Any],
+        closure: dict[str, Any],
+        specs: list[ArgSpec],
+        return_types: list[DataType],
+    ) -> taichi.KernelOp:
+        """The `taichi.kernel` of one instance."""
+        tree = src.tree
+        runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
+        arg_types = [self._arg_type(s) for s in runtime_specs]
+        self.entry = Block(arg_types=arg_types)
+        self.em.block = self.entry
+        self.ctx = FunctionContext(
+            src, global_vars, closure, True, self.entry, 0, return_types=return_types
+        )
+        self.em.loc = self.location(tree)
+        assigned = assigned_names(tree.body)
+        args = iter(self.entry.args)
+        for spec in specs:
+            arg = next(args) if spec.kind != "template" else None
+            if arg is not None:
+                arg.name_hint = spec.name
+            self.ctx.scopes[0][spec.name] = self._bind_arg(spec, arg, assigned)
+        self._node = tree
+        self.visit_stmts(tree.body)
+        self._finish_kernel(tree)
+        ret_ir = [ir_type(t) for t in return_types]
+        kernel = taichi.KernelOp(
+            self.symbol, FunctionType.from_lists(arg_types, ret_ir), Region(self.entry)
+        )
+        kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
+        return kernel
+
+    def _arg_type(self, spec: ArgSpec) -> Attribute:
+        if spec.kind == "ndarray":
+            assert spec.dtype is not None
+            return memref_type(spec.dtype, [-1] * spec.ndim)
+        assert spec.kind == "scalar" and spec.dtype is not None
+        return ir_type(spec.dtype)
+
+    def _bind_arg(self, spec: ArgSpec, arg: SSAValue | None, assigned: set[str]) -> Any:
+        if spec.kind == "template":
+            return spec.obj
+        assert arg is not None
+        if spec.kind == "ndarray":
+            assert spec.dtype is not None
+            return NdarrayHandle(arg, spec.dtype, spec.ndim)
+        assert spec.dtype is not None
+        value = Value(arg, spec.dtype)
+        return self.new_local(spec.name, value) if spec.name in assigned else value
+
+    def _finish_kernel(self, tree: ast.FunctionDef) -> None:
+        if isinstance(self.entry.last_op, taichi.ReturnOp):
+            return
+        ctx = self.ctx
+        if ctx.ret_slots is not None:
+            types = ctx.return_types or []
+            values = [self.em.load(s, t).ssa for s, t in zip(ctx.ret_slots, types)]
+            self.em.emit(taichi.ReturnOp(*values))
+        elif ctx.return_types:
+            raise self.error(
+                TaichiSyntaxError,
+                tree,
+                "the kernel declares a return type but returns no value",
+            )
+        else:
+            self.em.emit(taichi.ReturnOp())
+
+    # -- errors and locations ----------------------------------------------------------
+
+    def location(self, node: ast.AST) -> Attribute:
+        src = self.ctx.src
+        key = (src.filename, src.file_line(node), getattr(node, "col_offset", 0) + 1)
+        loc = self._locs.get(key)
+        if loc is None:
+            loc = FileLineColLoc(StringAttr(key[0]), IntAttr(key[1]), IntAttr(key[2]))
+            self._locs[key] = loc
+        return loc
+
+    def error(self, cls: type[Exception], node: ast.AST | None, message: str) -> Exception:
+        return self.ctx.src.located(cls, node or self._node or self.ctx.src.tree, message)
+
+    def visit(self, node: ast.AST) -> Any:
+        if not hasattr(node, "lineno"):
+            return super().visit(node)
+        saved_loc, saved_node = self.em.loc, self._node
+        self.em.loc, self._node = self.location(node), node
+        try:
+            return super().visit(node)
+        except TaichiCompilationError as e:
+            if is_located(e):
+                raise
+            raise self.error(type(e), node, str(e)) from None
+        except NameError as e:
+            raise self.error(TaichiNameError, node, str(e)) from None
+        except (VerifyException, AssertionError) as e:
+            raise self.error(
+                TaichiCompilationError, node, f"internal error: {type(e).__name__}: {e}"
+            ) from e
+        except Exception as e:  # a compile-time Python evaluation failed
+            raise self.error(
+                TaichiCompilationError, node, f"{type(e).__name__}: {e}"
+            ) from e
+        finally:
+            self.em.loc, self._node = saved_loc, saved_node
+
+    def generic_visit(self, node: ast.AST) -> Any:
+        kind = type(node).__name__
+        what = UNSUPPORTED_NAMES.get(kind, kind)
+        raise self.error(TaichiSyntaxError, node, f"unsupported syntax '{what}'")
+
+    def eval(self, node: ast.AST) -> Any:
+        return self.visit(node)
+
+    # -- blocks, scopes, places ----------------------------------------------------------
+
+    @contextmanager
+    def body(self, block: Block, new_scope: bool = True) -> Iterator[Block]:
+        """Emit into a nested region's block (with its own variable scope)."""
+        saved_block, saved_term = self.em.block, self.terminated
+        self.em.block, self.terminated = block, False
+        if new_scope:
+            self.ctx.scopes.append({})
+        try:
+            yield block
+        finally:
+            if new_scope:
+                self.ctx.scopes.pop()
+            self.em.block, self.terminated = saved_block, saved_term
+
+    @contextmanager
+    def scope(self) -> Iterator[None]:
+        self.ctx.scopes.append({})
+        try:
+            yield
+        finally:
+            self.ctx.scopes.pop()
+
+    @contextmanager
+    def loop(self, info: LoopInfo) -> Iterator[LoopInfo]:
+        self.loops.append(info)
+        try:
+            yield info
+        finally:
+            self.loops.pop()
+
+    def close(self, block: Block) -> None:
+        """End `block` with taichi.yield unless it already ends in a terminator."""
+        if not isinstance(block.last_op, TERMINATORS):
+            self.em.emit(taichi.YieldOp())
+
+    def at_top(self) -> bool:
+        """Whether the current point is the kernel body itself (loops there are parallel)."""
+        return self.em.block is self.entry
+
+    def insert_prologue(self, op: Operation) -> Operation:
+        """Insert `op` at the start of the kernel body (after earlier prologue ops)."""
+        op.location = self.location(self.ctx.src.tree)  # pyright: ignore
+        if self._prologue_last is None:
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+        else:
+            self.entry.insert_op_after(op, self._prologue_last)
+        self._prologue_last = op
+        return op
+
+    def prologue_slot(self, dt: DataType) -> SSAValue:
+        """A zero-initialized local slot allocated at the start of the kernel."""
+        slot = self.insert_prologue(memref.AllocaOp.get(ir_type(dt), shape=[])).results[0]
+        zero = self.insert_prologue(self.em.make_const(0, dt)).results[0]
+        self.insert_prologue(memref.StoreOp.get(zero, slot, []))
+        return slot
+
+    def field_handle(self, f: Field) -> FieldHandle:
+        handle = self.field_handles.get(id(f))
+        if handle is not None:
+            return handle
+        if f.program is not self.program:
+            raise TaichiCompilationError(
+                "this field belongs to a program that ti.init()/ti.reset() has ended"
+            )
+        if not f.placed:
+            raise TaichiCompilationError(
+                "this field has no shape: give ti.field a shape or place it with "
+                "ti.root.dense(...).place(x) before the kernel runs"
+            )
+        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.shape))
+        self.insert_prologue(op)
+        op.result.name_hint = f.symbol
+        handle = FieldHandle(f, op.result)
+        self.field_handles[id(f)] = handle
+        return handle
+
+    def new_local(
+        self, name: str | None, value: Value | float | bool, dt: DataType | None = None
+    ) -> Place:
+        """A local variable slot holding `value`, bound to nothing yet."""
+        if dt is None:
+            dt = value.dtype if isinstance(value, Value) else self.em.literal_dtype(value)
+        slot = self.em.alloca(dt, name)
+        self.em.store(slot, self.em.value(value, dt))
+        return Place(slot, dt, False)
+
+    def lookup(self, name: str) -> Any:
+        for scope in reversed(self.ctx.scopes):
+            if name in scope:
+                return scope[name]
+        if name in self.ctx.closure:
+            return self.ctx.closure[name]
+        if name in self.ctx.globals:
+            return self.ctx.globals[name]
+        if hasattr(builtins, name):
+            return getattr(builtins, name)
+        raise TaichiNameError(f"name '{name}' is not defined")
+
+    def find_binding(self, name: str) -> tuple[dict[str, Any], Any] | None:
+        for scope in reversed(self.ctx.scopes):
+            if name in scope:
+                return scope, scope[name]
+        return None
+
+    def rvalue(self, obj: Any) -> Any:
+        """What a name or attribute means in an expression."""
+        if isinstance(obj, Place):
+            return self.em.load(obj.ptr, obj.dtype)
+        if isinstance(obj, Field):
+            return self.field_handle(obj)
+        if isinstance(obj, Ndarray | np.ndarray):
+            raise TaichiCompilationError(
+                "an ndarray or NumPy array reaches a kernel only as an argument "
+                "(annotated ti.types.ndarray())"
+            )
+        if isinstance(obj, np.generic):
+            return obj.item()
+        return obj
+
+    def element(self, container: Container, index: Any, node: ast.AST) -> Place:
+        """The place `container[index]`."""
+        if index is None:
+            indices: tuple[Any, ...] = ()
+        elif isinstance(index, tuple | list):
+            indices = tuple(
+                i
+                for part in index
+                for i in (part if isinstance(part, tuple | list) else (part,))
+            )
+        else:
+            indices = (index,)
+        if len(indices) != container.ndim:
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"a {container.ndim}-d field or ndarray is indexed with {len(indices)} "
+                f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
+            )
+        values = [self.index_value(i, node) for i in indices]
+        op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
+        return Place(op.results[0], container.dtype, True)
+
+    def index_value(self, index: Any, node: ast.AST) -> Value:
+        if isinstance(index, bool) or not isinstance(index, int | Value):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"an index must be an integer, got {describe(index)}",
+            )
+        if isinstance(index, Value) and index.dtype.is_float:
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"an index must be an integer, got a {index.dtype} value",
+            )
+        return self.em.value(index, dtypes.i32)
+
+    def place_of(self, node: ast.expr) -> Place:
+        """The place an assignment target or an atomic's first argument names."""
+        if isinstance(node, ast.Name):
+            binding = self.lookup(node.id)
+            if isinstance(binding, Place):
+                return binding
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"'{node.id}' is not a Taichi variable or element here",
+            )
+        if isinstance(node, ast.Subscript):
+            base = self.eval(node.value)
+            if isinstance(base, Container):
+                return self.element(base, self.eval(node.slice), node)
+        raise self.error(
+            TaichiSyntaxError, node, "expected a variable or a field/ndarray element"
+        )
+
+    def store(self, place: Place, value: Any, node: ast.AST) -> None:
+        if not is_scalar(value):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"cannot store {describe(value)} into a {place.dtype} place",
+            )
+        self.em.store(place.ptr, self.em.value(value, place.dtype))
+
+    # -- statements ------------------------------------------------------------------
+
+    def visit_stmts(self, stmts: Sequence[ast.stmt]) -> None:
+        for i, stmt in enumerate(stmts):
+            if self.terminated:
+                break  # dead code after break / continue / return
+            self.visit(stmt)
+            rest = stmts[i + 1 :]
+            if rest and self.ctx.ret_flag is not None and contains_return(stmt):
+                # a branch of `stmt` returned: the rest runs only if it did not
+                self.guard_rest(list(rest))
+                break
+
+    def visit_Expr(self, node: ast.Expr) -> None:
+        if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            return  # a docstring
+        self.eval(node.value)
+
+    def visit_Pass(self, node: ast.Pass) -> None:
+        return None
+
+    def visit_Assign(self, node: ast.Assign) -> None:
+        static = self.is_call_to(node.value, ops.static)
+        value = self.eval(node.value)
+        for target in node.targets:
+            self.assign(target, value, static)
+
+    def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
+        dt = self.cook_dtype(self.eval(node.annotation), node.annotation)
+        if not isinstance(node.target, ast.Name):
+            raise self.error(TaichiSyntaxError, node, "an annotated target must be a name")
+        value = self.eval(node.value) if node.value is not None else 0
+        if not is_scalar(value):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"cannot store {describe(value)} into a {dt} variable",
+            )
+        self.ctx.scopes[-1][node.target.id] = self.new_local(node.target.id, value, dt)
+
+    def assign(self, target: ast.expr, value: Any, static: bool = False) -> None:
+        if isinstance(target, ast.Name):
+            self.assign_name(target.id, value, target, static)
+        elif isinstance(target, ast.Subscript):
+            self.store(self.place_of(target), value, target)
+        elif isinstance(target, ast.Tuple | ast.List):
+            if not isinstance(value, tuple | list) or len(value) != len(target.elts):
+                raise self.error(
+                    TaichiSyntaxError,
+                    target,
+                    f"cannot unpack {describe(value)} into {len(target.elts)} targets",
+                )
+            for t, v in zip(target.elts, value):
+                self.assign(t, v, static)
+        else:
+            raise self.error(
+                TaichiSyntaxError,
+                target,
+                f"cannot assign to '{ast.unparse(target)}' in a kernel",
+            )
+
+    def assign_name(self, name: str, value: Any, node: ast.AST, static: bool) -> None:
+        if static:
+            self.ctx.scopes[-1][name] = value
+            return
+        found = self.find_binding(name)
+        if found is not None and isinstance(found[1], Place):
+            self.store(found[1], value, node)
+        elif isinstance(value, Value | bool | int | float):
+            self.ctx.scopes[-1][name] = self.new_local(name, value)
+        elif isinstance(value, np.generic):
+            self.ctx.scopes[-1][name] = self.new_local(name, value.item())
+        else:
+            self.ctx.scopes[-1][name] = value  # a field, a tuple, a Python object
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> None:
+        op = self.binop_name(node.op, node)
+        rhs = self.eval(node.value)
+        target = node.target
+        if isinstance(target, ast.Name):
+            found = self.find_binding(target.id)
+            if found is not None and is_python(found[1]) and is_python(rhs):
+                found[0][target.id] = PY_BINOPS[op](found[1], rhs)
+                return
+        place = self.place_of(target)
+        if not is_scalar(rhs):
+            raise self.error(
+                TaichiTypeError, node, f"cannot apply '{op}=' with {describe(rhs)}"
+            )
+        atomic = ATOMIC_AUGASSIGN.get(op)
+        if place.is_global and atomic is not None:
+            self.atomic(atomic, place, rhs, node)
+            return
+        current = self.em.load(place.ptr, place.dtype)
+        self.store(place, self.binop(op, current, rhs, node), node)
+
+    def visit_If(self, node: ast.If) -> None:
+        cond = self.condition(node.test)
+        if not isinstance(cond, Value):
+            with self.scope():
+                self.visit_stmts(node.body if cond else node.orelse)
+            return
+        then_block = Block()
+        with self.body(then_block):
+            self.visit_stmts(node.body)
+            self.close(then_block)
+        else_block = None
+        if node.orelse:
+            else_block = Block()
+            with self.body(else_block):
+                self.visit_stmts(node.orelse)
+                self.close(else_block)
+        self.em.emit(taichi.IfOp(cond.ssa, then_block, else_block))
+
+    def condition(self, node: ast.expr) -> Value | bool:
+        """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
+        cond = self.eval(node)
+        if isinstance(cond, Value):
+            return self.em.to_bool(cond)
+        if isinstance(cond, Container | Place):
+            raise self.error(TaichiTypeError, node, "a field or ndarray is not a condition")
+        return bool(cond)
+
+    def visit_Return(self, node: ast.Return) -> None:
+        ctx = self.ctx
+        if len(self.loops) > ctx.loop_base:
+            raise self.error(
+                TaichiSyntaxError, node, "'return' inside a loop is not supported"
+            )
+        value = self.eval(node.value) if node.value is not None else None
+        at_top = self.em.block is ctx.entry_block
+        if ctx.is_kernel:
+            self._kernel_return(value, node, at_top)
+        else:
+            self.func_return(value, node, at_top)
+        self.terminated = True
+
+    def _kernel_return(self, value: Any, node: ast.Return, at_top: bool) -> None:
+        types = self.ctx.return_types or []
+        values = (
+            [] if value is None else list(value) if isinstance(value, tuple) else [value]
+        )
+        if len(values) != len(types):
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"the kernel returns {len(values)} value(s) but its return "
+                f"annotation declares {len(types)}",
+            )
+        for v in values:
+            if not is_scalar(v):
+                raise self.error(TaichiTypeError, node, f"cannot return {describe(v)}")
+        cast = [self.em.value(v, t) for v, t in zip(values, types)]
+        if at_top and self.ctx.ret_slots is None:
+            self.em.emit(taichi.ReturnOp(*(v.ssa for v in cast)))
+            return
+        if self.ctx.ret_slots is None:
+            self.ctx.ret_slots = [self.prologue_slot(t) for t in types]
+        for slot, v in zip(self.ctx.ret_slots, cast):
+            self.em.store(slot, v)
+        self.mark_returned()
+
+    def visit_Assert(self, node: ast.Assert) -> None:
+        cond = self.condition(node.test)
+        if node.msg is None:
+            message = f"Assertion failed: {ast.unparse(node.test)}"
+        elif isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
+            message = node.msg.value
+        else:
+            message = ast.unparse(node.msg)
+        if cond is True:
+            return
+        c = cond if isinstance(cond, Value) else self.em.const(False, dtypes.u1)
+        self.em.emit(taichi.AssertOp(c.ssa, message))
+
+    # -- helpers ---------------------------------------------------------------------
+
+    def is_call_to(self, node: ast.AST, target: Any) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        try:
+            return self.eval(node.func) is target
+        except TaichiCompilationError:
+            return False
+
+    def cook_dtype(self, obj: Any, node: ast.AST) -> DataType:
+        try:
+            return dtypes.cook_dtype(obj, self.em.default_ip, self.em.default_fp)
+        except TypeError as e:
+            raise self.error(TaichiTypeError, node, str(e)) from None
+
+    def atomic(
+        self, op_cls: type[taichi.AtomicOp], place: Place, value: Any, node: ast.AST
+    ) -> Value:
+        if not is_scalar(value):
+            raise self.error(TaichiTypeError, node, f"atomic update with {describe(value)}")
+        if place.dtype.is_float and issubclass(op_cls, taichi.IntegerAtomicOp):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"{op_cls.name} needs an integer place, got {place.dtype}",
+            )
+        v = self.em.value(value, place.dtype)
+        op = op_cls(place.ptr, v.ssa)
+        if place.dtype.is_unsigned and isinstance(
+            op, taichi.AtomicMinOp | taichi.AtomicMaxOp
+        ):
+            op.properties["unsigned"] = UnitAttr()
+        self.em.emit(op)
+        return Value(op.old, place.dtype)
+
+
+def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
+    """The module handed to the compiler: every field of the program, then the kernel."""
+    fields = []
+    for f in program.fields:
+        if not f.placed:
+            continue
+        op = taichi.FieldOp(f.symbol, memref_type(f.dtype, f.shape), f.offset)
+        if f.created_at is not None:
+            file, line = f.created_at
+            op.location = FileLineColLoc(  # pyright: ignore[reportAttributeAccessIssue]
+                StringAttr(file), IntAttr(line), IntAttr(1)
+            )
+        fields.append(op)
+    module = ModuleOp([*fields, kernel])
+    try:
+        module.verify()
+    except VerifyException as e:
+        raise TaichiCompilationError(
+            f"internal error: the frontend built invalid IR for @{kernel.sym_name.data}: "
+            f"{e}"
+        ) from e
+    return module

@@ -1,0 +1,473 @@
+"""
+`@ti.kernel`, `@ti.func` and `@ti.data_oriented`.
+
+A kernel keeps its AST from decoration and compiles on its first call. Each template
+signature (template arguments by identity, ndarray arguments by dtype and ndim; scalar
+types come from the annotations) is one instance, compiled once and cached. A later
+call is the fast path: a key computed from the arguments, one dict lookup, and the
+compiled kernel's launch.
+
+The code generator and the compiler (xDSL, llvmlite) are imported on the first compile.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+
+from . import dtypes
+from . import program as _program
+from . import types as _types
+from .dtypes import DataType
+from .ndarray import Ndarray
+from .source import FunctionSource, closure_vars, is_located, parse_function
+from .types import NdarrayType, Template
+
+
+class _Param:
+    """A kernel parameter: kind "scalar" (with dtype), "ndarray" or "template"."""
+
+    __slots__ = ("annotation", "dtype", "kind", "name")
+
+    def __init__(self, name: str, kind: str, annotation: Any, dtype: DataType | None):
+        self.name = name
+        self.kind = kind
+        self.annotation = annotation
+        self.dtype = dtype
+
+
+def _resolve_annotation(fn: Callable[..., Any], ann: Any) -> Any:
+    if isinstance(ann, str):  # `from __future__ import annotations`
+        scope = {**fn.__globals__, **closure_vars(fn)}
+        return eval(ann, scope)
+    return ann
+
+
+def _annotations(fn: Callable[..., Any]) -> dict[str, Any]:
+    sig = inspect.signature(fn)
+    out = {
+        name: _resolve_annotation(fn, p.annotation)
+        for name, p in sig.parameters.items()
+        if p.annotation is not inspect.Parameter.empty
+    }
+    if sig.return_annotation is not inspect.Signature.empty:
+        out["return"] = _resolve_annotation(fn, sig.return_annotation)
+    return out
+
+
+def _is_template(ann: Any) -> bool:
+    return isinstance(ann, Template) or ann is Template or ann is _types.template
+
+
+def _is_ndarray(ann: Any) -> bool:
+    return isinstance(ann, NdarrayType) or ann is NdarrayType or ann is _types.ndarray
+
+
+def _template_key(x: Any) -> Any:
+    if type(x) in (int, float, bool, str):
+        return (type(x), x)
+    return id(x)
+
+
+def _ndarray_key(x: Any) -> Any:
+    arr = x.arr if type(x) is Ndarray else x
+    return (arr.dtype, arr.ndim, arr.flags.c_contiguous)
+
+
+def _ndarray_data(x: Any) -> Any:
+    return x.arr if type(x) is Ndarray else x
+
+
+def _wrap(dt: DataType) -> Callable[[Any], Any]:
+    bits = dt.bits
+
+    def wrap(x: Any) -> Any:
+        # an unsigned scalar travels in a signless slot: pass its two's complement bits
+        x = int(x) & ((1 << bits) - 1)
+        return x - (1 << bits) if x >= 1 << (bits - 1) else x
+
+    return wrap
+
+
+class Kernel:
+    """A `@ti.kernel` function: call it to compile (once per signature) and run."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "kernel")
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self._source: FunctionSource | None = None
+        self._source_error: Exception | None = None
+        try:
+            self._source = parse_function(fn)  # keep the AST from decoration
+        except TaichiError as e:
+            self._source_error = e
+        self._params: list[_Param] | None = None
+        self._returns: list[DataType] = []
+        self._nparams = -1
+        self._keyer: Callable[[tuple[Any, ...]], Any] | None = None
+        self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
+        self._keepalive: list[Any] = []
+        self._generation = -1
+
+    # -- the fast path ---------------------------------------------------------------
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        prog = _program._current
+        if (
+            kwargs
+            or prog is None
+            or prog.generation != self._generation
+            or len(args) != self._nparams
+        ):
+            return self._slow_call(args, kwargs)
+        keyer = self._keyer
+        try:
+            key = keyer(args) if keyer is not None else None
+        except Exception:  # noqa: BLE001 - the slow path reports what is wrong
+            return self._slow_call(args, kwargs)
+        run = self._instances.get(key)
+        if run is None:
+            return self._slow_call(args, kwargs)
+        return run(args)
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        if obj is None:
+            return self
+        return _BoundKernel(self, obj)
+
+    # -- the slow path: bind, check, instantiate -------------------------------------
+
+    def _slow_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        prog = _program.get_program()
+        if prog.generation != self._generation:
+            self._instances.clear()
+            self._keepalive.clear()
+            self._params = None
+            self._generation = prog.generation
+        params = self._resolve_params(prog)
+        args = self._bind(args, kwargs)
+        key = self._key_checked(args)
+        run = self._instances.get(key)
+        if run is None:
+            try:
+                run = self._instantiate(prog, args)
+            except TaichiError as e:
+                if is_located(e):  # the message says where: drop the compiler's frames
+                    raise e.with_traceback(None) from None
+                raise
+            self._instances[key] = run
+            self._keepalive.append(
+                tuple(a for a, p in zip(args, params) if p.kind == "template")
+            )
+        return run(args)
+
+    def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        if not kwargs and len(args) == self._nparams:
+            return args
+        try:
+            bound = inspect.signature(self.fn).bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"kernel '{self.__name__}': {e}") from None
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def _resolve_params(self, prog: _program.Program) -> list[_Param]:
+        if self._params is not None:
+            return self._params
+        if self._source_error is not None:
+            raise self._source_error
+        cfg = prog.config
+        anns = _annotations(self.fn)
+        params: list[_Param] = []
+        for i, name in enumerate(inspect.signature(self.fn).parameters):
+            ann = anns.get(name, inspect.Parameter.empty)
+            if _is_template(ann) or (
+                i == 0 and name == "self" and ann is inspect.Parameter.empty
+            ):
+                params.append(_Param(name, "template", ann, None))
+            elif _is_ndarray(ann):
+                params.append(_Param(name, "ndarray", ann, None))
+            elif ann is inspect.Parameter.empty:
+                raise self._source_located(
+                    TaichiSyntaxError,
+                    f"kernel parameter '{name}' needs a type annotation "
+                    "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
+                )
+            else:
+                try:
+                    dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
+                except TypeError:
+                    raise self._source_located(
+                        TaichiTypeError,
+                        f"kernel parameter '{name}' has an unsupported annotation {ann!r}",
+                    ) from None
+                params.append(_Param(name, "scalar", ann, dt))
+        self._returns = self._return_types(anns.get("return"), cfg)
+        self._params = params
+        self._nparams = len(params)
+        self._keyer = self._make_keyer(params)
+        return params
+
+    def _return_types(self, ann: Any, cfg: _program.Config) -> list[DataType]:
+        if ann is None:
+            return []
+        items = ann if isinstance(ann, tuple | list) else getattr(ann, "__args__", None)
+        if items is None or isinstance(ann, DataType):
+            items = (ann,)
+        try:
+            return [dtypes.cook_dtype(a, cfg.default_ip, cfg.default_fp) for a in items]
+        except TypeError:
+            raise self._source_located(
+                TaichiTypeError, f"unsupported return annotation {ann!r}"
+            ) from None
+
+    def _source_located(self, cls: type[Exception], message: str) -> Exception:
+        assert self._source is not None
+        return self._source.located(cls, self._source.tree, message)
+
+    @staticmethod
+    def _make_keyer(params: list[_Param]) -> Callable[[tuple[Any, ...]], Any] | None:
+        parts = []
+        for i, p in enumerate(params):
+            if p.kind == "template":
+                parts.append(f"_tk(args[{i}])")
+            elif p.kind == "ndarray":
+                parts.append(f"_nk(args[{i}])")
+        if not parts:
+            return None
+        scope: dict[str, Any] = {"_tk": _template_key, "_nk": _ndarray_key}
+        exec(f"def key(args):\n    return ({', '.join(parts)},)", scope)  # noqa: S102
+        return scope["key"]
+
+    def _key_checked(self, args: tuple[Any, ...]) -> Any:
+        assert self._params is not None
+        for p, a in zip(self._params, args):
+            if p.kind == "ndarray" and not isinstance(a, Ndarray | np.ndarray):
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
+                    f"a NumPy array, got {type(a).__name__}"
+                )
+            if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' must be a number "
+                    f"({p.dtype}), got {type(a).__name__}"
+                )
+        return self._keyer(args) if self._keyer is not None else None
+
+    def _arg_specs(self, args: tuple[Any, ...], cfg: _program.Config) -> list[Any]:
+        from .values import ArgSpec
+
+        assert self._params is not None
+        specs = []
+        for p, a in zip(self._params, args):
+            if p.kind == "scalar":
+                specs.append(ArgSpec(p.name, "scalar", p.dtype))
+            elif p.kind == "template":
+                specs.append(ArgSpec(p.name, "template", obj=a))
+            else:
+                specs.append(self._ndarray_spec(p, a, cfg))
+        return specs
+
+    def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
+        from .values import ArgSpec
+
+        arr = _ndarray_data(a)
+        if not arr.flags.c_contiguous:
+            raise TaichiTypeError(
+                f"kernel '{self.__name__}': argument '{p.name}' is not C-contiguous; pass "
+                "np.ascontiguousarray(x)"
+            )
+        dt = dtypes.from_numpy_dtype(arr.dtype)
+        if dt is None:
+            raise TaichiTypeError(
+                f"kernel '{self.__name__}': argument '{p.name}' has "
+                f"dtype {arr.dtype}, which Taichi does not have"
+            )
+        ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
+        if ann.dtype is not None:
+            want = dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp)
+            if want is not dt:
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' has dtype {dt}, the "
+                    f"kernel expects {want}"
+                )
+        if ann.ndim is not None and ann.ndim != arr.ndim:
+            raise TaichiTypeError(
+                f"kernel '{self.__name__}': argument '{p.name}' has {arr.ndim} dimensions, "
+                f"the kernel expects {ann.ndim}"
+            )
+        return ArgSpec(p.name, "ndarray", dt, arr.ndim)
+
+    # -- instantiation ---------------------------------------------------------------
+
+    def build_module(
+        self, prog: _program.Program, args: tuple[Any, ...], symbol: str | None = None
+    ) -> Any:
+        """The module (fields + taichi.kernel) of the instance these arguments select."""
+        from .codegen import KernelCodegen, build_module
+
+        assert self._source is not None
+        specs = self._arg_specs(args, prog.config)
+        symbol = symbol or prog.unique_symbol(self.__name__)
+        cg = KernelCodegen(prog, symbol)
+        kernel_op = cg.build_kernel(
+            self._source, self.fn.__globals__, closure_vars(self.fn), specs, self._returns
+        )
+        return build_module(prog, kernel_op)
+
+    def _instantiate(self, prog: _program.Program, args: tuple[Any, ...]) -> Any:
+        symbol = prog.unique_symbol(self.__name__)
+        module = self.build_module(prog, args, symbol)
+        compiled = prog.backend.compile(module, symbol)
+        prog.materialize()
+        return self._launcher(prog, compiled.launch)
+
+    def _launcher(self, prog: _program.Program, launch: Callable[..., Any]) -> Any:
+        assert self._params is not None
+        conv = self._make_converter(self._params)
+        nret = len(self._returns)
+        if any(t.is_unsigned for t in self._returns):
+            # the IR is signless: unsigned results come back as their signed bit pattern
+            masks = [(1 << t.bits) - 1 if t.is_unsigned else 0 for t in self._returns]
+            raw_launch = launch
+
+            def launch(root: Any, args: Any) -> Any:
+                result = raw_launch(root, args)
+                return tuple(int(r) & m if m else r for r, m in zip(result, masks))
+
+        if conv is None:
+
+            def run(args: tuple[Any, ...]) -> Any:
+                result = launch(prog._root, args)
+                return None if nret == 0 else result[0] if nret == 1 else tuple(result)
+
+        else:
+
+            def run(args: tuple[Any, ...]) -> Any:
+                result = launch(prog._root, conv(args))
+                return None if nret == 0 else result[0] if nret == 1 else tuple(result)
+
+        return run
+
+    @staticmethod
+    def _make_converter(params: list[_Param]) -> Callable[[tuple[Any, ...]], Any] | None:
+        """Kernel arguments -> launch arguments (templates dropped, arrays unwrapped)."""
+        parts, scope = [], {"_nd": _ndarray_data}
+        changed = False
+        for i, p in enumerate(params):
+            if p.kind == "template":
+                changed = True
+            elif p.kind == "ndarray":
+                parts.append(f"_nd(args[{i}])")
+                changed = True
+            elif p.dtype is not None and p.dtype.is_unsigned and p.dtype.bits > 1:
+                scope[f"_w{i}"] = _wrap(p.dtype)
+                parts.append(f"_w{i}(args[{i}])")
+                changed = True
+            else:
+                parts.append(f"args[{i}]")
+        if not changed:
+            return None
+        body = f"({', '.join(parts)},)" if parts else "()"
+        exec(f"def conv(args):\n    return {body}", scope)  # noqa: S102
+        return scope["conv"]  # type: ignore[return-value]
+
+    # -- debugging -------------------------------------------------------------------
+
+    def get_ir(self, *args: Any, **kwargs: Any) -> Any:
+        """
+        The `builtin.module` (fields + `taichi.kernel`) these arguments would compile,
+        without compiling it: what the lit tests in test/frontends print.
+        """
+        prog = _program.get_program()
+        if prog.generation != self._generation:
+            self._params = None
+            self._instances.clear()
+            self._generation = prog.generation
+        self._resolve_params(prog)
+        args = self._bind(args, kwargs)
+        self._key_checked(args)
+        return self.build_module(prog, args, self.__name__)
+
+
+class _BoundKernel:
+    """A kernel method bound to its object (`self` is a template argument)."""
+
+    __slots__ = ("kernel", "obj")
+
+    def __init__(self, kernel: Kernel, obj: Any):
+        self.kernel = kernel
+        self.obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.kernel(self.obj, *args, **kwargs)
+
+    def get_ir(self, *args: Any, **kwargs: Any) -> Any:
+        return self.kernel.get_ir(self.obj, *args, **kwargs)
+
+
+def kernel(fn: Callable[..., Any]) -> Kernel:
+    """Decorate a Taichi kernel: compiled on first call, run on the current arch."""
+    return Kernel(fn)
+
+
+class Func:
+    """A `@ti.func`: inlined into the kernels that call it."""
+
+    def __init__(self, fn: Callable[..., Any]):
+        self.fn = fn
+        self.__name__ = getattr(fn, "__name__", "func")
+        self.__doc__ = fn.__doc__
+        self.__wrapped__ = fn
+        self._source: FunctionSource | None = None
+        self._annotations: dict[str, Any] | None = None
+
+    def source(self) -> FunctionSource:
+        if self._source is None:
+            self._source = parse_function(self.fn)
+        return self._source
+
+    def signature(self) -> inspect.Signature:
+        return inspect.signature(self.fn)
+
+    def annotations(self) -> dict[str, Any]:
+        if self._annotations is None:
+            self._annotations = _annotations(self.fn)
+        return self._annotations
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TaichiError(
+            f"ti.func '{self.__name__}' can only be called from a kernel or another ti.func"
+        )
+
+    def __get__(self, obj: Any, objtype: Any = None) -> Any:
+        return self if obj is None else BoundFunc(self, obj)
+
+
+class BoundFunc:
+    """A ti.func method bound to its object."""
+
+    __slots__ = ("func", "obj")
+
+    def __init__(self, func: Func, obj: Any):
+        self.func = func
+        self.obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.func(*args, **kwargs)
+
+
+def func(fn: Callable[..., Any]) -> Func:
+    """Decorate a Taichi function, callable from kernels (inlined)."""
+    return Func(fn)
+
+
+def data_oriented(cls: type) -> type:
+    """Mark a class whose methods are kernels (`self` becomes a template argument)."""
+    return cls

@@ -1,0 +1,308 @@
+"""
+The Program: what `ti.init` sets up. It holds the configuration, the root buffer where
+every field lives, and the backend that compiles kernels (loaded on the first compile,
+so that `import taichi_xdsl` imports no xDSL and no llvmlite).
+
+The root buffer is one NumPy uint8 array. Each field sits at a 64-byte-aligned byte
+offset that never changes; a field added after the buffer exists grows it (a larger
+array, the old bytes copied over). Python-scope field access uses NumPy views of it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from dataclasses import field as dataclass_field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from taichi_xdsl.utils.errors import TaichiError
+
+from . import dtypes
+from .dtypes import DataType
+
+if TYPE_CHECKING:
+    from .field import Field
+
+FIELD_ALIGN = 64
+
+
+class Arch:
+    """A target architecture: `ti.cpu`, `ti.vulkan`, ..."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+cpu = Arch("x64")
+x64 = cpu
+arm64 = Arch("arm64")
+vulkan = Arch("vulkan")
+gpu = Arch("gpu")
+cuda = Arch("cuda")
+metal = Arch("metal")
+opengl = Arch("opengl")
+
+_CPU_ARCHS = {"x64": cpu, "cpu": cpu, "arm64": arm64}
+_ARCHS_BY_NAME = {a.name: a for a in (cpu, arm64, vulkan, gpu, cuda, metal, opengl)} | {
+    "cpu": cpu
+}
+
+# Taichi's ti.init options that taichi-xdsl accepts and ignores (they tune things it
+# does not have, or do nothing on its CPU backend).
+_IGNORED_INIT_OPTIONS = frozenset(
+    {
+        "offline_cache",
+        "offline_cache_file_path",
+        "offline_cache_cleaning_policy",
+        "offline_cache_max_size_of_files",
+        "offline_cache_cleaning_factor",
+        "log_level",
+        "verbose",
+        "kernel_profiler",
+        "advanced_optimization",
+        "cfg_optimization",
+        "device_memory_GB",
+        "device_memory_fraction",
+        "packed",
+        "dynamic_index",
+        "excepthook",
+        "short_circuit_operators",
+        "simplify_before_lower_access",
+        "simplify_after_lower_access",
+        "lower_access",
+        "demote_dense_struct_fors",
+        "make_thread_local",
+        "make_block_local",
+        "flatten_if",
+        "unrolling_limit",
+        "ad_stack_size",
+        "default_gpu_block_dim",
+        "gpu_max_reg",
+        "cpu_block_dim",
+        "debug_info",
+        "print_preprocessed_ir",
+        "print_kernel_llvm_ir",
+        "print_kernel_llvm_ir_optimized",
+        "print_kernel_nvptx",
+        "print_accessor_ir",
+        "print_ir_dbg_info",
+        "use_mesh",
+        "real_matrix_scalarize",
+        "vk_api_version",
+        "num_compile_threads",
+        "external_optimization_level",
+        "experimental_auto_mixed_precision",
+        "device_type",
+    }
+)
+
+
+@dataclass
+class Config:
+    """The options of `ti.init` that taichi-xdsl acts on."""
+
+    arch: Arch = cpu
+    default_fp: DataType = dtypes.f32
+    default_ip: DataType = dtypes.i32
+    debug: bool = False
+    cpu_max_num_threads: int | None = None
+    print_ir: bool = False
+    random_seed: int = 0
+    fast_math: bool = True
+    opt_level: int = 3
+    ignored: dict[str, Any] = dataclass_field(default_factory=dict)
+
+
+class Program:
+    """
+    One `ti.init` session: configuration, fields and their root buffer, the backend.
+
+    Kernels cache their compiled instances per program (`generation` tells them apart).
+    """
+
+    _next_generation = 0
+
+    def __init__(self, config: Config):
+        self.config = config
+        Program._next_generation += 1
+        self.generation = Program._next_generation
+        self.fields: list[Field] = []
+        self.root_size = 0
+        self._root: np.ndarray | None = None
+        self._root_storage: np.ndarray | None = None
+        self.materialized = False
+        self._backend: Any = None
+        self.symbols: set[str] = set()
+
+    # -- fields ----------------------------------------------------------------------
+
+    def place_field(self, f: Field, name: str | None) -> None:
+        """Give `f` its byte offset and symbol name; grow the root if it exists."""
+        offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
+        f.offset = offset
+        f.symbol = self.unique_symbol(name or f"field{len(self.fields)}")
+        self.root_size = offset + max(f.nbytes, 1)
+        self.fields.append(f)
+        if self.materialized:
+            self._grow()
+
+    def unique_symbol(self, name: str) -> str:
+        """A symbol name for the IR, made unique within this program."""
+        base = "".join(c if c.isalnum() or c == "_" else "_" for c in name) or "sym"
+        if base[0].isdigit():
+            base = "_" + base
+        candidate, n = base, 0
+        while candidate in self.symbols:
+            n += 1
+            candidate = f"{base}_{n}"
+        self.symbols.add(candidate)
+        return candidate
+
+    def materialize(self) -> None:
+        """Allocate the root buffer (once fields exist); later fields grow it."""
+        self.materialized = True
+        self._grow()
+
+    @property
+    def root(self) -> np.ndarray | None:
+        """The root buffer (allocated on first use), None while there are no fields."""
+        if not self.materialized:
+            self.materialize()
+        return self._root
+
+    def _grow(self) -> None:
+        if self.root_size == 0:
+            return
+        old = self._root
+        if old is not None and old.size >= self.root_size:
+            return
+        capacity = max(self.root_size, 2 * old.size if old is not None else 0)
+        # Over-allocate so the buffer itself starts on a 64-byte boundary.
+        storage = np.zeros(capacity + FIELD_ALIGN, dtype=np.uint8)
+        start = (-storage.ctypes.data) % FIELD_ALIGN
+        root = storage[start : start + capacity]
+        if old is not None:
+            root[: old.size] = old
+        self._root_storage, self._root = storage, root
+
+    # -- compilation -----------------------------------------------------------------
+
+    @property
+    def backend(self) -> Any:
+        """The CPU backend, created (and llvmlite loaded) on first use."""
+        if self._backend is None:
+            from taichi_xdsl.targets.llvm.backend import CpuBackend
+
+            cfg = self.config
+            self._backend = CpuBackend(
+                num_threads=cfg.cpu_max_num_threads,
+                debug=cfg.debug,
+                print_ir=cfg.print_ir,
+                fast_math=cfg.fast_math,
+                opt_level=cfg.opt_level,
+            )
+        return self._backend
+
+
+_current: Program | None = None
+
+
+def get_program() -> Program:
+    """The current program; `ti.init()` with defaults if there is none yet."""
+    if _current is None:
+        init()
+    assert _current is not None
+    return _current
+
+
+def _resolve_arch(arch: Any) -> Arch:
+    if arch is None:
+        env = os.environ.get("TI_ARCH")
+        arch = _ARCHS_BY_NAME.get(env, cpu) if env else cpu
+    if isinstance(arch, list | tuple):
+        arch = next((a for a in arch if getattr(a, "name", None) in _CPU_ARCHS), arch[0])
+    if isinstance(arch, str):
+        arch = _ARCHS_BY_NAME.get(arch, Arch(arch))
+    if not isinstance(arch, Arch):
+        raise TaichiError(f"ti.init(arch={arch!r}): not an arch (use ti.cpu)")
+    if arch.name not in _CPU_ARCHS:
+        raise TaichiError(
+            f"ti.init(arch=ti.{arch.name}): the {arch.name} backend is not available "
+            "yet in taichi-xdsl; use arch=ti.cpu"
+        )
+    return arch
+
+
+def init(
+    arch: Any = None,
+    default_fp: Any = None,
+    default_ip: Any = None,
+    debug: bool = False,
+    cpu_max_num_threads: int | None = None,
+    print_ir: bool = False,
+    random_seed: int = 0,
+    **kwargs: Any,
+) -> None:
+    """
+    Start a new program (Taichi's `ti.init`): fields and compiled kernels of the previous
+    one are dropped.
+
+    Args:
+        arch: ti.cpu (ti.x64); other archs raise, not available yet.
+        default_fp: the type of float literals and `float` annotations (ti.f32).
+        default_ip: the type of integer literals and `int` annotations (ti.i32).
+        debug: bounds checks and asserts in kernels.
+        cpu_max_num_threads: worker threads of the CPU backend (default: all cores).
+        print_ir: print the IR of each kernel after every pass.
+        random_seed: the seed of ti.random.
+
+    Raises:
+        TaichiError: an arch that is not available.
+        TypeError: an option Taichi does not have.
+    """
+    global _current
+    unknown = (
+        set(kwargs)
+        - _IGNORED_INIT_OPTIONS
+        - {"fast_math", "opt_level", "check_out_of_bound"}
+    )
+    if unknown:
+        raise TypeError(f"ti.init() got unexpected option(s): {', '.join(sorted(unknown))}")
+    fp = dtypes.cook_dtype(default_fp, dtypes.i32, dtypes.f32) if default_fp else dtypes.f32
+    ip = dtypes.cook_dtype(default_ip, dtypes.i32, dtypes.f32) if default_ip else dtypes.i32
+    if not fp.is_float or not ip.is_int or ip is dtypes.u1:
+        raise TypeError(f"ti.init: bad default types default_fp={fp}, default_ip={ip}")
+    config = Config(
+        arch=_resolve_arch(arch),
+        default_fp=fp,
+        default_ip=ip,
+        debug=bool(debug) or bool(kwargs.get("check_out_of_bound", False)),
+        cpu_max_num_threads=cpu_max_num_threads,
+        print_ir=bool(print_ir),
+        random_seed=int(random_seed),
+        fast_math=bool(kwargs.get("fast_math", True)),
+        opt_level=int(kwargs.get("opt_level", 3)),
+        ignored={k: v for k, v in kwargs.items() if k in _IGNORED_INIT_OPTIONS},
+    )
+    _current = Program(config)
+
+
+def reset() -> None:
+    """Drop the current program (its fields and compiled kernels)."""
+    global _current
+    _current = None
+
+
+def sync() -> None:
+    """Wait for launched kernels; CPU kernels run synchronously, so nothing to do."""
+
+
+def cfg() -> Config:
+    """The current configuration."""
+    return get_program().config

@@ -1,0 +1,92 @@
+"""
+`ti.types`: kernel parameter annotations and the primitive types.
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=ti.f32, ndim=1), f: ti.template(), a: ti.f32): ...
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .dtypes import (  # noqa: F401  (re-exported as ti.types.*)
+    DataType,
+    f16,
+    f32,
+    f64,
+    float16,
+    float32,
+    float64,
+    i8,
+    i16,
+    i32,
+    i64,
+    int8,
+    int16,
+    int32,
+    int64,
+    u1,
+    u8,
+    u16,
+    u32,
+    u64,
+    uint8,
+    uint16,
+    uint32,
+    uint64,
+)
+
+
+class NdarrayType:
+    """
+    `ti.types.ndarray(dtype=None, ndim=None)`: an ndarray parameter. What is left
+    unspecified is taken from the argument of each call (and keys the instantiation).
+    """
+
+    def __init__(self, dtype: Any = None, ndim: int | None = None, **_ignored: Any):
+        self.dtype = dtype
+        self.ndim = ndim
+
+    def __repr__(self) -> str:
+        return f"ti.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
+
+
+def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> NdarrayType:
+    """An ndarray parameter annotation (`ti.types.ndarray(dtype=ti.f32, ndim=2)`)."""
+    return NdarrayType(dtype, ndim, **kwargs)
+
+
+class Template:
+    """
+    `ti.template()`: a parameter whose argument is fixed at compile time (a field, a
+    Python number, any Python object); each distinct argument instantiates the kernel.
+    """
+
+    def __repr__(self) -> str:
+        return "ti.template()"
+
+
+def template() -> Template:
+    """A template parameter annotation."""
+    return Template()
+
+
+__all__ = [
+    "DataType",
+    "NdarrayType",
+    "Template",
+    "f16",
+    "f32",
+    "f64",
+    "i8",
+    "i16",
+    "i32",
+    "i64",
+    "ndarray",
+    "template",
+    "u1",
+    "u8",
+    "u16",
+    "u32",
+    "u64",
+]

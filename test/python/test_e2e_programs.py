@@ -1,0 +1,152 @@
+"""
+End-to-end: the priority programs of issue 3 run under `import taichi_xdsl as ti` on
+the CPU and match NumPy.
+"""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+
+@pytest.fixture(autouse=True)
+def program():
+    ti.init(arch=ti.cpu)
+    yield
+    ti.reset()
+
+
+def test_saxpy_ndarrays():
+    @ti.kernel
+    def saxpy(
+        x: ti.types.ndarray(dtype=ti.f32, ndim=1),
+        y: ti.types.ndarray(dtype=ti.f32, ndim=1),
+        a: ti.f32,
+    ):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    rng = np.random.default_rng(0)
+    x = rng.random(10_000, dtype=np.float32)
+    y = rng.random(10_000, dtype=np.float32)
+    expected = np.float32(2.5) * x + y
+    saxpy(x, y, 2.5)  # numpy arrays are passed without a copy: y is updated in place
+    np.testing.assert_allclose(y, expected, rtol=1e-6)
+
+
+def test_saxpy_ti_ndarray():
+    @ti.kernel
+    def saxpy(x: ti.types.ndarray(), y: ti.types.ndarray(), a: ti.f32):
+        for i in x:
+            y[i] = a * x[i] + y[i]
+
+    x = ti.ndarray(ti.f32, 1000)
+    y = ti.ndarray(ti.f32, 1000)
+    x.from_numpy(np.arange(1000, dtype=np.float32))
+    y.fill(1.0)
+    saxpy(x, y, 3.0)
+    np.testing.assert_allclose(y.to_numpy(), 3.0 * np.arange(1000) + 1.0)
+
+
+def test_sum_reduction_into_0d_field():
+    n = 100_000
+    x = ti.field(ti.f32, shape=n)
+    total = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def reduce():
+        for i in x:
+            total[None] += x[i]
+
+    values = np.ones(n, dtype=np.float32) * 0.5
+    x.from_numpy(values)
+    reduce()
+    assert total[None] == pytest.approx(values.sum(), rel=1e-5)
+
+
+def test_integer_sum_reduction_range_for():
+    n = 1000
+    total = ti.field(ti.i64, shape=())
+
+    @ti.kernel
+    def reduce(m: ti.i32):
+        for i in range(m):
+            total[None] += i * i
+
+    reduce(n)
+    assert total[None] == sum(i * i for i in range(n))
+
+
+def test_stencil_ndrange_2d_fields():
+    n = 64
+    u = ti.field(ti.f32, shape=(n, n))
+    w = ti.field(ti.f32, shape=(n, n))
+
+    @ti.kernel
+    def stencil():
+        for i, j in ti.ndrange((1, n - 1), (1, n - 1)):
+            w[i, j] = (
+                0.25 * (u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1]) - u[i, j]
+            )
+
+    a = np.random.default_rng(1).random((n, n), dtype=np.float32)
+    u.from_numpy(a)
+    stencil()
+    expected = np.zeros((n, n), dtype=np.float32)
+    expected[1:-1, 1:-1] = (
+        0.25 * (a[:-2, 1:-1] + a[2:, 1:-1] + a[1:-1, :-2] + a[1:-1, 2:]) - a[1:-1, 1:-1]
+    )
+    np.testing.assert_allclose(w.to_numpy(), expected, rtol=1e-5, atol=1e-6)
+
+
+def test_tiny_kernel_called_1000_times():
+    counter = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def bump(k: ti.i32):
+        counter[None] += k
+
+    for _ in range(1000):
+        bump(2)
+    assert counter[None] == 2000
+    assert len(bump._instances) == 1  # compiled once, then the cached fast path
+
+
+def test_integer_promotion_floordiv_mod_negative():
+    @ti.kernel
+    def div_mod(
+        a: ti.types.ndarray(dtype=ti.i32, ndim=1),
+        b: ti.types.ndarray(dtype=ti.i32, ndim=1),
+        q: ti.types.ndarray(dtype=ti.i32, ndim=1),
+        r: ti.types.ndarray(dtype=ti.i32, ndim=1),
+        t: ti.types.ndarray(dtype=ti.f32, ndim=1),
+    ):
+        for i in a:
+            q[i] = a[i] // b[i]
+            r[i] = a[i] % b[i]
+            t[i] = a[i] / b[i]
+
+    a = np.array([7, -7, 7, -7, 6, -6, 0, 1, -1, 2147483647], dtype=np.int32)
+    b = np.array([2, 2, -2, -2, 3, 3, 5, -3, 3, 10], dtype=np.int32)
+    q, r = np.zeros_like(a), np.zeros_like(a)
+    t = np.zeros(a.shape, dtype=np.float32)
+    div_mod(a, b, q, r, t)
+    np.testing.assert_array_equal(q, a // b)
+    np.testing.assert_array_equal(r, a % b)
+    np.testing.assert_allclose(t, (a / b).astype(np.float32), rtol=1e-6)
+
+
+def test_integer_kernel_scalar_return():
+    @ti.kernel
+    def f(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a // b * 1000 + a % b
+
+    for a, b in [(7, 2), (-7, 2), (7, -2), (-7, -2), (6, -3), (0, 4)]:
+        assert f(a, b) == (a // b) * 1000 + a % b
+
+
+def test_mixed_int_width_promotion():
+    @ti.kernel
+    def widen(a: ti.i8, b: ti.i64, c: ti.u8) -> ti.i64:
+        return a * b + c  # i8 * i64 -> i64; + u8 -> i64
+
+    assert widen(-3, 1 << 40, 200) == -3 * (1 << 40) + 200

@@ -1,0 +1,247 @@
+"""
+Frontend errors: each names the file and line, shows the source line, and says what is
+wrong; none crashes the interpreter or leaves the program unusable.
+"""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+THIS_FILE = __file__
+
+
+@pytest.fixture(autouse=True)
+def program():
+    ti.init(arch=ti.cpu)
+    yield
+    ti.reset()
+
+
+def _line_of(snippet: str) -> int:
+    with open(THIS_FILE) as f:
+        for n, line in enumerate(f, 1):
+            if snippet in line and "_line_of" not in line:
+                return n
+    raise AssertionError(snippet)
+
+
+def test_lambda_is_unsupported_syntax():
+    @ti.kernel
+    def k():
+        y = lambda t: t  # noqa: F841
+
+    with pytest.raises(ti.TaichiSyntaxError) as info:
+        k()
+    message = str(info.value)
+    assert f"test_frontend_errors.py:{_line_of('y = lambda t: t')}:" in message
+    assert "unsupported syntax 'lambda'" in message
+    assert "\n    y = lambda t: t" in message
+
+
+@pytest.mark.parametrize(
+    "body, expected",
+    [
+        ("try_stmt", "unsupported syntax 'try'"),
+        ("with_stmt", "unsupported syntax 'with'"),
+        ("list_comp", "unsupported syntax 'list comprehension'"),
+    ],
+)
+def test_other_unsupported_syntax(body, expected):
+    @ti.kernel
+    def try_stmt():
+        try:
+            pass
+        except Exception:  # noqa: BLE001, S110 - the kernel must reject this syntax
+            pass
+
+    @ti.kernel
+    def with_stmt():
+        with open("x"):
+            pass
+
+    @ti.kernel
+    def list_comp():
+        a = [i for i in range(3)]  # noqa: F841
+
+    kernel = {"try_stmt": try_stmt, "with_stmt": with_stmt, "list_comp": list_comp}[body]
+    with pytest.raises(ti.TaichiSyntaxError, match=expected):
+        kernel()
+
+
+def test_undefined_name():
+    @ti.kernel
+    def k() -> ti.i32:
+        return undefined_thing + 1  # noqa: F821
+
+    with pytest.raises(ti.TaichiNameError) as info:
+        k()
+    assert "name 'undefined_thing' is not defined" in str(info.value)
+    assert f":{_line_of('return undefined_thing + 1')}:" in str(info.value)
+
+
+def test_variable_defined_in_branch_is_not_visible_after_it():
+    @ti.kernel
+    def k(c: ti.i32) -> ti.i32:
+        if c > 0:
+            t = 1
+        return t
+
+    with pytest.raises(ti.TaichiNameError, match="'t' is not defined"):
+        k(1)
+
+
+def test_bitwise_on_floats_is_a_type_error():
+    @ti.kernel
+    def k(x: ti.f32) -> ti.i32:
+        return x & 1
+
+    with pytest.raises(ti.TaichiTypeError) as info:
+        k(1.0)
+    assert "bitwise '&' needs integers" in str(info.value)
+    assert "return x & 1" in str(info.value)
+
+
+def test_float_index_is_a_type_error():
+    x = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def k(f: ti.f32):
+        x[f] = 1
+
+    with pytest.raises(ti.TaichiTypeError, match="an index must be an integer"):
+        k(1.0)
+
+
+def test_wrong_number_of_indices():
+    x = ti.field(ti.f32, shape=(4, 4))
+
+    @ti.kernel
+    def k():
+        x[1] = 0
+
+    with pytest.raises(
+        ti.TaichiSyntaxError, match="2-d field or ndarray is indexed with 1"
+    ):
+        k()
+
+
+def test_break_in_parallel_loop():
+    @ti.kernel
+    def k():
+        for i in range(10):
+            if i > 3:
+                break
+
+    with pytest.raises(ti.TaichiSyntaxError, match="serialize=True"):
+        k()
+
+
+def test_return_inside_loop():
+    @ti.kernel
+    def k() -> ti.i32:
+        for i in range(3):
+            return i
+        return 0
+
+    with pytest.raises(ti.TaichiSyntaxError, match="'return' inside a loop"):
+        k()
+
+
+def test_missing_annotation():
+    @ti.kernel
+    def k(a):
+        pass
+
+    with pytest.raises(ti.TaichiSyntaxError, match="needs a type annotation"):
+        k(1)
+
+
+def test_python_function_with_taichi_values():
+    def helper(v):
+        return v + 1
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return helper(a)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="decorate it with @ti.func"):
+        k(1)
+
+
+def test_kernel_calling_kernel():
+    @ti.kernel
+    def inner():
+        pass
+
+    @ti.kernel
+    def outer():
+        inner()
+
+    with pytest.raises(ti.TaichiSyntaxError, match="a kernel cannot call a kernel"):
+        outer()
+
+
+def test_compile_time_python_error_is_located():
+    @ti.kernel
+    def k() -> ti.i32:
+        return 1 // 0
+
+    with pytest.raises(ti.TaichiCompilationError) as info:
+        k()
+    assert "ZeroDivisionError" in str(info.value)
+    assert "return 1 // 0" in str(info.value)
+
+
+def test_error_inside_ti_func_points_at_the_func():
+    @ti.func
+    def bad(x):
+        return x & 1.5
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return bad(a)
+
+    with pytest.raises(ti.TaichiTypeError) as info:
+        k(1)
+    assert f":{_line_of('return x & 1.5')}:" in str(info.value)
+
+
+def test_program_still_works_after_errors():
+    @ti.kernel
+    def bad():
+        y = lambda t: t  # noqa: F841
+
+    @ti.kernel
+    def good(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for i in a:
+            a[i] = i
+
+    with pytest.raises(ti.TaichiSyntaxError):
+        bad()
+    with pytest.raises(ti.TaichiSyntaxError):
+        bad()  # the same error again, not a crash
+    a = np.zeros(4, dtype=np.int32)
+    good(a)
+    assert a.tolist() == [0, 1, 2, 3]
+
+
+def test_unavailable_arch():
+    with pytest.raises(ti.TaichiError, match="not available yet"):
+        ti.init(arch=ti.vulkan)
+    with pytest.raises(ti.TaichiError, match="not available yet"):
+        ti.init(arch=ti.gpu)
+
+
+def test_unknown_init_option():
+    with pytest.raises(TypeError, match="no_such_option"):
+        ti.init(arch=ti.cpu, no_such_option=1)
+    ti.init(arch=ti.cpu, offline_cache=False, log_level="warn", kernel_profiler=False)
+
+
+def test_scalar_argument_of_wrong_kind():
+    @ti.kernel
+    def k(a: ti.f32):
+        pass
+
+    with pytest.raises(ti.TaichiTypeError, match="must be a number"):
+        k("hello")

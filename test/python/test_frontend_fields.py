@@ -1,0 +1,220 @@
+"""
+End-to-end: fields (ti.field, ti.root.dense().place(), 0-d fields, Python-scope access,
+the root buffer growing after kernels ran) and ndarrays (ti.ndarray, NumPy arrays
+passed without a copy), compared with NumPy.
+"""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+
+@pytest.fixture(autouse=True)
+def program():
+    ti.init(arch=ti.cpu)
+    yield
+    ti.reset()
+
+
+def test_python_scope_access_and_numpy_roundtrip():
+    x = ti.field(ti.f32, shape=(3, 4))
+    assert x.shape == (3, 4)
+    assert x.dtype == ti.f32
+    x[1, 2] = 5.5
+    assert x[1, 2] == 5.5
+    x.fill(2)
+    assert (x.to_numpy() == 2).all()
+    a = np.arange(12, dtype=np.float32).reshape(3, 4)
+    x.from_numpy(a)
+    np.testing.assert_array_equal(x.to_numpy(), a)
+    assert isinstance(x[2, 3], float)
+
+
+def test_zero_d_field():
+    s = ti.field(ti.i32, shape=())
+    s[None] = 41
+
+    @ti.kernel
+    def inc():
+        s[None] += 1
+
+    inc()
+    assert s[None] == 42
+    assert s.to_numpy().shape == ()
+
+
+def test_root_dense_place_layouts():
+    a = ti.field(ti.f32)
+    b = ti.field(ti.i32)
+    c = ti.field(ti.f64)
+    ti.root.dense(ti.i, 8).place(a, b)
+    ti.root.dense(ti.ij, (2, 3)).dense(ti.j, 2).place(c)  # nested: shape (2, 6)
+    assert a.shape == (8,) and b.shape == (8,) and c.shape == (2, 6)
+
+    @ti.kernel
+    def k():
+        for i in a:
+            a[i] = i * 0.5
+            b[i] = i * i
+        for i, j in c:
+            c[i, j] = i * 10 + j
+
+    k()
+    np.testing.assert_array_equal(a.to_numpy(), np.arange(8) * 0.5)
+    np.testing.assert_array_equal(b.to_numpy(), np.arange(8) ** 2)
+    np.testing.assert_array_equal(
+        c.to_numpy(), np.add.outer(np.arange(2) * 10, np.arange(6))
+    )
+
+
+def test_fields_added_after_kernels_ran_grow_the_root():
+    x = ti.field(ti.i32, shape=16)
+
+    @ti.kernel
+    def fill_x():
+        for i in x:
+            x[i] = i
+
+    fill_x()
+    y = ti.field(ti.i64, shape=1000)  # grows the root buffer; x keeps its data
+
+    @ti.kernel
+    def copy():
+        for i in x:
+            y[i] = x[i] * 2
+
+    copy()
+    fill_x()  # the old kernel still runs on the grown buffer
+    np.testing.assert_array_equal(x.to_numpy(), np.arange(16))
+    np.testing.assert_array_equal(y.to_numpy()[:16], np.arange(16) * 2)
+    assert y[999] == 0
+
+
+def test_field_offsets_are_64_byte_aligned():
+    fields = [
+        ti.field(ti.u8, shape=3),
+        ti.field(ti.f64, shape=5),
+        ti.field(ti.i16, shape=()),
+    ]
+    prog = fields[0].program
+    assert [f.offset % 64 for f in fields] == [0, 0, 0]
+    assert prog.root.ctypes.data % 64 == 0
+
+
+def test_all_field_dtypes_roundtrip():
+    for dt in (
+        ti.i8,
+        ti.i16,
+        ti.i32,
+        ti.i64,
+        ti.u8,
+        ti.u16,
+        ti.u32,
+        ti.u64,
+        ti.f32,
+        ti.f64,
+    ):
+        x = ti.field(dt, shape=4)
+
+        @ti.kernel
+        def k(f: ti.template()):
+            for i in f:
+                f[i] = f[i] + 1
+
+        x.from_numpy(np.arange(4).astype(dt.np_dtype))
+        k(x)
+        np.testing.assert_array_equal(x.to_numpy(), np.arange(1, 5).astype(dt.np_dtype))
+
+
+def test_field_shape_in_kernel_is_constant():
+    x = ti.field(ti.f32, shape=(7, 3))
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return x.shape[0] * 10 + x.shape[1]
+
+    assert k() == 73
+
+
+def test_ndarray_python_scope():
+    a = ti.ndarray(ti.i32, (2, 3))
+    assert a.shape == (2, 3) and a.dtype == ti.i32
+    a[1, 1] = 7
+    assert a[1, 1] == 7
+    a.fill(3)
+    assert a.to_numpy().sum() == 18
+
+
+def test_numpy_array_is_passed_without_copy():
+    @ti.kernel
+    def k(a: ti.types.ndarray()):
+        for i, j in a:
+            a[i, j] = i + j
+
+    a = np.zeros((4, 5), dtype=np.int64)
+    k(a)
+    np.testing.assert_array_equal(a, np.add.outer(np.arange(4), np.arange(5)))
+
+
+def test_ndarray_shape_in_kernel():
+    @ti.kernel
+    def k(a: ti.types.ndarray(ndim=3)) -> ti.i32:
+        return a.shape[0] * 100 + a.shape[1] * 10 + a.shape[2]
+
+    assert k(np.zeros((2, 3, 4), dtype=np.float32)) == 234
+
+
+def test_template_field_argument_instantiates_per_field():
+    x = ti.field(ti.f32, shape=4)
+    y = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def fill(f: ti.template(), v: ti.f32):
+        for i in f:
+            f[i] = v
+
+    fill(x, 1.0)
+    fill(y, 2.0)
+    fill(x, 3.0)
+    assert len(fill._instances) == 2
+    assert (x.to_numpy() == 3).all() and (y.to_numpy() == 2).all()
+
+
+def test_ndarray_args_instantiate_per_dtype_and_ndim():
+    @ti.kernel
+    def double(a: ti.types.ndarray()):
+        for I in ti.grouped(a):
+            a[I] = a[I] * 2
+
+    a32 = np.ones(4, dtype=np.float32)
+    a64 = np.ones(4, dtype=np.float64)
+    i2 = np.ones((2, 2), dtype=np.int32)
+    double(a32)
+    double(a64)
+    double(i2)
+    double(np.ones(9, dtype=np.float32))
+    assert len(double._instances) == 3
+    assert (
+        a32.tolist() == [2] * 4 and a64.tolist() == [2] * 4 and i2.tolist() == [[2, 2]] * 2
+    )
+
+
+def test_ndarray_dtype_mismatch_is_an_error():
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        pass
+
+    with pytest.raises(ti.TaichiTypeError, match="dtype"):
+        k(np.zeros(3, dtype=np.float64))
+    with pytest.raises(ti.TaichiTypeError, match="dimensions"):
+        k(np.zeros((3, 3), dtype=np.float32))
+    with pytest.raises(ti.TaichiTypeError, match="contiguous"):
+        k(np.zeros(6, dtype=np.float32)[::2])
+
+
+def test_ti_reset_drops_fields():
+    x = ti.field(ti.f32, shape=3)
+    ti.reset()
+    ti.init(arch=ti.cpu)
+    with pytest.raises(ti.TaichiError, match="program"):
+        x.to_numpy()

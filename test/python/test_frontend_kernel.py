@@ -1,0 +1,178 @@
+"""
+Kernel lifecycle: compile on first call, one instance per template signature, the
+cached fast path, keyword arguments, methods of data-oriented classes, ti.init options,
+and `import taichi_xdsl` staying cheap.
+"""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+
+@pytest.fixture(autouse=True)
+def program():
+    ti.init(arch=ti.cpu)
+    yield
+    ti.reset()
+
+
+def test_import_does_not_load_the_compiler():
+    code = (
+        "import sys, taichi_xdsl as ti\n"
+        "assert [m for m in sys.modules if m.startswith('taichi_xdsl')] == ['taichi_xdsl']\n"
+        "ti.init(arch=ti.cpu)\n"
+        "x = ti.field(ti.f32, shape=4); x[0] = 1.0\n"
+        "@ti.kernel\n"
+        "def k(a: ti.f32): pass\n"
+        "bad = [m for m in sys.modules if m.split('.')[0] in ('xdsl', 'llvmlite')]\n"
+        "assert not bad, bad\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_nothing_compiles_until_the_first_call():
+    calls = []
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return a + 1
+
+    assert not k._instances
+    calls.append(k(1))
+    assert len(k._instances) == 1
+    assert calls == [2]
+
+
+def test_scalar_arguments_share_one_instance():
+    @ti.kernel
+    def k(a: ti.f32, b: ti.i32) -> ti.f32:
+        return a * b
+
+    assert k(1.5, 2) == 3.0
+    assert k(2, 3) == 6.0  # ints for a float parameter
+    assert k(np.float32(0.5), np.int64(4)) == 2.0
+    assert len(k._instances) == 1
+
+
+def test_template_python_values_are_compile_time_constants():
+    @ti.kernel
+    def k(n: ti.template()) -> ti.i32:
+        s = 0
+        for i in ti.static(range(n)):
+            s += i
+        return s
+
+    assert k(4) == 6
+    assert k(5) == 10
+    assert k(4) == 6
+    assert len(k._instances) == 2
+
+
+def test_keyword_arguments_and_defaults():
+    @ti.kernel
+    def k(a: ti.i32, b: ti.i32 = 10) -> ti.i32:
+        return a - b
+
+    assert k(1) == -9
+    assert k(b=1, a=5) == 4
+    assert k(5, b=2) == 3
+
+
+def test_many_calls_stay_on_the_fast_path():
+    x = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def add(f: ti.template(), a: ti.types.ndarray(), v: ti.f32):
+        for i in f:
+            f[i] += a[i] * v
+
+    a = np.ones(8, dtype=np.float32)
+    for _ in range(1000):
+        add(x, a, 0.5)
+    assert len(add._instances) == 1
+    np.testing.assert_allclose(x.to_numpy(), 500.0)
+
+
+def test_data_oriented_class_with_kernel_methods():
+    @ti.data_oriented
+    class Counter:
+        def __init__(self, n):
+            self.values = ti.field(ti.i32, shape=n)
+            self.step = 3
+
+        @ti.func
+        def delta(self, i):
+            return i * self.step
+
+        @ti.kernel
+        def advance(self):
+            for i in self.values:
+                self.values[i] += self.delta(i)
+
+    c = Counter(5)
+    c.advance()
+    c.advance()
+    assert c.values.to_numpy().tolist() == [0, 6, 12, 18, 24]
+
+
+def test_reinit_drops_compiled_instances():
+    @ti.kernel
+    def k(a: ti.i32) -> ti.f32:
+        return a / 3
+
+    assert k(1) == pytest.approx(1 / 3, rel=1e-6)
+    ti.init(arch=ti.cpu, default_fp=ti.f64)
+
+    @ti.kernel
+    def k64(a: ti.i32) -> ti.f64:
+        return a / 3
+
+    assert k64(1) == 1 / 3
+    assert k(1) == pytest.approx(1 / 3, rel=1e-6)  # recompiled for the new program
+
+
+def test_default_ip_changes_literal_type():
+    ti.init(arch=ti.cpu, default_ip=ti.i64)
+
+    @ti.kernel
+    def k() -> ti.i64:
+        a = 1
+        return a << 40
+
+    assert k() == 1 << 40
+
+
+def test_get_ir_shows_the_taichi_dialect():
+    x = ti.field(ti.f32, shape=4, name="x")
+
+    @ti.kernel
+    def k(a: ti.f32):
+        for i in x:
+            x[i] = a
+
+    text = str(k.get_ir(1.0))
+    assert "taichi.field @x : memref<4xf32> offset 0" in text
+    assert "taichi.struct_for" in text
+
+
+def test_init_options_are_accepted():
+    ti.init(
+        arch=ti.x64,
+        default_fp=ti.f32,
+        default_ip=ti.i32,
+        debug=False,
+        cpu_max_num_threads=2,
+        print_ir=False,
+        random_seed=7,
+        offline_cache=True,
+    )
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return 7
+
+    assert k() == 7
+    ti.sync()
