@@ -496,7 +496,10 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
                 TaichiTypeError, node, f"cannot apply '{op}=' with {describe(rhs)}"
             )
         atomic = ATOMIC_AUGASSIGN.get(op)
-        if place.is_global and atomic is not None:
+        if atomic is not None:
+            # As in Taichi, `+=` and friends are atomic on locals too: a local declared
+            # outside a parallel loop is shared by its iterations. ti-demote-atomics
+            # turns the ones that cannot race back into load, op, store.
             self.atomic(atomic, place, rhs, node)
             return
         current = self.em.load(place.ptr, place.dtype)

@@ -150,3 +150,45 @@ def test_mixed_int_width_promotion():
         return a * b + c  # i8 * i64 -> i64; + u8 -> i64
 
     assert widen(-3, 1 << 40, 200) == -3 * (1 << 40) + 200
+
+
+def test_saxpy_2_to_the_24():
+    @ti.kernel
+    def saxpy(a: ti.f32, x: ti.types.ndarray(dtype=ti.f32, ndim=1),
+              y: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            y[i] = a * x[i] + y[i]
+
+    n = 1 << 24
+    x = np.arange(n, dtype=np.float32)
+    y = np.full(n, 3.0, dtype=np.float32)
+    saxpy(0.5, x, y)
+    np.testing.assert_array_equal(y, np.float32(0.5) * np.arange(n, dtype=np.float32) + 3)
+
+
+def test_local_accumulator_in_parallel_loop():
+    # `s` is declared outside the parallel loop: every iteration adds to the same local,
+    # which must behave as one shared accumulator (Taichi makes `+=` atomic).
+    n = 200_000
+    x = ti.field(ti.f32, shape=n)
+    k = ti.field(ti.i32, shape=n)
+
+    @ti.kernel
+    def sums() -> ti.f32:
+        s = 0.0
+        for i in x:
+            s += x[i]
+        return s
+
+    @ti.kernel
+    def count_odd() -> ti.i32:
+        c = 0
+        for i in range(n):
+            if k[i] % 2 == 1:
+                c += 1
+        return c
+
+    x.from_numpy(np.full(n, 0.5, dtype=np.float32))
+    k.from_numpy(np.arange(n, dtype=np.int32))
+    assert sums() == pytest.approx(n * 0.5, rel=1e-5)
+    assert count_odd() == n // 2
