@@ -1,0 +1,335 @@
+"""
+convert-arith-to-spirv: `arith` and `math` ops -> `spirv` ops (MLIR's ArithToSPIRV and
+MathToSPIRV, for the scalar types taichi kernels use).
+
+    %s = arith.addf %a, %b : f32          ~>  %s = spirv.FAdd %a, %b : f32
+    %c = arith.cmpi slt, %i, %n : i32     ~>  %c = spirv.SLessThan %i, %n : i32
+    %r = math.sqrt %x : f32               ~>  %r = spirv.GL.Sqrt %x : f32
+    %q = arith.floordivsi %a, %b : i32    ~>  SDiv, then one less when the remainder is
+                                              non-zero and its sign differs from %b's
+
+GLSL.std.450's transcendental functions take 16/32-bit floats only, so an f64 `math.sin`
+computes in f32 between two FConverts (as Taichi's SPIR-V codegen does).
+
+Left alone: ops with `index` operands or results (they only appear around ndarray
+shapes, which convert-offload-to-spirv reads from the argument buffer) and the
+kernel-level constants of an `offload.kernel` (a range_for's bounds, read by the runtime).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from taichi_xdsl.dialects import offload, spirv
+from xdsl.context import Context
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    f32,
+    i1,
+)
+from xdsl.ir import Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+Built = tuple[list[Operation], SSAValue]
+Builder = Callable[[Operation], Built]
+
+
+def _one(op: Operation) -> Built:
+    return [op], op.results[0]
+
+
+def _binary(kind: type[Operation]) -> Builder:
+    return lambda op: _one(kind(op.operands[0], op.operands[1]))  # type: ignore[call-arg]
+
+
+def _unary(kind: type[Operation]) -> Builder:
+    return lambda op: _one(kind(op.operands[0]))  # type: ignore[call-arg]
+
+
+def _convert(kind: type[Operation]) -> Builder:
+    return lambda op: _one(kind(op.operands[0], op.results[0].type))  # type: ignore[call-arg]
+
+
+def _is_bool(value: SSAValue) -> bool:
+    return value.type == i1
+
+
+def _bitwise(int_kind: type[Operation], bool_kind: type[Operation]) -> Builder:
+    def build(op: Operation) -> Built:
+        kind = bool_kind if _is_bool(op.operands[0]) else int_kind
+        return _one(kind(op.operands[0], op.operands[1]))  # type: ignore[call-arg]
+
+    return build
+
+
+def _constant(op: Operation) -> Built:
+    assert isinstance(op, arith.ConstantOp)
+    value = op.value
+    assert isinstance(value, IntegerAttr | FloatAttr)
+    return _one(spirv.ConstantOp(value))
+
+
+def _const_like(value: float, type_: object) -> spirv.ConstantOp:
+    if isinstance(type_, IntegerType):
+        return spirv.ConstantOp.from_int(int(value), type_)
+    return spirv.ConstantOp.from_float(float(value), type_)  # type: ignore[arg-type]
+
+
+_CMPI: dict[str, type[Operation]] = {
+    "eq": spirv.IEqualOp,
+    "ne": spirv.INotEqualOp,
+    "slt": spirv.SLessThanOp,
+    "sle": spirv.SLessThanEqualOp,
+    "sgt": spirv.SGreaterThanOp,
+    "sge": spirv.SGreaterThanEqualOp,
+    "ult": spirv.ULessThanOp,
+    "ule": spirv.ULessThanEqualOp,
+    "ugt": spirv.UGreaterThanOp,
+    "uge": spirv.UGreaterThanEqualOp,
+}
+_CMPI_NAMES = ["eq", "ne", "slt", "sle", "sgt", "sge", "ult", "ule", "ugt", "uge"]
+_CMPF: dict[str, type[Operation]] = {
+    "oeq": spirv.FOrdEqualOp,
+    "one": spirv.FOrdNotEqualOp,
+    "olt": spirv.FOrdLessThanOp,
+    "ole": spirv.FOrdLessThanEqualOp,
+    "ogt": spirv.FOrdGreaterThanOp,
+    "oge": spirv.FOrdGreaterThanEqualOp,
+    "ueq": spirv.FUnordEqualOp,
+    "une": spirv.FUnordNotEqualOp,
+    "ult": spirv.FUnordLessThanOp,
+    "ule": spirv.FUnordLessThanEqualOp,
+    "ugt": spirv.FUnordGreaterThanOp,
+    "uge": spirv.FUnordGreaterThanEqualOp,
+}
+_CMPF_NAMES = [
+    "false", "oeq", "ogt", "oge", "olt", "ole", "one", "ord",
+    "ueq", "ugt", "uge", "ult", "ule", "une", "uno", "true",
+]  # fmt: skip
+
+
+def _cmpi(op: Operation) -> Built:
+    assert isinstance(op, arith.CmpiOp)
+    name = _CMPI_NAMES[op.predicate.value.data]
+    lhs, rhs = op.lhs, op.rhs
+    if _is_bool(lhs) and name in ("eq", "ne"):
+        kind = spirv.LogicalEqualOp if name == "eq" else spirv.LogicalNotEqualOp
+        return _one(kind(lhs, rhs))
+    return _one(_CMPI[name](lhs, rhs))  # type: ignore[call-arg]
+
+
+def _cmpf(op: Operation) -> Built:
+    assert isinstance(op, arith.CmpfOp)
+    name = _CMPF_NAMES[op.predicate.value.data]
+    lhs, rhs = op.lhs, op.rhs
+    if name in ("true", "false"):
+        return _one(spirv.ConstantOp.from_bool(name == "true"))
+    if name in ("ord", "uno"):
+        a, b = spirv.IsNanOp(lhs), spirv.IsNanOp(rhs)
+        either = spirv.LogicalOrOp(a, b)
+        if name == "uno":
+            return [a, b, either], either.results[0]
+        ordered = spirv.LogicalNotOp(either)
+        return [a, b, either, ordered], ordered.results[0]
+    return _one(_CMPF[name](lhs, rhs))  # type: ignore[call-arg]
+
+
+def _floordivsi(op: Operation) -> Built:
+    """a // b rounding to -inf: q - 1 when a % b != 0 and the signs of a % b and b differ."""
+    a, b = op.operands
+    zero, one = _const_like(0, a.type), _const_like(1, a.type)
+    q, r = spirv.SDivOp(a, b), spirv.SRemOp(a, b)
+    nonzero = spirv.INotEqualOp(r, zero)
+    r_neg, b_neg = spirv.SLessThanOp(r, zero), spirv.SLessThanOp(b, zero)
+    differ = spirv.LogicalNotEqualOp(r_neg, b_neg)
+    adjust = spirv.LogicalAndOp(nonzero, differ)
+    q1 = spirv.ISubOp(q, one)
+    result = spirv.SelectOp(adjust, q1, q)
+    ops = [zero, one, q, r, nonzero, r_neg, b_neg, differ, adjust, q1, result]
+    return ops, result.results[0]
+
+
+def _ext_bool(signed: bool) -> Builder:
+    def build(op: Operation) -> Built:
+        source, target = op.operands[0], op.results[0].type
+        if not _is_bool(source):
+            kind = spirv.SConvertOp if signed else spirv.UConvertOp
+            return _one(kind(source, target))
+        on, off = _const_like(-1 if signed else 1, target), _const_like(0, target)
+        select = spirv.SelectOp(source, on, off)
+        return [on, off, select], select.results[0]
+
+    return build
+
+
+def _trunci(op: Operation) -> Built:
+    source, target = op.operands[0], op.results[0].type
+    if target != i1:
+        return _one(spirv.SConvertOp(source, target))
+    one, zero = _const_like(1, source.type), _const_like(0, source.type)
+    low = spirv.BitwiseAndOp(source, one)
+    bit = spirv.INotEqualOp(low, zero)
+    return [one, zero, low, bit], bit.results[0]
+
+
+def _to_float(signed: bool) -> Builder:
+    def build(op: Operation) -> Built:
+        source, target = op.operands[0], op.results[0].type
+        if not _is_bool(source):
+            kind = spirv.ConvertSToFOp if signed else spirv.ConvertUToFOp
+            return _one(kind(source, target))
+        on, off = _const_like(-1.0 if signed else 1.0, target), _const_like(0.0, target)
+        select = spirv.SelectOp(source, on, off)
+        return [on, off, select], select.results[0]
+
+    return build
+
+
+def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
+    """GLSL.std.450 functions defined for 16/32-bit floats: f64 goes through f32."""
+
+    def build(op: Operation) -> Built:
+        operands = list(op.operands)
+        if not isinstance(op.results[0].type, Float64Type):
+            return _one(kind(*operands))  # type: ignore[call-arg]
+        narrow = [spirv.FConvertOp(value, f32) for value in operands]
+        core = kind(*[n.results[0] for n in narrow])  # type: ignore[call-arg]
+        wide = spirv.FConvertOp(core.results[0], op.results[0].type)
+        return [*narrow, core, wide], wide.results[0]
+
+    assert arity in (1, 2)
+    return build
+
+
+def _log10(op: Operation) -> Built:
+    ops, log = _transcendental(spirv.LogOp)(op)
+    scale = _const_like(0.4342944819032518, op.results[0].type)
+    product = spirv.FMulOp(log, scale)
+    return [*ops, scale, product], product.results[0]
+
+
+def _rsqrt(op: Operation) -> Built:
+    return _one(spirv.InverseSqrtOp(op.operands[0]))
+
+
+_LOWERINGS: dict[type[Operation], Builder] = {
+    arith.ConstantOp: _constant,
+    arith.AddiOp: _binary(spirv.IAddOp),
+    arith.SubiOp: _binary(spirv.ISubOp),
+    arith.MuliOp: _binary(spirv.IMulOp),
+    arith.DivSIOp: _binary(spirv.SDivOp),
+    arith.DivUIOp: _binary(spirv.UDivOp),
+    arith.RemSIOp: _binary(spirv.SRemOp),
+    arith.RemUIOp: _binary(spirv.UModOp),
+    arith.FloorDivSIOp: _floordivsi,
+    arith.AddfOp: _binary(spirv.FAddOp),
+    arith.SubfOp: _binary(spirv.FSubOp),
+    arith.MulfOp: _binary(spirv.FMulOp),
+    arith.DivfOp: _binary(spirv.FDivOp),
+    arith.NegfOp: _unary(spirv.FNegateOp),
+    arith.AndIOp: _bitwise(spirv.BitwiseAndOp, spirv.LogicalAndOp),
+    arith.OrIOp: _bitwise(spirv.BitwiseOrOp, spirv.LogicalOrOp),
+    arith.XOrIOp: _bitwise(spirv.BitwiseXorOp, spirv.LogicalNotEqualOp),
+    arith.ShLIOp: _binary(spirv.ShiftLeftLogicalOp),
+    arith.ShRSIOp: _binary(spirv.ShiftRightArithmeticOp),
+    arith.ShRUIOp: _binary(spirv.ShiftRightLogicalOp),
+    arith.CmpiOp: _cmpi,
+    arith.CmpfOp: _cmpf,
+    arith.SelectOp: lambda op: _one(spirv.SelectOp(*op.operands)),
+    arith.SIToFPOp: _to_float(True),
+    arith.UIToFPOp: _to_float(False),
+    arith.FPToSIOp: _convert(spirv.ConvertFToSOp),
+    arith.FPToUIOp: _convert(spirv.ConvertFToUOp),
+    arith.ExtSIOp: _ext_bool(True),
+    arith.ExtUIOp: _ext_bool(False),
+    arith.TruncIOp: _trunci,
+    arith.ExtFOp: _convert(spirv.FConvertOp),
+    arith.TruncFOp: _convert(spirv.FConvertOp),
+    arith.BitcastOp: _convert(spirv.BitcastOp),
+    arith.MaxSIOp: _binary(spirv.SMaxOp),
+    arith.MinSIOp: _binary(spirv.SMinOp),
+    arith.MaxUIOp: _binary(spirv.UMaxOp),
+    arith.MinUIOp: _binary(spirv.UMinOp),
+    arith.MaximumfOp: _binary(spirv.FMaxOp),
+    arith.MinimumfOp: _binary(spirv.FMinOp),
+    arith.MaxnumfOp: _binary(spirv.FMaxOp),
+    arith.MinnumfOp: _binary(spirv.FMinOp),
+    math.SqrtOp: _unary(spirv.SqrtOp),
+    math.RsqrtOp: _rsqrt,
+    math.AbsFOp: _unary(spirv.FAbsOp),
+    math.AbsIOp: _unary(spirv.SAbsOp),
+    math.FloorOp: _unary(spirv.FloorOp),
+    math.CeilOp: _unary(spirv.CeilOp),
+    math.RoundOp: _unary(spirv.RoundOp),
+    math.RoundEvenOp: _unary(spirv.RoundEvenOp),
+    math.TruncOp: _unary(spirv.TruncOp),
+    math.FmaOp: lambda op: _one(spirv.FmaOp(*op.operands)),
+    math.SinOp: _transcendental(spirv.SinOp),
+    math.CosOp: _transcendental(spirv.CosOp),
+    math.TanOp: _transcendental(spirv.TanOp),
+    math.AsinOp: _transcendental(spirv.AsinOp),
+    math.AcosOp: _transcendental(spirv.AcosOp),
+    math.AtanOp: _transcendental(spirv.AtanOp),
+    math.SinhOp: _transcendental(spirv.SinhOp),
+    math.CoshOp: _transcendental(spirv.CoshOp),
+    math.TanhOp: _transcendental(spirv.TanhOp),
+    math.ExpOp: _transcendental(spirv.ExpOp),
+    math.Exp2Op: _transcendental(spirv.Exp2Op),
+    math.LogOp: _transcendental(spirv.LogOp),
+    math.Log2Op: _transcendental(spirv.Log2Op),
+    math.Log10Op: _log10,
+    math.PowFOp: _transcendental(spirv.PowOp, 2),
+    math.Atan2Op: _transcendental(spirv.Atan2Op, 2),
+}
+"""How each arith/math op becomes spirv ops: builder(op) -> (new ops, the result)."""
+
+
+def _touches_index(op: Operation) -> bool:
+    return any(isinstance(v.type, IndexType) for v in (*op.operands, *op.results))
+
+
+class ArithLowering(RewritePattern):
+    """
+    One arith or math op -> its spirv ops, by the `_LOWERINGS` table.
+
+        %r = arith.remsi %a, %b : i32   ~>   %r = spirv.SRem %a, %b : i32
+
+    Must not fire on index-typed ops or on the constants at the top level of an
+    `offload.kernel` (range_for bounds).
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        build = _LOWERINGS.get(type(op))
+        if build is None:
+            return
+        if isinstance(op.parent_op(), offload.KernelOp):
+            return  # a range_for bound: the runtime reads it as an arith.constant
+        if _touches_index(op):
+            return  # ndarray shape arithmetic: convert-offload-to-spirv owns it
+        if any(not isinstance(v.type, IntegerType | AnyFloat) for v in op.results):
+            return  # vectors and other shapes are not lowered here
+        new_ops, result = build(op)
+        for new_op in new_ops:
+            new_op.location = op.location
+        rewriter.replace(op, new_ops, [result])
+
+
+class ConvertArithToSpirvPass(ModulePass):
+    """Lower arith and math ops on scalars to the spirv dialect."""
+
+    name = "convert-arith-to-spirv"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ArithLowering(), apply_recursively=False).rewrite_module(op)

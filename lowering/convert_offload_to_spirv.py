@@ -1,0 +1,1018 @@
+"""
+convert-offload-to-spirv: each task of an `offload.kernel @k` becomes its own
+`spirv.module` with one GLCompute entry point `@k__task<N>`, and the accesses inside the
+task (kernel arguments, fields, ndarrays, global temporaries, thread-local slots, return
+values, atomics, print) become loads, stores and atomics on storage buffers, following
+utils/spirv_abi.py (Taichi's SPIR-V codegen, seed 004: a serial task guarded by
+invocation 0, a range_for as a grid-stride loop).
+
+    offload.kernel @k : (f32) -> () {             spirv.module Logical GLSL450 requires ... {
+      %lo = arith.constant 0 : i32                  spirv.GlobalVariable @gid built_in(...)
+      %hi = arith.constant 1000000 : i32            spirv.GlobalVariable @nwg built_in(...)
+      offload.range_for %i = %lo to %hi : i32 {  ~>  spirv.GlobalVariable @root_f32 bind(0, 0)
+        ...                                           spirv.func @k__task0() "None" {
+      }                                                 <begin = lo + gid.x, stride = nwg.x * 128>
+    }                                                   spirv.mlir.loop { <i < hi: body; i += stride> }
+                                                        spirv.Return
+                                                      }
+                                                      spirv.EntryPoint "GLCompute" @k__task0, @gid, @nwg
+                                                      spirv.ExecutionMode @k__task0 "LocalSize", 128, 1, 1
+                                                    }
+
+Task bodies must already be structured spirv control flow and spirv arithmetic
+(convert-taichi-to-spirv, convert-arith-to-spirv); this pass converts what is left:
+`offload.arg`, `offload.global_tmp`, `offload.thread_local`, `taichi.get_field` +
+`taichi.element_ptr`, `memref.dim` of ndarrays and the index casts around it,
+`memref.load` / `memref.store` / `taichi.atomic_*` on those places, `offload.set_return`,
+`taichi.print` and `taichi.assert` (erased: Vulkan kernels check nothing).
+
+Code is generated for the caps named by the `caps` option (utils/spirv_abi.parse_caps),
+never for the live device. A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
+have it, a compare-and-swap loop on the bit pattern otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from taichi_xdsl.dialects import offload, spirv, taichi
+from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
+from xdsl.context import Context
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    ArrayAttr,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    VectorType,
+    f32,
+    i1,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.transforms.dead_code_elimination import region_dce
+
+_VEC3 = VectorType(i32, [3])
+_INPUT_PTR = spirv.PointerType(_VEC3, "Input")
+
+
+def _fail(op: Operation, message: str) -> PassFailedAt:
+    return PassFailedAt(op, f"convert-offload-to-spirv: {message}")
+
+
+def _bytes(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    assert isinstance(t, AnyFloat)
+    return t.bitwidth // 8
+
+
+def _int_of_width(t: Attribute) -> IntegerType:
+    return IntegerType(_bytes(t) * 8)
+
+
+def _const(value: int, t: Attribute = i32) -> spirv.ConstantOp:
+    assert isinstance(t, IntegerType)
+    return spirv.ConstantOp.from_int(value, t)
+
+
+@dataclass
+class _Place:
+    """Where a storage-buffer pointer points: binding, element index (in units of the
+    element type), element type; a bool place is an i32 word holding 0 or 1."""
+
+    binding: int
+    index: SSAValue
+    element: Attribute
+    is_bool: bool = False
+
+
+@dataclass
+class _TaskState:
+    """One task being converted: its module, entry block, buffer views, places."""
+
+    module: spirv.ModuleOp
+    entry: Block
+    kernel: offload.KernelOp
+    fields: dict[str, taichi.FieldOp]
+    caps: dict[str, int]
+    prints: list[tuple[str, tuple[str, ...]]]
+    print_base: int
+    views: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
+    places: dict[SSAValue, _Place] = field(default_factory=dict)
+    thread_locals: dict[int, SSAValue] = field(default_factory=dict)
+    capabilities: set[str] = field(default_factory=set)
+    extensions: set[str] = field(default_factory=set)
+    prelude_end: Operation | None = None
+
+    # -- the entry block's prelude -----------------------------------------------------
+
+    def at_entry(self, ops: Sequence[Operation]) -> None:
+        """Insert `ops` at the end of the prelude (dominating the whole function)."""
+        if self.prelude_end is None:
+            first = self.entry.first_op
+            point = InsertPoint.before(first) if first else InsertPoint.at_end(self.entry)
+        else:
+            point = InsertPoint.after(self.prelude_end)
+        Rewriter.insert_op(ops, point)
+        self.prelude_end = ops[-1]
+
+    def view(self, binding: int, element: Attribute) -> SSAValue:
+        """The address of the buffer `binding` seen as a runtime array of `element`."""
+        key = (binding, element)
+        if key not in self.views:
+            name = f"{spirv_abi.buffer_name(binding)}_{element}"
+            array = spirv.RuntimeArrayType(element, _bytes(element))
+            block = spirv.StructType([array], offsets=[0], decorations=["Block"])
+            var = spirv.GlobalVariableOp(
+                name,
+                spirv.PointerType(block, "StorageBuffer"),
+                descriptor_set=0,
+                binding=binding,
+            )
+            self.module.body.block.insert_op_before(var, self.module.body.block.first_op)  # type: ignore[arg-type]
+            address = spirv.AddressOfOp(var)
+            self.at_entry([address])
+            self.views[key] = address.results[0]
+        return self.views[key]
+
+    def element_ptr(
+        self, binding: int, element: Attribute, index: SSAValue, ops: list[Operation]
+    ) -> SSAValue:
+        """Append to `ops` an access chain to element `index` of a buffer view."""
+        is_bool = element == i1
+        stored = i32 if is_bool else element
+        zero = _const(0)
+        chain = spirv.AccessChainOp(self.view(binding, stored), [zero, index])
+        ops += [zero, chain]
+        pointer = chain.results[0]
+        self.places[pointer] = _Place(binding, index, stored, is_bool)
+        return pointer
+
+    def byte_slot(
+        self, binding: int, offset: int, element: Attribute, ops: list[Operation]
+    ) -> SSAValue:
+        stored = i32 if element == i1 else element
+        if offset % _bytes(stored):
+            raise ValueError(f"byte offset {offset} is not aligned for {stored}")
+        index = _const(offset // _bytes(stored))
+        ops.append(index)
+        return self.element_ptr(binding, element, index.results[0], ops)
+
+
+def _kernel_inputs(kernel: offload.KernelOp) -> tuple[list[int], dict[int, int]]:
+    """Byte offsets of the arguments, and ndarray argument index -> its position."""
+    inputs = kernel.function_type.inputs.data
+    ranks = [t.get_num_dims() if isinstance(t, MemRefType) else None for t in inputs]
+    positions: dict[int, int] = {}
+    for index, rank in enumerate(ranks):
+        if rank is not None:
+            positions[index] = len(positions)
+    return abi.arg_offsets(ranks), positions
+
+
+# -- patterns on the ops inside a task ---------------------------------------------------
+
+
+class _TaskPattern(RewritePattern):
+    def __init__(self, state: _TaskState):
+        self.state = state
+
+
+class ArgLowering(_TaskPattern):
+    """
+    A scalar argument -> a load from the argument buffer (ndarrays wait for their uses).
+
+        %a = offload.arg 0 : f32  ~>  %p = spirv.AccessChain %args_f32[%c0, %c0]; spirv.Load
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, offload.ArgOp) or isinstance(op.result.type, MemRefType):
+            return
+        offsets, _ = _kernel_inputs(self.state.kernel)
+        ops: list[Operation] = []
+        t = op.result.type
+        ptr = self.state.byte_slot(
+            spirv_abi.ARGS_BINDING, offsets[op.index.value.data], t, ops
+        )
+        value = _load(self.state, ptr, ops)
+        rewriter.replace(op, ops, [value])
+
+
+class GlobalTmpLowering(_TaskPattern):
+    """`offload.global_tmp 8 : memref<i32>` -> an access chain to gtmps_i32[2]."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, offload.GlobalTmpOp):
+            return
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        ops: list[Operation] = []
+        ptr = self.state.byte_slot(
+            spirv_abi.GTMP_BINDING, op.offset.value.data, t.element_type, ops
+        )
+        rewriter.replace(op, ops, [ptr])
+
+
+class ThreadLocalLowering(_TaskPattern):
+    """`offload.thread_local N` -> one Function variable per slot, shared by prologue,
+    body and epilogue of the invocation."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, offload.ThreadLocalOp):
+            return
+        t = op.result.type
+        assert isinstance(t, MemRefType)
+        offset = op.offset.value.data
+        if offset not in self.state.thread_locals:
+            var = spirv.VariableOp(spirv.PointerType(t.element_type, "Function"))
+            self.state.at_entry([var])
+            self.state.thread_locals[offset] = var.results[0]
+        rewriter.replace(op, [], [self.state.thread_locals[offset]])
+
+
+class ElementPtrLowering(_TaskPattern):
+    """
+    `taichi.element_ptr` of a field or an ndarray -> an access chain at the row-major
+    element index (shape words of an ndarray come from the argument buffer).
+
+        %p = taichi.element_ptr %x[%i, %j] : memref<4x8xf32> -> memref<f32>
+        ~> %k = (%i * 8 + %j) + offset(@x) / 4 ; %p = spirv.AccessChain %root_f32[%c0, %k]
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, taichi.ElementPtrOp):
+            return
+        base = op.base.owner
+        base_type = op.base.type
+        assert isinstance(base_type, MemRefType)
+        element = base_type.element_type
+        if element == i1:
+            raise _fail(op, "fields and ndarrays of i1 have no SPIR-V layout")
+        ops: list[Operation] = []
+        if isinstance(base, taichi.GetFieldOp):
+            declared = self.state.fields.get(base.field.root_reference.data)
+            if declared is None:
+                raise _fail(op, f"no taichi.field {base.field} in the module")
+            offset = declared.offset.value.data
+            if offset % _bytes(element):
+                raise _fail(op, f"field offset {offset} is not aligned")
+            dims: list[SSAValue | int] = list(base_type.get_shape())
+            binding, start = spirv_abi.ROOT_BINDING, offset // _bytes(element)
+        elif isinstance(base, offload.ArgOp):
+            arg = base.index.value.data
+            offsets, positions = _kernel_inputs(self.state.kernel)
+            dims = [
+                d if d >= 0 else _shape_word(self.state, offsets[arg], axis, ops)
+                for axis, d in enumerate(base_type.get_shape())
+            ]
+            binding, start = spirv_abi.ndarray_binding(positions[arg]), 0
+        else:
+            raise _fail(op, "element of something other than a field or an ndarray")
+        index = _linear_index(list(op.indices), dims, start, ops)
+        ptr = self.state.element_ptr(binding, element, index, ops)
+        rewriter.replace(op, ops, [ptr])
+
+
+def _shape_word(
+    state: _TaskState, arg_offset: int, axis: int, ops: list[Operation]
+) -> SSAValue:
+    ptr = state.byte_slot(spirv_abi.ARGS_BINDING, arg_offset + 8 + 8 * axis, i32, ops)
+    load = spirv.LoadOp(ptr)
+    ops.append(load)
+    return load.results[0]
+
+
+def _linear_index(
+    indices: list[SSAValue], dims: list[SSAValue | int], start: int, ops: list[Operation]
+) -> SSAValue:
+    """start + row-major linear index of `indices` in a shape of `dims`."""
+    value: SSAValue | None = None
+    for index, dim in zip(indices, dims):
+        if value is not None:
+            if isinstance(dim, int):
+                dim_op = _const(dim)
+                ops.append(dim_op)
+                dim = dim_op.results[0]
+            scaled = spirv.IMulOp(value, dim)
+            summed = spirv.IAddOp(scaled, index)
+            ops += [scaled, summed]
+            value = summed.results[0]
+        else:
+            value = index
+    base = _const(start)
+    ops.append(base)
+    if value is None:
+        return base.results[0]
+    if start == 0:
+        return value
+    total = spirv.IAddOp(value, base)
+    ops.append(total)
+    return total.results[0]
+
+
+class DimLowering(_TaskPattern):
+    """`memref.dim` of an ndarray argument -> the shape word in the argument buffer
+    (i32); the `arith.index_cast` to i32 that follows it folds away."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, memref.DimOp):
+            return
+        source = op.source.owner
+        axis = op.index.owner
+        if not isinstance(source, offload.ArgOp):
+            raise _fail(op, "memref.dim of something other than an ndarray argument")
+        if not isinstance(axis, arith.ConstantOp) or not isinstance(
+            axis.value, IntegerAttr
+        ):
+            raise _fail(op, "memref.dim needs a constant axis")
+        offsets, _ = _kernel_inputs(self.state.kernel)
+        ops: list[Operation] = []
+        dim = axis.value.value.data
+        source_type = source.result.type
+        assert isinstance(source_type, MemRefType)
+        static = source_type.get_shape()[dim]
+        if static >= 0:
+            c = _const(static)
+            ops.append(c)
+            value = c.results[0]
+        else:
+            value = _shape_word(self.state, offsets[source.index.value.data], dim, ops)
+        rewriter.replace(op, ops, [value])
+
+
+class IndexCastLowering(_TaskPattern):
+    """`arith.index_cast` of a shape word already read as i32 -> the word itself (or a
+    conversion to the target width)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, arith.IndexCastOp):
+            return
+        source = op.input
+        target = op.result.type
+        if isinstance(source.type, IndexType):
+            return  # its producer is not converted yet
+        if isinstance(target, IndexType):
+            raise _fail(op, "index values have no SPIR-V lowering")
+        if source.type == target:
+            rewriter.replace(op, [], [source])
+            return
+        rewriter.replace(op, [spirv.SConvertOp(source, target)])
+
+
+def _load(state: _TaskState, ptr: SSAValue, ops: list[Operation]) -> SSAValue:
+    load = spirv.LoadOp(ptr)
+    ops.append(load)
+    place = state.places.get(ptr)
+    if place is None or not place.is_bool:
+        return load.results[0]
+    zero = _const(0)
+    bit = spirv.INotEqualOp(load, zero)
+    ops += [zero, bit]
+    return bit.results[0]
+
+
+def _stored_value(
+    state: _TaskState, ptr: SSAValue, value: SSAValue, ops: list[Operation]
+) -> SSAValue:
+    place = state.places.get(ptr)
+    if place is None or not place.is_bool:
+        return value
+    one, zero = _const(1), _const(0)
+    word = spirv.SelectOp(value, one, zero)
+    ops += [one, zero, word]
+    return word.results[0]
+
+
+class LoadLowering(_TaskPattern):
+    """`memref.load %p[]` of a converted place -> `spirv.Load` (bools read as i32 != 0)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, memref.LoadOp) or not isinstance(
+            op.memref.type, spirv.PointerType
+        ):
+            return
+        ops: list[Operation] = []
+        value = _load(self.state, op.memref, ops)
+        rewriter.replace(op, ops, [value])
+
+
+class StoreLowering(_TaskPattern):
+    """`memref.store %v, %p[]` of a converted place -> `spirv.Store`."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, memref.StoreOp) or not isinstance(
+            op.memref.type, spirv.PointerType
+        ):
+            return
+        ops: list[Operation] = []
+        value = _stored_value(self.state, op.memref, op.value, ops)
+        ops.append(spirv.StoreOp(op.memref, value))
+        rewriter.replace(op, ops, [])
+
+
+class SetReturnLowering(_TaskPattern):
+    """`offload.set_return i, %v` -> a store to the return buffer at byte 8*i."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, offload.SetReturnOp):
+            return
+        ops: list[Operation] = []
+        offset = spirv_abi.RETURN_SLOT_BYTES * op.index.value.data
+        ptr = self.state.byte_slot(spirv_abi.RETURNS_BINDING, offset, op.value.type, ops)
+        value = _stored_value(self.state, ptr, op.value, ops)
+        ops.append(spirv.StoreOp(ptr, value))
+        rewriter.replace(op, ops, [])
+
+
+class AssertLowering(RewritePattern):
+    """`taichi.assert` -> nothing: Vulkan kernels do not check (no debug mode yet)."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, taichi.AssertOp):
+            rewriter.erase(op)
+
+
+# -- atomics -------------------------------------------------------------------------------
+
+_INT_ATOMICS: dict[type[taichi.AtomicOp], type[spirv.AtomicUpdateOp]] = {
+    taichi.AtomicAddOp: spirv.AtomicIAddOp,
+    taichi.AtomicSubOp: spirv.AtomicISubOp,
+    taichi.AtomicMinOp: spirv.AtomicSMinOp,
+    taichi.AtomicMaxOp: spirv.AtomicSMaxOp,
+    taichi.AtomicAndOp: spirv.AtomicAndOp,
+    taichi.AtomicOrOp: spirv.AtomicOrOp,
+    taichi.AtomicXorOp: spirv.AtomicXorOp,
+}
+_UNSIGNED_ATOMICS = {
+    taichi.AtomicMinOp: spirv.AtomicUMinOp,
+    taichi.AtomicMaxOp: spirv.AtomicUMaxOp,
+}
+_FLOAT_COMBINE: dict[type[taichi.AtomicOp], type[Operation]] = {
+    taichi.AtomicAddOp: spirv.FAddOp,
+    taichi.AtomicSubOp: spirv.FSubOp,
+    taichi.AtomicMinOp: spirv.FMinOp,
+    taichi.AtomicMaxOp: spirv.FMaxOp,
+}
+_INT_COMBINE: dict[type[taichi.AtomicOp], type[Operation]] = {
+    taichi.AtomicAddOp: spirv.IAddOp,
+    taichi.AtomicSubOp: spirv.ISubOp,
+    taichi.AtomicMinOp: spirv.SMinOp,
+    taichi.AtomicMaxOp: spirv.SMaxOp,
+    taichi.AtomicAndOp: spirv.BitwiseAndOp,
+    taichi.AtomicOrOp: spirv.BitwiseOrOp,
+    taichi.AtomicXorOp: spirv.BitwiseXorOp,
+}
+_NATIVE_FADD = {
+    Float32Type: (
+        "spirv_has_atomic_float_add",
+        "AtomicFloat32AddEXT",
+        "SPV_EXT_shader_atomic_float_add",
+    ),
+    Float64Type: (
+        "spirv_has_atomic_float64_add",
+        "AtomicFloat64AddEXT",
+        "SPV_EXT_shader_atomic_float_add",
+    ),
+    Float16Type: (
+        "spirv_has_atomic_float16_add",
+        "AtomicFloat16AddEXT",
+        "SPV_EXT_shader_atomic_float16_add",
+    ),
+}
+
+
+def _combine(
+    kind: type[taichi.AtomicOp], old: SSAValue, value: SSAValue, unsigned: bool
+) -> Operation:
+    if isinstance(value.type, AnyFloat):
+        return _FLOAT_COMBINE[kind](old, value)  # type: ignore[call-arg]
+    if unsigned and kind in _UNSIGNED_ATOMICS:
+        return (spirv.UMinOp if kind is taichi.AtomicMinOp else spirv.UMaxOp)(old, value)
+    return _INT_COMBINE[kind](old, value)  # type: ignore[call-arg]
+
+
+class AtomicLowering(_TaskPattern):
+    """
+    `taichi.atomic_*` on a storage-buffer place -> a SPIR-V atomic; a float add is
+    `spirv.EXT.AtomicFAdd` when the caps have it, else (and for float sub/min/max) a
+    compare-and-swap loop on the bit pattern; on a Function variable (a thread-local
+    slot) a plain load, combine, store. The result is the value before the update.
+
+        %old = taichi.atomic_add %p, %v : memref<i32>
+        ~> %old = spirv.AtomicIAdd <Device> <None> %p, %v : !spirv.ptr<i32, StorageBuffer>
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, taichi.AtomicOp):
+            return
+        ptr = op.dest
+        if not isinstance(ptr.type, spirv.PointerType):
+            return
+        kind = type(op)
+        unsigned = getattr(op, "unsigned", None) is not None
+        value = op.value
+        ops: list[Operation] = []
+        if ptr.type.storage_class.data == "Function":
+            old = spirv.LoadOp(ptr)
+            new = _combine(kind, old.results[0], value, unsigned)
+            ops += [old, new, spirv.StoreOp(ptr, new.results[0])]
+            rewriter.replace(op, ops, [old.results[0]])
+            return
+        place = self.state.places.get(ptr)
+        if place is None or place.is_bool:
+            raise _fail(op, "atomic on a place that has no SPIR-V lowering")
+        t = value.type
+        if isinstance(t, IntegerType):
+            if t.width.data == 64:
+                self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
+            elif t.width.data != 32:
+                raise _fail(op, f"atomics on {t} have no SPIR-V lowering")
+            atomic_kind = (
+                _UNSIGNED_ATOMICS[kind]
+                if unsigned and kind in _UNSIGNED_ATOMICS
+                else _INT_ATOMICS[kind]
+            )
+            atomic = atomic_kind(ptr, value)
+            rewriter.replace(op, [atomic])
+            return
+        native = _NATIVE_FADD.get(type(t))
+        if (
+            kind in (taichi.AtomicAddOp, taichi.AtomicSubOp)
+            and native
+            and self.state.caps.get(native[0])
+        ):
+            self.state.capabilities.add(native[1])
+            self.state.extensions.add(native[2])
+            if kind is taichi.AtomicSubOp:
+                negated = spirv.FNegateOp(value)
+                ops.append(negated)
+                value = negated.results[0]
+            ops.append(atomic := spirv.EXTAtomicFAddOp(ptr, value))
+            rewriter.replace(op, ops, [atomic.results[0]])
+            return
+        old = self._cas_loop(op, place, kind, value, ops)
+        rewriter.replace(op, ops, [old])
+
+    def _require(self, op: Operation, cap: str, capability: str) -> None:
+        if not self.state.caps.get(cap):
+            raise _fail(op, f"'{op.name}' on 64-bit integers needs the {cap} cap")
+        self.state.capabilities.add(capability)
+
+    def _cas_loop(
+        self,
+        op: taichi.AtomicOp,
+        place: _Place,
+        kind: type[taichi.AtomicOp],
+        value: SSAValue,
+        ops: list[Operation],
+    ) -> SSAValue:
+        """
+        %bits = access chain to the same element in the integer view
+        %seen0 = spirv.Load %bits
+        spirv.mlir.loop {
+          spirv.Branch ^cas(%seen0)
+        ^cas(%expected):
+          %old = Bitcast %expected; %new = combine(%old, %v); store %old into %result
+          %seen = spirv.AtomicCompareExchange %bits, Bitcast(%new), %expected
+          spirv.BranchConditional (%seen == %expected), ^merge, ^continue
+        ^continue: spirv.Branch ^cas(%seen)
+        ^merge: spirv.mlir.merge
+        }
+        %old = spirv.Load %result
+        """
+        t = value.type
+        bits_type = _int_of_width(t)
+        if bits_type.width.data == 64:
+            self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
+        elif bits_type.width.data != 32:
+            raise _fail(op, f"'{op.name}' on {t} has no SPIR-V lowering")
+        zero = _const(0)
+        bits = spirv.AccessChainOp(
+            self.state.view(place.binding, bits_type), [zero, place.index]
+        )
+        seen0 = spirv.LoadOp(bits)
+        result = spirv.VariableOp(spirv.PointerType(t, "Function"))
+        self.state.at_entry([result])
+        header = Block(arg_types=[bits_type])
+        expected = header.args[0]
+        old = spirv.BitcastOp(expected, t)
+        new = _combine(kind, old.results[0], value, False)
+        desired = spirv.BitcastOp(new.results[0], bits_type)
+        seen = spirv.AtomicCompareExchangeOp(bits, desired, expected)
+        done = spirv.IEqualOp(seen, expected)
+        entry, cont, merge = Block(), Block(), Block([spirv.MergeOp()])
+        entry.add_op(spirv.BranchOp(header, seen0))
+        cont.add_op(spirv.BranchOp(header, seen))
+        header.add_ops(
+            [old, spirv.StoreOp(result, old), new, desired, seen, done,
+             spirv.BranchConditionalOp(done, merge, cont)]
+        )  # fmt: skip
+        loop = spirv.LoopOp(Region([entry, header, cont, merge]))
+        loaded = spirv.LoadOp(result)
+        ops += [zero, bits, seen0, loop, loaded]
+        return loaded.results[0]
+
+
+# -- print ----------------------------------------------------------------------------------
+
+
+class PrintLowering(_TaskPattern):
+    """
+    `taichi.print` -> a record appended to the print buffer: reserve words with an
+    atomic add on word 0, then, if the record fits, write its id and values.
+
+        taichi.print "i = {}" %i : i32
+        ~> %at = spirv.AtomicIAdd <Device> <None> %count, %c2 ...
+           spirv.mlir.selection { <store id, %i at words 1 + %at ...> }
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if not isinstance(op, taichi.PrintOp):
+            return
+        state = self.state
+        words: list[tuple[SSAValue, str]] = []
+        pre: list[Operation] = []
+        for value in op.values:
+            words += _print_words(value, pre)
+        kinds = tuple(k for _, k in words if k != "hi")
+        print_id = state.print_base + len(state.prints)
+        state.prints.append((op.format.data, kinds))
+        n = 1 + len(words)
+        ops: list[Operation] = [*pre]
+        counter = state.byte_slot(spirv_abi.PRINT_BINDING, 0, i32, ops)
+        size = _const(n)
+        at = spirv.AtomicIAddOp(counter, size)
+        limit = _const(spirv_abi.PRINT_BUFFER_WORDS - 1 - n)
+        fits = spirv.SLessThanOp(at, limit)
+        ops += [size, at, limit, fits]
+        then = Block()
+        record: list[Operation] = []
+        one = _const(1)
+        start = spirv.IAddOp(at, one)
+        record += [one, start]
+        ident = _const(print_id)
+        record.append(ident)
+        for position, value in enumerate([ident.results[0], *(w for w, _ in words)]):
+            offset = _const(position)
+            slot = spirv.IAddOp(start, offset)
+            record += [offset, slot]
+            t = value.type
+            ptr = state.element_ptr(spirv_abi.PRINT_BINDING, t, slot.results[0], record)
+            record.append(spirv.StoreOp(ptr, value))
+        dropped: list[Operation] = []
+        last = state.byte_slot(
+            spirv_abi.PRINT_BINDING, 4 * (spirv_abi.PRINT_BUFFER_WORDS - 1), i32, dropped
+        )
+        dropped.append(spirv.AtomicIAddOp(last, one))
+        merge = Block([spirv.MergeOp()])
+        then.add_ops([*record, spirv.BranchOp(merge)])
+        otherwise = Block([*dropped, spirv.BranchOp(merge)])
+        header = Block([spirv.BranchConditionalOp(fits, then, otherwise)])
+        ops.append(spirv.SelectionOp(Region([header, then, otherwise, merge])))
+        rewriter.replace(op, ops, [])
+
+
+def _print_words(value: SSAValue, ops: list[Operation]) -> list[tuple[SSAValue, str]]:
+    """32-bit words holding `value`, with the type the host decodes them as."""
+    t = value.type
+    if t == i1:
+        one, zero = _const(1), _const(0)
+        word = spirv.SelectOp(value, one, zero)
+        ops += [one, zero, word]
+        return [(word.results[0], "i1")]
+    if isinstance(t, IntegerType) and t.width.data < 32:
+        wide = spirv.SConvertOp(value, i32)
+        ops.append(wide)
+        return [(wide.results[0], f"i{t.width.data}")]
+    if isinstance(t, Float16Type):
+        wide = spirv.FConvertOp(value, f32)
+        ops.append(wide)
+        return [(wide.results[0], "f32")]
+    if _bytes(t) == 8:
+        pair = spirv.BitcastOp(value, VectorType(i32, [2]))
+        low = spirv.CompositeExtractOp(pair, [0])
+        high = spirv.CompositeExtractOp(pair, [1])
+        ops += [pair, low, high]
+        return [(low.results[0], str(t)), (high.results[0], "hi")]
+    return [(value, str(t))]
+
+
+# -- tasks -> modules -------------------------------------------------------------------------
+
+
+def _bound_value(state: _TaskState, bound: SSAValue, ops: list[Operation]) -> SSAValue:
+    owner = bound.owner
+    if isinstance(owner, arith.ConstantOp):
+        assert isinstance(owner.value, IntegerAttr)
+        c = spirv.ConstantOp(owner.value)
+        ops.append(c)
+        return c.results[0]
+    assert isinstance(owner, memref.LoadOp) and isinstance(
+        owner.memref.owner, offload.GlobalTmpOp
+    )
+    tmp = owner.memref.owner
+    ptr = state.byte_slot(spirv_abi.GTMP_BINDING, tmp.offset.value.data, bound.type, ops)
+    return _load(state, ptr, ops)
+
+
+def _builtin_x(module: spirv.ModuleOp, name: str, ops: list[Operation]) -> SSAValue:
+    address = spirv.AddressOfOp(name, _INPUT_PTR)
+    vector = spirv.LoadOp(address)
+    x = spirv.CompositeExtractOp(vector, [0])
+    ops += [address, vector, x]
+    return x.results[0]
+
+
+def _inline(region: Region, block: Block) -> None:
+    """Move the ops of a task region's single block (if any) to the end of `block`."""
+    if not region.blocks:
+        return
+    for op in list(region.block.ops):
+        op.detach()
+        block.add_op(op)
+
+
+def _grid_stride(
+    index_type: Attribute,
+    begin: SSAValue,
+    end: SSAValue,
+    stride: SSAValue,
+    body: Block,
+    entry_ops: list[Operation],
+) -> tuple[spirv.LoopOp, SSAValue]:
+    """for (i = begin; i < end; i += stride) body  (body receives the loaded i)."""
+    iv = spirv.VariableOp(spirv.PointerType(index_type, "Function"))
+    entry_ops += [iv, spirv.StoreOp(iv, begin)]
+    i = spirv.LoadOp(iv)
+    lt = spirv.SLessThanOp(i, end)
+    header, cont, merge, entry = Block(), Block(), Block([spirv.MergeOp()]), Block()
+    header.add_ops([i, lt, spirv.BranchConditionalOp(lt, body, merge)])
+    body.add_op(spirv.BranchOp(cont))
+    again = spirv.LoadOp(iv)
+    step = spirv.IAddOp(again, stride)
+    cont.add_ops([again, step, spirv.StoreOp(iv, step), spirv.BranchOp(header)])
+    entry.add_op(spirv.BranchOp(header))
+    return spirv.LoopOp(Region([entry, header, body, cont, merge])), i.results[0]
+
+
+def _task_module(
+    kernel: offload.KernelOp,
+    index: int,
+    task: offload.TaskOp,
+    fields: dict[str, taichi.FieldOp],
+    caps: dict[str, int],
+    prints: list[tuple[str, tuple[str, ...]]],
+) -> spirv.ModuleOp:
+    symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
+    gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
+    nwg = spirv.GlobalVariableOp("nwg", _INPUT_PTR, built_in="NumWorkgroups")
+    func = spirv.FuncOp(symbol, ([], []))
+    entry = func.entry_block
+    module = spirv.ModuleOp([gid, nwg, func])
+    state = _TaskState(module, entry, kernel, fields, caps, [], len(prints))
+    ops: list[Operation] = []
+    gx = _builtin_x(module, "gid", ops)
+    if isinstance(task, offload.SerialTask):
+        local_size = 1
+        zero = _const(0)
+        not_first = spirv.INotEqualOp(gx, zero)
+        skip, merge = Block([spirv.ReturnOp()]), Block([spirv.MergeOp()])
+        header = Block([spirv.BranchConditionalOp(not_first, skip, merge)])
+        ops += [zero, not_first, spirv.SelectionOp(Region([header, skip, merge]))]
+        entry.add_ops(ops)
+        _inline(task.body, entry)
+    else:
+        assert isinstance(task, offload.RangeForTask | offload.StructForTask)
+        block_dim = getattr(task, "block_dim", None)
+        local_size = (
+            block_dim.value.data if block_dim is not None else 0
+        ) or spirv_abi.DEFAULT_BLOCK_DIM
+        nx = _builtin_x(module, "nwg", ops)
+        local = _const(local_size)
+        stride = spirv.IMulOp(nx, local)
+        ops += [local, stride]
+        body = Block()
+        if isinstance(task, offload.RangeForTask):
+            index_type = task.lower.type
+            if index_type != i32:
+                raise _fail(task, f"a range_for over {index_type} has no SPIR-V lowering")
+            lo = _bound_value(state, task.lower, ops)
+            hi = _bound_value(state, task.upper, ops)
+        else:
+            shape = task.field_type.get_shape()
+            lo_op, hi_op = _const(0), _const(_product(shape))
+            ops += [lo_op, hi_op]
+            lo, hi = lo_op.results[0], hi_op.results[0]
+        begin = spirv.IAddOp(lo, gx)
+        ops.append(begin)
+        entry.add_ops(ops)
+        if isinstance(task, offload.RangeForTask):
+            _inline(task.prologue, entry)
+        _inline(task.body, body)
+        tail: list[Operation] = []
+        loop, i = _grid_stride(i32, begin.results[0], hi, stride.results[0], body, tail)
+        entry.add_ops(tail)
+        if isinstance(task, offload.RangeForTask):
+            task.index.replace_all_uses_with(i)
+        else:
+            _struct_indices(task, i, body)
+        entry.add_op(loop)
+        if isinstance(task, offload.RangeForTask):
+            _inline(task.epilogue, entry)
+    entry.add_op(spirv.ReturnOp())
+    module.body.block.add_ops(
+        [
+            spirv.EntryPointOp("GLCompute", symbol, ["gid", "nwg"]),
+            spirv.ExecutionModeOp(symbol, "LocalSize", [local_size, 1, 1]),
+        ]
+    )
+    _convert_accesses(state, func)
+    prints.extend(state.prints)
+    _finish(state, task)
+    return module
+
+
+def _product(shape: Sequence[int]) -> int:
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def _struct_indices(task: offload.StructForTask, i: SSAValue, body: Block) -> None:
+    """The body's per-axis indices from the flattened index (row-major)."""
+    shape = task.field_type.get_shape()
+    ops: list[Operation] = []
+    rest = i
+    values: list[SSAValue] = []
+    for axis in range(len(shape) - 1, -1, -1):
+        extent = _const(shape[axis])
+        q = spirv.SDivOp(rest, extent)
+        r = spirv.SRemOp(rest, extent)
+        ops += [extent, q, r]
+        values.append(r.results[0] if axis else rest)
+        rest = q.results[0]
+    values.reverse()
+    first = body.first_op
+    if first is not None:
+        Rewriter.insert_op(ops, InsertPoint.before(first))
+    else:
+        body.add_ops(ops)
+    for arg, value in zip(task.body.block.args, values):
+        arg.replace_all_uses_with(value)
+
+
+def _convert_accesses(state: _TaskState, func: spirv.FuncOp) -> None:
+    patterns: list[RewritePattern] = [
+        ArgLowering(state),
+        GlobalTmpLowering(state),
+        ThreadLocalLowering(state),
+        ElementPtrLowering(state),
+        DimLowering(state),
+        IndexCastLowering(state),
+        LoadLowering(state),
+        StoreLowering(state),
+        AtomicLowering(state),
+        SetReturnLowering(state),
+        PrintLowering(state),
+        AssertLowering(),
+    ]
+    # No dead-code elimination while rewriting: a buffer view's address is cached.
+    PatternRewriteWalker(
+        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=True
+    ).rewrite_region(func.body)
+    # What no use needs any more: get_field / ndarray args / index constants / chains.
+    region_dce(func.body)
+
+
+_TYPE_CAPS: list[tuple[type, int, str, str]] = [
+    (IntegerType, 64, "spirv_has_int64", "Int64"),
+    (IntegerType, 16, "spirv_has_int16", "Int16"),
+    (IntegerType, 8, "spirv_has_int8", "Int8"),
+    (Float64Type, 64, "spirv_has_float64", "Float64"),
+    (Float16Type, 16, "spirv_has_float16", "Float16"),
+]
+
+
+def _types_in(t: Attribute) -> list[Attribute]:
+    if isinstance(t, spirv.PointerType):
+        return [t, *_types_in(t.pointee_type)]
+    if isinstance(t, spirv.StructType):
+        return [t, *(x for m in t.member_types for x in _types_in(m))]
+    if isinstance(t, spirv.RuntimeArrayType):
+        return [t, *_types_in(t.element_type)]
+    if isinstance(t, VectorType):
+        return [t, t.element_type]
+    return [t]
+
+
+def _width(t: Attribute) -> int:
+    if isinstance(t, IntegerType):
+        return t.width.data
+    return t.bitwidth if isinstance(t, AnyFloat) else 0
+
+
+def _finish(state: _TaskState, task: Operation) -> None:
+    """Check what is left, collect the capabilities the code needs, set the VCE triple."""
+    module = state.module
+    for op in module.walk():
+        if op is not module and not op.name.startswith("spirv."):
+            raise _fail(
+                op,
+                f"'{op.name}' has no SPIR-V lowering here (the pipeline runs "
+                "convert-taichi-to-spirv and convert-arith-to-spirv first)",
+            )
+    seen: set[Attribute] = set()
+    for op in module.walk():
+        for value in (
+            *op.results,
+            *(a for r in op.regions for b in r.blocks for a in b.args),
+        ):
+            seen.update(_types_in(value.type))
+        if isinstance(op, spirv.GlobalVariableOp):
+            seen.update(_types_in(op.type))
+    storage_widths: set[int] = set()
+    for t in seen:
+        if isinstance(t, spirv.PointerType) and t.storage_class.data == "StorageBuffer":
+            scalar = t.pointee_type
+            if isinstance(scalar, IntegerType | AnyFloat) and _bytes(scalar) < 4:
+                storage_widths.add(_bytes(scalar) * 8)
+    for kind, width, cap, capability in _TYPE_CAPS:  # in a fixed order: stable messages
+        if any(isinstance(t, kind) and _width(t) == width for t in seen):
+            if not state.caps.get(cap):
+                letter = "i" if kind is IntegerType else "f"
+                raise _fail(
+                    task,
+                    f"{letter}{width} values need the {cap} cap, which the target lacks",
+                )
+            state.capabilities.add(capability)
+    if 8 in storage_widths:
+        state.capabilities.add("StorageBuffer8BitAccess")
+        state.extensions.add("SPV_KHR_8bit_storage")
+    if 16 in storage_widths:
+        state.capabilities.add("StorageBuffer16BitAccess")
+        state.extensions.add("SPV_KHR_16bit_storage")
+    capabilities = ["Shader", *sorted(state.capabilities)]
+    extensions = ["SPV_KHR_storage_buffer_storage_class", *sorted(state.extensions)]
+    module.vce_triple = spirv.VerCapExtAttr("v1.3", capabilities, extensions)
+
+
+@dataclass(frozen=True)
+class ConvertOffloadToSpirvPass(ModulePass):
+    """
+    Tasks of offload kernels -> one spirv.module each, for the caps named by `caps`
+    (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS).
+    """
+
+    name = "convert-offload-to-spirv"
+
+    caps: str = ""
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        caps = spirv_abi.parse_caps(self.caps)
+        fields = {
+            f.sym_name.data: f for f in op.body.block.ops if isinstance(f, taichi.FieldOp)
+        }
+        for kernel in [k for k in op.body.block.ops if isinstance(k, offload.KernelOp)]:
+            prints: list[tuple[str, tuple[str, ...]]] = []
+            modules: list[spirv.ModuleOp] = []
+            for index, task in enumerate(kernel.tasks):
+                base = len(prints)
+                module = _task_module(kernel, index, task, fields, caps, prints)
+                specs = ArrayAttr(
+                    ArrayAttr(
+                        [
+                            StringAttr(str(base + n)),
+                            StringAttr(fmt),
+                            *map(StringAttr, kinds),
+                        ]
+                    )
+                    for n, (fmt, kinds) in enumerate(prints[base:])
+                )
+                if specs.data:
+                    module.attributes["ti.prints"] = specs
+                module.attributes["ti.kernel"] = StringAttr(kernel.sym_name.data)
+                module.attributes["ti.task"] = IntegerAttr(index, i64)
+                modules.append(module)
+            Rewriter.insert_op(modules, InsertPoint.before(kernel))
+            kernel.detach()
+            kernel.erase()

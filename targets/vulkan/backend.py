@@ -1,0 +1,550 @@
+"""
+The Vulkan backend: a `taichi.kernel` -> one SPIR-V compute pipeline per task -> a
+launchable `VulkanKernel`, with the same interface as the CPU backend.
+
+    backend = VulkanBackend()                      # the best device ($TI_VULKAN_DEVICE)
+    kernel = backend.compile(module, "saxpy")      # module: fields + taichi.kernel @saxpy
+    kernel.launch(root, (2.0, x, y))               # -> tuple of return values
+
+compile() is a recipe, like CpuBackend's:
+1. `ti-to-offload`; the launch plan is read off the offload.kernel (tasks, their bounds,
+   argument and return types, global temporaries);
+2. `ti-offload-to-spirv` with `convert-offload-to-spirv{caps=...}`: one spirv.module per
+   task, generated for the declared caps (default: the device's `taichi_caps()`);
+3. targets/spirv/serializer.py: the binaries; VulkanRuntime.load_kernel: the pipelines.
+
+Fields live on the device: the backend keeps a device copy of the program's root buffer.
+Before a launch it uploads the host root if the host wrote it since (the Program calls
+`root_changed_on_host()` around Python-scope field access); launches are recorded and
+submitted in batches, and only a host read waits: `read_root(np_root)` (Python-scope field
+reads), a return value, a print, `sync()`. ndarray arguments (NumPy arrays) are uploaded
+before the launch and downloaded into the same arrays after it, so they are updated in
+place as on CPU (such a launch waits for the device). Buffer layout: utils/spirv_abi.py.
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import IO, Any
+
+import numpy as np
+from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiTypeError
+
+OFFLOAD_PIPELINE = "ti-to-offload"
+SPIRV_PIPELINE = "ti-offload-to-spirv"
+
+_PACK = {
+    "f16": struct.Struct("<e"),
+    "f32": struct.Struct("<f"),
+    "f64": struct.Struct("<d"),
+}
+_INT = struct.Struct("<q")
+_NUMPY_KINDS: dict[str, tuple[str, int]] = {
+    "i8": ("iub", 1),
+    "i16": ("iu", 2),
+    "i32": ("iu", 4),
+    "i64": ("iu", 8),
+    "f16": ("f", 2),
+    "f32": ("f", 4),
+    "f64": ("f", 8),
+}
+
+
+@dataclass(frozen=True)
+class TaskPlan:
+    """One task in launch order: its entry point, kind and bounds (for the group count)."""
+
+    symbol: str
+    kind: str  # "serial", "range_for" or "struct_for"
+    begin: int | None = None  # None: read on the device (a global temporary)
+    end: int | None = None
+
+
+@dataclass(frozen=True)
+class KernelPlan:
+    """What a launch needs besides the pipelines."""
+
+    name: str
+    args: tuple[tuple[str, int | None], ...]  # (dtype, ndarray rank or None)
+    returns: tuple[str, ...]
+    tasks: tuple[TaskPlan, ...]
+    gtmp_bytes: int
+    prints: dict[int, tuple[str, tuple[str, ...]]]
+
+    @property
+    def num_ndarrays(self) -> int:
+        return sum(1 for _, rank in self.args if rank is not None)
+
+
+def expand_pipeline(spec: str) -> list[str]:
+    """The passes of a pass-spec string, named pipelines expanded (for print_ir)."""
+    from taichi_xdsl.utils import registry
+
+    passes: list[str] = []
+    depth, start, items = 0, 0, []
+    for index, char in enumerate(spec + ","):
+        depth += {"{": 1, "}": -1}.get(char, 0)
+        if char == "," and depth == 0:
+            items.append(spec[start:index].strip())
+            start = index + 1
+    for item in filter(None, items):
+        if item in registry.PIPELINES:
+            passes.extend(expand_pipeline(registry.PIPELINES[item]))
+        else:
+            passes.append(item)
+    return passes
+
+
+def _scalar_name(t: Any) -> str:
+    from xdsl.dialects.builtin import (
+        Float16Type,
+        Float32Type,
+        Float64Type,
+        IndexType,
+        IntegerType,
+    )
+
+    if isinstance(t, IntegerType):
+        return f"i{t.width.data}"
+    if isinstance(t, IndexType):
+        return "i32"
+    names = {Float16Type: "f16", Float32Type: "f32", Float64Type: "f64"}
+    if type(t) not in names:
+        raise TaichiCompilationError(f"unsupported scalar type {t} on Vulkan")
+    return names[type(t)]
+
+
+def read_plan(kernel: Any) -> KernelPlan:
+    """The launch plan of an `offload.kernel` (before its tasks become SPIR-V)."""
+    from taichi_xdsl.dialects import offload
+    from xdsl.dialects import arith, memref
+    from xdsl.dialects.builtin import IntegerAttr, MemRefType
+
+    name = kernel.sym_name.data
+    args = tuple(
+        (_scalar_name(t.element_type), t.get_num_dims())
+        if isinstance(t, MemRefType)
+        else (_scalar_name(t), None)
+        for t in kernel.function_type.inputs
+    )
+    returns = tuple(_scalar_name(t) for t in kernel.function_type.outputs)
+
+    def bound(value: Any) -> int | None:
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return owner.value.value.data
+        assert isinstance(owner, memref.LoadOp)
+        return None
+
+    tasks: list[TaskPlan] = []
+    for index, task in enumerate(kernel.tasks):
+        symbol = spirv_abi.task_symbol(name, index)
+        if isinstance(task, offload.SerialTask):
+            tasks.append(TaskPlan(symbol, "serial"))
+        elif isinstance(task, offload.RangeForTask):
+            tasks.append(
+                TaskPlan(symbol, "range_for", bound(task.lower), bound(task.upper))
+            )
+        else:
+            shape = task.field_type.get_shape()
+            tasks.append(TaskPlan(symbol, "struct_for", 0, int(np.prod(shape))))
+    gtmp_bytes = 0
+    for op in kernel.walk():
+        if isinstance(op, offload.GlobalTmpOp):
+            element = op.result.type.element_type
+            width = getattr(element, "bitwidth", None) or element.width.data
+            gtmp_bytes = max(gtmp_bytes, op.offset.value.data + max(4, width // 8))
+    return KernelPlan(name, args, returns, tuple(tasks), gtmp_bytes, {})
+
+
+class VulkanKernel:
+    """
+    A kernel compiled for Vulkan: `launch(root, args) -> tuple` (as the CPU Kernel).
+
+    Attributes:
+        plan: the launch plan; pipelines: one runtime Kernel per task; binaries: the
+        SPIR-V of each task.
+    """
+
+    def __init__(
+        self,
+        backend: VulkanBackend,
+        plan: KernelPlan,
+        pipelines: Sequence[Any],
+        binaries: Sequence[bytes],
+    ):
+        self.backend = backend
+        self.plan = plan
+        self.name = plan.name
+        self.pipelines = list(pipelines)
+        self.binaries = list(binaries)
+        rt = backend.runtime
+        offsets = abi.arg_offsets([rank for _, rank in plan.args])
+        self._arg_offsets = offsets
+        last = plan.args[-1] if plan.args else None
+        arg_bytes = (
+            offsets[-1]
+            + (abi.SCALAR_ARG_BYTES if last[1] is None else abi.ndarray_arg_bytes(last[1]))
+            if last is not None
+            else 0
+        )
+        self._args_host = bytearray(max(16, arg_bytes))
+        self._args = rt.allocate(len(self._args_host))
+        self._args_uploaded: bytes | None = None
+        self._gtmps = rt.allocate(max(16, plan.gtmp_bytes), zero=True)
+        self._returns = rt.allocate(max(16, 8 * len(plan.returns)), zero=True)
+        self._ndarray_buffers: list[Any] = [None] * plan.num_ndarrays
+        self._max_groups = rt.caps.max_compute_work_group_count[0]
+
+    def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
+        """
+        Run the kernel once (recorded; waits only for ndarrays, returns and prints).
+
+        Raises:
+            TaichiTypeError: an argument does not match the kernel's signature.
+        """
+        plan = self.plan
+        if len(args) != len(plan.args):
+            raise TaichiTypeError(
+                f"kernel '{self.name}' takes {len(plan.args)} argument(s), got {len(args)}"
+            )
+        backend = self.backend
+        rt = backend.runtime
+        root_buffer = backend._root_for_launch(root)
+        arrays = self._pack_args(args)
+        if self._args_host != self._args_uploaded:  # same arguments: nothing to copy
+            rt.upload(self._args, self._args_host)
+            self._args_uploaded = bytes(self._args_host)
+        buffers = [
+            root_buffer,
+            self._gtmps,
+            self._args,
+            self._returns,
+            backend._print_buffer,
+            backend._error_buffer,
+            *self._ndarray_buffers,
+        ]
+        for task, pipeline in zip(plan.tasks, self.pipelines):
+            groups = self._groups(task, pipeline)
+            if groups:
+                rt.launch(pipeline, buffers, groups)
+        backend._device_root_newer = root is not None
+        for array, buffer in zip(arrays, self._ndarray_buffers):
+            rt.download(buffer, array)
+        if plan.prints:
+            backend._flush_prints(plan.prints)
+        if not plan.returns:
+            return ()
+        raw = rt.download(self._returns, nbytes=8 * len(plan.returns)).tobytes()
+        return tuple(_decode(dtype, raw, 8 * i) for i, dtype in enumerate(plan.returns))
+
+    __call__ = launch
+
+    def _groups(self, task: TaskPlan, pipeline: Any) -> int:
+        if task.kind == "serial":
+            return 1
+        if task.begin is None or task.end is None:
+            return min(spirv_abi.DYNAMIC_GROUPS, self._max_groups)
+        n = task.end - task.begin
+        if n <= 0:
+            return 0
+        local = pipeline.local_size[0] if pipeline.local_size else 1
+        return max(1, min(-(-n // local), self._max_groups))
+
+    def _pack_args(self, args: Sequence[object]) -> list[np.ndarray]:
+        host = self._args_host
+        arrays: list[np.ndarray] = []
+        rt = self.backend.runtime
+        for index, ((dtype, rank), offset, value) in enumerate(
+            zip(self.plan.args, self._arg_offsets, args)
+        ):
+            if rank is None:
+                try:
+                    if dtype in _PACK:
+                        _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
+                    else:
+                        bits = int(value) & ((1 << 64) - 1)  # type: ignore[call-overload]
+                        _INT.pack_into(
+                            host, offset, bits - (1 << 64) if bits >> 63 else bits
+                        )
+                except (TypeError, ValueError, struct.error) as error:
+                    raise TaichiTypeError(
+                        f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
+                        f"got {value!r}"
+                    ) from error
+                continue
+            array = _check_array(self.name, index, value, dtype, rank)
+            for axis, extent in enumerate(array.shape):
+                _INT.pack_into(host, offset + 8 + 8 * axis, extent)
+            position = len(arrays)
+            buffer = self._ndarray_buffers[position]
+            nbytes = max(16, array.nbytes)
+            if buffer is None or buffer.nbytes != nbytes:
+                if buffer is not None:
+                    rt.release(buffer)
+                buffer = self._ndarray_buffers[position] = rt.allocate(nbytes)
+            rt.upload(buffer, array)
+            arrays.append(array)
+        return arrays
+
+
+def _check_array(name: str, index: int, value: object, dtype: str, rank: int) -> np.ndarray:
+    where = f"kernel '{name}' argument {index}"
+    if not isinstance(value, np.ndarray):
+        raise TaichiTypeError(
+            f"{where} must be a numpy.ndarray, got {type(value).__name__}"
+        )
+    kinds, size = _NUMPY_KINDS.get(dtype, ("", 0))
+    if value.dtype.kind not in kinds or value.dtype.itemsize != size:
+        raise TaichiTypeError(f"{where} expects {dtype} elements, got dtype {value.dtype}")
+    if value.ndim != rank:
+        raise TaichiTypeError(f"{where} expects a {rank}-d ndarray, got {value.ndim}-d")
+    if not (value.flags.c_contiguous and value.flags.writeable):
+        raise ValueError(f"{where}: ndarrays must be C-contiguous and writable")
+    return value
+
+
+def _decode(dtype: str, raw: bytes, offset: int) -> Any:
+    if dtype == "i1":
+        return int(struct.unpack_from("<i", raw, offset)[0] != 0)
+    if dtype in _PACK:
+        return _PACK[dtype].unpack_from(raw, offset)[0]
+    width = int(dtype[1:])
+    code = {8: "<b", 16: "<h", 32: "<i", 64: "<q"}[width]
+    return struct.unpack_from(code, raw, offset)[0]
+
+
+def _format_print(fmt: str, kinds: tuple[str, ...], words: np.ndarray) -> str:
+    values: list[str] = []
+    position = 0
+    for kind in kinds:
+        if kind in ("i64", "f64"):
+            raw = words[position : position + 2].tobytes()
+            position += 2
+            values.append(
+                str(struct.unpack("<q", raw)[0])
+                if kind == "i64"
+                else repr(struct.unpack("<d", raw)[0])
+            )
+        else:
+            word = words[position : position + 1]
+            position += 1
+            if kind == "f32":
+                values.append(str(word.view(np.float32)[0]))
+            else:
+                values.append(str(int(word.view(np.int32)[0])))
+    pieces = fmt.split("{}")
+    out = pieces[0]
+    for value, piece in zip(values, pieces[1:]):
+        out += value + piece
+    return out
+
+
+_RUNTIMES: dict[int | str | None, Any] = {}
+
+
+def shared_runtime(device: int | str | None = None) -> Any:
+    """One VulkanRuntime per device for the process (ti.init makes new backends, not
+    new devices)."""
+    runtime = _RUNTIMES.get(device)
+    if runtime is None or runtime.closed:
+        from taichi_xdsl.targets.vulkan.runtime import VulkanRuntime
+
+        runtime = _RUNTIMES[device] = VulkanRuntime(device)
+    return runtime
+
+
+class VulkanBackend:
+    """
+    Compiles taichi-dialect kernels for a Vulkan device and keeps the device's copy of
+    the root buffer.
+
+    Args:
+        device: which device (see VulkanRuntime); None: $TI_VULKAN_DEVICE or the best.
+        caps: Taichi DeviceCapability names -> values to generate code for; None: the
+            device's `taichi_caps()`.
+        print_ir: print the IR after every pass (to `ir_stream`).
+        runtime: a VulkanRuntime to use instead of the process's shared one.
+    """
+
+    def __init__(
+        self,
+        *,
+        device: int | str | None = None,
+        caps: Mapping[str, int] | None = None,
+        debug: bool = False,
+        print_ir: bool = False,
+        ir_stream: IO[str] | None = None,
+        runtime: Any = None,
+    ):
+        if runtime is None:
+            runtime = shared_runtime(device)
+        self.runtime = runtime
+        self.caps = dict(caps) if caps is not None else runtime.caps.taichi_caps()
+        self.debug = debug
+        self.print_ir = print_ir
+        self.ir_stream = ir_stream
+        self._root_buffer: Any = None
+        self._root_array: np.ndarray | None = None
+        self._host_root_dirty = True
+        self._device_root_newer = False
+        self._print_buffer = runtime.allocate(4 * spirv_abi.PRINT_BUFFER_WORDS, zero=True)
+        self._error_buffer = runtime.allocate(abi.ERROR_RECORD_BYTES, zero=True)
+        self._dummy_root = runtime.allocate(16, zero=True)
+
+    # -- compilation -------------------------------------------------------------------
+
+    def compile(self, module: Any, kernel_name: str) -> VulkanKernel:
+        """
+        Compile `taichi.kernel @kernel_name` of `module` (left unchanged).
+
+        Raises:
+            TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
+        """
+        from taichi_xdsl.dialects import offload, spirv
+        from taichi_xdsl.targets.spirv.serializer import serialize
+        from taichi_xdsl.utils import registry
+
+        module = module.clone()
+        ctx = registry.make_context()
+        self._run(ctx, module, expand_pipeline(OFFLOAD_PIPELINE), kernel_name, True)
+        kernels = [
+            op for op in module.walk()
+            if isinstance(op, offload.KernelOp) and op.sym_name.data == kernel_name
+        ]  # fmt: skip
+        if not kernels:
+            raise TaichiCompilationError(
+                f"no offload.kernel @{kernel_name} after {OFFLOAD_PIPELINE}"
+            )
+        plan = read_plan(kernels[0])
+        self._run(ctx, module, self.spirv_pipeline(), kernel_name)
+        binaries: dict[int, bytes] = {}
+        prints: dict[int, tuple[str, tuple[str, ...]]] = {}
+        for op in module.body.block.ops:
+            if not isinstance(op, spirv.ModuleOp):
+                continue
+            if op.attributes["ti.kernel"].data != kernel_name:  # type: ignore[union-attr]
+                continue
+            binaries[op.attributes["ti.task"].value.data] = serialize(op)  # type: ignore[union-attr]
+            for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
+                texts = [s.data for s in spec.data]  # type: ignore[union-attr]
+                prints[int(texts[0])] = (texts[1], tuple(texts[2:]))
+        ordered = [binaries[i] for i in range(len(plan.tasks))]
+        num_bindings = spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays
+        pipelines = [
+            self.runtime.load_kernel(binary, entry=task.symbol, num_bindings=num_bindings)
+            for binary, task in zip(ordered, plan.tasks)
+        ]
+        plan = KernelPlan(
+            plan.name, plan.args, plan.returns, plan.tasks, plan.gtmp_bytes, prints
+        )
+        return VulkanKernel(self, plan, pipelines, ordered)
+
+    def spirv_pipeline(self) -> list[str]:
+        """`ti-offload-to-spirv`, expanded, with this backend's caps."""
+        caps = spirv_abi.format_caps(self.caps)
+        return [
+            f'convert-offload-to-spirv{{caps="{caps}"}}'
+            if p == "convert-offload-to-spirv"
+            else p
+            for p in expand_pipeline(SPIRV_PIPELINE)
+        ]
+
+    def _run(
+        self,
+        ctx: Any,
+        module: Any,
+        passes: list[str],
+        kernel_name: str,
+        print_input: bool = False,
+    ) -> None:
+        from taichi_xdsl.utils import registry
+        from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+        running = [passes[0] if passes else "(none)"]
+
+        def callback(previous: Any, op: Any, next_: Any) -> None:
+            if self.print_ir and (previous is not None or print_input):
+                title = (
+                    "Initial IR" if previous is None else f"IR Dump After {previous.name}"
+                )
+                print(f"// -----// {title} ({kernel_name}) //----- //\n{op}\n",
+                      file=self.ir_stream or sys.stdout, flush=True)  # fmt: skip
+            running[0] = next_.name if next_ is not None else "the verifier"
+
+        try:
+            registry.build_pipeline(",".join(passes), callback).apply(ctx, module)
+            module.verify()
+        except (DiagnosticException, VerifyException) as error:
+            raise TaichiCompilationError(
+                f"kernel '{kernel_name}': {running[0]} failed: {error}"
+            ) from error
+
+    # -- the device root buffer ----------------------------------------------------------
+
+    def root_changed_on_host(self) -> None:
+        """The host (Python scope) may have written the root: upload before next launch."""
+        self._host_root_dirty = True
+
+    def read_root(self, np_root: np.ndarray | None) -> None:
+        """Bring the host root up to date with the device (waits for launched kernels)."""
+        if not self._device_root_newer or self._root_buffer is None or np_root is None:
+            return
+        n = min(self._root_buffer.nbytes, np_root.nbytes)
+        self.runtime.download(self._root_buffer, np_root[:n])
+        self._device_root_newer = False
+
+    def sync(self) -> None:
+        """Wait for every launched kernel."""
+        self.runtime.sync()
+
+    def _root_for_launch(self, root: np.ndarray | None) -> Any:
+        rt = self.runtime
+        if root is None:
+            return self._dummy_root
+        if root is not self._root_array:
+            old = self._root_buffer
+            if old is not None and self._device_root_newer and self._root_array is not None:
+                # The Program grew the root (old bytes copied at the same offsets): the
+                # device holds the newest values of the old part.
+                n = min(old.nbytes, root.nbytes)
+                rt.download(old, root[:n])
+                self._device_root_newer = False
+            if old is None or old.nbytes != max(16, root.nbytes):
+                if old is not None:
+                    rt.release(old)
+                self._root_buffer = rt.allocate(max(16, root.nbytes))
+            self._root_array = root
+            self._host_root_dirty = True
+        if self._host_root_dirty:
+            rt.upload(self._root_buffer, root)
+            self._host_root_dirty = False
+        return self._root_buffer
+
+    # -- print -------------------------------------------------------------------------
+
+    def _flush_prints(self, specs: Mapping[int, tuple[str, tuple[str, ...]]]) -> None:
+        rt = self.runtime
+        words = rt.download(self._print_buffer).view(np.uint32)
+        used = int(words[0])
+        position = 1
+        end = min(1 + used, spirv_abi.PRINT_BUFFER_WORDS - 1)
+        while position < end:
+            fmt, kinds = specs[int(words[position])]
+            count = sum(2 if k in ("i64", "f64") else 1 for k in kinds)
+            print(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
+            position += 1 + count
+        dropped = int(words[-1])
+        if dropped:
+            print(f"[taichi-xdsl] {dropped} print record(s) did not fit the print buffer")
+        sys.stdout.flush()
+        rt.upload(self._print_buffer, np.zeros(1, np.uint32))
+        rt.upload(
+            self._print_buffer,
+            np.zeros(1, np.uint32),
+            offset=4 * (spirv_abi.PRINT_BUFFER_WORDS - 1),
+        )

@@ -1,0 +1,109 @@
+// RUN: ti-opt %s -p convert-arith-to-spirv | filecheck %s
+
+// Binary ops map one to one; unsigned ops pick the unsigned SPIR-V op.
+// CHECK-LABEL: func.func @ints
+// CHECK-SAME:    (%[[A:.*]]: i32, %[[B:.*]]: i32) -> i32
+// CHECK-NEXT:    %[[S:.*]] = spirv.IAdd %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[M:.*]] = spirv.IMul %[[S]], %[[B]] : i32
+// CHECK-NEXT:    %[[D:.*]] = spirv.UDiv %[[M]], %[[A]] : i32
+// CHECK-NEXT:    %[[R:.*]] = spirv.SRem %[[D]], %[[B]] : i32
+// CHECK-NEXT:    %[[C:.*]] = spirv.SLessThan %[[R]], %[[A]] : i32
+// CHECK-NEXT:    %[[X:.*]] = spirv.Select %[[C]], %[[R]], %[[A]] : i1, i32
+// CHECK-NEXT:    func.return %[[X]] : i32
+func.func @ints(%a: i32, %b: i32) -> i32 {
+  %s = arith.addi %a, %b : i32
+  %m = arith.muli %s, %b : i32
+  %d = arith.divui %m, %a : i32
+  %r = arith.remsi %d, %b : i32
+  %c = arith.cmpi slt, %r, %a : i32
+  %x = arith.select %c, %r, %a : i32
+  func.return %x : i32
+}
+
+// Python's floor division: one less than SDiv when the remainder is non-zero and its
+// sign differs from the divisor's.
+// CHECK-LABEL: func.func @floordiv
+// CHECK-SAME:    (%[[A:.*]]: i32, %[[B:.*]]: i32) -> i32
+// CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[ONE:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:    %[[Q:.*]] = spirv.SDiv %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[R:.*]] = spirv.SRem %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[NZ:.*]] = spirv.INotEqual %[[R]], %[[ZERO]] : i32
+// CHECK-NEXT:    %[[RN:.*]] = spirv.SLessThan %[[R]], %[[ZERO]] : i32
+// CHECK-NEXT:    %[[BN:.*]] = spirv.SLessThan %[[B]], %[[ZERO]] : i32
+// CHECK-NEXT:    %[[DIFF:.*]] = spirv.LogicalNotEqual %[[RN]], %[[BN]] : i1
+// CHECK-NEXT:    %[[ADJ:.*]] = spirv.LogicalAnd %[[NZ]], %[[DIFF]] : i1
+// CHECK-NEXT:    %[[Q1:.*]] = spirv.ISub %[[Q]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[F:.*]] = spirv.Select %[[ADJ]], %[[Q1]], %[[Q]] : i1, i32
+// CHECK-NEXT:    func.return %[[F]] : i32
+func.func @floordiv(%a: i32, %b: i32) -> i32 {
+  %q = arith.floordivsi %a, %b : i32
+  func.return %q : i32
+}
+
+// Floats, conversions and GLSL.std.450; f64 sin goes through f32.
+// CHECK-LABEL: func.func @floats
+// CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f64, %[[I:.*]]: i32) -> f64
+// CHECK-NEXT:    %[[F:.*]] = spirv.ConvertSToF %[[I]] : i32 to f32
+// CHECK-NEXT:    %[[P:.*]] = spirv.FMul %[[X]], %[[F]] : f32
+// CHECK-NEXT:    %[[Q:.*]] = spirv.GL.Sqrt %[[P]] : f32
+// CHECK-NEXT:    %[[W:.*]] = spirv.FConvert %[[Q]] : f32 to f64
+// CHECK-NEXT:    %[[N:.*]] = spirv.FConvert %[[Y]] : f64 to f32
+// CHECK-NEXT:    %[[S:.*]] = spirv.GL.Sin %[[N]] : f32
+// CHECK-NEXT:    %[[SW:.*]] = spirv.FConvert %[[S]] : f32 to f64
+// CHECK-NEXT:    %[[T:.*]] = spirv.FAdd %[[W]], %[[SW]] : f64
+// CHECK-NEXT:    %[[LT:.*]] = spirv.FOrdLessThan %[[T]], %[[Y]] : f64
+// CHECK-NEXT:    %[[NEG:.*]] = spirv.FNegate %[[T]] : f64
+// CHECK-NEXT:    %[[R:.*]] = spirv.Select %[[LT]], %[[NEG]], %[[T]] : i1, f64
+// CHECK-NEXT:    func.return %[[R]] : f64
+func.func @floats(%x: f32, %y: f64, %i: i32) -> f64 {
+  %f = arith.sitofp %i : i32 to f32
+  %p = arith.mulf %x, %f : f32
+  %q = math.sqrt %p : f32
+  %w = arith.extf %q : f32 to f64
+  %s = math.sin %y : f64
+  %t = arith.addf %w, %s : f64
+  %lt = arith.cmpf olt, %t, %y : f64
+  %neg = arith.negf %t : f64
+  %r = arith.select %lt, %neg, %t : f64
+  func.return %r : f64
+}
+
+// Booleans use the logical ops; widening an i1 is a select.
+// CHECK-LABEL: func.func @bools
+// CHECK-SAME:    (%[[A:.*]]: i1, %[[B:.*]]: i1) -> i32
+// CHECK-NEXT:    %[[X:.*]] = spirv.LogicalNotEqual %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[ONE:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[W:.*]] = spirv.Select %[[X]], %[[ONE]], %[[ZERO]] : i1, i32
+// CHECK-NEXT:    func.return %[[W]] : i32
+func.func @bools(%a: i1, %b: i1) -> i32 {
+  %x = arith.xori %a, %b : i1
+  %w = arith.extui %x : i1 to i32
+  func.return %w : i32
+}
+
+// Index values (ndarray shapes) and the constants at the top of an offload.kernel
+// (a range_for's bounds) are left alone; the task body is converted.
+// CHECK-LABEL: offload.kernel @bounds
+// CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[HI:.*]] = arith.constant 8 : i32
+// CHECK-NEXT:    offload.range_for %[[I:.*]] = %[[LO]] to %[[HI]] : i32 {
+// CHECK-NEXT:      %[[X:.*]] = offload.arg 0 : memref<?xf32>
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:      %[[N:.*]] = memref.dim %[[X]], %[[C0]] : memref<?xf32>
+// CHECK-NEXT:      %[[NI:.*]] = arith.index_cast %[[N]] : index to i32
+// CHECK-NEXT:      %[[S:.*]] = spirv.IAdd %[[NI]], %[[I]] : i32
+offload.kernel @bounds : (memref<?xf32>) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = offload.arg 0 : memref<?xf32>
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %x, %c0 : memref<?xf32>
+    %ni = arith.index_cast %n : index to i32
+    %s = arith.addi %ni, %i : i32
+    %g = offload.global_tmp 0 : memref<i32>
+    memref.store %s, %g[] : memref<i32>
+  }
+}

@@ -1,0 +1,177 @@
+// RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="spirv_has_atomic_float_add"}' | filecheck %s
+// RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="none"}' | filecheck %s --check-prefix=CAS
+
+taichi.field @x : memref<4x8xf32> offset 64
+taichi.field @total : memref<f32> offset 0
+
+// A serial task: its own module, LocalSize 1, the body only on invocation 0. The
+// argument is read from the argument buffer (binding 2), x[1, 2] is element
+// 64 / 4 + 1 * 8 + 2 of the root seen as f32 (binding 0), the return value goes to
+// binding 3.
+// CHECK:       spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "serial_return", ti.task = 0 : i64} {
+// CHECK-DAG:     spirv.GlobalVariable @returns_i32 bind(0, 3) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK-DAG:     spirv.GlobalVariable @args_i32 bind(0, 2)
+// CHECK-DAG:     spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+// CHECK-LABEL:   spirv.func @serial_return__task0() "None" {
+// CHECK-NEXT:      %[[ARGS:.*]] = spirv.mlir.addressof @args_i32
+// CHECK-NEXT:      %[[ROOT:.*]] = spirv.mlir.addressof @root_f32
+// CHECK-NEXT:      %[[RETS:.*]] = spirv.mlir.addressof @returns_i32
+// CHECK-NEXT:      %[[GIDP:.*]] = spirv.mlir.addressof @gid
+// CHECK-NEXT:      %[[GID:.*]] = spirv.Load "Input" %[[GIDP]] : vector<3xi32>
+// CHECK-NEXT:      %[[GX:.*]] = spirv.CompositeExtract %[[GID]][0 : i32] : vector<3xi32>
+// CHECK-NEXT:      %[[C0:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[NOT_FIRST:.*]] = spirv.INotEqual %[[GX]], %[[C0]] : i32
+// CHECK-NEXT:      spirv.mlir.selection {
+// CHECK-NEXT:        spirv.BranchConditional %[[NOT_FIRST]], ^[[SKIP:.*]], ^[[GO:.*]]
+// CHECK-NEXT:      ^[[SKIP]]:
+// CHECK-NEXT:        spirv.Return
+// CHECK-NEXT:      ^[[GO]]:
+// CHECK-NEXT:        spirv.mlir.merge
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[SLOT:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[AP:.*]] = spirv.AccessChain %[[ARGS]][%[[Z]], %[[SLOT]]]
+// CHECK-NEXT:      %[[A:.*]] = spirv.Load "StorageBuffer" %[[AP]] : i32
+// CHECK-NEXT:      %[[I:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:      %[[J:.*]] = spirv.Constant 2 : i32
+// CHECK-NEXT:      %[[EIGHT:.*]] = spirv.Constant 8 : i32
+// CHECK-NEXT:      %[[ROW:.*]] = spirv.IMul %[[I]], %[[EIGHT]] : i32
+// CHECK-NEXT:      %[[LIN:.*]] = spirv.IAdd %[[ROW]], %[[J]] : i32
+// CHECK-NEXT:      %[[BASE:.*]] = spirv.Constant 16 : i32
+// CHECK-NEXT:      %[[K:.*]] = spirv.IAdd %[[LIN]], %[[BASE]] : i32
+// CHECK-NEXT:      %[[Z2:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[P:.*]] = spirv.AccessChain %[[ROOT]][%[[Z2]], %[[K]]] : {{.*}} -> !spirv.ptr<f32, StorageBuffer>
+// CHECK-NEXT:      %[[V:.*]] = spirv.ConvertSToF %[[A]] : i32 to f32
+// CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P]], %[[V]] : f32
+// CHECK-NEXT:      %[[R0:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[Z3:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[RP:.*]] = spirv.AccessChain %[[RETS]][%[[Z3]], %[[R0]]]
+// CHECK-NEXT:      spirv.Store "StorageBuffer" %[[RP]], %[[A]] : i32
+// CHECK-NEXT:      spirv.Return
+// CHECK-NEXT:    }
+// CHECK-NEXT:    spirv.EntryPoint "GLCompute" @serial_return__task0, @gid, @nwg
+// CHECK-NEXT:    spirv.ExecutionMode @serial_return__task0 "LocalSize", 1, 1, 1
+offload.kernel @serial_return : (i32) -> (i32) {
+  offload.serial {
+    %a = offload.arg 0 : i32
+    %f = taichi.get_field @x : memref<4x8xf32>
+    %i = spirv.Constant 1 : i32
+    %j = spirv.Constant 2 : i32
+    %p = taichi.element_ptr %f[%i, %j] : memref<4x8xf32> -> memref<f32>
+    %v = spirv.ConvertSToF %a : i32 to f32
+    memref.store %v, %p[] : memref<f32>
+    offload.set_return 0, %a : i32
+  }
+}
+
+// A range_for task: a grid-stride loop from lower + GlobalInvocationId.x to the upper
+// bound read from the global temporaries (binding 1), stepping by NumWorkgroups.x * 128;
+// the thread-local slot is one Function variable shared by prologue, body and epilogue;
+// the ndarray is binding 6. The epilogue's float atomic add is native with the caps ...
+// CHECK-LABEL:   spirv.func @reduce__task0() "None" {
+// CHECK:           %[[GT:.*]] = spirv.mlir.addressof @gtmps_i32
+// CHECK-NEXT:      %[[ACC:.*]] = spirv.Variable : !spirv.ptr<f32, Function>
+// CHECK-NEXT:      %[[ARR:.*]] = spirv.mlir.addressof @arr0_f32
+// CHECK-NEXT:      %[[ROOT:.*]] = spirv.mlir.addressof @root_f32
+// CHECK:           %[[GX:.*]] = spirv.CompositeExtract %{{.*}}[0 : i32] : vector<3xi32>
+// CHECK:           %[[NX:.*]] = spirv.CompositeExtract %{{.*}}[0 : i32] : vector<3xi32>
+// CHECK-NEXT:      %[[LOCAL:.*]] = spirv.Constant 128 : i32
+// CHECK-NEXT:      %[[STRIDE:.*]] = spirv.IMul %[[NX]], %[[LOCAL]] : i32
+// CHECK-NEXT:      %[[LO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[SLOT:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[HIP:.*]] = spirv.AccessChain %[[GT]][%[[Z]], %[[SLOT]]]
+// CHECK-NEXT:      %[[HI:.*]] = spirv.Load "StorageBuffer" %[[HIP]] : i32
+// CHECK-NEXT:      %[[BEGIN:.*]] = spirv.IAdd %[[LO]], %[[GX]] : i32
+// CHECK-NEXT:      %[[ZERO:.*]] = spirv.Constant 0.000000e+00 : f32
+// CHECK-NEXT:      spirv.Store "Function" %[[ACC]], %[[ZERO]] : f32
+// CHECK-NEXT:      %[[IV:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
+// CHECK-NEXT:      spirv.Store "Function" %[[IV]], %[[BEGIN]] : i32
+// CHECK-NEXT:      spirv.mlir.loop {
+// CHECK-NEXT:        spirv.Branch ^[[HEADER:.*]]
+// CHECK-NEXT:      ^[[HEADER]]:
+// CHECK-NEXT:        %[[I:.*]] = spirv.Load "Function" %[[IV]] : i32
+// CHECK-NEXT:        %[[LT:.*]] = spirv.SLessThan %[[I]], %[[HI]] : i32
+// CHECK-NEXT:        spirv.BranchConditional %[[LT]], ^[[BODY:.*]], ^[[EXIT:.*]]
+// CHECK-NEXT:      ^[[BODY]]:
+// CHECK-NEXT:        %[[Z2:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[XP:.*]] = spirv.AccessChain %[[ARR]][%[[Z2]], %[[I]]]
+// CHECK-NEXT:        %[[X:.*]] = spirv.Load "StorageBuffer" %[[XP]] : f32
+// CHECK-NEXT:        %[[OLD:.*]] = spirv.Load "Function" %[[ACC]] : f32
+// CHECK-NEXT:        %[[NEW:.*]] = spirv.FAdd %[[OLD]], %[[X]] : f32
+// CHECK-NEXT:        spirv.Store "Function" %[[ACC]], %[[NEW]] : f32
+// CHECK-NEXT:        spirv.Branch ^[[CONT:.*]]
+// CHECK-NEXT:      ^[[CONT]]:
+// CHECK-NEXT:        %[[I2:.*]] = spirv.Load "Function" %[[IV]] : i32
+// CHECK-NEXT:        %[[NEXT:.*]] = spirv.IAdd %[[I2]], %[[STRIDE]] : i32
+// CHECK-NEXT:        spirv.Store "Function" %[[IV]], %[[NEXT]] : i32
+// CHECK-NEXT:        spirv.Branch ^[[HEADER]]
+// CHECK-NEXT:      ^[[EXIT]]:
+// CHECK-NEXT:        spirv.mlir.merge
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[S:.*]] = spirv.Load "Function" %[[ACC]] : f32
+// CHECK-NEXT:      %[[T0:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[Z3:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[TP:.*]] = spirv.AccessChain %[[ROOT]][%[[Z3]], %[[T0]]]
+// CHECK-NEXT:      %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[S]] : !spirv.ptr<f32, StorageBuffer>
+// CHECK-NEXT:      spirv.Return
+
+// ... and a compare-and-swap loop on the bit pattern (the i32 view) without them.
+// CAS:           spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "reduce"
+// CAS-LABEL:     spirv.func @reduce__task0() "None" {
+// CAS:               spirv.mlir.merge
+// CAS-NEXT:        }
+// CAS-NEXT:        %[[S:.*]] = spirv.Load "Function" %{{.*}} : f32
+// CAS-NEXT:        %[[T0:.*]] = spirv.Constant 0 : i32
+// CAS-NEXT:        %[[Z:.*]] = spirv.Constant 0 : i32
+// CAS-NEXT:        %[[BITS:.*]] = spirv.AccessChain %{{.*}}[%[[Z]], %[[T0]]] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CAS-NEXT:        %[[SEEN0:.*]] = spirv.Load "StorageBuffer" %[[BITS]] : i32
+// CAS-NEXT:        spirv.mlir.loop {
+// CAS-NEXT:          spirv.Branch ^[[CAS:.*]](%[[SEEN0]] : i32)
+// CAS-NEXT:        ^[[CAS]](%[[EXPECTED:.*]]: i32):
+// CAS-NEXT:          %[[OLD:.*]] = spirv.Bitcast %[[EXPECTED]] : i32 to f32
+// CAS-NEXT:          spirv.Store "Function" %[[RESULT:.*]], %[[OLD]] : f32
+// CAS-NEXT:          %[[SUM:.*]] = spirv.FAdd %[[OLD]], %[[S]] : f32
+// CAS-NEXT:          %[[DESIRED:.*]] = spirv.Bitcast %[[SUM]] : f32 to i32
+// CAS-NEXT:          %[[SEEN:.*]] = spirv.AtomicCompareExchange <Device> <None> <None> %[[BITS]], %[[DESIRED]], %[[EXPECTED]] : !spirv.ptr<i32, StorageBuffer>
+// CAS-NEXT:          %[[DONE:.*]] = spirv.IEqual %[[SEEN]], %[[EXPECTED]] : i32
+// CAS-NEXT:          spirv.BranchConditional %[[DONE]], ^[[MERGE:.*]], ^[[RETRY:.*]]
+// CAS-NEXT:        ^[[RETRY]]:
+// CAS-NEXT:          spirv.Branch ^[[CAS]](%[[SEEN]] : i32)
+// CAS-NEXT:        ^[[MERGE]]:
+// CAS-NEXT:          spirv.mlir.merge
+// CAS-NEXT:        }
+// CAS-NEXT:        spirv.Return
+// CAS-NOT:         spirv.EXT.AtomicFAdd
+offload.kernel @reduce : (memref<?xf32>) -> () {
+  %lo = arith.constant 0 : i32
+  %g = offload.global_tmp 4 : memref<i32>
+  %hi = memref.load %g[] : memref<i32>
+  offload.range_for %i = %lo to %hi : i32 {
+    %acc = offload.thread_local 0 : memref<f32>
+    %x = offload.arg 0 : memref<?xf32>
+    %p = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %old = memref.load %acc[] : memref<f32>
+    %new = spirv.FAdd %old, %v : f32
+    memref.store %new, %acc[] : memref<f32>
+  } prologue {
+    %acc = offload.thread_local 0 : memref<f32>
+    %zero = spirv.Constant 0.0 : f32
+    memref.store %zero, %acc[] : memref<f32>
+  } epilogue {
+    %acc = offload.thread_local 0 : memref<f32>
+    %s = memref.load %acc[] : memref<f32>
+    %t = taichi.get_field @total : memref<f32>
+    %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %o = taichi.atomic_add %tp, %s : memref<f32>
+  }
+}
+
+// Ops outside offload kernels are not this pass's business.
+// CHECK-LABEL: func.func @not_a_kernel
+// CHECK-NEXT:    func.return
+func.func @not_a_kernel() {
+  func.return
+}

@@ -1,0 +1,136 @@
+"""
+The Vulkan task ABI: how SPIR-V tasks see a launch, shared by the offload -> spirv
+conversions (which emit code that follows it) and the Vulkan backend (which binds buffers
+that follow it). The CPU counterpart is utils/abi.py.
+
+Every task N of an `offload.kernel @k` becomes its own `spirv.module` with one GLCompute
+entry point `@k__taskN`:
+
+- serial task: LocalSize 1, dispatched as one workgroup; the body runs only where
+  GlobalInvocationId.x == 0;
+- range_for task: LocalSize block_dim (default DEFAULT_BLOCK_DIM); a grid-stride loop
+  `for (i = lower + gid.x; i < upper; i += NumWorkgroups.x * LocalSize)`, with the task's
+  prologue before it and its epilogue after it, once per invocation. The host dispatches
+  min(ceil(n / LocalSize), maxComputeWorkGroupCount.x) groups for constant bounds and
+  DYNAMIC_GROUPS groups when a bound is a global temporary, so no dispatch ever exceeds
+  the device limit;
+- struct_for task: a range_for over the flattened element indices of its field.
+
+Buffers, all storage buffers of descriptor set 0 (every task binds all of them):
+
+    binding 0  root               fields; `taichi.field ... offset N` is a byte offset
+    binding 1  global temporaries `offload.global_tmp N` is a byte offset
+    binding 2  arguments          utils/abi.py's packing: a scalar takes 8 bytes (value at
+                                  the start), an ndarray 8 + 8*rank (8 unused bytes, then
+                                  its shape as little-endian i64; tasks read the low i32)
+    binding 3  return values      8 bytes a value, value i at 8*i; i1 is stored as i32
+    binding 4  print buffer       word 0: words used (atomic counter); then records
+    binding 5  error record       reserved (debug checks are not generated yet)
+    binding 6+i                   the i-th ndarray argument (in argument order)
+
+A buffer is declared once per element type it is accessed as: `@root_f32` and `@root_i32`
+are two `spirv.GlobalVariable`s of binding 0, each a Block struct holding a runtime array
+of that type (aliasing views, as Taichi's SPIR-V codegen does). An element at byte offset
+B of type T is element B / sizeof(T) of the T view: fields are 64-byte aligned and global
+temporaries and arguments naturally aligned, so the division is exact.
+
+Print records: `taichi.print` reserves 1 + (its values' words) words with an atomic add on
+word 0, then writes the print's id (its position in the kernel's PrintSpec table) and its
+values (32-bit values one word, 64-bit ones two, little-endian); a record that does not fit
+is dropped and counted in the last word. The host decodes the records in buffer order at
+sync.
+
+Capabilities: code is generated for declared caps (Taichi's DeviceCapability names, as
+`DeviceCaps.taichi_caps()` lists them), never for the live device: 8/16/64-bit types need
+`spirv_has_int8` ... `spirv_has_float64`; a float atomic add is native
+(OpAtomicFAddEXT) with `spirv_has_atomic_float_add` / `spirv_has_atomic_float64_add` and a
+compare-and-swap loop on the bit pattern otherwise.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+ROOT_BINDING = 0
+GTMP_BINDING = 1
+ARGS_BINDING = 2
+RETURNS_BINDING = 3
+PRINT_BINDING = 4
+ERROR_BINDING = 5
+FIRST_NDARRAY_BINDING = 6
+
+BUFFER_NAMES = {
+    ROOT_BINDING: "root",
+    GTMP_BINDING: "gtmps",
+    ARGS_BINDING: "args",
+    RETURNS_BINDING: "returns",
+    PRINT_BINDING: "prints",
+    ERROR_BINDING: "error",
+}
+
+DEFAULT_BLOCK_DIM = 128
+DYNAMIC_GROUPS = 256
+"""Workgroups dispatched for a range_for whose bounds are only known on the device."""
+
+PRINT_BUFFER_WORDS = 1 << 16
+"""Words of the print buffer (word 0 is the counter)."""
+
+RETURN_SLOT_BYTES = 8
+
+DEFAULT_CAPS: dict[str, int] = {"spirv_has_int64": 1, "spirv_has_float64": 1}
+"""What code is generated for when no caps are given: 32-bit everything, plus i64/f64."""
+
+
+def ndarray_binding(ndarray_position: int) -> int:
+    """The binding of the `ndarray_position`-th ndarray argument."""
+    return FIRST_NDARRAY_BINDING + ndarray_position
+
+
+def buffer_name(binding: int) -> str:
+    """The name of a binding's buffer in the IR (`root`, `arr0`, ...)."""
+    if binding >= FIRST_NDARRAY_BINDING:
+        return f"arr{binding - FIRST_NDARRAY_BINDING}"
+    return BUFFER_NAMES[binding]
+
+
+def task_symbol(kernel_name: str, task_index: int) -> str:
+    """The entry point of task `task_index` of kernel `kernel_name`."""
+    return f"{kernel_name}__task{task_index}"
+
+
+def parse_caps(text: str) -> dict[str, int]:
+    """
+    Caps from a pass option: "" gives DEFAULT_CAPS, "none" nothing beyond 32-bit types,
+    otherwise `name[=value]` items separated by `;` or `+` (value 1 when omitted).
+    """
+    text = text.strip()
+    if not text:
+        return dict(DEFAULT_CAPS)
+    if text == "none":
+        return {}
+    caps: dict[str, int] = {}
+    for item in text.replace("+", ";").split(";"):
+        item = item.strip()
+        if not item:
+            continue
+        name, _, value = item.partition("=")
+        caps[name.strip()] = int(value, 0) if value else 1
+    return caps
+
+
+def format_caps(caps: Mapping[str, int]) -> str:
+    """
+    The pass-option form of `caps` (inverse of parse_caps for boolean caps; numeric
+    ones such as spirv_version do not change the generated code and are left out).
+    """
+    items = [
+        name
+        for name, value in sorted(caps.items())
+        if value and name.startswith("spirv_has")
+    ]
+    return "+".join(items) if items else "none"
+
+
+def caps_from(names: Iterable[str]) -> dict[str, int]:
+    """Caps with each of `names` set to 1."""
+    return {name: 1 for name in names}
