@@ -428,11 +428,13 @@ define void @ti_pool_shutdown(ptr %p) {{
 """
 
 
-def _pause_instruction() -> tuple[str, str]:
-    """The spin-wait hint of the host (x86 `pause`, AArch64 `yield`), as LLVM IR."""
-    from taichi_xdsl.targets.llvm.jit import host_target
+def _pause_instruction(triple: str | None = None) -> tuple[str, str]:
+    """The spin-wait hint of `triple` (x86 `pause`, AArch64 `yield`; None: the host)."""
+    if triple is None:
+        from taichi_xdsl.targets.llvm.jit import host_target
 
-    arch = host_target().triple.split("-", 1)[0]
+        triple = host_target().triple
+    arch = triple.split("-", 1)[0]
     if arch in ("x86_64", "i386", "i686"):
         return "declare void @llvm.x86.sse2.pause()", "call void @llvm.x86.sse2.pause()"
     if arch in ("aarch64", "arm64"):
@@ -451,29 +453,52 @@ def _native_pool_functions() -> dict[str, Any]:
         if _native_functions is None:
             from taichi_xdsl.targets.llvm.jit import compile_ir
 
-            pause_decl, pause_call = _pause_instruction()
-            ir = _NATIVE_POOL_IR.format(
-                pause_decl=pause_decl,
-                pause_call=pause_call,
-                seq=_SEQ, next_chunk=_NEXT_CHUNK, chunks_done=_CHUNKS_DONE, active=_ACTIVE,
-                fn=_FN, ctx=_CTX, begin=_BEGIN, end=_END, grain=_GRAIN, nchunks=_NCHUNKS,
-                shutdown=_SHUTDOWN, main_waiting=_MAIN_WAITING, sleepers=_SLEEPERS,
-                spin=_SPIN, mutex=_MUTEX, work_cond=_WORK_COND, done_cond=_DONE_COND,
-            )  # fmt: skip
-            module = compile_ir(ir, opt_level=2, fast_math=False)
-            vp, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
-            prototypes = {
-                "ti_pool_init": ctypes.CFUNCTYPE(None, vp, i64),
-                "ti_pool_worker": ctypes.CFUNCTYPE(None, vp),
-                "ti_pool_run": ctypes.CFUNCTYPE(None, vp, vp, vp, i32, i32, i32),
-                "ti_pool_shutdown": ctypes.CFUNCTYPE(None, vp),
-            }
-            functions: dict[str, Any] = {
-                name: proto(module.address(name)) for name, proto in prototypes.items()
-            }
-            functions["module"] = module
-            _native_functions = functions
+            module = compile_ir(native_pool_ir(), opt_level=2, fast_math=False)
+            _native_functions = _bind_native_functions(module)
         return _native_functions
+
+
+def native_pool_ir(triple: str | None = None) -> str:
+    """The native pool's LLVM IR for `triple` (None: the host)."""
+    pause_decl, pause_call = _pause_instruction(triple)
+    return _NATIVE_POOL_IR.format(
+        pause_decl=pause_decl,
+        pause_call=pause_call,
+        seq=_SEQ, next_chunk=_NEXT_CHUNK, chunks_done=_CHUNKS_DONE, active=_ACTIVE,
+        fn=_FN, ctx=_CTX, begin=_BEGIN, end=_END, grain=_GRAIN, nchunks=_NCHUNKS,
+        shutdown=_SHUTDOWN, main_waiting=_MAIN_WAITING, sleepers=_SLEEPERS,
+        spin=_SPIN, mutex=_MUTEX, work_cond=_WORK_COND, done_cond=_DONE_COND,
+    )  # fmt: skip
+
+
+def _bind_native_functions(module: Any) -> dict[str, Any]:
+    vp, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
+    prototypes = {
+        "ti_pool_init": ctypes.CFUNCTYPE(None, vp, i64),
+        "ti_pool_worker": ctypes.CFUNCTYPE(None, vp),
+        "ti_pool_run": ctypes.CFUNCTYPE(None, vp, vp, vp, i32, i32, i32),
+        "ti_pool_shutdown": ctypes.CFUNCTYPE(None, vp),
+    }
+    functions: dict[str, Any] = {
+        name: proto(module.address(name)) for name, proto in prototypes.items()
+    }
+    functions["module"] = module
+    return functions
+
+
+def install_native_pool(module: Any) -> bool:
+    """
+    Use the already-compiled pool code in `module` (a JitModule defining the ti_pool_*
+    functions, e.g. loaded from an AOT module's object) instead of JIT-compiling the pool's
+    IR: what lets an AOT-loaded kernel run without the compiler. False if a pool was
+    already set up (its code stays).
+    """
+    global _native_functions
+    with _native_lock:
+        if _native_functions is not None:
+            return False
+        _native_functions = _bind_native_functions(module)
+        return True
 
 
 DEFAULT_SPIN = 1 << 14

@@ -1,0 +1,254 @@
+"""
+`ti.graph`: compute graphs, a fixed sequence of kernel launches over named arguments.
+
+    x = ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "x", dtype=ti.f32, ndim=1)
+    n = ti.graph.Arg(ti.graph.ArgKind.SCALAR, "n", ti.i32)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(fill, x, n)
+    g.dispatch(scale, x)
+    graph = g.compile()                 # every kernel compiled now
+    graph.run({"x": arr, "n": 8})       # the dispatches in order, args bound by name
+
+On the CPU a compiled graph holds each dispatch's compiled launcher and calls them in
+order. `ti.aot.Module.add_graph(name, graph)` saves it (graphs.json) with its kernels.
+Template parameters take a concrete object in `dispatch` (a field, a number): it is
+baked into the kernel instance, as in Taichi.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.targets.aot_format import ArgKind
+from taichi_xdsl.utils.errors import TaichiError, TaichiTypeError
+
+from . import dtypes
+from . import program as _program
+from .kernel import Kernel, _BoundKernel
+from .types import NdarrayType
+
+__all__ = ["Arg", "ArgKind", "CompiledGraph", "GraphBuilder", "Sequential"]
+
+
+class Arg:
+    """
+    A symbolic graph argument, bound by `name` when the graph runs.
+
+    Args:
+        tag: its kind (ArgKind.SCALAR, NDARRAY, MATRIX, TEXTURE, RWTEXTURE).
+        name: the key of its value in `run({...})`.
+        dtype: element type (a scalar's type, an ndarray's element type, a texture's
+            channel format).
+        ndim: an ndarray's (or texture's) number of dimensions; `field_dim` is its old name.
+        element_shape: an ndarray's element shape (() for scalar elements).
+        channel_format, shape, num_channels, fmt: texture arguments (Taichi's names).
+    """
+
+    def __init__(
+        self,
+        tag: ArgKind,
+        name: str,
+        dtype: Any = None,
+        ndim: int | None = None,
+        field_dim: int | None = None,
+        element_shape: tuple[int, ...] = (),
+        channel_format: Any = None,
+        shape: tuple[int, ...] = (),
+        num_channels: int | None = None,
+        fmt: Any = None,
+    ):
+        self.tag = ArgKind(tag)
+        self.name = str(name)
+        if dtype is None and channel_format is not None:
+            dtype = channel_format
+        cfg = _program.get_program().config
+        self.dtype = (
+            None
+            if dtype is None
+            else dtypes.cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
+        )
+        self.ndim = ndim if ndim is not None else field_dim
+        if self.ndim is None and self.tag in (ArgKind.TEXTURE, ArgKind.RWTEXTURE):
+            self.ndim = len(shape)
+        self.element_shape = tuple(element_shape)
+        self.shape = tuple(shape)
+        self.num_channels = num_channels or 0
+        self.fmt = fmt
+        if self.tag in (ArgKind.SCALAR, ArgKind.NDARRAY) and self.dtype is None:
+            raise TaichiError(f"ti.graph.Arg '{self.name}': {self.tag.name} needs a dtype")
+        if self.tag is ArgKind.NDARRAY and self.ndim is None:
+            raise TaichiError(f"ti.graph.Arg '{self.name}': NDARRAY needs ndim")
+
+    def same_as(self, other: Arg) -> bool:
+        return (
+            self.tag,
+            self.dtype,
+            self.ndim,
+            self.element_shape,
+            self.shape,
+            self.num_channels,
+        ) == (
+            other.tag,
+            other.dtype,
+            other.ndim,
+            other.element_shape,
+            other.shape,
+            other.num_channels,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """The graphs.json record (aot_format.GraphArg)."""
+        return {
+            "name": self.name,
+            "tag": self.tag.name,
+            "dtype": None if self.dtype is None else self.dtype.name,
+            "ndim": self.ndim or 0,
+            "element_shape": list(self.element_shape),
+            "num_channels": self.num_channels,
+            "shape": list(self.shape),
+        }
+
+    def __repr__(self) -> str:
+        return f"ti.graph.Arg({self.tag.name}, {self.name!r}, dtype={self.dtype})"
+
+
+class Dispatch:
+    """One kernel launch of a graph: the kernel and its arguments (Args or objects)."""
+
+    def __init__(self, kernel: Any, args: tuple[Any, ...]):
+        if isinstance(kernel, _BoundKernel):
+            args = (kernel.obj, *args)
+            kernel = kernel.kernel
+        if not isinstance(kernel, Kernel):
+            raise TaichiTypeError(f"ti.graph dispatch: {kernel!r} is not a ti.kernel")
+        self.kernel = kernel
+        self.args = args
+
+
+class Sequential:
+    """An ordered list of dispatches (and nested sequences)."""
+
+    def __init__(self) -> None:
+        self.nodes: list[Dispatch | Sequential] = []
+
+    def dispatch(self, kernel: Any, *args: Any) -> None:
+        self.nodes.append(Dispatch(kernel, args))
+
+    def append(self, node: Sequential) -> None:
+        if not isinstance(node, Sequential):
+            raise TaichiTypeError("append() takes a sequence from create_sequential()")
+        self.nodes.append(node)
+
+    def flatten(self) -> list[Dispatch]:
+        out: list[Dispatch] = []
+        for node in self.nodes:
+            out.extend(node.flatten() if isinstance(node, Sequential) else [node])
+        return out
+
+
+class GraphBuilder(Sequential):
+    """Builds a graph: `dispatch(kernel, *args)`, `create_sequential()` + `append`."""
+
+    def create_sequential(self) -> Sequential:
+        return Sequential()
+
+    def compile(self) -> CompiledGraph:
+        return CompiledGraph(self.flatten())
+
+
+def dummy_value(arg: Arg) -> Any:
+    """A value of `arg`'s type, to pick the kernel instance it selects."""
+    if arg.tag is ArgKind.SCALAR:
+        assert arg.dtype is not None
+        return 0.0 if arg.dtype.is_float else 0
+    if arg.tag is ArgKind.NDARRAY:
+        assert arg.dtype is not None and arg.ndim is not None
+        if arg.element_shape:
+            raise TaichiError(
+                f"ti.graph.Arg '{arg.name}': ndarrays of vectors/matrices are not "
+                "supported by taichi-xdsl graphs yet"
+            )
+        return np.zeros((1,) * arg.ndim, dtype=arg.dtype.np_dtype)
+    raise TaichiError(
+        f"ti.graph.Arg '{arg.name}': {arg.tag.name} arguments are not supported on the "
+        "CPU backend (textures and matrix arguments need the Vulkan backend)"
+    )
+
+
+def check_dispatch(d: Dispatch) -> tuple[Any, ...]:
+    """Check `d`'s arguments against its kernel's parameters; the instantiating values."""
+    prog = _program.get_program()
+    params = d.kernel._resolve_params(prog)
+    name = d.kernel.__name__
+    if len(d.args) != len(params):
+        raise TaichiTypeError(
+            f"ti.graph: kernel '{name}' takes {len(params)} argument(s), "
+            f"dispatch gives {len(d.args)}"
+        )
+    values = []
+    for p, a in zip(params, d.args):
+        if p.kind == "template":
+            if isinstance(a, Arg):
+                raise TaichiTypeError(
+                    f"ti.graph: template parameter '{p.name}' of '{name}' takes a concrete "
+                    "object (a field, a number), not a graph Arg"
+                )
+            values.append(a)
+            continue
+        if not isinstance(a, Arg):
+            raise TaichiTypeError(
+                f"ti.graph: argument '{p.name}' of '{name}' must be a ti.graph.Arg"
+            )
+        want = ArgKind.SCALAR if p.kind == "scalar" else ArgKind.NDARRAY
+        if a.tag is not want:
+            raise TaichiTypeError(
+                f"ti.graph: '{p.name}' of '{name}' is a {p.kind} parameter, got a "
+                f"{a.tag.name} Arg '{a.name}'"
+            )
+        if p.kind == "scalar" and a.dtype is not p.dtype:
+            raise TaichiTypeError(
+                f"ti.graph: '{p.name}' of '{name}' is {p.dtype}, Arg '{a.name}' is {a.dtype}"
+            )
+        if p.kind == "ndarray" and isinstance(p.annotation, NdarrayType):
+            ann = p.annotation
+            if ann.ndim is not None and ann.ndim != a.ndim:
+                raise TaichiTypeError(
+                    f"ti.graph: '{p.name}' of '{name}' has ndim {ann.ndim}, Arg "
+                    f"'{a.name}' has ndim {a.ndim}"
+                )
+        values.append(dummy_value(a))
+    return tuple(values)
+
+
+class CompiledGraph:
+    """A graph ready to run: `run({arg name: value})` launches its dispatches in order."""
+
+    def __init__(self, dispatches: list[Dispatch]):
+        if not dispatches:
+            raise TaichiError("ti.graph: a graph needs at least one dispatch")
+        self.dispatches = dispatches
+        self.args: dict[str, Arg] = {}
+        self.instantiating: list[tuple[Any, ...]] = []
+        self._steps: list[tuple[Callable[[tuple[Any, ...]], Any], list[Any]]] = []
+        for d in dispatches:
+            values = check_dispatch(d)
+            for a in d.args:
+                if isinstance(a, Arg):
+                    seen = self.args.setdefault(a.name, a)
+                    if not seen.same_as(a):
+                        raise TaichiTypeError(
+                            f"ti.graph: two different Args are named '{a.name}'"
+                        )
+            self.instantiating.append(values)
+            run = d.kernel.instance(*values)
+            self._steps.append((run, list(d.args)))
+
+    def run(self, args: Mapping[str, Any]) -> None:
+        """Run every dispatch in order with `args` (values by Arg name)."""
+        missing = [n for n in self.args if n not in args]
+        if missing:
+            raise TaichiTypeError(f"ti.graph run: missing argument(s) {sorted(missing)}")
+        for run, spec in self._steps:
+            run(tuple(args[a.name] if isinstance(a, Arg) else a for a in spec))

@@ -1,0 +1,166 @@
+"""
+Vulkan code for AOT modules: a kernel's module -> launch plan + one SPIR-V binary per
+task, generated for declared caps without any device (the passes of VulkanBackend).
+
+    caps = declared_caps(["spirv_has_int64"])             # or None: spirv_abi.DEFAULT_CAPS
+    kernel = lower_kernel(module, "saxpy", caps)          # VulkanAotKernel
+    required_caps(kernel.binaries)                        # what the code really uses
+
+`required_caps` reads the OpCapability instructions of the binaries (and their SPIR-V
+version), so metadata.json lists exactly what the code needs, whatever was declared.
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from taichi_xdsl.targets.aot_format import AotFormatError
+from taichi_xdsl.utils import spirv_abi
+from taichi_xdsl.utils.errors import TaichiCompilationError
+
+_OP_CAPABILITY = 17
+_BASELINE_CAPABILITIES = {1}  # Shader
+_CAPABILITY_NAMES = {
+    9: "spirv_has_float16",
+    10: "spirv_has_float64",
+    11: "spirv_has_int64",
+    12: "spirv_has_atomic_int64",
+    22: "spirv_has_int16",
+    39: "spirv_has_int8",
+    4433: "spirv_has_int16",  # StorageBuffer16BitAccess (int16 or float16 buffers)
+    4448: "spirv_has_int8",  # StorageBuffer8BitAccess
+    4441: "spirv_has_variable_ptr",  # VariablePointersStorageBuffer
+    4442: "spirv_has_variable_ptr",  # VariablePointers
+    6033: "spirv_has_atomic_float_add",
+    6034: "spirv_has_atomic_float64_add",
+    6095: "spirv_has_atomic_float16_add",
+    5616: "spirv_has_atomic_float_minmax",
+}
+"""SPIR-V Capability operand -> Taichi DeviceCapability name."""
+
+
+def declared_caps(caps: Any) -> dict[str, int]:
+    """`ti.aot.Module(ti.vulkan, caps=...)`: None, a list of names, or {name: value}."""
+    if caps is None:
+        return dict(spirv_abi.DEFAULT_CAPS)
+    if isinstance(caps, dict):
+        out = {}
+        for name, value in caps.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise AotFormatError(f"Vulkan caps: {name} must be an int, got {value!r}")
+            out[str(name)] = value
+        return out
+    if isinstance(caps, list | tuple | set):
+        return {str(name): 1 for name in caps}
+    raise AotFormatError(f"Vulkan caps must be a dict or a list of names, got {caps!r}")
+
+
+def required_caps(binaries: Sequence[bytes]) -> dict[str, int]:
+    """The Taichi caps that the SPIR-V `binaries` declare they use, and their version."""
+    caps: dict[str, int] = {}
+    version = 0x10000
+    for binary in binaries:
+        if len(binary) < 20 or len(binary) % 4:
+            raise TaichiCompilationError("not a SPIR-V binary")
+        words = struct.unpack(f"<{len(binary) // 4}I", binary)
+        if words[0] != 0x07230203:
+            raise TaichiCompilationError("not a little-endian SPIR-V binary")
+        version = max(version, words[1])
+        position = 5
+        while position < len(words):
+            count, opcode = words[position] >> 16, words[position] & 0xFFFF
+            if count == 0:
+                raise TaichiCompilationError("corrupt SPIR-V: an instruction of 0 words")
+            if opcode == _OP_CAPABILITY:
+                capability = words[position + 1]
+                if capability not in _BASELINE_CAPABILITIES:
+                    name = _CAPABILITY_NAMES.get(
+                        capability, f"spirv_capability_{capability}"
+                    )
+                    caps[name] = 1
+            position += count
+    caps["spirv_version"] = version
+    return caps
+
+
+@dataclass
+class VulkanAotKernel:
+    """One kernel for a Vulkan module: its plan (backend.KernelPlan), bounds, binaries."""
+
+    plan: Any
+    gtmp_bounds: dict[tuple[int, str], int]  # (task, "begin"/"end") -> gtmp byte offset
+    binaries: list[bytes]
+    prints: list[tuple[int, str, tuple[str, ...]]]
+
+
+def lower_kernel(module: Any, kernel_name: str, caps: dict[str, int]) -> VulkanAotKernel:
+    """
+    `taichi.kernel @kernel_name` of `module` (left unchanged) -> plan and SPIR-V per task,
+    through VulkanBackend's pipelines with `caps`.
+
+    Raises:
+        TaichiCompilationError: a pass rejected the kernel.
+    """
+    from taichi_xdsl.dialects import offload, spirv
+    from taichi_xdsl.targets.spirv.serializer import serialize
+    from taichi_xdsl.targets.vulkan.backend import (
+        OFFLOAD_PIPELINE,
+        SPIRV_PIPELINE,
+        expand_pipeline,
+        read_plan,
+    )
+    from taichi_xdsl.utils import registry
+    from xdsl.dialects import memref
+    from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+    module = module.clone()
+    ctx = registry.make_context()
+    option = spirv_abi.format_caps(caps)
+    spirv_passes = [
+        f'convert-offload-to-spirv{{caps="{option}"}}'
+        if p == "convert-offload-to-spirv"
+        else p
+        for p in expand_pipeline(SPIRV_PIPELINE)
+    ]
+    plan = None
+    bounds: dict[tuple[int, str], int] = {}
+    for passes in (expand_pipeline(OFFLOAD_PIPELINE), spirv_passes):
+        if plan is None and passes is spirv_passes:
+            kernels = [
+                op
+                for op in module.walk()
+                if isinstance(op, offload.KernelOp) and op.sym_name.data == kernel_name
+            ]
+            if not kernels:
+                raise TaichiCompilationError(f"no offload.kernel @{kernel_name}")
+            plan = read_plan(kernels[0])
+            for index, task in enumerate(kernels[0].tasks):
+                if isinstance(task, offload.RangeForTask):
+                    for side, value in (("begin", task.lower), ("end", task.upper)):
+                        owner = value.owner
+                        if isinstance(owner, memref.LoadOp) and isinstance(
+                            owner.memref.owner, offload.GlobalTmpOp
+                        ):
+                            bounds[(index, side)] = owner.memref.owner.offset.value.data
+        try:
+            registry.build_pipeline(",".join(passes)).apply(ctx, module)
+            module.verify()
+        except (DiagnosticException, VerifyException) as error:
+            raise TaichiCompilationError(f"kernel '{kernel_name}': {error}") from error
+    assert plan is not None
+    binaries: dict[int, bytes] = {}
+    prints: list[tuple[int, str, tuple[str, ...]]] = []
+    for op in module.body.block.ops:
+        if not isinstance(op, spirv.ModuleOp):
+            continue
+        if op.attributes["ti.kernel"].data != kernel_name:  # type: ignore[union-attr]
+            continue
+        binaries[op.attributes["ti.task"].value.data] = serialize(op)  # type: ignore[union-attr]
+        for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
+            texts = [s.data for s in spec.data]  # type: ignore[union-attr]
+            prints.append((int(texts[0]), texts[1], tuple(texts[2:])))
+    ordered = [binaries[i] for i in range(len(plan.tasks))]
+    return VulkanAotKernel(plan, bounds, ordered, sorted(set(prints)))

@@ -1,0 +1,147 @@
+"""
+Run a Vulkan AOT module without the compiler: metadata.json + one .spv per task ->
+pipelines on a device (targets/vulkan/runtime.py) launched by VulkanKernel
+(targets/vulkan/backend.py, whose launch path needs no xDSL). Imports no llvmlite.
+
+    module = VulkanAotModule(files, metadata, graphs)   # the best device, or `device`
+    module.kernels["saxpy"](2.0, x, y)                  # numpy arrays updated in place
+    module.get_field("x")                               # waits for the device
+
+The device must have every cap of metadata.json's `required_caps` (checked first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.targets import aot_format as fmt
+from taichi_xdsl.targets.aot_format import (
+    AotFormatError,
+    ArgKind,
+    GraphAttributes,
+    ModuleMetadata,
+)
+from taichi_xdsl.targets.aot_runtime import AotGraph, AotKernel, AotModuleBase
+
+FIELD_ALIGN = 64
+
+
+class _DeviceFields(Mapping[str, np.ndarray]):
+    """Field views of the host root, brought up to date with the device on access."""
+
+    def __init__(self, module: VulkanAotModule, views: dict[str, np.ndarray]):
+        self._module = module
+        self._views = views
+
+    def __getitem__(self, name: str) -> np.ndarray:
+        view = self._views[name]
+        self._module.backend.read_root(self._module.root)
+        return view
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._views)
+
+    def __len__(self) -> int:
+        return len(self._views)
+
+
+class VulkanAotModule(AotModuleBase):
+    """A loaded Vulkan module: `kernels`, `graphs`, `fields`, on one device."""
+
+    def __init__(
+        self,
+        files: Mapping[str, bytes],
+        metadata: ModuleMetadata,
+        graphs: list[GraphAttributes],
+        *,
+        device: int | str | None = None,
+    ):
+        from taichi_xdsl.targets.vulkan.backend import (
+            KernelPlan,
+            TaskPlan,
+            VulkanBackend,
+            VulkanKernel,
+        )
+        from taichi_xdsl.targets.vulkan.device import vulkan_available
+        from taichi_xdsl.utils import spirv_abi
+
+        ok, why = vulkan_available()
+        if not ok:
+            raise AotFormatError(f"this Vulkan AOT module needs a Vulkan device: {why}")
+        self.metadata = metadata
+        caps = {k: v for k, v in metadata.required_caps.items() if isinstance(v, int)}
+        self.backend = VulkanBackend(device=device, caps=caps)
+        have = self.backend.runtime.caps.taichi_caps()
+        missing = [
+            name for name, value in sorted(caps.items()) if have.get(name, 0) < value
+        ]
+        if missing:
+            raise AotFormatError(
+                f"the Vulkan device lacks caps this module needs: {', '.join(missing)}"
+            )
+        size = metadata.root_buffer_size
+        storage = np.zeros(size + FIELD_ALIGN, dtype=np.uint8)
+        start = (-storage.ctypes.data) % FIELD_ALIGN
+        self._storage = storage
+        self.root = storage[start : start + size] if size else None
+        views: dict[str, np.ndarray] = {}
+        for f in metadata.fields:
+            dtype = np.dtype(fmt.NUMPY_DTYPE[f.dtype])
+            nbytes = int(np.prod(f.shape, dtype=np.int64)) * dtype.itemsize
+            assert self.root is not None
+            views[f.name] = (
+                self.root[f.offset : f.offset + nbytes].view(dtype).reshape(f.shape)
+            )
+        self.fields = _DeviceFields(self, views)
+        self.kernels: dict[str, AotKernel] = {}
+        for k in metadata.kernels:
+            args = tuple(
+                (fmt.ir_dtype(a.dtype), a.ndim if a.kind is ArgKind.NDARRAY else None)
+                for a in k.args
+            )
+            tasks = []
+            binaries = []
+            for t in k.tasks:
+                if t.spirv is None:
+                    raise AotFormatError(
+                        f"kernel '{k.name}': task {t.name} has no .spv file"
+                    )
+                binaries.append(files[t.spirv])
+                if t.task_type == "serial":
+                    tasks.append(TaskPlan(t.name, "serial"))
+                else:
+                    assert t.begin is not None and t.end is not None
+                    tasks.append(TaskPlan(t.name, t.task_type, t.begin.value, t.end.value))
+            plan = KernelPlan(
+                k.name,
+                args,
+                tuple(fmt.ir_dtype(d) for d in k.rets),
+                tuple(tasks),
+                k.gtmp_bytes,
+                {i: (f, kinds) for i, f, kinds in (k.prints or [])},
+            )
+            num_bindings = spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays
+            try:
+                pipelines = [
+                    self.backend.runtime.load_kernel(
+                        b, entry=t.symbol, num_bindings=num_bindings
+                    )
+                    for b, t in zip(binaries, tasks)
+                ]
+            except ValueError as error:
+                raise AotFormatError(f"kernel '{k.name}': bad SPIR-V: {error}") from None
+            kernel = VulkanKernel(self.backend, plan, pipelines, binaries)
+            self.kernels[k.name] = AotKernel(k, kernel.launch, self._get_root)
+        self.graphs = {g.name: AotGraph(g, self.kernels) for g in graphs}
+
+    def _get_root(self) -> Any:
+        return self.root
+
+    def set_field(self, name: str, values: Any) -> None:
+        self.fields[name][...] = values
+        self.backend.root_changed_on_host()
+
+    def sync(self) -> None:
+        self.backend.sync()

@@ -1,0 +1,130 @@
+"""ti.graph on the CPU: building, checking, running by argument name; and loaded graphs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+
+@pytest.fixture(autouse=True)
+def program():
+    ti.init(arch=ti.cpu, offline_cache=False)
+    yield
+    ti.reset()
+
+
+def kernels():
+    @ti.kernel
+    def init(a: ti.types.ndarray(dtype=ti.i32, ndim=1), v: ti.i32):
+        for i in a:
+            a[i] = v + i
+
+    @ti.kernel
+    def double(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for i in a:
+            a[i] *= 2
+
+    @ti.kernel
+    def add(
+        a: ti.types.ndarray(dtype=ti.i32, ndim=1), b: ti.types.ndarray(dtype=ti.i32, ndim=1)
+    ):
+        for i in a:
+            b[i] += a[i]
+
+    return init, double, add
+
+
+def test_sequential_graph_runs_in_order(tmp_path: Path):
+    init, double, add = kernels()
+    a = ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "a", dtype=ti.i32, ndim=1)
+    b = ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "b", ti.i32, field_dim=1)
+    v = ti.graph.Arg(ti.graph.ArgKind.SCALAR, "v", ti.i32)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(init, a, v)
+    seq = g.create_sequential()
+    seq.dispatch(double, a)
+    seq.dispatch(add, a, b)
+    g.append(seq)
+    g.dispatch(double, b)
+    graph = g.compile()
+    x, y = np.zeros(5, np.int32), ti.ndarray(ti.i32, 5)
+    graph.run({"a": x, "b": y, "v": 10})
+    expect_a = 2 * (10 + np.arange(5))
+    assert x.tolist() == expect_a.tolist()
+    assert y.to_numpy().tolist() == (2 * expect_a).tolist()
+
+    m = ti.aot.Module(ti.cpu)
+    m.add_graph("g", graph)
+    m.archive(tmp_path / "g.tcm")
+    mod = ti.aot.load(tmp_path / "g.tcm")
+    x2, y2 = np.zeros(5, np.int32), ti.ndarray(ti.i32, 5)  # an ndarray object works too
+    mod.get_graph("g").run({"a": x2, "b": y2, "v": 10})
+    assert x2.tolist() == x.tolist() and y2.to_numpy().tolist() == y.to_numpy().tolist()
+    with pytest.raises(ti.TaichiTypeError, match=r"missing argument\(s\) \['v'\]"):
+        mod.get_graph("g").run({"a": x2, "b": y2})
+    with pytest.raises(ti.TaichiTypeError, match="i32"):
+        mod.get_graph("g").run({"a": np.zeros(5, np.float32), "b": y2, "v": 1})
+
+
+def test_graph_checks_arguments():
+    init, double, _ = kernels()
+    a = ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "a", dtype=ti.i32, ndim=1)
+    v = ti.graph.Arg(ti.graph.ArgKind.SCALAR, "v", ti.f32)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(init, a, v)
+    with pytest.raises(ti.TaichiTypeError, match="'v' of 'init' is i32, Arg 'v' is f32"):
+        g.compile()
+    g = ti.graph.GraphBuilder()
+    g.dispatch(init, a, a)
+    with pytest.raises(
+        ti.TaichiTypeError, match="is a scalar parameter, got a NDARRAY Arg"
+    ):
+        g.compile()
+    g = ti.graph.GraphBuilder()
+    g.dispatch(double, ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "a", ti.i32, ndim=2))
+    with pytest.raises(ti.TaichiTypeError, match="has ndim 1, Arg 'a' has ndim 2"):
+        g.compile()
+    g = ti.graph.GraphBuilder()
+    g.dispatch(double, a)
+    g.dispatch(double, ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "a", ti.f32, ndim=1))
+    with pytest.raises(ti.TaichiTypeError, match="two different Args are named 'a'"):
+        g.compile()
+    with pytest.raises(ti.TaichiError, match="at least one dispatch"):
+        ti.graph.GraphBuilder().compile()
+    with pytest.raises(ti.TaichiError, match="NDARRAY needs ndim"):
+        ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "q", ti.f32)
+
+
+def test_textures_and_templates_are_reported():
+    @ti.kernel
+    def tex(t: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in t:
+            t[i] = 1.0
+
+    g = ti.graph.GraphBuilder()
+    texture = ti.graph.Arg(
+        ti.graph.ArgKind.RWTEXTURE, "t", channel_format=ti.u8, shape=(8,), num_channels=4
+    )
+    g.dispatch(tex, texture)
+    with pytest.raises(ti.TaichiTypeError, match="got a RWTEXTURE Arg"):
+        g.compile()
+
+    f = ti.field(ti.f32, shape=4)
+
+    @ti.kernel
+    def fill(x: ti.template(), v: ti.f32):
+        for i in x:
+            x[i] = v
+
+    v = ti.graph.Arg(ti.graph.ArgKind.SCALAR, "v", ti.f32)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(fill, ti.graph.Arg(ti.graph.ArgKind.SCALAR, "x", ti.f32), v)
+    with pytest.raises(ti.TaichiTypeError, match="takes a concrete object"):
+        g.compile()
+    g = ti.graph.GraphBuilder()
+    g.dispatch(fill, f, v)  # a template takes the field itself
+    g.compile().run({"v": 2.5})
+    assert f.to_numpy().tolist() == [2.5] * 4
