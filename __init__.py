@@ -22,6 +22,8 @@ _FRONTEND = "taichi_xdsl.frontends.python"
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "math": (f"{_FRONTEND}.tmath", None),
+    "aot": ("taichi_xdsl.targets.aot", None),  # loading needs no frontend
+    "graph": (f"{_FRONTEND}.graph", None),
     "types": (f"{_FRONTEND}.types", None),
     "f16": (f"{_FRONTEND}.dtypes", "f16"),
     "f32": (f"{_FRONTEND}.dtypes", "f32"),
@@ -66,6 +68,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "ndarray": (f"{_FRONTEND}.ndarray", "ndarray"),
     "abs": (f"{_FRONTEND}.ops", "abs"),
     "atan2": (f"{_FRONTEND}.ops", "atan2"),
+    "ad": (f"{_FRONTEND}.autodiff", None),
     "atomic_add": (f"{_FRONTEND}.ops", "atomic_add"),
     "atomic_and": (f"{_FRONTEND}.ops", "atomic_and"),
     "atomic_max": (f"{_FRONTEND}.ops", "atomic_max"),
@@ -90,6 +93,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "sin": (f"{_FRONTEND}.ops", "sin"),
     "sqrt": (f"{_FRONTEND}.ops", "sqrt"),
     "static": (f"{_FRONTEND}.ops", "static"),
+    "stop_grad": (f"{_FRONTEND}.autodiff", "stop_grad"),
     "tan": (f"{_FRONTEND}.ops", "tan"),
     "tanh": (f"{_FRONTEND}.ops", "tanh"),
     "arm64": (f"{_FRONTEND}.program", "arm64"),
@@ -104,6 +108,14 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "vulkan": (f"{_FRONTEND}.program", "vulkan"),
     "x64": (f"{_FRONTEND}.program", "x64"),
     "template": (f"{_FRONTEND}.types", "template"),
+    "Matrix": (f"{_FRONTEND}.matrix", "Matrix"),
+    "Vector": (f"{_FRONTEND}.matrix", "Vector"),
+    "Struct": (f"{_FRONTEND}.struct", "Struct"),
+    "dataclass": (f"{_FRONTEND}.struct", "dataclass"),
+    "random": (f"{_FRONTEND}.ops", "random"),
+    "randn": (f"{_FRONTEND}.ops", "randn"),
+    "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
+    "static_print": (f"{_FRONTEND}.ops", "static_print"),
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -116,6 +128,14 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 __all__ = [
     "Field",
+    "Matrix",
+    "Vector",
+    "Struct",
+    "dataclass",
+    "random",
+    "randn",
+    "static_assert",
+    "static_print",
     "Ndarray",
     "TaichiAssertionError",
     "TaichiCompilationError",
@@ -126,6 +146,8 @@ __all__ = [
     "TaichiSyntaxError",
     "TaichiTypeError",
     "abs",
+    "aot",
+    "ad",
     "arm64",
     "atan2",
     "atomic_add",
@@ -153,6 +175,7 @@ __all__ = [
     "floor",
     "func",
     "gpu",
+    "graph",
     "grouped",
     "i",
     "i8",
@@ -190,6 +213,7 @@ __all__ = [
     "sin",
     "sqrt",
     "static",
+    "stop_grad",
     "sync",
     "tan",
     "tanh",
@@ -225,7 +249,10 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
+    from taichi_xdsl.frontends.python import graph
+    from taichi_xdsl.frontends.python import autodiff as ad
     from taichi_xdsl.frontends.python import tmath as math
+    from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python import types
     from taichi_xdsl.frontends.python.dtypes import (
         f16,

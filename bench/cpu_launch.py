@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 
 import numpy as np
-
 from taichi_xdsl.targets.llvm import jit
 from taichi_xdsl.targets.llvm.pool import (
     NativeThreadPool,
@@ -200,10 +199,9 @@ taichi.kernel @empty() {
 def compiled_launches(threads: int, repeat: int) -> None:
     """The same two kernels compiled from the taichi dialect by CpuBackend."""
     try:
-        from xdsl.parser import Parser
-
         from taichi_xdsl.targets.llvm.backend import CpuBackend
         from taichi_xdsl.utils import registry
+        from xdsl.parser import Parser
     except ImportError as error:
         print(f"(compiled kernels skipped: {error})")
         return

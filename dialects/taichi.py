@@ -58,9 +58,20 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
+from xdsl.dialects.builtin import IntAttr, f32
+from xdsl.ir import (
+    Attribute,
+    Block,
+    Dialect,
+    Operation,
+    ParametrizedAttribute,
+    Region,
+    SSAValue,
+    TypeAttribute,
+)
 from xdsl.irdl import (
     IRDLOperation,
+    irdl_attr_definition,
     VarConstraint,
     base,
     irdl_op_definition,
@@ -72,7 +83,7 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.parser import Parser
+from xdsl.parser import AttrParser, Parser
 from xdsl.printer import Printer
 from xdsl.pattern_rewriter import RewritePattern
 from xdsl.traits import (
@@ -80,6 +91,8 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
+    MemoryReadEffect,
+    MemoryWriteEffect,
     Pure,
     RecursiveMemoryEffect,
     SymbolOpInterface,
@@ -851,6 +864,247 @@ class AssertOp(IRDLOperation):
     def __init__(self, cond: SSAValue | Operation, message: str):
         super().__init__(operands=[cond], properties={"message": StringAttr(message)})
 
+# ---------------------------------------------------------------------------------------
+# Textures
+# ---------------------------------------------------------------------------------------
+
+TEXTURE_ACCESS = ("sampled", "rw")
+
+
+@irdl_attr_definition
+class TextureType(ParametrizedAttribute, TypeAttribute):
+    """
+    A texture kernel argument: `ti.types.texture(num_dimensions=2)` is
+    `!taichi.texture<2, sampled>` (read with fetch / sample_lod, any format), and
+    `ti.types.rw_texture(num_dimensions=2, fmt=ti.Format.rgba8)` is
+    `!taichi.texture<2, rw, rgba8>` (load / store; the format is part of the type, as
+    a storage image's format is part of its SPIR-V type). Texels are read and written
+    as four f32 channels.
+
+    Example: `taichi.kernel @k(%t: !taichi.texture<2, rw, r32f>) { ... }`
+    """
+
+    name = "taichi.texture"
+
+    num_dimensions: IntAttr
+    access: StringAttr
+    format: StringAttr
+    """Taichi's ti.Format name (`rgba8`, `r32f`, ...); empty for a sampled texture."""
+
+    def __init__(self, num_dimensions: int, access: str = "sampled", format: str = ""):
+        super().__init__(IntAttr(num_dimensions), StringAttr(access), StringAttr(format))
+
+    @property
+    def ndim(self) -> int:
+        return self.num_dimensions.data
+
+    @property
+    def is_rw(self) -> bool:
+        return self.access.data == "rw"
+
+    def verify(self) -> None:
+        if self.ndim not in (1, 2, 3):
+            raise VerifyException(f"textures have 1, 2 or 3 dimensions, got {self.ndim}")
+        if self.access.data not in TEXTURE_ACCESS:
+            raise VerifyException(
+                f"texture access must be 'sampled' or 'rw', got '{self.access.data}'"
+            )
+        if self.is_rw != bool(self.format.data):
+            raise VerifyException("an rw texture names its format; a sampled one does not")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            ndim = parser.parse_integer(allow_boolean=False, allow_negative=False)
+            parser.parse_punctuation(",")
+            access = parser.parse_identifier(" (sampled or rw)")
+            fmt = ""
+            if parser.parse_optional_punctuation(",") is not None:
+                fmt = parser.parse_identifier(" (texel format)")
+        return (IntAttr(ndim), StringAttr(access), StringAttr(fmt))
+
+    def print_parameters(self, printer: Printer) -> None:
+        fmt = f", {self.format.data}" if self.format.data else ""
+        printer.print_string(f"<{self.ndim}, {self.access.data}{fmt}>")
+
+
+def _verify_texture_access(
+    op: Operation, texture: SSAValue, coords: Sequence[SSAValue], rw: bool
+) -> None:
+    t = texture.type
+    assert isinstance(t, TextureType)
+    if t.is_rw != rw:
+        want = "an rw" if rw else "a sampled"
+        raise VerifyException(f"'{op.name}' expects {want} texture, got {t}")
+    if len(coords) != t.ndim:
+        raise VerifyException(
+            f"'{op.name}' indexes a {t.ndim}-d texture with {len(coords)} coordinates"
+        )
+
+
+class _TexelReadOp(IRDLOperation, ABC):
+    """Shared shape of the reads: coordinates in, four f32 channels (r, g, b, a) out."""
+
+    texture = operand_def(TextureType)
+    r = result_def(f32)
+    g = result_def(f32)
+    b = result_def(f32)
+    a = result_def(f32)
+    traits = traits_def(MemoryReadEffect())
+
+    @property
+    def channels(self) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+        return (self.r, self.g, self.b, self.a)
+
+
+@irdl_op_definition
+class TextureFetchOp(_TexelReadOp):
+    """
+    `tex.fetch(ti.Vector([i, j]), lod)`: the texel at integer coordinates of mip level
+    `lod` of a sampled texture (no filtering).
+
+    Example:
+        %r, %g, %b, %a = taichi.texture_fetch %t[%i, %j] lod %l : !taichi.texture<2, sampled>
+    """
+
+    name = "taichi.texture_fetch"
+    coords = var_operand_def(i32)
+    lod = operand_def(i32)
+    assembly_format = "$texture `[` $coords `]` `lod` $lod attr-dict `:` type($texture)"
+
+    def __init__(
+        self,
+        texture: SSAValue | Operation,
+        coords: Sequence[SSAValue | Operation],
+        lod: SSAValue | Operation,
+    ):
+        super().__init__(operands=[texture, coords, lod], result_types=[f32] * 4)
+
+    def verify_(self) -> None:
+        _verify_texture_access(self, self.texture, self.coords, rw=False)
+
+
+@irdl_op_definition
+class TextureSampleLodOp(_TexelReadOp):
+    """
+    `tex.sample_lod(uv, lod)`: the filtered (bilinear) value at normalized coordinates
+    `uv` in [0, 1] of mip level `lod` of a sampled texture.
+
+    Example:
+        %r, %g, %b, %a = taichi.texture_sample_lod %t[%u, %v] lod %l : !taichi.texture<2, sampled>
+    """
+
+    name = "taichi.texture_sample_lod"
+    coords = var_operand_def(f32)
+    lod = operand_def(f32)
+    assembly_format = "$texture `[` $coords `]` `lod` $lod attr-dict `:` type($texture)"
+
+    def __init__(
+        self,
+        texture: SSAValue | Operation,
+        coords: Sequence[SSAValue | Operation],
+        lod: SSAValue | Operation,
+    ):
+        super().__init__(operands=[texture, coords, lod], result_types=[f32] * 4)
+
+    def verify_(self) -> None:
+        _verify_texture_access(self, self.texture, self.coords, rw=False)
+
+
+@irdl_op_definition
+class TextureLoadOp(_TexelReadOp):
+    """
+    `rw.load(ti.Vector([i, j]))`: the texel at integer coordinates of an rw texture,
+    converted from its format to four f32 (missing channels read 0, alpha 1).
+
+    Example:
+        %r, %g, %b, %a = taichi.texture_load %t[%i, %j] : !taichi.texture<2, rw, rgba8>
+    """
+
+    name = "taichi.texture_load"
+    coords = var_operand_def(i32)
+    assembly_format = "$texture `[` $coords `]` attr-dict `:` type($texture)"
+
+    def __init__(
+        self, texture: SSAValue | Operation, coords: Sequence[SSAValue | Operation]
+    ):
+        super().__init__(operands=[texture, coords], result_types=[f32] * 4)
+
+    def verify_(self) -> None:
+        _verify_texture_access(self, self.texture, self.coords, rw=True)
+
+
+@irdl_op_definition
+class TextureStoreOp(IRDLOperation):
+    """
+    `rw.store(ti.Vector([i, j]), ti.Vector([r, g, b, a]))`: write a texel of an rw
+    texture (converted to its format; channels it lacks are dropped).
+
+    Example:
+        taichi.texture_store %t[%i, %j], %r, %g, %b, %a : !taichi.texture<2, rw, rgba8>
+    """
+
+    name = "taichi.texture_store"
+    texture = operand_def(TextureType)
+    coords = var_operand_def(i32)
+    r = operand_def(f32)
+    g = operand_def(f32)
+    b = operand_def(f32)
+    a = operand_def(f32)
+    assembly_format = (
+        "$texture `[` $coords `]` `,` $r `,` $g `,` $b `,` $a attr-dict `:` type($texture)"
+    )
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self,
+        texture: SSAValue | Operation,
+        coords: Sequence[SSAValue | Operation],
+        channels: Sequence[SSAValue | Operation],
+    ):
+        assert len(channels) == 4
+        super().__init__(operands=[texture, coords, *channels])
+
+    @property
+    def channels(self) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue]:
+        return (self.r, self.g, self.b, self.a)
+
+    def verify_(self) -> None:
+        _verify_texture_access(self, self.texture, self.coords, rw=True)
+
+
+@irdl_op_definition
+class TextureDimOp(IRDLOperation):
+    """
+    Extent `axis` of a texture argument, as i32 (`rw.shape[axis]`, and the bounds of a
+    struct-for over an rw texture).
+
+    Example: `%w = taichi.texture_dim %t, 0 : !taichi.texture<2, rw, rgba8>`
+    """
+
+    name = "taichi.texture_dim"
+    texture = operand_def(TextureType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(i32)
+    assembly_format = "$texture `,` $axis attr-dict `:` type($texture)"
+    traits = traits_def(Pure())
+
+    def __init__(self, texture: SSAValue | Operation, axis: int):
+        super().__init__(
+            operands=[texture],
+            properties={"axis": IntegerAttr(axis, i64)},
+            result_types=[i32],
+        )
+
+    def verify_(self) -> None:
+        t = self.texture.type
+        assert isinstance(t, TextureType)
+        if not 0 <= self.axis.value.data < t.ndim:
+            raise VerifyException(
+                f"'{self.name}' reads axis {self.axis.value.data} of a {t.ndim}-d texture"
+            )
+
+
 
 Taichi = Dialect(
     "taichi",
@@ -876,7 +1130,13 @@ Taichi = Dialect(
         AtomicXorOp,
         PrintOp,
         AssertOp,
+        TextureFetchOp,
+        TextureSampleLodOp,
+        TextureLoadOp,
+        TextureStoreOp,
+        TextureDimOp,
     ],
+    [TextureType],
 )
 
 

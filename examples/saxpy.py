@@ -1,7 +1,6 @@
 """saxpy on the default CPU backend: y = a * x + y over 2^20-element ndarrays."""
 
 import numpy as np
-
 import taichi_xdsl as ti
 
 ti.init(arch=ti.cpu)

@@ -31,6 +31,7 @@ DIALECTS: dict[str, str] = {
 }
 
 PASSES: dict[str, str] = {
+    "ti-scalarize": "taichi_xdsl.lowering.scalarize:ScalarizePass",
     "ti-mem2reg": "taichi_xdsl.lowering.mem2reg:Mem2RegPass",
     "ti-demote-dense-struct-for": (
         "taichi_xdsl.lowering.demote_dense_struct_for:DemoteDenseStructForPass"
@@ -38,6 +39,7 @@ PASSES: dict[str, str] = {
     "ti-offload": "taichi_xdsl.lowering.offload:OffloadPass",
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
+    "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
     "convert-offload-to-llvm": (
@@ -47,11 +49,20 @@ PASSES: dict[str, str] = {
     "convert-math-to-llvm": "taichi_xdsl.lowering.convert_math_to_llvm:ConvertMathToLLVMPass",
     "convert-cf-to-llvm": "taichi_xdsl.lowering.convert_cf_to_llvm:ConvertCfToLLVMPass",
     "convert-func-to-llvm": "taichi_xdsl.lowering.convert_func_to_llvm:ConvertFuncToLLVMPass",
+    "convert-taichi-to-spirv": (
+        "taichi_xdsl.lowering.convert_taichi_to_spirv:ConvertTaichiToSpirvPass"
+    ),
+    "convert-arith-to-spirv": (
+        "taichi_xdsl.lowering.convert_arith_to_spirv:ConvertArithToSpirvPass"
+    ),
+    "convert-offload-to-spirv": (
+        "taichi_xdsl.lowering.convert_offload_to_spirv:ConvertOffloadToSpirvPass"
+    ),
 }
 
 PIPELINES: dict[str, str] = {
     "ti-to-offload": (
-        "ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,ti-offload,"
+        "ti-scalarize,ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,ti-offload,"
         "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
     ),
     "ti-offload-to-llvm": (
@@ -60,6 +71,10 @@ PIPELINES: dict[str, str] = {
         "reconcile-unrealized-casts,dce"
     ),
     "ti-to-llvm": "ti-to-offload,ti-offload-to-llvm",
+    "ti-offload-to-spirv": (
+        "convert-taichi-to-spirv,convert-arith-to-spirv,convert-offload-to-spirv"
+    ),
+    "ti-to-spirv": "ti-to-offload,ti-offload-to-spirv",
 }
 """Named pipelines: a pass-spec string each, usable wherever a pass name is."""
 

@@ -27,6 +27,15 @@ Buffers, all storage buffers of descriptor set 0 (every task binds all of them):
     binding 4  print buffer       word 0: words used (atomic counter); then records
     binding 5  error record       reserved (debug checks are not generated yet)
     binding 6+i                   the i-th ndarray argument (in argument order)
+    binding 6+n+j                 the j-th texture argument (n: the kernel's ndarray
+                                  count): a combined image sampler for
+                                  `ti.types.texture`, a storage image (explicit format)
+                                  for `ti.types.rw_texture`
+
+A texture argument's slot in the argument buffer has an ndarray's layout (8 unused bytes,
+then its extents as i64): `rw.shape` and a struct-for over an rw texture read them.
+Texture coordinates follow Taichi: (i, j, k) is (x, y, z), i along the width; the host
+keeps a texture's texels x-fastest.
 
 A buffer is declared once per element type it is accessed as: `@root_f32` and `@root_i32`
 are two `spirv.GlobalVariable`s of binding 0, each a Block struct holding a runtime array
@@ -84,6 +93,32 @@ DEFAULT_CAPS: dict[str, int] = {"spirv_has_int64": 1, "spirv_has_float64": 1}
 def ndarray_binding(ndarray_position: int) -> int:
     """The binding of the `ndarray_position`-th ndarray argument."""
     return FIRST_NDARRAY_BINDING + ndarray_position
+
+
+def texture_binding(num_ndarrays: int, texture_position: int) -> int:
+    """The binding of the `texture_position`-th texture argument of a kernel with
+    `num_ndarrays` ndarray arguments."""
+    return FIRST_NDARRAY_BINDING + num_ndarrays + texture_position
+
+
+TEXTURE_FORMATS: dict[str, tuple[str, int, int, str]] = {
+    # Taichi ti.Format -> (SPIR-V image format, VkFormat, channels, texel channel dtype)
+    "r8": ("R8", 9, 1, "unorm8"),
+    "rg8": ("Rg8", 16, 2, "unorm8"),
+    "rgba8": ("Rgba8", 37, 4, "unorm8"),
+    "r16": ("R16", 70, 1, "unorm16"),
+    "rg16": ("Rg16", 77, 2, "unorm16"),
+    "rgba16": ("Rgba16", 91, 4, "unorm16"),
+    "r16f": ("R16f", 76, 1, "f16"),
+    "rg16f": ("Rg16f", 83, 2, "f16"),
+    "rgba16f": ("Rgba16f", 97, 4, "f16"),
+    "r32f": ("R32f", 100, 1, "f32"),
+    "rg32f": ("Rg32f", 103, 2, "f32"),
+    "rgba32f": ("Rgba32f", 109, 4, "f32"),
+}
+"""The texel formats textures support: normalized and float ones, read and written as
+four f32 channels. (Integer formats would need integer texels; 3-channel formats are
+not storage-image formats in Vulkan.)"""
 
 
 def buffer_name(binding: int) -> str:

@@ -67,6 +67,15 @@ class TiOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = parse_mlir
 
+    def setup_pipeline(self):
+        # Named pipelines (ti-to-llvm, ...) run pass by pass, so that --time-passes and
+        # --print-between-passes see each pass rather than the pipeline as one.
+        if self.args.passes:
+            from taichi_xdsl.targets.llvm.backend import expand_pipeline
+
+            self.args.passes = ",".join(expand_pipeline(self.args.passes))
+        super().setup_pipeline()
+
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self.chunk_line_offset = start_offset
         return super().parse_chunk(chunk, file_extension, start_offset)

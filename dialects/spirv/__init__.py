@@ -18,7 +18,7 @@ the Vulkan runtime loads.
 Files: enums.py (SPIR-V enumerants and their numbers), attributes.py (enum attributes, the
 VCE triple, pointer/array/struct types), structure.py (module, functions, globals,
 constants, calls), memory.py (variables, loads, stores, access chains,
-composites), control_flow.py (branches, selection, loop),
+composites), image.py (image types, fetch/sample/read/write), control_flow.py (branches, selection, loop),
 arithmetic.py (arithmetic, bitwise, logical, comparisons, conversions), gl.py
 (GLSL.std.450 as `spirv.GL.*`), atomic.py (atomics, barriers).
 
@@ -202,6 +202,15 @@ from taichi_xdsl.dialects.spirv.gl import (
     UMaxOp,
     UMinOp,
 )
+from taichi_xdsl.dialects.spirv.image import (
+    ImageFetchOp,
+    ImageOp,
+    ImageReadOp,
+    ImageSampleExplicitLodOp,
+    ImageType,
+    ImageWriteOp,
+    SampledImageType,
+)
 from taichi_xdsl.dialects.spirv.memory import (
     AccessChainOp,
     CompositeConstructOp,
@@ -311,6 +320,13 @@ __all__ = [
     "FunctionControlAttr",
     "GlobalVariableOp",
     "IAddOp",
+    "ImageFetchOp",
+    "ImageOp",
+    "ImageReadOp",
+    "ImageSampleExplicitLodOp",
+    "ImageType",
+    "ImageWriteOp",
+    "SampledImageType",
     "IEqualOp",
     "IMulOp",
     "INotEqualOp",
@@ -546,6 +562,11 @@ SPIRV = Dialect(
         AddressOfOp,
         ConstantOp,
         FunctionCallOp,
+        ImageOp,
+        ImageFetchOp,
+        ImageSampleExplicitLodOp,
+        ImageReadOp,
+        ImageWriteOp,
     ],
     [
         ScopeAttr,
@@ -564,5 +585,7 @@ SPIRV = Dialect(
         RuntimeArrayType,
         ArrayType,
         StructType,
+        ImageType,
+        SampledImageType,
     ],
 )

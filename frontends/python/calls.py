@@ -22,7 +22,9 @@ from xdsl.ir import Operation, SSAValue
 from . import dtypes, ops, types
 from .dtypes import DataType
 from .emitter import Value, ir_type
+from .matrix import Matrix, MatrixType
 from .source import closure_vars
+from .struct import StructPlace, StructType, StructVal
 from .types import NdarrayType, Template
 from .values import (
     Container,
@@ -33,6 +35,7 @@ from .values import (
     is_python,
     is_scalar,
 )
+from .vectors import KernelMethod, LocalVecPlace, Vec, VecPlace
 
 if TYPE_CHECKING:
     from .codegen import KernelCodegen
@@ -54,6 +57,28 @@ _UNARY_MATH = frozenset(
     ("sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil", "abs")
 )
 _MAX_INLINE_DEPTH = 32
+_RANDOM = frozenset(("random", "randn"))
+_ELEMENTWISE_INTRINSICS = _UNARY_MATH | {"min", "max", "pow", "atan2", "clamp", "select"}
+_TMATH = frozenset(
+    (
+        "mix",
+        "step",
+        "smoothstep",
+        "fract",
+        "sign",
+        "log2",
+        "isnan",
+        "isinf",
+        "dot",
+        "cross",
+        "length",
+        "normalize",
+        "distance",
+        "reflect",
+        "determinant",
+        "inverse",
+    )
+)
 
 
 class CallsMixin(_Base):
@@ -69,6 +94,27 @@ class CallsMixin(_Base):
             return self.emit_print(node)
         if isinstance(func, ops.Intrinsic):
             return self.call_intrinsic(func, node)
+        if isinstance(func, KernelMethod):
+            args = [self.eval(a) for a in node.args]
+            kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+            return func.fn(args, kwargs, node)
+        if isinstance(func, type) and issubclass(func, Matrix):  # ti.Vector / ti.Matrix
+            args = [self.eval(a) for a in node.args]
+            kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+            from .matrix import Vector
+
+            return self.make_matrix(args, kwargs, node, issubclass(func, Vector))
+        if isinstance(func, StructType):  # Particle(pos=..., mass=...)
+            args = [self.eval(a) for a in node.args]
+            kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
+            return self.make_struct(func, args, kwargs, node)
+        if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
+            return self.construct_type(func, [self.eval(a) for a in node.args], node)
+        if func in (Matrix.rows, Matrix.cols):
+            rows = [self.as_vec(self.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+            m = self.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
+            assert m is not None
+            return m if func is Matrix.rows else self.transpose(m, node)
         from .kernel import BoundFunc, Func, Kernel
 
         if isinstance(func, Func | BoundFunc):
@@ -89,6 +135,24 @@ class CallsMixin(_Base):
         """A builtin or another Python callable: folded when all arguments are Python."""
 
         has_ir = any(not is_python(x) for x in (*args, *kwargs.values()))
+        if args and isinstance(args[0], Vec):
+            if isinstance(func, DataType) or func in (int, float, bool):
+                return self.vec_cast(args[0], self.cook_dtype(func, node))
+            if func is builtins.abs:
+                return self.vec_map(
+                    lambda x: (
+                        self.s_math("abs", x) if is_python(x) else self.em.math1("abs", x)
+                    ),
+                    args[0],
+                    node=node,
+                )
+            if func in (builtins.min, builtins.max) and len(args) >= 2:
+                name = func.__name__
+                return self.vec_map(
+                    lambda *xs: self.fold_minmax(name, list(xs), node), *args, node=node
+                )
+            if func is builtins.len:
+                return args[0].n
         if isinstance(func, DataType) or func in (int, float, bool):
             if has_ir:
                 self.expect_args(node, args, 1)
@@ -145,8 +209,10 @@ class CallsMixin(_Base):
                         "ti.static() needs values known at compile time",
                     )
             return ops.static(*args)
+        if name in _RANDOM:
+            return self.random_call(name, args, kwargs, node)
         if all(is_python(x) for x in (*args, *kwargs.values())):
-            return func(*args, **kwargs)  # fold at compile time
+            return self.rvalue(func(*args, **kwargs))  # fold at compile time
         if name in ("ndrange", "grouped"):
             raise self.error(
                 TaichiSyntaxError,
@@ -159,8 +225,20 @@ class CallsMixin(_Base):
         self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
     ) -> Any:
         em = self.em
+        if name in _RANDOM:
+            return self.random_call(name, args, kwargs, node)
+        if name in _TMATH:
+            return self.math_call(name, args, node)
+        if any(isinstance(a, Vec) for a in args) and name in _ELEMENTWISE_INTRINSICS:
+            return self.vec_map(
+                lambda *xs: self.intrinsic_ir(name, list(xs), kwargs, node),
+                *args,
+                node=node,
+            )
         if name == "cast":
             dt = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+            if isinstance(args[0], Vec):
+                return self.vec_cast(args[0], self.cook_dtype(dt, node))
             return em.value(self.scalar(args[0], node), self.cook_dtype(dt, node))
         if name == "select":
             self.expect_args(node, args, 3)
@@ -175,6 +253,8 @@ class CallsMixin(_Base):
             return em.binary("**" if name == "pow" else "atan2", a, b)
         if name in ("min", "max"):
             return self.fold_minmax(name, args, node)
+        if name == "clamp" and any(isinstance(a, Vec) for a in args):
+            return self.math_call("clamp", args, node)
         if name == "clamp":
             self.expect_args(node, args, 3)
             x, lo, hi = (self.scalar(a, node) for a in args)
@@ -235,6 +315,16 @@ class CallsMixin(_Base):
         if isinstance(x, Value):
             values.append(x.ssa)
             return "{}"
+        if isinstance(x, Vec):
+            if len(x.shape) == 2:
+                return (
+                    "["
+                    + ", ".join(
+                        self._format_one(x.row(i), values, node) for i in range(x.n)
+                    )
+                    + "]"
+                )
+            return "[" + ", ".join(self._format_one(e, values, node) for e in x.elems) + "]"
         if is_python(x) and not isinstance(x, tuple | list):
             return str(x)
         if isinstance(x, tuple | list):
@@ -277,6 +367,11 @@ class CallsMixin(_Base):
         )  # type: ignore[arg-type]
         ctx.anchor = self.em.block.last_op  # type: ignore[union-attr]
         ret_ann = annotations.get("return")
+        if isinstance(ret_ann, MatrixType):
+            ret_ann = None  # checked on the returned value below
+            vec_ret = annotations.get("return")
+        else:
+            vec_ret = None
         if ret_ann is not None:
             ctx.return_types = [self.cook_dtype(ret_ann, node)]
         assigned = assigned_names(src.tree.body)
@@ -292,6 +387,13 @@ class CallsMixin(_Base):
         finally:
             self.func_depth -= 1
             self.ctx, self.terminated, self.pending_loop_config = saved
+        if vec_ret is not None and ctx.ret_vec is None:
+            v = self.as_vec(ctx.result)
+            if v is None:
+                v = self.construct_type(vec_ret, [ctx.result], node)
+            return self.vec_cast(v, self.cook_dtype(vec_ret.dtype, node))
+        if ctx.ret_vec is not None:
+            return ctx.ret_vec.load(self)
         if ctx.ret_slots is not None:
             assert ctx.return_types is not None
             return self.em.load(ctx.ret_slots[0], ctx.return_types[0])
@@ -315,7 +417,9 @@ class CallsMixin(_Base):
             ):
                 binding = self.lookup(arg.id)
 
-                return binding if isinstance(binding, Place) else self.rvalue(binding)
+                if isinstance(binding, Place | VecPlace | StructPlace):
+                    return binding
+                return self.rvalue(binding)
             return self.eval(arg)
 
         positional = [
@@ -337,8 +441,20 @@ class CallsMixin(_Base):
         self, name: str, value: Any, ann: Any, assigned: set[str], node: ast.AST
     ) -> Any:
 
-        if _is_template(ann) or isinstance(value, Place):
+        if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
             return value
+        if isinstance(ann, StructType) or isinstance(value, StructVal):
+            if isinstance(ann, StructType):
+                value = self.convert_to_type(ann, value, node)
+            return self.new_struct_local(name, value) if name in assigned else value
+        if isinstance(ann, MatrixType):
+            v = self.as_vec(value)
+            if v is None:
+                v = self.construct_type(ann, [value], node)
+            v = self.vec_cast(v, self.cook_dtype(ann.dtype, node))
+            return self.new_vec_local(name, v) if name in assigned else v
+        if isinstance(value, Vec):
+            return self.new_vec_local(name, value) if name in assigned else value
         if isinstance(ann, NdarrayType) or ann is types.ndarray:
             if not isinstance(value, Container):
                 raise self.error(
@@ -358,8 +474,20 @@ class CallsMixin(_Base):
     def func_return(self, value: Any, node: ast.Return, at_top: bool) -> None:
         """A `return` in a ti.func: the value itself at top level, else through a slot."""
         ctx = self.ctx
-        if at_top and ctx.ret_slots is None:
+        if at_top and ctx.ret_slots is None and ctx.ret_vec is None:
             ctx.result = value
+            return
+        v = (
+            self.as_vec(value)
+            if not isinstance(value, Value | bool | int | float)
+            else None
+        )
+        if v is not None:  # a vector returned from inside if/else: through local slots
+            if ctx.ret_vec is None:
+                zero = Vec(v.shape, [0] * len(v.elems))
+                ctx.ret_vec = self._func_vec_slot(ctx, zero, self.vec_dtype(v))
+            ctx.ret_vec.store(self, v)
+            self.mark_returned()
             return
         if not isinstance(value, Value | bool | int | float):
             raise self.error(
@@ -379,6 +507,12 @@ class CallsMixin(_Base):
             ctx.ret_slots = [self.ctx_slot(dt)]
         self.em.store(ctx.ret_slots[0], self.em.value(value, ctx.return_types[0]))
         self.mark_returned()
+
+    def _func_vec_slot(
+        self, ctx: FunctionContext, zero: Vec, dt: DataType
+    ) -> LocalVecPlace:
+        slots = [Place(self.ctx_slot(dt, ctx), dt, False) for _ in zero.elems]
+        return LocalVecPlace(zero.shape, dt, slots)
 
     def ctx_slot(self, dt: DataType, ctx: FunctionContext | None = None) -> SSAValue:
         """A zero-initialized slot at the start of the current kernel or ti.func call."""

@@ -52,8 +52,11 @@ from .emitter import Emitter, Value, ir_type, memref_type
 from .expressions import ExpressionsMixin
 from .field import Field
 from .loops import LoopsMixin
+from .matrix import Matrix, MatrixType
 from .ndarray import Ndarray
+from .random import RandomMixin
 from .source import FunctionSource, is_located
+from .struct import StructField, StructPlace, StructsMixin, StructType, StructVal
 from .values import (
     ATOMIC_AUGASSIGN,
     PY_BINOPS,
@@ -72,13 +75,29 @@ from .values import (
     is_python,
     is_scalar,
 )
+from .vectors import (
+    DynamicComponent,
+    ElementVecPlace,
+    Vec,
+    VecPlace,
+    VectorsMixin,
+    place_positions,
+)
 
 # ---------------------------------------------------------------------------------------
 # The code generator
 # ---------------------------------------------------------------------------------------
 
 
-class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
+class KernelCodegen(
+    LoopsMixin,
+    ExpressionsMixin,
+    CallsMixin,
+    VectorsMixin,
+    RandomMixin,
+    StructsMixin,
+    ast.NodeVisitor,
+):
     """Builds one `taichi.kernel` from a kernel's AST and its argument specs."""
 
     def __init__(self, program: Any, symbol: str):
@@ -96,6 +115,8 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
         self.ctx: FunctionContext
         self._node: ast.AST | None = None
         self._locs: dict[tuple[str, int, int], Attribute] = {}
+        self.rng_used = False
+        self.pending_grouped = False
 
     # -- entry point -----------------------------------------------------------------
 
@@ -137,7 +158,7 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
     def _arg_type(self, spec: ArgSpec) -> Attribute:
         if spec.kind == "ndarray":
             assert spec.dtype is not None
-            return memref_type(spec.dtype, [-1] * spec.ndim)
+            return memref_type(spec.dtype, [-1] * spec.ndim + list(spec.element_shape))
         assert spec.kind == "scalar" and spec.dtype is not None
         return ir_type(spec.dtype)
 
@@ -147,12 +168,14 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
         assert arg is not None
         if spec.kind == "ndarray":
             assert spec.dtype is not None
-            return NdarrayHandle(arg, spec.dtype, spec.ndim)
+            return NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)
         assert spec.dtype is not None
         value = Value(arg, spec.dtype)
         return self.new_local(spec.name, value) if spec.name in assigned else value
 
     def _finish_kernel(self, tree: ast.FunctionDef) -> None:
+        if self.rng_used:
+            self.advance_rng_launch_counter()
         if isinstance(self.entry.last_op, taichi.ReturnOp):
             return
         ctx = self.ctx
@@ -290,7 +313,7 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
                 "this field has no shape: give ti.field a shape or place it with "
                 "ti.root.dense(...).place(x) before the kernel runs"
             )
-        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.shape))
+        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.shape + f.element_shape))
         self.insert_prologue(op)
         op.result.name_hint = f.symbol
         handle = FieldHandle(f, op.result)
@@ -329,6 +352,12 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
         """What a name or attribute means in an expression."""
         if isinstance(obj, Place):
             return self.em.load(obj.ptr, obj.dtype)
+        if isinstance(obj, VecPlace):
+            return obj.load(self)
+        if isinstance(obj, StructPlace):
+            return self.load_struct(obj)
+        if isinstance(obj, Matrix):
+            return self.as_vec(obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
         if isinstance(obj, Ndarray | np.ndarray):
@@ -340,15 +369,23 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
             return obj.item()
         return obj
 
-    def element(self, container: Container, index: Any, node: ast.AST) -> Place:
-        """The place `container[index]`."""
+    def element(self, container: Container, index: Any, node: ast.AST) -> Any:
+        """The place `container[index]` (a VecPlace for a Vector/Matrix container)."""
+        if isinstance(index, Vec):
+            index = tuple(index.elems)
         if index is None:
             indices: tuple[Any, ...] = ()
         elif isinstance(index, tuple | list):
             indices = tuple(
                 i
                 for part in index
-                for i in (part if isinstance(part, tuple | list) else (part,))
+                for i in (
+                    part.elems
+                    if isinstance(part, Vec)
+                    else part
+                    if isinstance(part, tuple | list)
+                    else (part,)
+                )
             )
         else:
             indices = (index,)
@@ -360,6 +397,8 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
                 f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
             )
         values = [self.index_value(i, node) for i in indices]
+        if container.element_shape:
+            return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
         return Place(op.results[0], container.dtype, True)
 
@@ -378,11 +417,11 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
             )
         return self.em.value(index, dtypes.i32)
 
-    def place_of(self, node: ast.expr) -> Place:
+    def place_of(self, node: ast.expr) -> Any:
         """The place an assignment target or an atomic's first argument names."""
         if isinstance(node, ast.Name):
             binding = self.lookup(node.id)
-            if isinstance(binding, Place):
+            if isinstance(binding, Place | VecPlace | StructPlace):
                 return binding
             raise self.error(
                 TaichiSyntaxError,
@@ -390,14 +429,62 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
                 f"'{node.id}' is not a Taichi variable or element here",
             )
         if isinstance(node, ast.Subscript):
-            base = self.eval(node.value)
+            base = self._place_or_value(node.value)
             if isinstance(base, Container):
                 return self.element(base, self.eval(node.slice), node)
+            if isinstance(base, VecPlace):
+                return self.vec_place_component(base, self.eval(node.slice), node)
+            if isinstance(base, StructField):
+                return self.struct_element(base, self.eval(node.slice), node)
+        if isinstance(node, ast.Attribute):
+            base = self._place_or_value(node.value)
+            if isinstance(base, StructPlace) and node.attr in base.places:
+                return base.places[node.attr]
+            if isinstance(base, VecPlace):
+                from .matrix import swizzle_indices
+
+                idx = swizzle_indices(node.attr)
+                if idx is not None and len(base.shape) == 1:
+                    if len(idx) == 1:
+                        return base.component(self, idx[0])
+                    return _SwizzlePlace(base, idx)
         raise self.error(
             TaichiSyntaxError, node, "expected a variable or a field/ndarray element"
         )
 
-    def store(self, place: Place, value: Any, node: ast.AST) -> None:
+    def _place_or_value(self, node: ast.expr) -> Any:
+        """A sub-expression of an assignment target: a place where it names one."""
+        if isinstance(node, ast.Name):
+            binding = self.lookup(node.id)
+            if isinstance(binding, Place | VecPlace | StructPlace):
+                return binding
+            return self.rvalue(binding)
+        if isinstance(node, ast.Subscript | ast.Attribute):
+            try:
+                return self.place_of(node)
+            except TaichiSyntaxError:
+                pass
+        return self.eval(node)
+
+    def store(self, place: Any, value: Any, node: ast.AST) -> None:
+        if isinstance(place, DynamicComponent):
+            if not is_scalar(value):
+                raise self.error(TaichiTypeError, node, f"cannot store {describe(value)}")
+            place.store(self, value, node)
+            return
+        if isinstance(place, _SwizzlePlace):
+            v = self.as_vec(value)
+            if v is None or v.shape != (len(place.idx),):
+                raise self.error(TaichiTypeError, node, f"cannot store {describe(value)}")
+            for k, e in zip(place.idx, v.elems):
+                self.store(place.base.component(self, k), e, node)
+            return
+        if isinstance(place, VecPlace):
+            self.store_vec(place, value, node)
+            return
+        if isinstance(place, StructPlace):
+            self.store_struct(place, value, node)
+            return
         if not is_scalar(value):
             raise self.error(
                 TaichiTypeError,
@@ -434,9 +521,19 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
             self.assign(target, value, static)
 
     def visit_AnnAssign(self, node: ast.AnnAssign) -> None:
-        dt = self.cook_dtype(self.eval(node.annotation), node.annotation)
+        ann = self.eval(node.annotation)
         if not isinstance(node.target, ast.Name):
             raise self.error(TaichiSyntaxError, node, "an annotated target must be a name")
+        if isinstance(ann, MatrixType):
+            value = self.eval(node.value) if node.value is not None else 0
+            v = self.as_vec(value) if not is_scalar(value) else None
+            if v is None:
+                v = self.construct_type(ann, [value], node)
+            elt = self.cook_dtype(ann.dtype, node)
+            place = self.new_vec_local(node.target.id, v, elt)
+            self.ctx.scopes[-1][node.target.id] = place
+            return
+        dt = self.cook_dtype(ann, node.annotation)
         value = self.eval(node.value) if node.value is not None else 0
         if not is_scalar(value):
             raise self.error(
@@ -449,7 +546,7 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
     def assign(self, target: ast.expr, value: Any, static: bool = False) -> None:
         if isinstance(target, ast.Name):
             self.assign_name(target.id, value, target, static)
-        elif isinstance(target, ast.Subscript):
+        elif isinstance(target, ast.Subscript | ast.Attribute):
             self.store(self.place_of(target), value, target)
         elif isinstance(target, ast.Tuple | ast.List):
             if not isinstance(value, tuple | list) or len(value) != len(target.elts):
@@ -472,8 +569,14 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
             self.ctx.scopes[-1][name] = value
             return
         found = self.find_binding(name)
-        if found is not None and isinstance(found[1], Place):
+        if found is not None and isinstance(found[1], Place | VecPlace | StructPlace):
             self.store(found[1], value, node)
+        elif isinstance(value, StructVal | StructPlace):
+            if isinstance(value, StructPlace):
+                value = self.load_struct(value)
+            self.ctx.scopes[-1][name] = self.new_struct_local(name, value)
+        elif isinstance(value, Vec):
+            self.ctx.scopes[-1][name] = self.new_vec_local(name, value)
         elif isinstance(value, Value | bool | int | float):
             self.ctx.scopes[-1][name] = self.new_local(name, value)
         elif isinstance(value, np.generic):
@@ -491,6 +594,19 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
                 found[0][target.id] = PY_BINOPS[op](found[1], rhs)
                 return
         place = self.place_of(target)
+        if isinstance(place, VecPlace):
+            self.vec_aug(place, op, rhs, node, ATOMIC_AUGASSIGN.get(op))
+            return
+        if isinstance(place, DynamicComponent):
+            self.store(place, self.binop(op, place.load(self, node), rhs, node), node)
+            return
+        if isinstance(place, _SwizzlePlace):
+            current = Vec(
+                (len(place.idx),),
+                [self.rvalue(place.base.component(self, k)) for k in place.idx],
+            )
+            self.store(place, self.vec_binop(op, current, rhs, node), node)
+            return
         if not is_scalar(rhs):
             raise self.error(
                 TaichiTypeError, node, f"cannot apply '{op}=' with {describe(rhs)}"
@@ -551,6 +667,9 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
         values = (
             [] if value is None else list(value) if isinstance(value, tuple) else [value]
         )
+        values = [  # vectors, matrices and structs return their components
+            e for v in values for e in self.flatten_value(v)
+        ]
         if len(values) != len(types):
             raise self.error(
                 TaichiSyntaxError,
@@ -600,9 +719,47 @@ class KernelCodegen(LoopsMixin, ExpressionsMixin, CallsMixin, ast.NodeVisitor):
         except TypeError as e:
             raise self.error(TaichiTypeError, node, str(e)) from None
 
+    def flatten_value(self, v: Any) -> list[Any]:
+        """A returned value's scalars: components of vectors, members of structs."""
+        if isinstance(v, StructPlace):
+            v = self.load_struct(v)
+        if isinstance(v, StructVal):
+            return [e for m in v.values.values() for e in self.flatten_value(m)]
+        vec = self.as_vec(v) if isinstance(v, Vec | Matrix) else None
+        return vec.elems if vec is not None else [v]
+
+    def convert_to_type(self, t: Any, v: Any, node: ast.AST | None) -> Any:
+        """`v` as a value of a member/parameter type (primitive, vector, struct)."""
+        if isinstance(t, StructType):
+            if isinstance(v, StructPlace):
+                return self.load_struct(v)
+            if isinstance(v, dict):
+                return self.make_struct(t, [], v, node)
+            return v
+        if isinstance(t, MatrixType):
+            vec = self.as_vec(v) if not is_scalar(v) else None
+            if vec is None:
+                return self.construct_type(t, [v], node or self.ctx.src.tree)
+            return self.vec_cast(vec, self.cook_dtype(t.dtype, node or self.ctx.src.tree))
+        if isinstance(v, Vec):
+            return v
+        return self.em.value(v, self.cook_dtype(t, node or self.ctx.src.tree))
+
     def atomic(
-        self, op_cls: type[taichi.AtomicOp], place: Place, value: Any, node: ast.AST
-    ) -> Value:
+        self, op_cls: type[taichi.AtomicOp], place: Any, value: Any, node: ast.AST
+    ) -> Any:
+        if isinstance(place, VecPlace):
+            v = self.as_vec(value)
+            elems = (
+                v.elems
+                if v is not None
+                else [value] * len(list(place_positions(place.shape)))
+            )
+            olds = [
+                self.atomic(op_cls, place.component(self, k), e, node)
+                for k, e in enumerate(elems)
+            ]
+            return Vec(place.shape, olds)
         if not is_scalar(value):
             raise self.error(TaichiTypeError, node, f"atomic update with {describe(value)}")
         if place.dtype.is_float and issubclass(op_cls, taichi.IntegerAtomicOp):
@@ -627,7 +784,9 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
     for f in program.fields:
         if not f.placed:
             continue
-        op = taichi.FieldOp(f.symbol, memref_type(f.dtype, f.shape), f.offset)
+        op = taichi.FieldOp(
+            f.symbol, memref_type(f.dtype, f.shape + f.element_shape), f.offset
+        )
         if f.created_at is not None:
             file, line = f.created_at
             op.location = FileLineColLoc(  # pyright: ignore[reportAttributeAccessIssue]
@@ -643,3 +802,11 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
             f"{e}"
         ) from e
     return module
+
+
+class _SwizzlePlace:
+    """`v.xy` as an assignment target: components `idx` of a vector place."""
+
+    def __init__(self, base: VecPlace, idx: list[int]):
+        self.base = base
+        self.idx = idx

@@ -16,6 +16,7 @@ from xdsl.ir import Block
 
 from . import dtypes
 from .emitter import Value
+from .struct import StructField, StructPlace, StructVal
 from .values import (
     BINOPS,
     CMP_NAMES,
@@ -29,6 +30,7 @@ from .values import (
     is_python,
     is_scalar,
 )
+from .vectors import Vec
 
 if TYPE_CHECKING:
     from .codegen import KernelCodegen
@@ -58,6 +60,10 @@ class ExpressionsMixin(_Base):
         return [self.eval(e) for e in node.elts]
 
     def visit_Attribute(self, node: ast.Attribute) -> Any:
+        if isinstance(node.value, ast.Name):
+            binding = self.lookup(node.value.id)
+            if isinstance(binding, StructPlace):  # by reference: methods may assign
+                return self.struct_attr(binding, node.attr, node)
         base = self.eval(node.value)
         if isinstance(base, Container):
             if node.attr == "shape":
@@ -77,6 +83,10 @@ class ExpressionsMixin(_Base):
                 node,
                 f"a {base.dtype} value has no attribute '{node.attr}'",
             )
+        if isinstance(base, Vec):
+            return self.vec_attr(base, node.attr, node)
+        if isinstance(base, StructVal | StructPlace):
+            return self.struct_attr(base, node.attr, node)
         return self.rvalue(getattr(base, node.attr))
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
@@ -84,7 +94,11 @@ class ExpressionsMixin(_Base):
         index = self.eval(node.slice)
         if isinstance(base, Container):
             place = self.element(base, index, node)
-            return self.em.load(place.ptr, place.dtype)
+            return self.rvalue(place)
+        if isinstance(base, Vec):
+            return self.vec_getitem(base, index, node)
+        if isinstance(base, StructField):
+            return self.struct_element(base, index, node)
         if isinstance(index, Value):
             raise self.error(
                 TaichiSyntaxError,
@@ -105,6 +119,8 @@ class ExpressionsMixin(_Base):
         return name
 
     def binop(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        if isinstance(a, Vec) or isinstance(b, Vec):
+            return self.vec_binop(op, a, b, node)
         if is_python(a) and is_python(b):
             return PY_BINOPS[op](a, b)
         for x in (a, b):
@@ -115,11 +131,26 @@ class ExpressionsMixin(_Base):
         return self.em.binary(op, a, b)
 
     def visit_BinOp(self, node: ast.BinOp) -> Any:
+        if isinstance(node.op, ast.MatMult):
+            a, b = self.eval(node.left), self.eval(node.right)
+            if is_python(a) and is_python(b):
+                return a @ b
+            return self.matmul(a, b, node)
         op = self.binop_name(node.op, node)
         return self.binop(op, self.eval(node.left), self.eval(node.right), node)
 
     def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
         x = self.eval(node.operand)
+        if isinstance(x, Vec):
+            if isinstance(node.op, ast.UAdd):
+                return x
+            if isinstance(node.op, ast.USub):
+                return Vec(x.shape, [self.unary_neg(e) for e in x.elems])
+            if isinstance(node.op, ast.Not):
+                return Vec(
+                    x.shape, [self.em.logical_not(self.em.value(e)) for e in x.elems]
+                )
+            return Vec(x.shape, [self.em.invert(self.em.value(e)) for e in x.elems])
         if is_python(x):
             return {
                 ast.USub: operator.neg,
@@ -138,6 +169,8 @@ class ExpressionsMixin(_Base):
         return self.em.invert(x)
 
     def compare(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        if (isinstance(a, Vec) or isinstance(b, Vec)) and op in CMP_NAMES:
+            return self.vec_compare(op, a, b, node)
         if is_python(a) and is_python(b):
             return PY_CMPOPS[op](a, b)
         if op not in CMP_NAMES or not is_scalar(a) or not is_scalar(b):
@@ -150,6 +183,10 @@ class ExpressionsMixin(_Base):
 
     def visit_Compare(self, node: ast.Compare) -> Any:
         left = self.eval(node.left)
+        if len(node.ops) == 1:  # (element-wise for vectors)
+            return self.compare(
+                cmp_name(node.ops[0]), left, self.eval(node.comparators[0]), node
+            )
         result: Any = True
         for op_node, right_node in zip(node.ops, node.comparators):
             right = self.eval(right_node)

@@ -59,9 +59,16 @@ class _ArrayLike:
         raise NotImplementedError
 
     def __getitem__(self, key: Any) -> Any:
-        return self._array()[_python_index(key, len(self.shape))].item()
+        r = self._array()[_python_index(key, len(self.shape))]
+        if np.ndim(r):  # an element of a Vector/Matrix field
+            from .matrix import Matrix
+
+            return Matrix(r.copy())
+        return r.item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
         self._array()[_python_index(key, len(self.shape))] = value
 
     def fill(self, value: Any) -> None:
@@ -76,9 +83,10 @@ class _ArrayLike:
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
         arr = np.asarray(arr)
-        if arr.shape != self.shape:
+        full = self.shape + tuple(getattr(self, "element_shape", ()))
+        if arr.shape != full:
             raise TaichiError(
-                f"from_numpy: expected an array of shape {self.shape}, got {arr.shape}"
+                f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
         self._array()[...] = arr
 
@@ -97,7 +105,13 @@ class _ArrayLike:
 
 
 class Field(_ArrayLike):
-    """A dense field of one primitive type, placed in the root buffer."""
+    """
+    A dense field of one primitive type, placed in the root buffer. A field of
+    vectors or matrices (`ti.Vector.field`) has `element_shape` (3,) or (n, m): its
+    components are trailing dimensions of the storage.
+    """
+
+    element_shape: tuple[int, ...] = ()
 
     def __init__(self, dtype: DataType, name: str | None):
         self.dtype = dtype
@@ -113,7 +127,13 @@ class Field(_ArrayLike):
 
     @property
     def nbytes(self) -> int:
-        return int(np.prod(self.shape, dtype=np.int64)) * self.dtype.np_dtype.itemsize
+        count = np.prod(self.shape + self.element_shape, dtype=np.int64)
+        return int(count) * self.dtype.np_dtype.itemsize
+
+    grad: Field | None = None
+    """The gradient field (`needs_grad=True`, ti.ad), placed right after this one."""
+    primal: Field | None = None
+    """On a gradient field: the field it is the gradient of."""
 
     def _place(self, shape: tuple[int, ...]) -> None:
         if self.placed:
@@ -121,6 +141,10 @@ class Field(_ArrayLike):
         self.shape = shape
         self.placed = True
         self.program.place_field(self, self.name)
+        grad = self.grad
+        if grad is not None and not grad.placed:
+            grad.name = grad.name or f"{self.symbol}_grad"
+            grad._place(shape)
 
     def _check_live(self) -> _program.Program:
         prog = self.program
@@ -136,11 +160,14 @@ class Field(_ArrayLike):
         return prog
 
     def _array(self) -> np.ndarray:
-        root = self._check_live().root
+        prog = self._check_live()
+        root = prog.root
+        prog.host_access()  # a device backend syncs the root for Python-scope access
         if self._view_root is not root or self._view is None:
             assert root is not None
             raw = root[self.offset : self.offset + self.nbytes]
-            self._view = raw.view(self.dtype.np_dtype).reshape(self.shape)
+            full = self.shape + self.element_shape
+            self._view = raw.view(self.dtype.np_dtype).reshape(full)
             self._view_root = root
         return self._view
 
@@ -163,15 +190,24 @@ def field(
     `ti.root.dense(...).place(x)`.
 
     Raises:
-        TaichiError: options taichi-xdsl does not have (order, offset, gradients).
+        TaichiError: options taichi-xdsl does not have (order, offset, needs_dual).
     """
-    if order is not None or offset is not None or needs_grad or needs_dual:
+    if order is not None or offset is not None or needs_dual:
         raise TaichiError(
-            "ti.field: order=, offset=, needs_grad=, needs_dual= are not "
-            "supported by taichi-xdsl yet"
+            "ti.field: order=, offset=, needs_dual= are not supported by taichi-xdsl yet"
         )
     prog = _program.get_program()
+    element_shape: tuple[int, ...] = ()
+    if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
+        element_shape, dtype = dtype.shape, dtype.dtype
     f = Field(storage_dtype(dtype, prog.config), name or None)
+    f.element_shape = element_shape
+    if needs_grad:  # the gradient field of ti.ad, placed with f
+        if not f.dtype.is_float:
+            raise TaichiError(f"ti.field: needs_grad=True needs a float type, got {f.dtype}")
+        f.grad = Field(f.dtype, f"{name}_grad" if name else None)
+        f.grad.element_shape = element_shape
+        f.grad.primal = f
     caller = sys._getframe(1)
     f.created_at = (caller.f_code.co_filename, caller.f_lineno)
     if shape is not None:
@@ -233,8 +269,13 @@ class SNode:
         for f in fields:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
+            if f.primal is not None and f.placed and f.shape == shape:
+                continue  # `place(x, x.grad)`: the gradient was placed with x
             f._place(shape)
         return self
+
+    def lazy_grad(self) -> None:
+        """Taichi's `ti.root.lazy_grad()`: gradients are always placed with their fields."""
 
     def _unsupported(self, kind: str) -> Any:
         raise TaichiError(

@@ -74,8 +74,10 @@ def _template_key(x: Any) -> Any:
 
 
 def _ndarray_key(x: Any) -> Any:
-    arr = x.arr if type(x) is Ndarray else x
-    return (arr.dtype, arr.ndim, arr.flags.c_contiguous)
+    if type(x) is Ndarray:
+        arr = x.arr
+        return (arr.dtype, arr.ndim, arr.flags.c_contiguous, x.element_shape)
+    return (x.dtype, x.ndim, x.flags.c_contiguous)
 
 
 def _ndarray_data(x: Any) -> Any:
@@ -91,6 +93,13 @@ def _wrap(dt: DataType) -> Callable[[Any], Any]:
         return x - (1 << bits) if x >= 1 << (bits - 1) else x
 
     return wrap
+
+
+_call_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
+"""Called with every kernel call's arguments while ti.aot records launches (aot.py)."""
+
+_tape_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
+"""Called with every kernel call's arguments inside a `ti.ad.Tape` (autodiff.py)."""
 
 
 class Kernel:
@@ -109,6 +118,7 @@ class Kernel:
             self._source_error = e
         self._params: list[_Param] | None = None
         self._returns: list[DataType] = []
+        self._ret_layout: list[tuple[int, ...]] = []  # the shape of each returned item
         self._nparams = -1
         self._keyer: Callable[[tuple[Any, ...]], Any] | None = None
         self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
@@ -118,6 +128,10 @@ class Kernel:
     # -- the fast path ---------------------------------------------------------------
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _call_hook is not None:  # ti.aot.start_recording
+            _call_hook(self, args, kwargs)
+        if _tape_hook is not None:  # ti.ad.Tape
+            _tape_hook(self, args, kwargs)
         prog = _program._current
         if (
             kwargs
@@ -141,9 +155,29 @@ class Kernel:
             return self
         return _BoundKernel(self, obj)
 
+    @property
+    def grad(self) -> Any:
+        """The adjoint kernel (ti.ad): `k.grad(*args)` runs it (autodiff.py)."""
+        from .autodiff import AdjointKernel
+
+        return AdjointKernel(self)
+
     # -- the slow path: bind, check, instantiate -------------------------------------
 
     def _slow_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        run, args = self._instance(args, kwargs)
+        return run(args)
+
+    def instance(self, *args: Any, **kwargs: Any) -> Callable[[tuple[Any, ...]], Any]:
+        """
+        The launcher of the instance these arguments select, compiled now if new but not
+        run (ti.graph): call it with the bound argument tuple.
+        """
+        return self._instance(args, kwargs)[0]
+
+    def _instance(
+        self, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> tuple[Callable[[tuple[Any, ...]], Any], tuple[Any, ...]]:
         prog = _program.get_program()
         if prog.generation != self._generation:
             self._instances.clear()
@@ -165,7 +199,7 @@ class Kernel:
             self._keepalive.append(
                 tuple(a for a, p in zip(args, params) if p.kind == "template")
             )
-        return run(args)
+        return run, args
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if not kwargs and len(args) == self._nparams:
@@ -215,13 +249,30 @@ class Kernel:
         return params
 
     def _return_types(self, ann: Any, cfg: _program.Config) -> list[DataType]:
+        from .matrix import MatrixType
+        from .struct import StructType
+
+        self._ret_layout = []
         if ann is None:
             return []
         items = ann if isinstance(ann, tuple | list) else getattr(ann, "__args__", None)
-        if items is None or isinstance(ann, DataType):
+        if items is None or isinstance(ann, DataType | MatrixType | StructType):
             items = (ann,)
+
+        def flat(a: Any, out: list[DataType]) -> Any:
+            if isinstance(a, StructType):  # a struct: its members, in order
+                return ("struct", [(m, flat(t, out)) for m, t in a.members.items()])
+            if isinstance(a, MatrixType):  # a vector/matrix: its components
+                dt = dtypes.cook_dtype(a.dtype, cfg.default_ip, cfg.default_fp)
+                out.extend([dt] * int(np.prod(a.shape)))
+                return a.shape
+            out.append(dtypes.cook_dtype(a, cfg.default_ip, cfg.default_fp))
+            return ()
+
         try:
-            return [dtypes.cook_dtype(a, cfg.default_ip, cfg.default_fp) for a in items]
+            out: list[DataType] = []
+            self._ret_layout = [flat(a, out) for a in items]
+            return out
         except TypeError:
             raise self._source_located(
                 TaichiTypeError, f"unsupported return annotation {ann!r}"
@@ -290,19 +341,29 @@ class Kernel:
                 f"dtype {arr.dtype}, which Taichi does not have"
             )
         ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
-        if ann.dtype is not None:
-            want = dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp)
+        element_shape: tuple[int, ...] = tuple(getattr(a, "element_shape", ()))
+        ann_dtype = ann.dtype
+        if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
+            element_shape, ann_dtype = ann_dtype.shape, ann_dtype.dtype
+        if element_shape and arr.shape[arr.ndim - len(element_shape) :] != element_shape:
+            raise TaichiTypeError(
+                f"kernel '{self.__name__}': argument '{p.name}' has shape "
+                f"{arr.shape}, whose trailing dimensions are not {element_shape}"
+            )
+        if ann_dtype is not None:
+            want = dtypes.cook_dtype(ann_dtype, cfg.default_ip, cfg.default_fp)
             if want is not dt:
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' has dtype {dt}, the "
                     f"kernel expects {want}"
                 )
-        if ann.ndim is not None and ann.ndim != arr.ndim:
+        ndim = arr.ndim - len(element_shape)
+        if ann.ndim is not None and ann.ndim != ndim:
             raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' has {arr.ndim} dimensions, "
+                f"kernel '{self.__name__}': argument '{p.name}' has {ndim} dimensions, "
                 f"the kernel expects {ann.ndim}"
             )
-        return ArgSpec(p.name, "ndarray", dt, arr.ndim)
+        return ArgSpec(p.name, "ndarray", dt, ndim, element_shape=element_shape)
 
     # -- instantiation ---------------------------------------------------------------
 
@@ -340,6 +401,26 @@ class Kernel:
             def launch(root: Any, args: Any) -> Any:
                 result = raw_launch(root, args)
                 return tuple(int(r) & m if m else r for r, m in zip(result, masks))
+
+        layout = self._ret_layout
+        if any(layout):  # vectors/matrices among the results: regroup the components
+            from .matrix import Matrix
+
+            flat_launch = launch
+
+            def regroup(entry: Any, it: Any) -> Any:
+                if entry and entry[0] == "struct":
+                    return {m: regroup(e, it) for m, e in entry[1]}
+                if entry:
+                    part = [next(it) for _ in range(int(np.prod(entry)))]
+                    return Matrix(np.array(part).reshape(entry))
+                return next(it)
+
+            def launch(root: Any, args: Any) -> Any:
+                it = iter(flat_launch(root, args))
+                return tuple(regroup(entry, it) for entry in layout)
+
+            nret = len(layout)
 
         if conv is None:
 
@@ -410,6 +491,13 @@ class _BoundKernel:
 
     def get_ir(self, *args: Any, **kwargs: Any) -> Any:
         return self.kernel.get_ir(self.obj, *args, **kwargs)
+
+    @property
+    def grad(self) -> Any:
+        """The adjoint of the bound kernel (ti.ad)."""
+        from .autodiff import AdjointKernel
+
+        return AdjointKernel(self.kernel, self.obj)
 
 
 def kernel(fn: Callable[..., Any]) -> Kernel:

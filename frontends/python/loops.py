@@ -122,12 +122,20 @@ class LoopsMixin(_Base):
             if func is ops.grouped:
                 if len(it.args) != 1:
                     raise self.error(TaichiSyntaxError, it, "ti.grouped takes one argument")
+                self.pending_grouped = True
                 kind, payload = self.loop_iterable(it.args[0])
                 if kind == "range":
                     payload = [(payload[0], payload[1])]
                     kind = "ndrange"
                 return kind, payload
         obj = self.eval(it)
+        from .struct import StructField
+
+        if isinstance(obj, StructField):  # loop over the index space of its members
+            obj = self.field_handle(next(iter(obj.fields.values())))
+        if isinstance(obj, Container) and obj.element_shape:
+            # a Vector/Matrix container: loop over its index space only
+            return "ndrange", [(0, s) for s in obj.shape(self)]
         if isinstance(obj, Container):
             return "struct", obj
         if isinstance(obj, ops.NdRange):
@@ -188,7 +196,7 @@ class LoopsMixin(_Base):
     def range_for(self, node: ast.For, lo: Any, hi: Any, serialize: bool) -> None:
         lo_v, hi_v = self.loop_bound(lo, node.iter), self.loop_bound(hi, node.iter)
         block = Block(arg_types=[ir_i32])
-        info = LoopInfo("range", self.at_top() and not serialize)
+        info = LoopInfo("range", self.at_top() and not serialize, block)
         with self.body(block), self.loop(info):
             self.bind_targets(node, [Value(block.args[0], dtypes.i32)])
             self.visit_stmts(node.body)
@@ -223,7 +231,7 @@ class LoopsMixin(_Base):
                 else em.binary("*", total, ext)
             )
         block = Block(arg_types=[ir_i32])
-        info = LoopInfo("range", self.at_top() and not serialize)
+        info = LoopInfo("range", self.at_top() and not serialize, block)
         with self.body(block), self.loop(info):
             indices = self._unflatten(Value(block.args[0], dtypes.i32), begins, extents)
             self.bind_targets(node, indices)
@@ -251,7 +259,7 @@ class LoopsMixin(_Base):
 
     def struct_for(self, node: ast.For, container: Container, serialize: bool) -> None:
         block = Block(arg_types=[ir_i32] * container.ndim)
-        info = LoopInfo("struct", self.at_top() and not serialize)
+        info = LoopInfo("struct", self.at_top() and not serialize, block)
         with self.body(block), self.loop(info):
             self.bind_targets(node, [Value(a, dtypes.i32) for a in block.args])
             self.visit_stmts(node.body)
@@ -288,9 +296,13 @@ class LoopsMixin(_Base):
         if not all(isinstance(n, ast.Name) for n in names):
             raise self.error(TaichiSyntaxError, target, "loop variables must be names")
         assigned = assigned_names(node.body)
-        if len(names) == 1 and len(indices) != 1:
+        grouped, self.pending_grouped = self.pending_grouped, False
+        if len(names) == 1 and (len(indices) != 1 or grouped):
+            from .vectors import Vec
+
             name = names[0].id  # type: ignore[attr-defined]
-            self.ctx.scopes[-1][name] = tuple(indices)  # ti.grouped: one tuple index
+            # ti.grouped: one index vector
+            self.ctx.scopes[-1][name] = Vec((len(indices),), list(indices))
             return
         if len(names) != len(indices):
             raise self.error(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
+from taichi_xdsl.utils.errors import TaichiError
 
 from . import program as _program
 from .dtypes import DataType
@@ -18,10 +19,16 @@ from .field import _ArrayLike, _normalize_shape, storage_dtype
 class Ndarray(_ArrayLike):
     """A C-contiguous NumPy array with a Taichi dtype."""
 
-    def __init__(self, dtype: DataType, shape: tuple[int, ...]):
+    def __init__(
+        self, dtype: DataType, shape: tuple[int, ...], element_shape: tuple[int, ...] = ()
+    ):
         self.dtype = dtype
         self.shape = shape
-        self.arr = np.zeros(shape, dtype=dtype.np_dtype)
+        self.element_shape = element_shape  # (n,) / (n, m) for Vector/Matrix ndarrays
+        self.arr = np.zeros(shape + element_shape, dtype=dtype.np_dtype)
+
+    grad: Ndarray | None = None
+    """The gradient ndarray (`needs_grad=True`, ti.ad): passed to adjoint kernels."""
 
     def _array(self) -> np.ndarray:
         return self.arr
@@ -30,7 +37,16 @@ class Ndarray(_ArrayLike):
         return f"<ti.ndarray {self.dtype} {self.shape}>"
 
 
-def ndarray(dtype: Any, shape: Any, **_ignored: Any) -> Ndarray:
-    """A zero-filled ndarray of `dtype` and `shape` (an int or a tuple)."""
+def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, **_ignored: Any) -> Ndarray:
+    """A zero-filled ndarray of `dtype` and `shape` (an int or a tuple); with
+    `needs_grad=True` it has a zero-filled gradient `.grad` of the same shape (ti.ad)."""
     cfg = _program.get_program().config
-    return Ndarray(storage_dtype(dtype, cfg), _normalize_shape(shape))
+    element_shape: tuple[int, ...] = ()
+    if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
+        element_shape, dtype = dtype.shape, dtype.dtype
+    arr = Ndarray(storage_dtype(dtype, cfg), _normalize_shape(shape), element_shape)
+    if needs_grad:
+        if not arr.dtype.is_float:
+            raise TaichiError(f"ti.ndarray: needs_grad=True needs a float type, got {arr.dtype}")
+        arr.grad = Ndarray(arr.dtype, arr.shape, element_shape)
+    return arr

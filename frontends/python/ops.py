@@ -116,6 +116,28 @@ abs = Intrinsic("abs", builtins.abs)
 min = Intrinsic("min", builtins.min)
 max = Intrinsic("max", builtins.max)
 
+def _random(dtype: Any = float) -> Any:
+    import random as _py_random
+
+    return _py_random.random()
+
+
+def _randn(dtype: Any = float) -> Any:
+    import random as _py_random
+
+    return _py_random.gauss(0.0, 1.0)
+
+
+def _static_assert(cond: Any, msg: str = "") -> None:
+    if not cond:
+        raise TaichiError(f"ti.static_assert failed: {msg}" if msg else "ti.static_assert failed")
+
+
+random = Intrinsic("random", _random)
+randn = Intrinsic("randn", _randn)
+static_assert = Intrinsic("static_assert", _static_assert)
+static_print = Intrinsic("static_print", print)
+
 ATOMICS = (
     "atomic_add",
     "atomic_sub",
@@ -151,11 +173,15 @@ __all__ = [
     "min",
     "ndrange",
     "pow",
+    "randn",
+    "random",
     "rsqrt",
     "select",
     "sin",
     "sqrt",
     "static",
+    "static_assert",
+    "static_print",
     "tan",
     "tanh",
 ]

@@ -57,11 +57,6 @@ _ARCHS_BY_NAME = {a.name: a for a in (cpu, arm64, vulkan, gpu, cuda, metal, open
 # does not have, or do nothing on its CPU backend).
 _IGNORED_INIT_OPTIONS = frozenset(
     {
-        "offline_cache",
-        "offline_cache_file_path",
-        "offline_cache_cleaning_policy",
-        "offline_cache_max_size_of_files",
-        "offline_cache_cleaning_factor",
         "log_level",
         "verbose",
         "kernel_profiler",
@@ -116,6 +111,12 @@ class Config:
     random_seed: int = 0
     fast_math: bool = True
     opt_level: int = 3
+    offline_cache: bool = True
+    offline_cache_file_path: str | None = None
+    offline_cache_max_size_of_files: int = 100 * 1024 * 1024
+    offline_cache_cleaning_policy: str = "lru"
+    offline_cache_cleaning_factor: float = 0.25
+    print_pass_times: bool = False
     ignored: dict[str, Any] = dataclass_field(default_factory=dict)
 
 
@@ -196,6 +197,10 @@ class Program:
     @property
     def backend(self) -> Any:
         """The CPU backend, created (and llvmlite loaded) on first use."""
+        if self._backend is None and self.config.arch is vulkan:
+            from taichi_xdsl.targets.vulkan.backend import VulkanBackend
+
+            self._backend = VulkanBackend(print_ir=self.config.print_ir)
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
 
@@ -206,8 +211,34 @@ class Program:
                 print_ir=cfg.print_ir,
                 fast_math=cfg.fast_math,
                 opt_level=cfg.opt_level,
+                offline_cache=offline_cache(cfg),
+                print_pass_times=cfg.print_pass_times,
             )
         return self._backend
+
+    def host_access(self) -> None:
+        """
+        Python-scope field access is about to happen: a device backend (Vulkan) brings
+        the host root up to date and re-uploads it before its next launch.
+        """
+        backend = self._backend
+        if backend is not None and hasattr(backend, "read_root"):
+            backend.read_root(self._root)
+            backend.root_changed_on_host()
+
+
+def offline_cache(cfg: Config) -> Any:
+    """The OfflineCache that `cfg` asks for (utils/cache.py), or None when it is off."""
+    if not cfg.offline_cache:
+        return None
+    from taichi_xdsl.utils.cache import OfflineCache
+
+    return OfflineCache(
+        cfg.offline_cache_file_path,
+        max_bytes=cfg.offline_cache_max_size_of_files,
+        cleaning_policy=cfg.offline_cache_cleaning_policy,
+        cleaning_factor=cfg.offline_cache_cleaning_factor,
+    )
 
 
 _current: Program | None = None
@@ -231,6 +262,15 @@ def _resolve_arch(arch: Any) -> Arch:
         arch = _ARCHS_BY_NAME.get(arch, Arch(arch))
     if not isinstance(arch, Arch):
         raise TaichiError(f"ti.init(arch={arch!r}): not an arch (use ti.cpu)")
+    if arch.name in ("vulkan", "gpu"):
+        from taichi_xdsl.targets.vulkan import vulkan_available
+
+        ok, reason = vulkan_available()
+        if ok:
+            return vulkan
+        if arch.name == "gpu":
+            return cpu  # Taichi's ti.gpu falls back to the CPU
+        raise TaichiError(f"ti.init(arch=ti.vulkan): no usable Vulkan device: {reason}")
     if arch.name not in _CPU_ARCHS:
         raise TaichiError(
             f"ti.init(arch=ti.{arch.name}): the {arch.name} backend is not available "
@@ -261,6 +301,11 @@ def init(
         cpu_max_num_threads: worker threads of the CPU backend (default: all cores).
         print_ir: print the IR of each kernel after every pass.
         random_seed: the seed of ti.random.
+        offline_cache (keyword): keep compiled kernels on disk for later processes (on by
+            default; TI_OFFLINE_CACHE=0 turns the default off); offline_cache_file_path,
+            offline_cache_max_size_of_files, offline_cache_cleaning_policy ("lru",
+            "fifo", "never") and offline_cache_cleaning_factor tune it (utils/cache.py).
+        print_pass_times (keyword): print the time of every compiler pass per kernel.
 
     Raises:
         TaichiError: an arch that is not available.
@@ -271,6 +316,7 @@ def init(
         set(kwargs)
         - _IGNORED_INIT_OPTIONS
         - {"fast_math", "opt_level", "check_out_of_bound"}
+        - _CACHE_OPTIONS
     )
     if unknown:
         raise TypeError(f"ti.init() got unexpected option(s): {', '.join(sorted(unknown))}")
@@ -288,9 +334,52 @@ def init(
         random_seed=int(random_seed),
         fast_math=bool(kwargs.get("fast_math", True)),
         opt_level=int(kwargs.get("opt_level", 3)),
+        **_cache_options(kwargs),
         ignored={k: v for k, v in kwargs.items() if k in _IGNORED_INIT_OPTIONS},
     )
     _current = Program(config)
+
+
+_CACHE_OPTIONS = frozenset(
+    {
+        "offline_cache",
+        "offline_cache_file_path",
+        "offline_cache_max_size_of_files",
+        "offline_cache_cleaning_policy",
+        "offline_cache_cleaning_factor",
+        "print_pass_times",
+    }
+)
+
+
+def _cache_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """
+    The offline-cache and pass-timing options of `ti.init`, as Config fields. The cache is
+    on unless `offline_cache=False` or the environment sets TI_OFFLINE_CACHE=0; its
+    directory defaults to $TI_OFFLINE_CACHE_FILE_PATH or ~/.cache/taichi_xdsl/ticache.
+    """
+    default_on = os.environ.get("TI_OFFLINE_CACHE", "1").strip() not in ("0", "false", "")
+    options: dict[str, Any] = {
+        "offline_cache": bool(kwargs.get("offline_cache", default_on)),
+        "print_pass_times": bool(kwargs.get("print_pass_times", False)),
+        "offline_cache_cleaning_policy": str(
+            kwargs.get("offline_cache_cleaning_policy", "lru")
+        ).lower(),
+        "offline_cache_cleaning_factor": float(
+            kwargs.get("offline_cache_cleaning_factor", 0.25)
+        ),
+        "offline_cache_max_size_of_files": int(
+            kwargs.get("offline_cache_max_size_of_files", 100 * 1024 * 1024)
+        ),
+    }
+    path = kwargs.get("offline_cache_file_path")
+    options["offline_cache_file_path"] = None if path is None else os.fspath(path)
+    if options["offline_cache_cleaning_policy"] not in ("lru", "fifo", "never"):
+        raise ValueError(
+            "ti.init(offline_cache_cleaning_policy=...) must be 'lru', 'fifo' or 'never', "
+            f"got {kwargs['offline_cache_cleaning_policy']!r}"
+        )
+    return options
 
 
 def reset() -> None:
@@ -300,7 +389,10 @@ def reset() -> None:
 
 
 def sync() -> None:
-    """Wait for launched kernels; CPU kernels run synchronously, so nothing to do."""
+    """Wait for launched kernels (CPU kernels run synchronously: nothing to do)."""
+    backend = _current._backend if _current is not None else None
+    if backend is not None and hasattr(backend, "sync"):
+        backend.sync()
 
 
 def cfg() -> Config:

@@ -56,6 +56,27 @@ def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> Ndarra
     return NdarrayType(dtype, ndim, **kwargs)
 
 
+def vector(n: int, dtype: Any = None) -> Any:
+    """`ti.types.vector(n, dtype)`: the type of n-vectors."""
+    from .matrix import vector as _vector
+
+    return _vector(n, dtype)
+
+
+def matrix(n: int, m: int, dtype: Any = None) -> Any:
+    """`ti.types.matrix(n, m, dtype)`: the type of n x m matrices."""
+    from .matrix import matrix as _matrix
+
+    return _matrix(n, m, dtype)
+
+
+def struct(**members: Any) -> Any:
+    """`ti.types.struct(a=ti.f32, v=ti.math.vec2)`: a struct type."""
+    from .struct import struct as _struct
+
+    return _struct(**members)
+
+
 class Template:
     """
     `ti.template()`: a parameter whose argument is fixed at compile time (a field, a
@@ -82,11 +103,14 @@ __all__ = [
     "i16",
     "i32",
     "i64",
+    "matrix",
     "ndarray",
+    "struct",
     "template",
     "u1",
     "u8",
     "u16",
     "u32",
     "u64",
+    "vector",
 ]

@@ -24,6 +24,7 @@ from . import dtypes
 from .dtypes import DataType
 from .emitter import Value
 from .field import Field
+from .matrix import Aggregate
 from .source import FunctionSource
 
 if TYPE_CHECKING:
@@ -49,6 +50,7 @@ class Container:
     ssa: SSAValue
     dtype: DataType
     ndim: int
+    element_shape: tuple[int, ...] = ()  # (n,) / (n, m): a Vector / Matrix container
 
     def shape(self, cg: KernelCodegen) -> tuple[Any, ...]:
         raise NotImplementedError
@@ -60,16 +62,24 @@ class FieldHandle(Container):
         self.ssa = ssa
         self.dtype = f.dtype
         self.ndim = len(f.shape)
+        self.element_shape = tuple(getattr(f, "element_shape", ()))
 
     def shape(self, cg: KernelCodegen) -> tuple[int, ...]:
         return self.field.shape
 
 
 class NdarrayHandle(Container):
-    def __init__(self, ssa: SSAValue, dtype: DataType, ndim: int):
+    def __init__(
+        self,
+        ssa: SSAValue,
+        dtype: DataType,
+        ndim: int,
+        element_shape: tuple[int, ...] = (),
+    ):
         self.ssa = ssa
         self.dtype = dtype
         self.ndim = ndim
+        self.element_shape = element_shape
 
     def shape(self, cg: KernelCodegen) -> tuple[Value, ...]:
         """`x.shape`: memref.dim of each axis, as i32."""
@@ -91,12 +101,15 @@ class ArgSpec:
     dtype: DataType | None = None
     ndim: int = 0
     obj: Any = None
+    element_shape: tuple[int, ...] = ()
 
 
 @dataclass
 class LoopInfo:
     kind: str  # "range", "struct", "while" or "static"
     parallel: bool
+    block: Block | None = None  # the body (where per-iteration state is set up)
+    rng: SSAValue | None = None  # the iteration's ti.random state slot, once used
 
 
 @dataclass
@@ -115,6 +128,7 @@ class FunctionContext:
     ret_flag: SSAValue | None = None  # set once a return inside if/else ran
     anchor: Operation | None = None  # where a ti.func's slots are inserted
     result: Any = None
+    ret_vec: Any = None  # a ti.func's vector result slots, when returned from a branch
 
 
 BINOPS: dict[type, str] = {
@@ -222,7 +236,7 @@ _PURE_NODES = (
 
 
 def is_python(x: Any) -> bool:
-    return not isinstance(x, Value | Place | Container)
+    return not isinstance(x, Value | Place | Container | Aggregate)
 
 
 def is_scalar(x: Any) -> bool:
@@ -267,6 +281,9 @@ def describe(x: Any) -> str:
         return "an ndarray"
     if isinstance(x, Place):
         return "a variable"
+    if isinstance(x, Aggregate):
+        shape = getattr(x, "shape", None)
+        return f"a {'vector' if shape and len(shape) == 1 else 'matrix'} of shape {shape}"
     return (
         f"{type(x).__name__} {x!r}"
         if isinstance(x, int | float | str)

@@ -375,8 +375,30 @@ class _ModuleWriter:
                 return array_id
             case spirv.StructType():
                 return self._struct_type(type_)
+            case spirv.ImageType():
+                return self._image_type(type_)
+            case spirv.SampledImageType():
+                image = self.type_id(type_.image_type)
+                return self._new_type(type_, "OpTypeSampledImage", [Id(image)])
             case _:
                 raise TypeError(f"no SPIR-V type for {type_}")
+
+    def _image_type(self, type_: spirv.ImageType) -> int:
+        """OpTypeImage; dims are printed as spirv-dis prints them (`2D`)."""
+        from taichi_xdsl.dialects.spirv import image
+
+        sampled = self.type_id(type_.sampled_type)
+        dim = type_.dim.data
+        operands: list[Operand] = [
+            Id(sampled),
+            Named(image.DIM_TEXT.get(dim, dim), image.DIM[dim]),
+            Literal(image.DEPTH[type_.depth.data]),
+            Literal(image.ARRAYED[type_.arrayed.data]),
+            Literal(image.SAMPLING[type_.sampling.data]),
+            Literal(image.SAMPLER_USE[type_.sampler_use.data]),
+            Named(type_.format.data, image.IMAGE_FORMAT[type_.format.data]),
+        ]
+        return self._new_type(type_, "OpTypeImage", operands)
 
     def _struct_type(self, type_: spirv.StructType) -> int:
         members = [self.type_id(t) for t in type_.member_types]
@@ -679,6 +701,33 @@ class _FunctionWriter:
                         Id(module.int_constant(op.memory_semantics.value)),
                     ],
                 )
+            case spirv.ImageOp() | spirv.ImageReadOp():
+                name = "OpImage" if isinstance(op, spirv.ImageOp) else "OpImageRead"
+                self.emit(
+                    name,
+                    module.type_id(op.result.type),
+                    self.value(op.result),
+                    self.ids(op.operands),
+                )
+            case spirv.ImageFetchOp() | spirv.ImageSampleExplicitLodOp():
+                name = (
+                    "OpImageFetch"
+                    if isinstance(op, spirv.ImageFetchOp)
+                    else "OpImageSampleExplicitLod"
+                )
+                image_operand, coordinate, lod = op.operands
+                self.emit(
+                    name,
+                    module.type_id(op.result.type),
+                    self.value(op.result),
+                    [
+                        *self.ids((image_operand, coordinate)),
+                        Named("Lod", 0x2),
+                        Id(self.value(lod)),
+                    ],
+                )
+            case spirv.ImageWriteOp():
+                self.emit("OpImageWrite", operands=self.ids(op.operands))
             case _ if op.name.startswith("spirv.GL."):
                 name = op.name.removeprefix("spirv.GL.")
                 assert module.glsl_import is not None

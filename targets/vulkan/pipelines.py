@@ -7,7 +7,9 @@ Compute pipelines and descriptor sets: what `VulkanRuntime.load_kernel` and `lau
   VkPipelineCache (optionally loaded from and saved to a file) and cached in a dict keyed by
   the SHA-256 of the bytes;
 - descriptor set layouts: `num_bindings` storage buffers in set 0 (binding i = buffers[i]),
-  shared by every kernel with that many bindings; pipeline layouts add one push-constant
+  shared by every kernel with that many bindings; a kernel loaded with `binding_types`
+  (textures) has combined image samplers / storage images at those bindings, bound from
+  `images.Image`s; pipeline layouts add one push-constant
   range and are shared per (bindings, push bytes);
 - descriptor sets are written once per (binding count, bound buffers) and cached; a set is
   freed when an allocation it binds is destroyed, and the whole cache is dropped when it
@@ -41,6 +43,9 @@ _STORAGE_PUSH_CONSTANT = 9
 
 COMPUTE_STAGE_BIT = 0x20
 STORAGE_BUFFER = 7  # VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+COMBINED_IMAGE_SAMPLER = 1  # VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+STORAGE_IMAGE = 3  # VK_DESCRIPTOR_TYPE_STORAGE_IMAGE
+_IMAGE_LAYOUT_GENERAL = 1
 _SETS_PER_POOL = 512
 
 
@@ -124,6 +129,7 @@ class Kernel:
         "layout",
         "local_size",
         "module",
+        "binding_types",
         "name",
         "num_bindings",
         "pipeline",
@@ -137,10 +143,13 @@ class Kernel:
         num_bindings: int,
         push_constant_bytes: int,
         local_size: tuple[int, ...] | None,
+        binding_types: tuple[int, ...] = (),
     ):
         self.name = name
         self.entry = entry
         self.num_bindings = num_bindings
+        # The descriptor type of each binding (all storage buffers by default).
+        self.binding_types = binding_types or (STORAGE_BUFFER,) * num_bindings
         self.push_constant_bytes = push_constant_bytes
         self.local_size = local_size  # None when the module sets it by LocalSizeId
         self.module: Any = None
@@ -179,10 +188,10 @@ class Pipelines:
         self.pipelines_created = 0
         self.descriptor_sets_created = 0
         self._kernels: dict[bytes, Kernel] = {}
-        self._set_layouts: dict[int, Any] = {}
-        self._pipeline_layouts: dict[tuple[int, int], Any] = {}
+        self._set_layouts: dict[tuple[int, ...], Any] = {}
+        self._pipeline_layouts: dict[tuple[tuple[int, ...], int], Any] = {}
         self._descriptor_pools: list[Any] = []
-        # (num_bindings, ((allocation id, bound bytes), ...)) -> VkDescriptorSet[1]
+        # (binding types, ((allocation id, bound bytes), ...)) -> VkDescriptorSet[1]
         self.sets: dict[tuple, Any] = {}
         self._set_pool: dict[tuple, Any] = {}
         self._sets_by_alloc: dict[int, set[tuple]] = {}
@@ -207,8 +216,17 @@ class Pipelines:
         num_bindings: int | None,
         push_constant_bytes: int | None,
         name: str | None,
+        binding_types: Sequence[int] | None = None,
     ) -> Kernel:
         """The cached Kernel for (data, entry, layout), creating its pipeline if new."""
+        if binding_types is not None:
+            binding_types = tuple(binding_types)
+            if num_bindings is None:
+                num_bindings = len(binding_types)
+            if len(binding_types) != num_bindings:
+                raise ValueError(
+                    f"{len(binding_types)} binding types for {num_bindings} bindings"
+                )
         caps = self.device.caps
         info = parse_spirv(data)
         if entry not in info.entry_points:
@@ -245,6 +263,7 @@ class Pipelines:
         key = (
             hashlib.sha256(data).digest()
             + struct.pack("<II", num_bindings, push_constant_bytes)
+            + bytes(binding_types or ())
             + entry.encode()
         )
         kernel = self._kernels.get(key)
@@ -255,6 +274,7 @@ class Pipelines:
                 num_bindings,
                 push_constant_bytes,
                 info.entry_points[entry],
+                tuple(binding_types or ()),
             )
             self._create_pipeline(kernel, data)
             self._kernels[key] = kernel
@@ -274,7 +294,7 @@ class Pipelines:
             ),
         )
         kernel.layout = self._pipeline_layout(
-            kernel.num_bindings, kernel.push_constant_bytes
+            kernel.binding_types, kernel.push_constant_bytes
         )
         entry = ffi.new("char[]", kernel.entry.encode())
         info = self._new(
@@ -299,19 +319,20 @@ class Pipelines:
         kernel.pipeline = out[0]
         self.pipelines_created += 1
 
-    def _set_layout(self, num_bindings: int) -> Any:
-        layout = self._set_layouts.get(num_bindings)
+    def _set_layout(self, types: tuple[int, ...]) -> Any:
+        layout = self._set_layouts.get(types)
+        num_bindings = len(types)
         if layout is None:
             bindings = self.ffi.new(
                 "VkDescriptorSetLayoutBinding[]",
                 [
                     {
                         "binding": i,
-                        "descriptorType": STORAGE_BUFFER,
+                        "descriptorType": t,
                         "descriptorCount": 1,
                         "stageFlags": COMPUTE_STAGE_BIT,
                     }
-                    for i in range(num_bindings)
+                    for i, t in enumerate(types)
                 ]
                 or 1,
             )
@@ -325,16 +346,16 @@ class Pipelines:
                     pBindings=bindings,
                 ),
             )
-            self._set_layouts[num_bindings] = layout
+            self._set_layouts[types] = layout
         return layout
 
-    def _pipeline_layout(self, num_bindings: int, push_bytes: int) -> Any:
-        key = (num_bindings, push_bytes)
+    def _pipeline_layout(self, types: tuple[int, ...], push_bytes: int) -> Any:
+        key = (types, push_bytes)
         layout = self._pipeline_layouts.get(key)
         if layout is None:
             ffi = self.ffi
             set_layouts = ffi.new(
-                "VkDescriptorSetLayout[1]", [self._set_layout(num_bindings)]
+                "VkDescriptorSetLayout[1]", [self._set_layout(types)]
             )
             ranges = ffi.new(
                 "VkPushConstantRange[1]",
@@ -409,6 +430,7 @@ class Pipelines:
         full, that no recorded work still uses a cached set (`reset_sets`).
         """
         limit = self.device.caps.max_storage_buffer_range
+        types: tuple[int, ...] = key[0]
         for buf in buffers:
             if buf.nbytes > limit:
                 raise ValueError(
@@ -416,8 +438,8 @@ class Pipelines:
                     f"({limit} bytes)"
                 )
         vk, ffi = self.vk, self.ffi
-        num_bindings = key[0]
-        descriptor_set, pool = self._allocate_set(num_bindings)
+        num_bindings = len(types)
+        descriptor_set, pool = self._allocate_set(types)
         if num_bindings:
             infos = ffi.new(
                 "VkDescriptorBufferInfo[]",
@@ -427,7 +449,22 @@ class Pipelines:
                         "offset": 0,  # type: ignore[union-attr]
                         "range": b.nbytes or WHOLE_SIZE,
                     }
-                    for b in buffers
+                    if t == STORAGE_BUFFER
+                    else {}
+                    for b, t in zip(buffers, types)
+                ],
+            )
+            image_infos = ffi.new(
+                "VkDescriptorImageInfo[]",
+                [
+                    {}
+                    if t == STORAGE_BUFFER
+                    else {
+                        "sampler": b.sampler if t == COMBINED_IMAGE_SAMPLER else ffi.NULL,  # type: ignore[attr-defined]
+                        "imageView": b.view,  # type: ignore[attr-defined]
+                        "imageLayout": _IMAGE_LAYOUT_GENERAL,
+                    }
+                    for b, t in zip(buffers, types)
                 ],
             )
             writes = ffi.new(
@@ -438,10 +475,11 @@ class Pipelines:
                         "dstSet": descriptor_set[0],
                         "dstBinding": i,
                         "descriptorCount": 1,
-                        "descriptorType": STORAGE_BUFFER,
-                        "pBufferInfo": infos + i,
+                        "descriptorType": t,
+                        "pBufferInfo": infos + i if t == STORAGE_BUFFER else ffi.NULL,
+                        "pImageInfo": image_infos + i if t != STORAGE_BUFFER else ffi.NULL,
                     }
-                    for i in range(num_bindings)
+                    for i, t in enumerate(types)
                 ],
             )
             self.lib.vkUpdateDescriptorSets(self.dev, num_bindings, writes, 0, ffi.NULL)
@@ -452,9 +490,10 @@ class Pipelines:
         self.descriptor_sets_created += 1
         return descriptor_set
 
-    def _allocate_set(self, num_bindings: int) -> tuple[Any, Any]:
+    def _allocate_set(self, types: tuple[int, ...]) -> tuple[Any, Any]:
         vk, ffi = self.vk, self.ffi
-        layouts = ffi.new("VkDescriptorSetLayout[1]", [self._set_layout(num_bindings)])
+        num_bindings = len(types)
+        layouts = ffi.new("VkDescriptorSetLayout[1]", [self._set_layout(types)])
         out = ffi.new("VkDescriptorSet[1]")
         full = (vk.VK_ERROR_OUT_OF_POOL_MEMORY, vk.VK_ERROR_FRAGMENTED_POOL)
         for fresh in (False, True):
@@ -477,8 +516,12 @@ class Pipelines:
 
     def _new_descriptor_pool(self, descriptors: int) -> None:
         sizes = self.ffi.new(
-            "VkDescriptorPoolSize[1]",
-            [{"type": STORAGE_BUFFER, "descriptorCount": descriptors}],
+            "VkDescriptorPoolSize[3]",
+            [
+                {"type": STORAGE_BUFFER, "descriptorCount": descriptors},
+                {"type": COMBINED_IMAGE_SAMPLER, "descriptorCount": descriptors // 8},
+                {"type": STORAGE_IMAGE, "descriptorCount": descriptors // 8},
+            ],
         )
         self._descriptor_pools.append(
             self._create(
@@ -489,7 +532,7 @@ class Pipelines:
                     sType=self.vk.VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO,
                     flags=self.vk.VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT,
                     maxSets=_SETS_PER_POOL,
-                    poolSizeCount=1,
+                    poolSizeCount=3,
                     pPoolSizes=sizes,
                 ),
             )

@@ -361,6 +361,36 @@ class VulkanRuntime:
         batch.commands += 1
         self._flush_if_full(batch)
 
+    # -- images (textures) ----------------------------------------------------------------
+
+    def create_image(self, shape: Sequence[int], vk_format: int, texel_bytes: int) -> Any:
+        """
+        A 1-, 2- or 3-d image of `shape` (width, height, depth) texels of a VkFormat,
+        usable as a texture and a storage image; contents undefined. See images.py.
+        """
+        from .images import create_image
+
+        self._require_open()
+        return create_image(self, shape, vk_format, texel_bytes)
+
+    def upload_image(self, image: Any, data: Any) -> None:
+        """Copy texels (x fastest, `image.nbytes` bytes) into `image`; never waits."""
+        from .images import upload_image
+
+        upload_image(self, image, data)
+
+    def download_image(self, image: Any) -> np.ndarray:
+        """The texels of `image` (x fastest) as uint8; waits for the recorded work."""
+        from .images import download_image
+
+        return download_image(self, image)
+
+    def release_image(self, image: Any) -> None:
+        """Destroy `image` once the GPU has finished with it."""
+        from .images import release_image
+
+        release_image(self, image)
+
     # -- kernels ------------------------------------------------------------------------
 
     def load_kernel(
@@ -371,19 +401,22 @@ class VulkanRuntime:
         *,
         push_constant_bytes: int | None = None,
         name: str | None = None,
+        binding_types: Sequence[int] | None = None,
     ) -> Kernel:
         """
         A compute pipeline for `entry` of a SPIR-V module (bytes, uint32 array or words).
         `num_bindings` defaults to what the module declares in set 0; `push_constant_bytes`
         defaults to 0, or to the device limit (at most 128) when the module declares push
         constants. The same module, entry and layout give the same cached Kernel.
+        `binding_types` (pipelines.STORAGE_BUFFER, COMBINED_IMAGE_SAMPLER,
+        STORAGE_IMAGE per binding) is for kernels that bind images (`create_image`).
 
         Raises:
             ValueError: not SPIR-V, no such entry point, or a layout the device cannot take.
         """
         self._require_open()
         return self.pipelines.kernel(
-            spirv_bytes(spirv), entry, num_bindings, push_constant_bytes, name
+            spirv_bytes(spirv), entry, num_bindings, push_constant_bytes, name, binding_types
         )
 
     def group_count(self, kernel: Kernel, n: int) -> int:
@@ -450,7 +483,7 @@ class VulkanRuntime:
             self.flush()
 
     def _descriptor_set(self, kernel: Kernel, buffers: Sequence[Buffer]) -> Any:
-        key = (kernel.num_bindings, tuple([b.binding_key for b in buffers]))
+        key = (kernel.binding_types, tuple([b.binding_key for b in buffers]))
         pipelines = self.pipelines
         descriptor_set = pipelines.sets.get(key)
         if descriptor_set is None:
@@ -640,6 +673,9 @@ class VulkanRuntime:
         _live_runtimes.discard(self)
         lib, null, dev = self.lib, self.ffi.NULL, self._dev
         lib.vkDeviceWaitIdle(dev)
+        from .images import destroy_all
+
+        destroy_all(self)
         if self.pipelines is not None:
             self.pipelines.close()
         for batch in self._all_batches:

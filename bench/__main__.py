@@ -1,0 +1,5 @@
+"""`python -m bench`: bench/run.py's main."""
+
+from bench.run import main
+
+main()

@@ -1,0 +1,268 @@
+"""
+One measurement in a fresh process: `python bench/worker.py SPEC_JSON` prints one JSON
+line. bench/run.py starts it once per (case, framework, arch, round), under the Python
+that has the framework (taichi_xdsl in ours, Taichi and Numba in the rivals'
+environment), so that the two `ti` modules never meet in one process.
+
+SPEC: {"framework": "xdsl" | "taichi" | "numba" | "triton" | "copyref", "arch": "cpu" | "vulkan",
+       "case": name, "samples": int, "min_sample_s": float, "cache": "off" | DIR,
+       "threads": int | null}
+
+The case's source (bench/cases/<case>.py) is compiled with its real file name (so that
+`inspect.getsource` finds the kernels) and run with `ti` bound to `taichi` or
+`taichi_xdsl` and `np` to numpy.
+
+Result: {"import_s", "init_s", "setup_s", "first_s" (first step, compile + run, synced),
+"steady_s" (seconds a call, one entry a sample), "calls" (calls a step), "bytes" (bytes
+a call or null), "check" (a sample of the result after the first step), "error"}.
+Only this process's own work is timed; nothing here imports the other framework.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+import traceback
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+COPY_BYTES = 4 << 24  # the copy reference moves 64 MiB (saxpy's array size)
+
+
+def _import_ti(framework: str) -> Any:
+    if framework == "taichi":
+        import taichi as ti
+    else:
+        import taichi_xdsl as ti
+    return ti
+
+
+def _init(ti: Any, framework: str, arch: str, cache: str, threads: int | None) -> None:
+    kwargs: dict[str, Any] = {"arch": getattr(ti, arch), "default_fp": ti.f32}
+    if threads:
+        kwargs["cpu_max_num_threads"] = threads
+    if cache == "off":
+        kwargs["offline_cache"] = False
+    else:
+        kwargs["offline_cache"] = True
+        kwargs["offline_cache_file_path"] = cache
+    if framework == "taichi":
+        kwargs["log_level"] = ti.WARN
+    ti.init(**kwargs)
+    if framework == "taichi" and arch != "cpu":
+        actual = str(ti.lang.impl.current_cfg().arch)
+        if arch not in actual:
+            raise RuntimeError(f"Taichi fell back to {actual} (no {arch})")
+
+
+def _sampler(step: Any, sync: Any, calls: int, samples: int, min_sample_s: float):
+    """Seconds a call: one warm-up, then `samples` samples of >= min_sample_s each."""
+    start = time.perf_counter()
+    step()
+    sync()
+    once = max(time.perf_counter() - start, 1e-7)
+    reps = max(1, int(min_sample_s / once))
+    out = []
+    for _ in range(samples):
+        start = time.perf_counter()
+        for _ in range(reps):
+            step()
+        sync()
+        out.append((time.perf_counter() - start) / (reps * calls))
+    return out
+
+
+def _check(value: Any) -> list[float]:
+    import numpy as np
+
+    return [float(v) for v in np.asarray(value, dtype=np.float64).ravel()[:4096]]
+
+
+def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
+    framework, arch = spec["framework"], spec["arch"]
+    result: dict[str, Any] = {}
+    start = time.perf_counter()
+    ti = _import_ti(framework)
+    result["import_s"] = time.perf_counter() - start
+    import numpy as np
+
+    start = time.perf_counter()
+    _init(ti, framework, arch, spec["cache"], spec.get("threads"))
+    result["init_s"] = time.perf_counter() - start
+    path = HERE / "cases" / f"{spec['case']}.py"
+    namespace: dict[str, Any] = {
+        "ti": ti,
+        "np": np,
+        "__name__": f"bench_case_{spec['case']}",
+    }
+    start = time.perf_counter()
+    code = compile(path.read_text(), str(path), "exec", dont_inherit=True)
+    exec(code, namespace)  # noqa: S102
+    ti.sync()
+    result["setup_s"] = time.perf_counter() - start
+    step, sync = namespace["step"], ti.sync
+    start = time.perf_counter()
+    step()
+    sync()
+    result["first_s"] = time.perf_counter() - start
+    result["check"] = _check(namespace["result"]())
+    calls = int(namespace.get("CALLS", 1))
+    result["calls"] = calls
+    result["bytes"] = namespace.get("BYTES")
+    result["steady_s"] = _sampler(step, sync, calls, spec["samples"], spec["min_sample_s"])
+    return result
+
+
+def run_numba(spec: dict[str, Any]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    start = time.perf_counter()
+    import numba
+
+    sys.path.insert(0, str(HERE))
+    import numba_cases
+
+    result["import_s"] = time.perf_counter() - start
+    if spec.get("threads"):
+        numba.set_num_threads(spec["threads"])
+    result["init_s"] = 0.0
+    start = time.perf_counter()
+    step, read, _reset = getattr(numba_cases, f"make_{spec['case']}")()
+    result["setup_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    step()
+    result["first_s"] = time.perf_counter() - start
+    result["check"] = _check(read())
+    namespace = _case_constants(spec["case"])
+    calls = int(namespace.get("CALLS", 1))
+    result["calls"] = calls
+    result["bytes"] = namespace.get("BYTES")
+    result["steady_s"] = _sampler(
+        step, lambda: None, calls, spec["samples"], spec["min_sample_s"]
+    )
+    return result
+
+
+def run_triton(spec: dict[str, Any]) -> dict[str, Any]:
+    """The Triton version of a case (bench/triton_cases.py) on the CUDA device."""
+    result: dict[str, Any] = {}
+    start = time.perf_counter()
+    sys.path.insert(0, str(HERE))
+    import triton_cases
+
+    result["import_s"] = time.perf_counter() - start
+    result["init_s"] = 0.0
+    maker = getattr(triton_cases, f"make_{spec['case']}", None)
+    if maker is None:
+        raise NotImplementedError(f"no Triton version of '{spec['case']}'")
+    start = time.perf_counter()
+    step, read, sync = maker()
+    sync()
+    result["setup_s"] = time.perf_counter() - start
+    start = time.perf_counter()
+    step()
+    sync()
+    result["first_s"] = time.perf_counter() - start
+    result["check"] = _check(read())
+    namespace = _case_constants(spec["case"])
+    calls = int(namespace.get("CALLS", 1))
+    result["calls"] = calls
+    result["bytes"] = namespace.get("BYTES")
+    result["steady_s"] = _sampler(step, sync, calls, spec["samples"], spec["min_sample_s"])
+    return result
+
+
+def _case_constants(case: str) -> dict[str, Any]:
+    """BYTES and CALLS of a case file, read without running its kernels."""
+    import ast
+
+    tree = ast.parse((HERE / "cases" / f"{case}.py").read_text())
+    names: dict[str, Any] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if isinstance(target, ast.Name) and target.id.isupper():
+                try:
+                    names[target.id] = eval(
+                        compile(ast.Expression(node.value), "<case>", "eval"),
+                        {},
+                        dict(names),
+                    )
+                except Exception:  # noqa: BLE001, S112 - not a plain constant: skipped
+                    continue
+    return names
+
+
+def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
+    """The copy bandwidth the memory-bound cases are held against (same run, same size)."""
+    import numpy as np
+
+    result: dict[str, Any] = {"import_s": 0.0, "init_s": 0.0, "setup_s": 0.0, "calls": 1}
+    result["bytes"] = 2 * COPY_BYTES
+    if spec["arch"] == "cpu":
+        from concurrent.futures import ThreadPoolExecutor
+
+        threads = spec.get("threads") or len(os.sched_getaffinity(0))
+        src = np.ones(COPY_BYTES // 4, dtype=np.float32)
+        dst = np.zeros_like(src)
+        bounds = np.linspace(0, src.size, threads + 1).astype(int)
+        pool = ThreadPoolExecutor(threads)
+
+        def part(k: int) -> None:
+            np.copyto(dst[bounds[k] : bounds[k + 1]], src[bounds[k] : bounds[k + 1]])
+
+        def step() -> None:
+            list(pool.map(part, range(threads)))
+
+        sync = lambda: None
+        result["what"] = f"numpy copyto on {threads} threads"
+    else:
+        from taichi_xdsl.targets.vulkan import VulkanRuntime
+
+        rt = VulkanRuntime()
+        a, b = rt.allocate(COPY_BYTES, zero=True), rt.allocate(COPY_BYTES, zero=True)
+
+        def step() -> None:
+            rt.copy(a, b)
+
+        sync = rt.sync
+        result["what"] = (
+            f"vkCmdCopyBuffer on {rt.device.name}"
+            if hasattr(rt, "device")
+            else "vkCmdCopyBuffer"
+        )
+    start = time.perf_counter()
+    step()
+    sync()
+    result["first_s"] = time.perf_counter() - start
+    result["check"] = []
+    result["steady_s"] = _sampler(step, sync, 1, spec["samples"], spec["min_sample_s"])
+    return result
+
+
+def main() -> None:
+    spec = json.loads(sys.argv[1])
+    try:
+        if spec["framework"] == "numba":
+            result = run_numba(spec)
+        elif spec["framework"] == "triton":
+            result = run_triton(spec)
+        elif spec["framework"] == "copyref":
+            result = run_copyref(spec)
+        else:
+            result = run_ti(spec)
+    except BaseException as error:  # noqa: BLE001 - reported as "n/a (reason)"
+        lines = traceback.format_exception_only(type(error), error)
+        result = {"error": " ".join(line.strip() for line in lines)[:400]}
+        if os.environ.get("BENCH_TRACEBACK"):
+            traceback.print_exc()
+    sys.stdout.flush()
+    print("BENCH-RESULT " + json.dumps(result), flush=True)
+    # Skip interpreter teardown: some runtimes spend seconds (or hang) freeing devices.
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    main()

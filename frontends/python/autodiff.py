@@ -1,0 +1,426 @@
+"""
+`ti.ad`: reverse-mode automatic differentiation, as Taichi's.
+
+    x = ti.field(ti.f32, 8, needs_grad=True)       # x.grad: a field of the same shape
+    loss = ti.field(ti.f32, (), needs_grad=True)
+
+    with ti.ad.Tape(loss=loss):                    # records the kernels launched,
+        compute_loss()                             # then seeds loss.grad[None] = 1 and
+                                                   # runs their adjoints in reverse
+    x.grad.to_numpy()                              # d loss / d x
+
+`kernel.grad(*args)` launches a kernel's adjoint by hand. The adjoint of an instance is
+the `@k_grad` kernel that the `ti-auto-diff` pass (lowering/auto_diff.py) builds from the
+primal's IR; it is compiled once per template signature, like the primal.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from types import TracebackType
+from typing import Any, Self
+
+from taichi_xdsl.utils.errors import TaichiAssertionError, TaichiError
+
+from . import kernel as _kernel
+from . import program as _program
+from .field import Field
+
+AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-auto-diff"
+"""What runs on a primal kernel's module before its adjoint is compiled (after
+ti-scalarize, when registered: the adjoint is built on scalar IR)."""
+
+
+# -- the adjoint of a kernel ---------------------------------------------------------------
+
+
+def _annotate_grads(module: Any, prog: _program.Program) -> None:
+    """Name each field's gradient field on its taichi.field (`grad = @x_grad`)."""
+    from taichi_xdsl.dialects import taichi
+    from xdsl.dialects.builtin import SymbolRefAttr
+
+    by_symbol = {f.symbol: f for f in prog.fields if f.placed}
+    for op in module.ops:
+        if isinstance(op, taichi.FieldOp):
+            f = by_symbol.get(op.sym_name.data)
+            grad = getattr(f, "grad", None)
+            if grad is not None and grad.placed:
+                op.attributes["grad"] = SymbolRefAttr(grad.symbol)
+
+
+def _ndarray_grads(k: _kernel.Kernel, args: tuple[Any, ...]) -> tuple[int, ...]:
+    """The positions of the ndarray arguments that have a gradient ndarray."""
+    assert k._params is not None
+    return tuple(
+        i
+        for i, (p, a) in enumerate(zip(k._params, args))
+        if p.kind == "ndarray" and getattr(a, "grad", None) is not None
+    )
+
+
+def _mark_ndarray_grads(
+    kernel_op: Any, k: _kernel.Kernel, grad_positions: tuple[int, ...]
+) -> None:
+    """Give the ndarray arguments with a gradient the `taichi.grad` argument attribute."""
+    from taichi_xdsl.lowering.auto_diff import NEEDS_GRAD_ARG
+    from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, UnitAttr
+
+    assert k._params is not None
+    runtime = [i for i, p in enumerate(k._params) if p.kind != "template"]
+    attrs = [
+        DictionaryAttr({NEEDS_GRAD_ARG: UnitAttr()} if i in grad_positions else {})
+        for i in runtime
+    ]
+    kernel_op.arg_attrs = ArrayAttr(attrs)
+
+
+def adjoint_module(
+    kernel: _kernel.Kernel,
+    prog: _program.Program,
+    args: tuple[Any, ...],
+    symbol: str,
+    grad_positions: tuple[int, ...] = (),
+) -> Any:
+    """
+    The module holding `@<symbol>_grad`, the adjoint of the instance `args` select; it
+    takes the gradients of the ndarrays at `grad_positions` as extra last arguments.
+    """
+    from taichi_xdsl.dialects import taichi
+    from taichi_xdsl.utils import registry
+    from taichi_xdsl.utils.errors import TaichiCompilationError
+    from xdsl.utils.exceptions import DiagnosticException
+
+    module = kernel.build_module(prog, args, symbol)
+    _annotate_grads(module, prog)
+    if grad_positions:
+        for op in module.ops:
+            if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
+                _mark_ndarray_grads(op, kernel, grad_positions)
+    try:
+        spec = AD_PIPELINE
+        if "ti-scalarize" in registry.PASSES:
+            spec = f"ti-scalarize,{spec}"
+        registry.build_pipeline(spec).apply(registry.make_context(), module)
+    except DiagnosticException as error:
+        raise TaichiCompilationError(
+            f"kernel '{kernel.__name__}': cannot differentiate it: {error}"
+        ) from None
+    for op in list(module.ops):
+        if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
+            module.body.block.erase_op(op)
+    return module
+
+
+class AdjointKernel:
+    """`kernel.grad`: call it with the primal's arguments to run the adjoint."""
+
+    __slots__ = ("kernel", "obj")
+
+    def __init__(self, kernel: _kernel.Kernel, obj: Any = None):
+        self.kernel = kernel
+        self.obj = obj
+
+    def __call__(self, *args: Any, **kwargs: Any) -> None:
+        if self.obj is not None:
+            args = (self.obj, *args)
+        k = self.kernel
+        prog = _program.get_program()
+        owner, cache = k.__dict__.get("_grad_instances", (None, {}))
+        if owner is not prog:
+            cache = {}
+            k.__dict__["_grad_instances"] = (prog, cache)
+        _prepare(k, prog)
+        args = k._bind(args, kwargs)
+        grads = _ndarray_grads(k, args)
+        key = (k._key_checked(args), grads)
+        run = cache.get(key)
+        if run is None:
+            run = cache[key] = _instantiate_adjoint(k, prog, args, grads)
+        run(args)
+
+    def get_ir(self, *args: Any, **kwargs: Any) -> Any:
+        """The module of the adjoint kernel (after ti-auto-diff), not compiled."""
+        if self.obj is not None:
+            args = (self.obj, *args)
+        k = self.kernel
+        prog = _program.get_program()
+        _prepare(k, prog)
+        args = k._bind(args, kwargs)
+        k._key_checked(args)
+        return adjoint_module(k, prog, args, k.__name__, _ndarray_grads(k, args))
+
+
+def _prepare(k: _kernel.Kernel, prog: _program.Program) -> None:
+    """Resolve a kernel's parameters for the current program (as its first call does)."""
+    if prog.generation != k._generation:
+        k._instances.clear()
+        k._keepalive.clear()
+        k._params = None
+        k._generation = prog.generation
+    k._resolve_params(prog)
+
+
+def _instantiate_adjoint(
+    k: _kernel.Kernel,
+    prog: _program.Program,
+    args: tuple[Any, ...],
+    grad_positions: tuple[int, ...],
+) -> Callable[[tuple[Any, ...]], Any]:
+    symbol = prog.unique_symbol(k.__name__)
+    module = adjoint_module(k, prog, args, symbol, grad_positions)
+    compiled = prog.backend.compile(module, f"{symbol}_grad")
+    prog.materialize()
+    assert k._params is not None
+    conv = k._make_converter(k._params)
+    launch = compiled.launch
+
+    def run(args: tuple[Any, ...]) -> Any:
+        launch_args = conv(args) if conv is not None else args
+        if grad_positions:
+            launch_args = (*launch_args, *(args[i].grad.arr for i in grad_positions))
+        return launch(prog._root, launch_args)
+
+    return run
+
+
+# -- validation: the global data access rule ---------------------------------------------
+
+
+def check_global_data_access(module: Any, kernel_name: str) -> None:
+    """
+    Raise when a kernel writes a field with a gradient after reading it (program order):
+    its adjoint would read the overwritten value and give wrong gradients (Taichi's
+    global data access rule; `ti.ad.Tape(validation=True)`).
+    """
+    from taichi_xdsl.dialects import taichi
+    from xdsl.dialects import memref
+
+    with_grad = {
+        op.sym_name.data
+        for op in module.ops
+        if isinstance(op, taichi.FieldOp) and "grad" in op.attributes
+    }
+
+    def field_of(ptr: Any) -> str | None:
+        owner = ptr.owner
+        if isinstance(owner, taichi.ElementPtrOp) and isinstance(
+            owner.base.owner, taichi.GetFieldOp
+        ):
+            return owner.base.owner.field.root_reference.data
+        return None
+
+    read: set[str] = set()
+    for op in module.walk():
+        if isinstance(op, memref.LoadOp):
+            name = field_of(op.memref)
+            if name in with_grad:
+                read.add(name)
+        elif isinstance(op, memref.StoreOp | taichi.AtomicOp):
+            dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
+            name = field_of(dest)
+            if name is not None and name in read:
+                raise TaichiAssertionError(
+                    f"kernel '{kernel_name}' breaks the global data access rule: field "
+                    f"'{name}' is written after it is read in the same kernel, so its "
+                    "gradients would be wrong (write the result to another field)"
+                )
+
+
+# -- the tape ------------------------------------------------------------------------------
+
+_tape: Tape | None = None
+
+
+def _record(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    if _tape is not None and _tape.recording:
+        _tape.entries.append((k, args, kwargs))
+        if _tape.validation:
+            _validate(k, args, kwargs)
+
+
+def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    prog = _program.get_program()
+    _prepare(k, prog)
+    bound = k._bind(args, kwargs)
+    key = (prog.generation, k._key_checked(bound))
+    checked: set[Any] = k.__dict__.setdefault("_gdar_checked", set())
+    if key in checked:
+        return
+    module = k.build_module(prog, bound, k.__name__)
+    _annotate_grads(module, prog)
+    check_global_data_access(module, k.__name__)
+    checked.add(key)
+
+
+class Tape:
+    """
+    Record kernel launches and differentiate them (Taichi's `ti.ad.Tape`).
+
+    Args:
+        loss: a 0-d field with needs_grad=True; its gradient is set to 1 before the
+            adjoints run (None: seed the gradients yourself).
+        clear_gradients: zero every gradient field of the program on entry.
+        validation: check each recorded kernel against the global data access rule
+            (a field written after it is read) and raise TaichiAssertionError.
+        grad_check: accepted for compatibility; ignored.
+    """
+
+    def __init__(
+        self,
+        loss: Any = None,
+        clear_gradients: bool = True,
+        validation: bool = False,
+        grad_check: Any = None,
+    ):
+        if loss is not None:
+            if not isinstance(loss, Field):
+                raise TaichiError("ti.ad.Tape(loss=...) needs a field")
+            if loss.grad is None:
+                raise TaichiError(
+                    "ti.ad.Tape: the loss field needs needs_grad=True to be differentiated"
+                )
+            if loss.shape != ():
+                raise TaichiError("ti.ad.Tape: the loss must be a 0-d field (x[None])")
+        self.loss = loss
+        self.clear_gradients = clear_gradients
+        self.validation = validation
+        self.entries: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+        self.recording = False
+        self.gradient_evaluated = False
+
+    def __enter__(self) -> Self:
+        global _tape
+        if _tape is not None:
+            raise TaichiError("ti.ad.Tape: tapes cannot be nested")
+        if self.clear_gradients:
+            clear_all_gradients()
+        self.recording = True
+        _tape = self
+        _kernel._tape_hook = _record
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        global _tape
+        self.recording = False
+        _tape = None
+        _kernel._tape_hook = None
+        if exc_type is not None:
+            return
+        if self.loss is not None:
+            self.loss.grad.fill(1)
+        self.grad()
+
+    def insert(self, func: Any, args: tuple[Any, ...]) -> None:
+        """Record a call by hand (what @ti.ad.grad_replaced functions do)."""
+        self.entries.append((func, args, {}))
+
+    def grad(self) -> None:
+        """Run the adjoints of the recorded calls in reverse order."""
+        if self.gradient_evaluated:
+            raise TaichiError("ti.ad.Tape: the gradients were already evaluated")
+        for func, args, kwargs in reversed(self.entries):
+            adjoint = getattr(func, "grad", None)
+            if adjoint is None:
+                raise TaichiError(
+                    f"ti.ad.Tape: '{getattr(func, '__name__', func)}' has no gradient "
+                    "(register one with @ti.ad.grad_for)"
+                )
+            adjoint(*args, **kwargs)
+        self.gradient_evaluated = True
+
+
+def clear_all_gradients(gradient_type: Any = None) -> None:
+    """Zero the gradient field of every field of the current program."""
+    prog = _program.get_program()
+    for f in prog.fields:
+        grad = getattr(f, "grad", None)
+        if grad is not None and grad.placed:
+            grad.fill(0)
+
+
+# -- stop_grad -----------------------------------------------------------------------------
+
+
+def _stop_grad_in_kernel(args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
+    from xdsl.dialects.builtin import UnitAttr
+
+    from .values import FieldHandle
+
+    if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
+        raise TaichiError("ti.stop_grad(x) takes one field")
+    # every access of the field in this kernel goes through this one get_field
+    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+
+
+def __getattr__(name: str) -> Any:
+    # `stop_grad` is a KernelMethod of the code generator, made on first use so that
+    # `ti.ad` loads no compiler code.
+    if name == "stop_grad":
+        from .vectors import KernelMethod
+
+        value = KernelMethod("stop_grad", _stop_grad_in_kernel)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'ti.ad' has no attribute '{name}'")
+
+
+# -- user-defined gradients ---------------------------------------------------------------
+
+
+def grad_replaced(func: Callable[..., Any]) -> Callable[..., Any]:
+    """
+    A Python function (calling kernels) whose gradient is given by @ti.ad.grad_for:
+    inside a Tape it is recorded as one step instead of the kernels it launches.
+    """
+
+    @functools.wraps(func)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        tape = _tape
+        if tape is None or not tape.recording:
+            return func(*args, **kwargs)
+        tape.recording = False
+        try:
+            result = func(*args, **kwargs)
+        finally:
+            tape.recording = True
+        tape.entries.append((decorated, args, kwargs))
+        return result
+
+    decorated.grad = None  # type: ignore[attr-defined]
+    return decorated
+
+
+def grad_for(
+    primal: Callable[..., Any],
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the decorated function as the gradient of a @ti.ad.grad_replaced one."""
+
+    def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+        if not hasattr(primal, "grad"):
+            raise TaichiError(
+                "ti.ad.grad_for: the primal function must be decorated with "
+                "@ti.ad.grad_replaced"
+            )
+        primal.grad = func  # type: ignore[attr-defined]
+        return func
+
+    return decorator
+
+
+def no_grad(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A function that the tape records with an empty gradient."""
+
+    @grad_replaced
+    @functools.wraps(func)
+    def decorated(*args: Any, **kwargs: Any) -> Any:
+        return func(*args, **kwargs)
+
+    decorated.grad = lambda *args, **kwargs: None  # type: ignore[attr-defined]
+    return decorated

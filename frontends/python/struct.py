@@ -1,0 +1,210 @@
+"""
+Structs: `ti.types.struct(...)`, `ti.Struct.field({...}, shape)`, `@ti.dataclass`.
+
+A struct field is stored member by member (one field per member, a vector member a
+Vector.field), so the compiler sees only scalar and vector fields. Inside kernels a
+struct value is a dict of member values (`StructVal`); a local struct variable is a
+dict of member places (`StructPlace`), as is an element of a struct field.
+
+    Particle = ti.types.struct(pos=ti.math.vec3, mass=ti.f32)
+    ps = Particle.field(shape=n)          # ps.pos: Vector.field(3), ps.mass: field
+    @ti.kernel
+    def k():
+        for i in ps:
+            ps[i].pos += ps[i].mass * g
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from taichi_xdsl.utils.errors import TaichiError
+
+from .matrix import Aggregate
+
+
+class StructType:
+    """A struct type: named members, each a primitive or vector/matrix type."""
+
+    def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None):
+        self.members = dict(members)
+        self.methods = dict(methods or {})
+        self.name = "Struct"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        values = dict(zip(self.members, args))
+        values.update(kwargs)
+        unknown = set(values) - set(self.members)
+        if unknown:
+            raise TaichiError(f"{self.name} has no member(s) {sorted(unknown)}")
+        return {k: values.get(k, 0) for k in self.members}
+
+    def field(self, shape: Any = None, name: str = "", **kwargs: Any) -> StructField:
+        """A field of this struct (member by member)."""
+        from .field import field
+
+        fields = {
+            m: field(t, shape=shape, name=f"{name or self.name}_{m}", **kwargs)
+            for m, t in self.members.items()
+        }
+        return StructField(self, fields)
+
+    def __repr__(self) -> str:
+        return (
+            f"ti.types.struct({', '.join(f'{k}={v!r}' for k, v in self.members.items())})"
+        )
+
+
+class StructField:
+    """A field of structs: one field per member, `sf.member` is that field."""
+
+    def __init__(self, stype: StructType, fields: dict[str, Any]):
+        self.stype = stype
+        self.fields = fields
+
+    def __getattr__(self, name: str) -> Any:
+        fields = self.__dict__.get("fields", {})
+        if name in fields:
+            return fields[name]
+        raise AttributeError(name)
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return next(iter(self.fields.values())).shape
+
+    def __getitem__(self, key: Any) -> dict[str, Any]:
+        return {m: f[key] for m, f in self.fields.items()}
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        for m, v in value.items():
+            self.fields[m][key] = v
+
+    def to_numpy(self) -> dict[str, Any]:
+        return {m: f.to_numpy() for m, f in self.fields.items()}
+
+    def from_numpy(self, data: dict[str, Any]) -> None:
+        for m, v in data.items():
+            self.fields[m].from_numpy(v)
+
+    def fill(self, value: Any) -> None:
+        for f in self.fields.values():
+            f.fill(value)
+
+
+class StructVal(Aggregate):
+    """A struct value in a kernel: member name -> value."""
+
+    def __init__(self, stype: StructType, values: dict[str, Any]):
+        self.stype = stype
+        self.values = values
+
+
+class StructPlace(Aggregate):
+    """A struct variable or struct-field element in a kernel: member name -> place."""
+
+    def __init__(self, stype: StructType, places: dict[str, Any]):
+        self.stype = stype
+        self.places = places
+
+
+def struct(**members: Any) -> StructType:
+    """`ti.types.struct(a=ti.f32, v=ti.math.vec2)`."""
+    return StructType(members)
+
+
+class Struct:
+    """`ti.Struct.field({"a": ti.f32, ...}, shape=n)`."""
+
+    @staticmethod
+    def field(
+        members: dict[str, Any], shape: Any = None, name: str = "", **kw: Any
+    ) -> StructField:
+        return StructType(members).field(shape=shape, name=name, **kw)
+
+
+def dataclass(cls: type) -> StructType:
+    """`@ti.dataclass`: a struct type from a class's annotations; ti.func methods."""
+    from .kernel import Func
+
+    annotations = dict(getattr(cls, "__annotations__", {}))
+    methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
+    st = StructType(annotations, methods)
+    st.name = cls.__name__
+    return st
+
+
+__all__ = [
+    "Struct",
+    "StructField",
+    "StructPlace",
+    "StructType",
+    "StructVal",
+    "dataclass",
+    "struct",
+]
+
+
+class StructsMixin:
+    """Struct values and places for KernelCodegen (mixed in)."""
+
+    def struct_element(self, sf: StructField, index: Any, node: Any) -> StructPlace:
+        cg: Any = self
+        places = {
+            m: cg.element(cg.field_handle(f), index, node) for m, f in sf.fields.items()
+        }
+        return StructPlace(sf.stype, places)
+
+    def load_struct(self, place: StructPlace) -> StructVal:
+        cg: Any = self
+        return StructVal(place.stype, {m: cg.rvalue(p) for m, p in place.places.items()})
+
+    def make_struct(
+        self, stype: StructType, args: list[Any], kwargs: dict[str, Any], node: Any
+    ) -> StructVal:
+        cg: Any = self
+        values = dict(zip(stype.members, args))
+        values.update(kwargs)
+        out = {}
+        for m, t in stype.members.items():
+            v = values.get(m, 0)
+            out[m] = cg.convert_to_type(t, v, node)
+        return StructVal(stype, out)
+
+    def new_struct_local(self, name: str | None, value: StructVal) -> StructPlace:
+        cg: Any = self
+        places = {}
+        for m, v in value.values.items():
+            t = value.stype.members[m]
+            v = cg.convert_to_type(t, v, None)
+            if isinstance(v, StructVal):
+                places[m] = self.new_struct_local(None, v)
+            elif hasattr(v, "elems"):
+                places[m] = cg.new_vec_local(f"{name}_{m}" if name else None, v)
+            else:
+                places[m] = cg.new_local(f"{name}_{m}" if name else None, v)
+        return StructPlace(value.stype, places)
+
+    def store_struct(self, place: StructPlace, value: Any, node: Any) -> None:
+        cg: Any = self
+        if isinstance(value, StructPlace):
+            value = self.load_struct(value)
+        if isinstance(value, dict):
+            value = StructVal(place.stype, value)
+        if not isinstance(value, StructVal):
+            raise TaichiError(f"cannot store {type(value).__name__} into a struct")
+        for m, p in place.places.items():
+            if m in value.values:
+                cg.store(p, value.values[m], node)
+
+    def struct_attr(self, obj: StructVal | StructPlace, name: str, node: Any) -> Any:
+        cg: Any = self
+        if name in obj.stype.methods:
+            from .kernel import BoundFunc
+
+            return BoundFunc(obj.stype.methods[name], obj)
+        if isinstance(obj, StructPlace):
+            if name in obj.places:
+                return cg.rvalue(obj.places[name])
+        elif name in obj.values:
+            return obj.values[name]
+        raise TaichiError(f"struct {obj.stype.name} has no member '{name}'")

@@ -1,0 +1,849 @@
+"""
+ti-auto-diff: reverse-mode automatic differentiation of `taichi.kernel`s.
+
+For each kernel `@k` the pass adds its adjoint kernel `@k_grad` (same arguments, no
+results): run after the primal, it adds d(outputs)/d(inputs) times the gradients of the
+outputs into the gradients of the inputs. A field's gradient is the field its
+`taichi.field` names with `grad = @sym`; fields without one are constants to the
+adjoint.
+
+    taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+    taichi.field @x_grad : memref<8xf32> offset 64
+    taichi.field @loss : memref<f32> offset 128 {grad = @loss_grad}
+    taichi.field @loss_grad : memref<f32> offset 192
+    taichi.kernel @sum_sq() {
+      %x = taichi.get_field @x : memref<8xf32>
+      %loss = taichi.get_field @loss : memref<f32>
+      taichi.struct_for (%i) in %x : memref<8xf32> {
+        %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+        %v = memref.load %p[] : memref<f32>
+        %sq = arith.mulf %v, %v : f32
+        %l = taichi.element_ptr %loss[] : memref<f32> -> memref<f32>
+        %old = taichi.atomic_add %l, %sq : memref<f32>
+        taichi.yield
+      }
+      taichi.return
+    }
+    ~> (added)
+    taichi.kernel @sum_sq_grad() {
+      %x_grad = taichi.get_field @x_grad ; %loss_grad = taichi.get_field @loss_grad
+      %x = ... ; %loss = ...
+      taichi.struct_for (%i) in %x : memref<8xf32> {
+        %p = taichi.element_ptr %x[%i] ; %v = memref.load %p[]      (forward replay)
+        %sq = arith.mulf %v, %v
+        %lg = taichi.element_ptr %loss_grad[] ; %a = memref.load %lg[]  (reverse sweep)
+        %d0 = arith.mulf %a, %v ; %d1 = arith.mulf %a, %v ; %d = arith.addf %d0, %d1
+        %xg = taichi.element_ptr %x_grad[%i] ; taichi.atomic_add %xg, %d
+        taichi.yield
+      }
+      taichi.return
+    }
+
+As in Taichi (taichi/transforms/auto_diff.cpp), each block is replayed forward and then
+reversed statement by statement: a global load of a field with a gradient becomes an
+atomic add into the gradient, a global store or atomic add reads the gradient of its
+destination, and global writes of the replay are dropped (Taichi's global data access
+rule: a kernel does not read what it writes). Adjoints of SSA values accumulate in SSA
+within their block; adjoints of values used in nested regions, and of local variables,
+live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
+where no other thread sees them).
+
+Nested regions are reversed by recomputation instead of Taichi's adstacks (our locals
+are scalar slots): before an `if` or a serial loop the replay snapshots the locals the
+region reads; its reverse restores them into fresh slots, replays the region's block
+and reverses it. A serial `range_for` runs its iterations backwards; when its body
+carries a local from one iteration to the next, each reverse iteration first
+recomputes the earlier ones from the snapshot (quadratic in the trip count, exact for
+static and dynamic bounds). `while` loops and `break`/`continue` in regions that need
+an adjoint are rejected with a diagnostic, as are atomics other than add/sub on
+differentiated values.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
+from xdsl.context import Context
+from xdsl.dialects import arith, math, memref
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    FloatAttr,
+    FunctionType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.utils.hints import isa
+
+_LOOPS = (taichi.RangeForOp, taichi.StructForOp, taichi.WhileOp)
+_REGION_OPS = (taichi.IfOp, *_LOOPS)
+_DROPPED = (taichi.PrintOp, taichi.AssertOp)
+"""Ops the adjoint kernel does not replay (they would run twice)."""
+
+STOP_GRAD_ATTR = "stop_grad"
+"""A unit attribute on a `taichi.get_field`: loads through it get no gradient
+(`ti.stop_grad(x)` in the kernel)."""
+ADJOINT_OF_ATTR = "adjoint_of"
+"""Marks an adjoint kernel with the symbol of its primal."""
+NEEDS_GRAD_ARG = "taichi.grad"
+"""An argument attribute of an ndarray argument with a gradient: the adjoint kernel
+takes the gradient ndarray as one more argument at the end, in argument order."""
+
+
+def _is_float(value: SSAValue) -> bool:
+    return isinstance(value.type, AnyFloat)
+
+
+def _is_slot(value: SSAValue) -> bool:
+    return isinstance(value.owner, memref.AllocaOp)
+
+
+def _field_symbol(ptr: SSAValue) -> str | None:
+    """The field an element pointer points into, if it is a field's."""
+    owner = ptr.owner
+    if isinstance(owner, taichi.ElementPtrOp) and isinstance(
+        owner.base.owner, taichi.GetFieldOp
+    ):
+        return owner.base.owner.field.root_reference.data
+    return None
+
+
+def _block_of(value: SSAValue) -> Block | None:
+    if isinstance(value, BlockArgument):
+        return value.block
+    assert isinstance(value.owner, Operation)
+    return value.owner.parent_block()
+
+
+class _Scope(dict[SSAValue, SSAValue]):
+    """A value mapping that falls back to its parent (what clone() reads through)."""
+
+    def __init__(self, parent: _Scope | None):
+        super().__init__()
+        self.parent = parent
+
+    def get(self, key: SSAValue, default: SSAValue | None = None) -> SSAValue | None:  # type: ignore[override]
+        scope: _Scope | None = self
+        while scope is not None:
+            if dict.__contains__(scope, key):
+                return dict.__getitem__(scope, key)
+            scope = scope.parent
+        return default
+
+
+@dataclass
+class _Ctx:
+    """One replay of a primal block: where its values live in the adjoint kernel."""
+
+    block: Block
+    values: _Scope
+    parent: _Ctx | None
+    adjoint: dict[SSAValue, SSAValue]
+    slots: dict[SSAValue, SSAValue]
+    snapshots: dict[Operation, dict[SSAValue, SSAValue]]
+
+
+class _Adjoint:
+    """Builds the adjoint of one kernel."""
+
+    def __init__(
+        self,
+        kernel: taichi.KernelOp,
+        grads: dict[str, str],
+        field_types: dict[str, MemRefType],
+    ):
+        self.kernel = kernel
+        self.grads = grads
+        self.field_types = field_types
+        self.ndarray_grads: dict[SSAValue, SSAValue] = {}
+        self.grad_fields: dict[str, SSAValue] = {}
+        self.out: Block = Block()
+        self.entry: Block = Block()
+        self.active: set[SSAValue] = set()
+        self.live: set[Operation] = set()
+
+    # -- analysis -------------------------------------------------------------------
+
+    def grad_base(self, ptr: SSAValue) -> SSAValue | str | None:
+        """The gradient of the container `ptr` points into: a field symbol, a gradient
+        ndarray argument, or None (no gradient)."""
+        owner = ptr.owner
+        if not isinstance(owner, taichi.ElementPtrOp):
+            return None
+        base = owner.base
+        if isinstance(base.owner, taichi.GetFieldOp):
+            if STOP_GRAD_ATTR in base.owner.attributes:
+                return None
+            return self.grads.get(base.owner.field.root_reference.data)
+        return self.ndarray_grads.get(base)
+
+    def analyse(self) -> None:
+        """Activity: float values that depend on a load of data with a gradient."""
+        active = self.active
+        changed = True
+        while changed:
+            changed = False
+            for op in self.kernel.walk():
+                for value in self._activated(op):
+                    if value not in active:
+                        active.add(value)
+                        changed = True
+        # Ops whose reverse does something, and the regions holding them.
+        for op in self.kernel.walk():
+            if any(v in active for v in (*op.operands, *op.results)) or (
+                isinstance(op, memref.LoadOp) and op.res in active
+            ):
+                parent: Operation | None = op
+                while parent is not None and parent is not self.kernel:
+                    self.live.add(parent)
+                    parent = parent.parent_op()
+
+    def check_replayable(self) -> None:
+        """
+        Reject a global load that the reverse sweep depends on when the kernel also
+        writes that field: the adjoint, launched after the primal, would replay it with
+        the written value (Taichi's global data access rule; ti.random's launch counter).
+        """
+        written: set[str] = set()
+        for op in self.kernel.walk():
+            if isinstance(op, memref.StoreOp | taichi.AtomicOp):
+                dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
+                sym = _field_symbol(dest)
+                if sym is not None:
+                    written.add(sym)
+        if not written:
+            return
+        work = [v for op in self.live for v in op.operands]
+        seen: set[SSAValue] = set()
+        while work:
+            value = work.pop()
+            if value in seen or not isinstance(value.owner, Operation):
+                continue
+            seen.add(value)
+            owner = value.owner
+            if isinstance(owner, memref.LoadOp):
+                sym = _field_symbol(owner.memref)
+                if sym in written:
+                    raise PassFailedAt(
+                        owner,
+                        f"ti-auto-diff: the adjoint needs this load of @{sym}, which the "
+                        "kernel also writes: it would read the written value (global "
+                        "data access rule)",
+                    )
+            if isinstance(owner, memref.AllocaOp):
+                for use in value.uses:
+                    work.extend(use.operation.operands)
+            work.extend(owner.operands)
+
+    def _activated(self, op: Operation) -> list[SSAValue]:
+        active = self.active
+        if isinstance(op, memref.LoadOp):
+            if not _is_float(op.res):
+                return []
+            if _is_slot(op.memref):
+                return [op.res] if op.memref in active else []
+            return [op.res] if self.grad_base(op.memref) is not None else []
+        if isinstance(op, memref.StoreOp):
+            if _is_slot(op.memref) and op.value in active:
+                return [op.memref]
+            return []
+        if isinstance(op, taichi.AtomicOp):
+            if _is_slot(op.dest) and op.value in active:
+                return [op.dest, op.old]
+            return []
+        if any(v in active for v in op.operands):
+            return [r for r in op.results if _is_float(r)]
+        return []
+
+    # -- emission helpers ------------------------------------------------------------
+
+    def emit(self, op: Operation) -> SSAValue:
+        """Append `op` to the block being built; its first result (ops without one are
+        emitted for their effect, and their callers ignore what this returns)."""
+        self.out.add_op(op)
+        return op.results[0] if op.results else None  # type: ignore[return-value]
+
+    def const(self, value: float, type_: Attribute) -> SSAValue:
+        assert isinstance(type_, AnyFloat)
+        return self.emit(arith.ConstantOp(FloatAttr(value, type_)))
+
+    def zero_slot(self, type_: Attribute) -> SSAValue:
+        slot = self.emit(memref.AllocaOp.get(type_, shape=[]))
+        self.emit(memref.StoreOp.get(self.const(0.0, type_), slot, []))
+        return slot
+
+    def grad_field(self, sym: str) -> SSAValue:
+        value = self.grad_fields.get(sym)
+        if value is None:
+            op = taichi.GetFieldOp(sym, self.field_types[sym])
+            op.result.name_hint = sym
+            first = self.entry.first_op
+            if first is None:
+                self.entry.add_op(op)
+            else:
+                self.entry.insert_op_before(op, first)
+            value = self.grad_fields[sym] = op.result
+        return value
+
+    def grad_ptr(self, ptr: SSAValue, ctx: _Ctx) -> SSAValue | None:
+        base = self.grad_base(ptr)
+        if base is None:
+            return None
+        owner = ptr.owner
+        assert isinstance(owner, taichi.ElementPtrOp)
+        container = self.grad_field(base) if isinstance(base, str) else base
+        indices = [self.lookup(i, ctx) for i in owner.indices]
+        return self.emit(taichi.ElementPtrOp(container, indices))
+
+    def lookup(self, value: SSAValue, ctx: _Ctx) -> SSAValue:
+        mapped = ctx.values.get(value)
+        if mapped is None:
+            raise PassFailedAt(
+                self.kernel, f"ti-auto-diff: internal error: {value} has no replay"
+            )
+        return mapped
+
+    # -- adjoints --------------------------------------------------------------------
+
+    def owner_ctx(self, value: SSAValue, ctx: _Ctx) -> _Ctx:
+        block = _block_of(value)
+        c: _Ctx | None = ctx
+        while c is not None and c.block is not block:
+            c = c.parent
+        assert c is not None, "a value is defined in an enclosing replayed block"
+        return c
+
+    def accumulate(self, value: SSAValue, delta: SSAValue, ctx: _Ctx) -> None:
+        """Add `delta` to the adjoint of the primal `value`."""
+        if value not in self.active:
+            return
+        home = self.owner_ctx(value, ctx)
+        if home is ctx and value not in ctx.slots:
+            old = ctx.adjoint.get(value)
+            ctx.adjoint[value] = (
+                delta if old is None else self.emit(arith.AddfOp(old, delta))
+            )
+        else:
+            self.emit(taichi.AtomicAddOp(home.slots[value], delta))
+
+    def take_adjoint(self, value: SSAValue, ctx: _Ctx) -> SSAValue | None:
+        """The adjoint of `value` (defined in ctx's block), or None when it is zero."""
+        adjoint = ctx.adjoint.get(value)
+        slot = ctx.slots.get(value)
+        if slot is not None:
+            loaded = self.emit(memref.LoadOp.get(slot, []))
+            adjoint = (
+                loaded if adjoint is None else self.emit(arith.AddfOp(adjoint, loaded))
+            )
+        return adjoint
+
+    def slot_adjoint(self, slot: SSAValue, ctx: _Ctx) -> SSAValue:
+        return self.owner_ctx(slot, ctx).slots[slot]
+
+    # -- forward replay --------------------------------------------------------------
+
+    def writes_outside(self, region_op: Operation) -> bool:
+        """Whether a region op stores into a local defined outside it."""
+        for op in region_op.walk():
+            if isinstance(op, memref.StoreOp | taichi.AtomicOp):
+                dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
+                if _is_slot(dest) and not region_op.is_ancestor(dest.owner):  # pyright: ignore
+                    return True
+        return False
+
+    def outer_slots(self, region_op: Operation) -> tuple[list[SSAValue], list[SSAValue]]:
+        """Locals defined outside `region_op` that it uses, and those of them it reads."""
+        used: dict[SSAValue, None] = {}
+        read: dict[SSAValue, None] = {}
+        for op in region_op.walk():
+            for operand in op.operands:
+                if _is_slot(operand) and not region_op.is_ancestor(operand.owner):  # pyright: ignore
+                    used[operand] = None
+                    if isinstance(op, memref.LoadOp):
+                        read[operand] = None
+        return list(used), list(read)
+
+    def forward(self, block: Block, ctx: _Ctx, snapshot: bool) -> None:
+        """Replay the ops of a primal block (without its terminator) into self.out."""
+        for op in block.ops:
+            if isinstance(
+                op, taichi.YieldOp | taichi.ReturnOp | taichi.BreakOp | taichi.ContinueOp
+            ):
+                if isinstance(op, taichi.BreakOp | taichi.ContinueOp):
+                    self.emit(op.clone())
+                return
+            self.forward_op(op, ctx, snapshot)
+
+    def forward_op(self, op: Operation, ctx: _Ctx, snapshot: bool) -> None:
+        if isinstance(op, _DROPPED):
+            return
+        if isinstance(op, memref.StoreOp) and not _is_slot(op.memref):
+            return  # a global write: the primal did it
+        if isinstance(op, taichi.AtomicOp) and not _is_slot(op.dest):
+            if op.old.uses:
+                raise PassFailedAt(
+                    op,
+                    f"ti-auto-diff: the result of {op.name} on global data cannot be "
+                    "replayed in the adjoint kernel",
+                )
+            return
+        if isinstance(op, _REGION_OPS):
+            if snapshot and op in self.live:
+                _, read = self.outer_slots(op)
+                ctx.snapshots[op] = {
+                    s: self.emit(memref.LoadOp.get(self.lookup(s, ctx), [])) for s in read
+                }
+            if self.writes_outside(op):
+                self.emit(self.replay_region_op(op, ctx))
+            return
+        self.emit(op.clone_without_regions(ctx.values))
+
+    def replay_region_op(self, op: Operation, ctx: _Ctx) -> Operation:
+        """A forward-only copy of a structured op, global writes dropped."""
+        new = op.clone_without_regions(ctx.values)
+        for region, new_region in zip(op.regions, new.regions):
+            for block in region.blocks:
+                new_block = Block(arg_types=block.arg_types)
+                inner = _Ctx(block, _Scope(ctx.values), ctx, {}, {}, {})
+                for arg, new_arg in zip(block.args, new_block.args):
+                    inner.values[arg] = new_arg
+                    new_arg.name_hint = arg.name_hint
+                new_region.add_block(new_block)
+                saved, self.out = self.out, new_block
+                self.forward(block, inner, snapshot=False)
+                if not isinstance(new_block.last_op, taichi.BreakOp | taichi.ContinueOp):
+                    self.emit(taichi.YieldOp())
+                self.out = saved
+        return new
+
+    # -- the reverse sweep -----------------------------------------------------------
+
+    def adjoint_block(self, block: Block, parent: _Ctx | None, values: _Scope) -> _Ctx:
+        """Replay `block` into self.out, then emit its reverse sweep after it."""
+        ctx = _Ctx(block, values, parent, {}, {}, {})
+        self.forward(block, ctx, snapshot=True)
+        for op in block.ops:
+            nested = [
+                r
+                for r in op.results
+                if r in self.active
+                and (
+                    _is_slot(r)
+                    or any(u.operation.parent_block() is not block for u in r.uses)
+                )
+            ]
+            for r in nested:
+                assert isa(r.type, MemRefType) or isinstance(r.type, AnyFloat)
+                elem = r.type.element_type if isa(r.type, MemRefType) else r.type
+                ctx.slots[r] = self.zero_slot(elem)
+        for op in reversed(list(block.ops)):
+            if op in self.live or isinstance(op, taichi.AtomicOp | memref.StoreOp):
+                self.reverse_op(op, ctx)
+        return ctx
+
+    def reverse_op(self, op: Operation, ctx: _Ctx) -> None:
+        if isinstance(op, taichi.IfOp):
+            return self.reverse_if(op, ctx)
+        if isinstance(op, taichi.RangeForOp | taichi.StructForOp):
+            return self.reverse_loop(op, ctx)
+        if isinstance(op, taichi.WhileOp):
+            raise PassFailedAt(
+                op,
+                "ti-auto-diff: a while loop that computes a differentiated value is not "
+                "supported (use a range-for with a bound)",
+            )
+        if isinstance(op, taichi.BreakOp | taichi.ContinueOp):
+            raise PassFailedAt(
+                op,
+                f"ti-auto-diff: '{op.name}' in a loop that computes a differentiated "
+                "value is not supported",
+            )
+        if isinstance(op, memref.LoadOp):
+            return self.reverse_load(op, ctx)
+        if isinstance(op, memref.StoreOp):
+            return self.reverse_store(op, ctx)
+        if isinstance(op, taichi.AtomicOp):
+            return self.reverse_atomic(op, ctx)
+        if isinstance(op, memref.AllocaOp):
+            return  # its adjoint slot was made with the block's
+        results = [r for r in op.results if r in self.active]
+        if not results:
+            return
+        adjoint = self.take_adjoint(results[0], ctx)
+        if adjoint is None:
+            return
+        rule = _RULES.get(type(op))
+        if rule is None:
+            raise PassFailedAt(op, f"ti-auto-diff: cannot differentiate '{op.name}'")
+        operands = [self.lookup(v, ctx) for v in op.operands]
+        result = self.lookup(op.results[0], ctx)
+        for index, delta in rule(self, adjoint, operands, result):
+            primal = op.operands[index]
+            if primal in self.active and delta is not None:
+                self.accumulate(primal, delta, ctx)
+
+    def reverse_load(self, op: memref.LoadOp, ctx: _Ctx) -> None:
+        if op.res not in self.active:
+            return
+        adjoint = self.take_adjoint(op.res, ctx)
+        if adjoint is None:
+            return
+        if _is_slot(op.memref):
+            self.emit(taichi.AtomicAddOp(self.slot_adjoint(op.memref, ctx), adjoint))
+            return
+        ptr = self.grad_ptr(op.memref, ctx)
+        if ptr is not None:
+            self.emit(taichi.AtomicAddOp(ptr, adjoint))
+
+    def reverse_store(self, op: memref.StoreOp, ctx: _Ctx) -> None:
+        if _is_slot(op.memref):
+            if op.memref not in self.active:
+                return
+            slot = self.slot_adjoint(op.memref, ctx)
+            self.accumulate(op.value, self.emit(memref.LoadOp.get(slot, [])), ctx)
+            self.emit(memref.StoreOp.get(self.const(0.0, op.value.type), slot, []))
+            return
+        if op.value not in self.active:
+            return
+        ptr = self.grad_ptr(op.memref, ctx)
+        if ptr is not None:
+            self.accumulate(op.value, self.emit(memref.LoadOp.get(ptr, [])), ctx)
+
+    def reverse_atomic(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
+        if op.value not in self.active:
+            return
+        if not isinstance(op, taichi.AtomicAddOp | taichi.AtomicSubOp):
+            raise PassFailedAt(
+                op, f"ti-auto-diff: cannot differentiate '{op.name}' (only atomic add/sub)"
+            )
+        if op.old in self.active and op.old.uses:
+            raise PassFailedAt(
+                op, f"ti-auto-diff: the old value of '{op.name}' cannot be differentiated"
+            )
+        if _is_slot(op.dest):
+            adjoint = self.emit(memref.LoadOp.get(self.slot_adjoint(op.dest, ctx), []))
+        else:
+            ptr = self.grad_ptr(op.dest, ctx)
+            if ptr is None:
+                return
+            adjoint = self.emit(memref.LoadOp.get(ptr, []))
+        if isinstance(op, taichi.AtomicSubOp):
+            adjoint = self.emit(arith.NegfOp(adjoint))
+        self.accumulate(op.value, adjoint, ctx)
+
+    def restore(self, op: Operation, ctx: _Ctx, values: _Scope) -> None:
+        """Fresh slots for the outer locals `op` uses, holding their values at its entry."""
+        used, _ = self.outer_slots(op)
+        snap = ctx.snapshots.get(op, {})
+        for slot in used:
+            assert isa(slot.type, MemRefType)
+            fresh = self.emit(memref.AllocaOp.get(slot.type.element_type, shape=[]))
+            if slot in snap:
+                self.emit(memref.StoreOp.get(snap[slot], fresh, []))
+            values[slot] = fresh
+
+    def in_block(self, block: Block, build: Callable[[], None]) -> Block:
+        saved, self.out = self.out, block
+        build()
+        if not isinstance(block.last_op, taichi.YieldOp):
+            self.emit(taichi.YieldOp())
+        self.out = saved
+        return block
+
+    def reverse_if(self, op: taichi.IfOp, ctx: _Ctx) -> None:
+        def branch(region: Region) -> Block:
+            new = Block()
+
+            def build() -> None:
+                values = _Scope(ctx.values)
+                self.restore(op, ctx, values)
+                self.adjoint_block(region.block, ctx, values)
+
+            return self.in_block(new, build)
+
+        then_block = branch(op.then_region)
+        else_block = branch(op.else_region) if op.else_region.blocks else None
+        self.emit(taichi.IfOp(self.lookup(op.cond, ctx), then_block, else_block))
+
+    def reverse_loop(self, op: taichi.RangeForOp | taichi.StructForOp, ctx: _Ctx) -> None:
+        body = op.body.block
+        for inner in op.walk():
+            if isinstance(inner, taichi.BreakOp | taichi.ContinueOp) and (
+                taichi._innermost_loop(inner) is op  # pyright: ignore[reportPrivateUsage]
+            ):
+                raise PassFailedAt(
+                    inner,
+                    f"ti-auto-diff: '{inner.name}' in a loop that computes a "
+                    "differentiated value is not supported",
+                )
+        parallel = op.parent_op() is self.kernel and op.serialize is None
+        if isinstance(op, taichi.StructForOp) or parallel:
+            # Parallel iterations are independent: reverse each one in place.
+            new_body = Block(arg_types=body.arg_types)
+
+            def build_parallel() -> None:
+                values = _Scope(ctx.values)
+                for arg, new_arg in zip(body.args, new_body.args):
+                    values[arg] = new_arg
+                    new_arg.name_hint = arg.name_hint
+                self.restore(op, ctx, values)
+                self.adjoint_block(body, ctx, values)
+
+            self.in_block(new_body, build_parallel)
+            new = op.clone_without_regions(ctx.values)
+            new.regions[0].add_block(new_body)
+            self.emit(new)
+            return
+        # A serial loop: iterations backwards, j = lo + hi - 1 - jr.
+        lower, upper = self.lookup(op.lower, ctx), self.lookup(op.upper, ctx)
+        one = self.emit(arith.ConstantOp(IntegerAttr(1, lower.type)))  # pyright: ignore
+        last = self.emit(arith.SubiOp(self.emit(arith.AddiOp(lower, upper)), one))
+        new_body = Block(arg_types=body.arg_types)
+        _, read = self.outer_slots(op)
+        carried = self.writes_outside(op) and bool(read)
+
+        def build_serial() -> None:
+            index = self.emit(arith.SubiOp(last, new_body.args[0]))
+            index.name_hint = body.args[0].name_hint
+            values = _Scope(ctx.values)
+            self.restore(op, ctx, values)
+            if carried:  # recompute the iterations before `index` from the snapshot
+                prefix = Block(arg_types=body.arg_types)
+
+                def build_prefix() -> None:
+                    inner = _Ctx(body, _Scope(values), ctx, {}, {}, {})
+                    inner.values[body.args[0]] = prefix.args[0]
+                    self.forward(body, inner, snapshot=False)
+
+                self.in_block(prefix, build_prefix)
+                self.emit(taichi.RangeForOp(lower, index, prefix))
+            values[body.args[0]] = index
+            self.adjoint_block(body, ctx, values)
+
+        self.in_block(new_body, build_serial)
+        self.emit(
+            taichi.RangeForOp(lower, upper, new_body, serialize=op.serialize is not None)
+        )
+
+    # -- the kernel ------------------------------------------------------------------
+
+    def build(self, name: str) -> taichi.KernelOp:
+        inputs = list(self.kernel.function_type.inputs.data)
+        arg_attrs = self.kernel.arg_attrs
+        grad_inputs: list[Attribute] = []
+        if arg_attrs is not None:
+            for arg, attrs in zip(self.kernel.body.block.args, arg_attrs.data):
+                if NEEDS_GRAD_ARG in attrs.data:
+                    grad_inputs.append(arg.type)
+        self.entry = Block(arg_types=[*inputs, *grad_inputs])
+        primal_args = self.kernel.body.block.args
+        grad_args = self.entry.args[len(inputs) :]
+        if arg_attrs is not None:
+            it = iter(grad_args)
+            for arg, attrs in zip(primal_args, arg_attrs.data):
+                if NEEDS_GRAD_ARG in attrs.data:
+                    self.ndarray_grads[arg] = next(it)
+        self.analyse()
+        self.check_replayable()
+        self.out = self.entry
+        values = _Scope(None)
+        for arg, new_arg in zip(primal_args, self.entry.args):
+            values[arg] = new_arg
+            new_arg.name_hint = arg.name_hint
+        self.adjoint_block(self.kernel.body.block, None, values)
+        self.emit(taichi.ReturnOp())
+        kernel = taichi.KernelOp(
+            name,
+            FunctionType.from_lists([*inputs, *grad_inputs], []),
+            Region(self.entry),
+            {ADJOINT_OF_ATTR: SymbolRefAttr(self.kernel.sym_name.data)},
+        )
+        kernel.location = self.kernel.location  # pyright: ignore
+        return kernel
+
+
+# -- derivative rules: (adjoint, operands, result) -> (operand index, delta) ------------
+
+_Rule = Callable[
+    [_Adjoint, SSAValue, list[SSAValue], SSAValue], list[tuple[int, SSAValue | None]]
+]
+
+
+def _mul(b: _Adjoint, x: SSAValue, y: SSAValue) -> SSAValue:
+    return b.emit(arith.MulfOp(x, y))
+
+
+def _neg(b: _Adjoint, x: SSAValue) -> SSAValue:
+    return b.emit(arith.NegfOp(x))
+
+
+def _select(b: _Adjoint, cond: SSAValue, a: SSAValue, when_true: bool) -> SSAValue:
+    zero = b.const(0.0, a.type)
+    args = (a, zero) if when_true else (zero, a)
+    return b.emit(arith.SelectOp(cond, *args))
+
+
+def _minmax(predicate: str) -> _Rule:
+    def rule(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+        c = b.emit(arith.CmpfOp(o[0], o[1], predicate))
+        return [(0, _select(b, c, a, True)), (1, _select(b, c, a, False))]
+
+    return rule
+
+
+def _divf(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    return [
+        (0, b.emit(arith.DivfOp(a, o[1]))),
+        (1, _neg(b, b.emit(arith.DivfOp(_mul(b, a, r), o[1])))),
+    ]
+
+
+def _pow(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    x, y = o
+    one = b.const(1.0, y.type)
+    dx = _mul(b, _mul(b, a, y), b.emit(math.PowFOp(x, b.emit(arith.SubfOp(y, one)))))
+    return [(0, dx), (1, _mul(b, _mul(b, a, r), b.emit(math.LogOp(x))))]
+
+
+def _atan2(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    y, x = o
+    denom = b.emit(arith.AddfOp(_mul(b, x, x), _mul(b, y, y)))
+    return [
+        (0, b.emit(arith.DivfOp(_mul(b, a, x), denom))),
+        (1, _neg(b, b.emit(arith.DivfOp(_mul(b, a, y), denom)))),
+    ]
+
+
+def _abs(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    zero = b.const(0.0, a.type)
+    positive = b.emit(arith.CmpfOp(o[0], zero, "ogt"))
+    negative = b.emit(arith.CmpfOp(o[0], zero, "olt"))
+    signed = b.emit(arith.SelectOp(negative, _neg(b, a), zero))
+    return [(0, b.emit(arith.SelectOp(positive, a, signed)))]
+
+
+def _one_minus_sq_plus(sign: float) -> _Rule:
+    """tan: a * (1 + r^2); tanh: a * (1 - r^2)."""
+
+    def rule(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+        one = b.const(1.0, r.type)
+        sq = _mul(b, r, r)
+        factor = b.emit(arith.AddfOp(one, sq) if sign > 0 else arith.SubfOp(one, sq))
+        return [(0, _mul(b, a, factor))]
+
+    return rule
+
+
+def _cast(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    target = o[0].type
+    if target == a.type:
+        return [(0, a)]
+    assert isinstance(target, AnyFloat) and isinstance(a.type, AnyFloat)
+    wider = target.bitwidth > a.type.bitwidth
+    return [(0, b.emit((arith.ExtFOp if wider else arith.TruncFOp)(a, target)))]
+
+
+def _zero(b: _Adjoint, a: SSAValue, o: list[SSAValue], r: SSAValue):
+    return []
+
+
+_RULES: dict[type[Operation], _Rule] = {
+    arith.AddfOp: lambda b, a, o, r: [(0, a), (1, a)],
+    arith.SubfOp: lambda b, a, o, r: [(0, a), (1, _neg(b, a))],
+    arith.MulfOp: lambda b, a, o, r: [(0, _mul(b, a, o[1])), (1, _mul(b, a, o[0]))],
+    arith.DivfOp: _divf,
+    arith.NegfOp: lambda b, a, o, r: [(0, _neg(b, a))],
+    arith.MaxnumfOp: _minmax("oge"),
+    arith.MaximumfOp: _minmax("oge"),
+    arith.MinnumfOp: _minmax("ole"),
+    arith.MinimumfOp: _minmax("ole"),
+    arith.SelectOp: lambda b, a, o, r: [
+        (1, _select(b, o[0], a, True)),
+        (2, _select(b, o[0], a, False)),
+    ],
+    arith.ExtFOp: _cast,
+    arith.TruncFOp: _cast,
+    math.SinOp: lambda b, a, o, r: [(0, _mul(b, a, b.emit(math.CosOp(o[0]))))],
+    math.CosOp: lambda b, a, o, r: [(0, _neg(b, _mul(b, a, b.emit(math.SinOp(o[0])))))],
+    math.TanOp: _one_minus_sq_plus(1.0),
+    math.TanhOp: _one_minus_sq_plus(-1.0),
+    math.ExpOp: lambda b, a, o, r: [(0, _mul(b, a, r))],
+    math.LogOp: lambda b, a, o, r: [(0, b.emit(arith.DivfOp(a, o[0])))],
+    math.SqrtOp: lambda b, a, o, r: [
+        (0, b.emit(arith.DivfOp(_mul(b, a, b.const(0.5, r.type)), r)))
+    ],
+    math.RsqrtOp: lambda b, a, o, r: [
+        (0, _mul(b, _mul(b, a, b.const(-0.5, r.type)), _mul(b, r, _mul(b, r, r))))
+    ],
+    math.PowFOp: _pow,
+    math.Atan2Op: _atan2,
+    math.AbsFOp: _abs,
+    math.FloorOp: _zero,
+    math.CeilOp: _zero,
+    math.RoundOp: _zero,
+    math.TruncOp: _zero,
+    math.FmaOp: lambda b, a, o, r: [(0, _mul(b, a, o[1])), (1, _mul(b, a, o[0])), (2, a)],
+}
+
+
+# -- the pass ----------------------------------------------------------------------------
+
+
+def add_adjoint(
+    kernel: taichi.KernelOp, grads: dict[str, str], field_types: dict[str, MemRefType]
+) -> None:
+    """
+    Add `@k_grad` right after the primal `taichi.kernel @k` (see the module docstring for
+    what it computes). One whole-kernel transform rather than local rewrites: the reverse
+    sweep of a block depends on every op of it.
+
+    Raises:
+        PassFailedAt: a construct the adjoint cannot be built for.
+    """
+    adjoint = _Adjoint(kernel, grads, field_types).build(f"{kernel.sym_name.data}_grad")
+    Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
+
+
+@dataclass(frozen=True)
+class AutoDiffPass(ModulePass):
+    """Add the reverse-mode adjoint `@k_grad` of every taichi.kernel `@k`."""
+
+    name = "ti-auto-diff"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        fields = [f for f in op.walk() if isinstance(f, taichi.FieldOp)]
+        field_types = {f.sym_name.data: f.type for f in fields}
+        grads: dict[str, str] = {}
+        for f in fields:
+            grad = f.attributes.get("grad")
+            if grad is None:
+                continue
+            if not isinstance(grad, SymbolRefAttr):
+                raise PassFailedAt(f, "ti-auto-diff: a field's 'grad' must be a symbol")
+            target = grad.root_reference.data
+            if field_types.get(target) != f.type:
+                raise PassFailedAt(
+                    f,
+                    f"ti-auto-diff: the gradient @{target} of @{f.sym_name.data} must be "
+                    f"a taichi.field of type {f.type}",
+                )
+            if not isinstance(f.type.element_type, AnyFloat):
+                raise PassFailedAt(
+                    f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a gradient"
+                )
+            grads[f.sym_name.data] = target
+        kernels = [k for k in op.walk() if isinstance(k, taichi.KernelOp)]
+        names = {k.sym_name.data for k in kernels}
+        for kernel in kernels:
+            if ADJOINT_OF_ATTR in kernel.attributes:
+                continue  # an adjoint kernel itself
+            if f"{kernel.sym_name.data}_grad" in names:
+                continue  # already differentiated
+            add_adjoint(kernel, grads, field_types)

@@ -1,0 +1,255 @@
+// RUN: ti-opt %s -p ti-auto-diff --split-input-file | filecheck %s
+
+// The seed's Tape example: loss += x[i]^2. The adjoint replays the body, reads the
+// gradient of the atomic's destination and adds 2 * x[i] * loss.grad into x.grad.
+// CHECK-LABEL: taichi.kernel @sum_sq_grad() attributes {adjoint_of = @sum_sq} {
+// CHECK-NEXT:    %[[XG:.*]] = taichi.get_field @x_grad : memref<8xf32>
+// CHECK-NEXT:    %[[LG:.*]] = taichi.get_field @loss_grad : memref<f32>
+// CHECK-NEXT:    %[[X:.*]] = taichi.get_field @x : memref<8xf32>
+// CHECK-NEXT:    %{{.*}} = taichi.get_field @loss : memref<f32>
+// CHECK-NEXT:    taichi.struct_for (%[[I:.*]]) in %[[X]] : memref<8xf32> {
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[X]][%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:      %[[V:.*]] = memref.load %[[P]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[V]], %[[V]] : f32
+// CHECK-NEXT:      %{{.*}} = taichi.element_ptr
+// CHECK-NEXT:      %[[LP:.*]] = taichi.element_ptr %[[LG]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %[[A:.*]] = memref.load %[[LP]][] : memref<f32>
+// CHECK-NEXT:      %[[D0:.*]] = arith.mulf %[[A]], %[[V]] : f32
+// CHECK-NEXT:      %[[D1:.*]] = arith.mulf %[[A]], %[[V]] : f32
+// CHECK-NEXT:      %[[D:.*]] = arith.addf %[[D0]], %[[D1]] : f32
+// CHECK-NEXT:      %[[XP:.*]] = taichi.element_ptr %[[XG]][%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[XP]], %[[D]] : memref<f32>
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    taichi.return
+// CHECK-NEXT:  }
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @loss : memref<f32> offset 128 {grad = @loss_grad}
+taichi.field @loss_grad : memref<f32> offset 192
+taichi.kernel @sum_sq() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %loss = taichi.get_field @loss : memref<f32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %sq = arith.mulf %v, %v : f32
+    %l = taichi.element_ptr %loss[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %l, %sq : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// y[i] = sin(x[i]) * a + c[i]: the global store reads y.grad; the replay drops the store;
+// c has no gradient, so its load gets no adjoint; a scalar argument gets none either.
+// CHECK-LABEL: taichi.kernel @scaled_sin_grad(%{{.*}}: f32) attributes {adjoint_of = @scaled_sin} {
+// CHECK-NEXT:    %[[XG:.*]] = taichi.get_field @x_grad : memref<8xf32>
+// CHECK-NEXT:    %[[YG:.*]] = taichi.get_field @y_grad : memref<8xf32>
+// CHECK:         taichi.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:           %[[S:.*]] = math.sin %[[V]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[S]], %[[A:.*]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.addf
+// CHECK-NEXT:      %{{.*}} = taichi.element_ptr
+// CHECK-NOT:       memref.store
+// CHECK-NEXT:      %[[YP:.*]] = taichi.element_ptr %[[YG]][%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:      %[[DY:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:      %[[DM:.*]] = arith.mulf %[[DY]], %[[A]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[DY]], %[[S]] : f32
+// CHECK-NEXT:      %[[COS:.*]] = math.cos %[[V]] : f32
+// CHECK-NEXT:      %[[DX:.*]] = arith.mulf %[[DM]], %[[COS]] : f32
+// CHECK-NEXT:      %[[XP:.*]] = taichi.element_ptr %[[XG]][%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[XP]], %[[DX]] : memref<f32>
+// CHECK-NEXT:      taichi.yield
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.field @c : memref<8xf32> offset 256
+taichi.kernel @scaled_sin(%a: f32) {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %c = taichi.get_field @c : memref<8xf32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %px = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %pc = taichi.element_ptr %c[%i] : memref<8xf32> -> memref<f32>
+    %w = memref.load %pc[] : memref<f32>
+    %s = math.sin %v : f32
+    %m = arith.mulf %s, %a : f32
+    %r = arith.addf %m, %w : f32
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %r, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// A local written in both branches: the reverse if restores the local into a fresh
+// slot, replays its branch, and moves the local's adjoint (a slot) into the branch's
+// value; x's adjoint, used in nested regions, lives in a slot too.
+// CHECK-LABEL: taichi.kernel @branch_grad() attributes {adjoint_of = @branch} {
+// CHECK:         %[[C:.*]] = arith.cmpf ogt, %[[V:.*]], %{{.*}} : f32
+// CHECK:         %[[SADJ:.*]] = memref.alloca() : memref<f32>
+// CHECK-NEXT:    %[[Z0:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[Z0]], %[[SADJ]][] : memref<f32>
+// CHECK-NEXT:    %[[VADJ:.*]] = memref.alloca() : memref<f32>
+// CHECK-NEXT:    %[[Z1:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[Z1]], %[[VADJ]][] : memref<f32>
+// CHECK-NEXT:    %[[YP:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[DY:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[SADJ]], %[[DY]] : memref<f32>
+// CHECK-NEXT:    taichi.if %[[C]] {
+// CHECK-NEXT:      %{{.*}} = memref.alloca() : memref<f32>
+// CHECK-NEXT:      %[[E:.*]] = math.exp %[[V]] : f32
+// CHECK-NEXT:      memref.store %[[E]], %{{.*}}[] : memref<f32>
+// CHECK-NEXT:      %[[DS:.*]] = memref.load %[[SADJ]][] : memref<f32>
+// CHECK-NEXT:      %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      memref.store %[[Z2]], %[[SADJ]][] : memref<f32>
+// CHECK-NEXT:      %[[DE:.*]] = arith.mulf %[[DS]], %[[E]] : f32
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[VADJ]], %[[DE]] : memref<f32>
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    } else {
+// CHECK:           %[[DS2:.*]] = memref.load %[[SADJ]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[VADJ]], %[[DS2]] : memref<f32>
+// CHECK:         }
+// CHECK-NEXT:    %[[DV:.*]] = memref.load %[[VADJ]][] : memref<f32>
+// CHECK-NEXT:    %[[XP:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[XP]], %[[DV]] : memref<f32>
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.kernel @branch() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %zero = arith.constant 0.000000e+00 : f32
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %s = memref.alloca() : memref<f32>
+    %px = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %c = arith.cmpf ogt, %v, %zero : f32
+    taichi.if %c {
+      %e = math.exp %v : f32
+      memref.store %e, %s[] : memref<f32>
+      taichi.yield
+    } else {
+      memref.store %v, %s[] : memref<f32>
+      taichi.yield
+    }
+    %r = memref.load %s[] : memref<f32>
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %r, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// s = s * x[i], n times (dynamic trip count, loop-carried local): the reverse loop runs
+// j = n - 1 down to 0; each iteration restores s from its snapshot, recomputes the
+// iterations before j, then reverses iteration j.
+// CHECK-LABEL: taichi.kernel @power_grad(%{{.*}}: i32) attributes {adjoint_of = @power} {
+// CHECK:         memref.store %{{.*}}, %[[S:.*]][] : memref<f32>
+// CHECK-NEXT:    %[[SNAP:.*]] = memref.load %[[S]][] : memref<f32>
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %[[LO:.*]] to %[[N:.*]] : i32 {
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addi %[[LO]], %[[N]] : i32
+// CHECK-NEXT:    %[[LAST:.*]] = arith.subi %[[SUM]], %[[ONE]] : i32
+// CHECK-NEXT:    taichi.range_for %[[JR:.*]] = %[[LO]] to %[[N]] : i32 {
+// CHECK-NEXT:      %[[J:.*]] = arith.subi %[[LAST]], %[[JR]] : i32
+// CHECK-NEXT:      %[[FRESH:.*]] = memref.alloca() : memref<f32>
+// CHECK-NEXT:      memref.store %[[SNAP]], %[[FRESH]][] : memref<f32>
+// CHECK-NEXT:      taichi.range_for %{{.*}} = %[[LO]] to %[[J]] : i32 {
+// CHECK-NEXT:        %[[OLD0:.*]] = memref.load %[[FRESH]][] : memref<f32>
+// CHECK-NEXT:        %[[NEW0:.*]] = arith.mulf %[[OLD0]], %[[V:.*]] : f32
+// CHECK-NEXT:        memref.store %[[NEW0]], %[[FRESH]][] : memref<f32>
+// CHECK-NEXT:        taichi.yield
+// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[FRESH]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:      memref.store
+// CHECK-NEXT:      %[[DNEW:.*]] = memref.load %[[SADJ:.*]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      memref.store %{{.*}}, %[[SADJ]][] : memref<f32>
+// CHECK-NEXT:      %[[DOLD:.*]] = arith.mulf %[[DNEW]], %[[V]] : f32
+// CHECK-NEXT:      %[[DV:.*]] = arith.mulf %[[DNEW]], %[[OLD]] : f32
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[VADJ:.*]], %[[DV]] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[SADJ]], %[[DOLD]] : memref<f32>
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.kernel @power(%n: i32) {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %lo = arith.constant 0 : i32
+  %one = arith.constant 1.000000e+00 : f32
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %px = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %s = memref.alloca() : memref<f32>
+    memref.store %one, %s[] : memref<f32>
+    taichi.range_for %j = %lo to %n : i32 {
+      %old = memref.load %s[] : memref<f32>
+      %new = arith.mulf %old, %v : f32
+      memref.store %new, %s[] : memref<f32>
+      taichi.yield
+    }
+    %r = memref.load %s[] : memref<f32>
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %r, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// The pass must not fire where there is nothing to differentiate: c has no gradient,
+// so the adjoint of y[i] = 2 * c[i] is empty; a kernel whose adjoint exists (@done)
+// and an adjoint kernel itself get no new adjoint.
+// CHECK-LABEL: taichi.kernel @constant_input_grad() attributes {adjoint_of = @constant_input} {
+// CHECK-NEXT:    %{{.*}} = taichi.get_field @c : memref<8xf32>
+// CHECK-NEXT:    %{{.*}} = taichi.get_field @y : memref<8xf32>
+// CHECK-NEXT:    taichi.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  taichi.kernel @done() {
+// CHECK-NEXT:    taichi.return
+// CHECK-NEXT:  }
+// CHECK-NEXT:  taichi.kernel @done_grad() attributes {adjoint_of = @done} {
+// CHECK-NEXT:    taichi.return
+// CHECK-NEXT:  }
+// CHECK-NEXT: }
+taichi.field @c : memref<8xf32> offset 0
+taichi.field @y : memref<8xf32> offset 64 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 128
+taichi.kernel @constant_input() {
+  %c = taichi.get_field @c : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  taichi.struct_for (%i) in %c : memref<8xf32> {
+    %pc = taichi.element_ptr %c[%i] : memref<8xf32> -> memref<f32>
+    %w = memref.load %pc[] : memref<f32>
+    %d = arith.addf %w, %w : f32
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %d, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+taichi.kernel @done() {
+  taichi.return
+}
+taichi.kernel @done_grad() attributes {adjoint_of = @done} {
+  taichi.return
+}

@@ -1,0 +1,457 @@
+"""Reverse-mode autodiff (ti.ad): gradients against NumPy and finite differences."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+
+def _archs() -> list[object]:
+    archs: list[object] = [ti.cpu]
+    try:
+        from taichi_xdsl.targets.vulkan.device import vulkan_available
+
+        if vulkan_available():
+            archs.append(ti.vulkan)
+    except ImportError:
+        pass
+    return archs
+
+
+@pytest.fixture(params=_archs(), ids=lambda a: str(a))
+def arch(request: pytest.FixtureRequest) -> object:
+    try:
+        ti.init(arch=request.param, default_fp=ti.f64, offline_cache=False)
+    except ti.TaichiError as e:  # an arch this build cannot run yet
+        pytest.skip(str(e))
+    return request.param
+
+
+# Vulkan's math functions (GLSL.std.450) compute in f32 even for f64 values: finite
+# differences there take a larger step and compare more loosely.
+def _tolerance(arch: object) -> tuple[float, float]:
+    """(finite-difference step, relative tolerance) for `arch`."""
+    if arch is ti.vulkan:
+        return 1e-3, 2e-3
+    return 1e-6, 1e-5
+
+
+def _finite_difference(f, x0: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    grad = np.zeros_like(x0)
+    for i in np.ndindex(x0.shape):
+        e = np.zeros_like(x0)
+        e[i] = eps
+        grad[i] = (f(x0 + e) - f(x0 - e)) / (2 * eps)
+    return grad
+
+
+def test_tape_sum_of_squares_seed_example() -> None:
+    # Seed 000's example, in f32: x.grad == 2x.
+    ti.init(arch=ti.cpu, offline_cache=False)
+    loss = ti.field(float, (), needs_grad=True)
+    x = ti.field(float, 233, needs_grad=True)
+
+    @ti.kernel
+    def compute_loss():
+        for i in x:
+            loss[None] += x[i] ** 2
+
+    x.from_numpy(np.linspace(-2, 2, 233).astype(np.float32))
+    with ti.ad.Tape(loss=loss):
+        compute_loss()
+    xs = x.to_numpy()
+    assert loss[None] == pytest.approx(float((xs.astype(np.float64) ** 2).sum()), rel=1e-5)
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * xs, rtol=1e-6)
+    assert loss.grad[None] == 1
+
+
+def _scalar_case(arch, body_kernel, x0: np.ndarray, *extra):
+    n = x0.size
+    x = ti.field(float, n, needs_grad=True)
+    y = ti.field(float, n, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+    kernel = body_kernel(x, y)
+
+    @ti.kernel
+    def reduce():
+        for i in y:
+            loss[None] += y[i] * y[i]
+
+    def f(xv: np.ndarray) -> float:
+        x.from_numpy(xv)
+        kernel(*extra)
+        return float((y.to_numpy() ** 2).sum())
+
+    x.from_numpy(x0)
+    loss[None] = 0
+    with ti.ad.Tape(loss=loss):
+        kernel(*extra)
+        reduce()
+    eps, rtol = _tolerance(arch)
+    np.testing.assert_allclose(
+        x.grad.to_numpy(), _finite_difference(f, x0, eps), rtol=rtol, atol=1e-7
+    )
+
+
+def test_math_functions(arch) -> None:
+    def make(x, y):
+        @ti.kernel
+        def k():
+            for i in x:
+                v = x[i]
+                a = ti.sin(v) * ti.cos(2 * v) + ti.exp(v / 3) - ti.tanh(v)
+                b = ti.sqrt(v * v + 1) + ti.log(v * v + 2) + ti.atan2(v, 2.0)
+                c = ti.max(v, 0.1) * ti.min(v, 0.5) + abs(v) + ti.pow(v * v + 1, 1.5)
+                y[i] = a * b / (c + 3) + ti.tan(v / 4) + ti.rsqrt(v * v + 1)
+
+        return k
+
+    _scalar_case(arch, make, np.array([0.3, -0.7, 1.3, -1.9, 0.05, 2.2]))
+
+
+def test_branches(arch) -> None:
+    def make(x, y):
+        @ti.kernel
+        def k():
+            for i in x:
+                s = 0.0
+                if x[i] > 0:
+                    s = ti.sin(x[i]) * 2
+                    if x[i] > 1:
+                        s = s * x[i]
+                else:
+                    s = ti.exp(x[i])
+                y[i] = s + x[i]
+
+        return k
+
+    _scalar_case(arch, make, np.array([0.3, -0.5, 1.2, -1.1, 0.7, 1.9]))
+
+
+def test_inner_loop_static_and_dynamic_trip_counts(arch) -> None:
+    def make(x, y):
+        @ti.kernel
+        def k(n: ti.i32):
+            for i in x:
+                s = x[i]
+                for j in range(3):  # static trip count, loop-carried local
+                    s = s * x[i] + ti.cos(s)
+                t = 0.0
+                for j in range(n):  # dynamic trip count
+                    t += ti.sin(s * j + x[i])
+                y[i] = s + t
+
+        return k
+
+    _scalar_case(arch, make, np.array([0.3, -0.5, 1.2, -1.1, 0.7, 0.1]), 4)
+
+
+def test_serial_loop_over_elements_and_local_reduction(arch) -> None:
+    x = ti.field(float, 5, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k():
+        s = 0.0
+        p = 1.0
+        ti.loop_config(serialize=True)  # p carries from one iteration to the next
+        for i in range(5):
+            s += x[i] * x[i]
+            p = p * (1 + x[i])
+        loss[None] = s * p
+
+    x0 = np.array([0.1, 0.2, -0.3, 0.4, 0.5])
+
+    def f(xv):
+        x.from_numpy(xv)
+        k()
+        return loss[None]
+
+    x.from_numpy(x0)
+    with ti.ad.Tape(loss=loss):
+        k()
+    np.testing.assert_allclose(x.grad.to_numpy(), _finite_difference(f, x0), rtol=1e-6)
+
+
+def test_kernel_grad_by_hand_and_clear_all_gradients(arch) -> None:
+    x = ti.field(float, 4, needs_grad=True)
+    y = ti.field(float, 4, needs_grad=True)
+
+    @ti.kernel
+    def k(a: ti.f64):
+        for i in x:
+            y[i] = a * x[i] * x[i]
+
+    x.from_numpy(np.arange(4.0))
+    k(3.0)
+    y.grad.fill(1.0)
+    k.grad(3.0)
+    np.testing.assert_allclose(x.grad.to_numpy(), 6 * np.arange(4.0))
+    k.grad(3.0)  # adjoints accumulate
+    np.testing.assert_allclose(x.grad.to_numpy(), 12 * np.arange(4.0))
+    ti.ad.clear_all_gradients()
+    assert not x.grad.to_numpy().any() and not y.grad.to_numpy().any()
+
+
+def test_vector_field_gradients(arch) -> None:
+    vector = getattr(ti, "Vector", None)
+    if vector is None:  # not re-exported yet: the frontend's own
+        from taichi_xdsl.frontends.python.matrix import Vector as vector
+    v = vector.field(3, float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k():
+        for i in v:
+            loss[None] += v[i].dot(v[i]) * ti.sin(v[i][0])
+
+    v0 = np.linspace(-1, 1, 12).reshape(4, 3)
+
+    def f(vv):
+        v.from_numpy(vv)
+        loss[None] = 0
+        k()
+        return loss[None]
+
+    v.from_numpy(v0)
+    loss[None] = 0
+    with ti.ad.Tape(loss=loss):
+        k()
+    eps, rtol = _tolerance(arch)
+    np.testing.assert_allclose(v.grad.to_numpy(), _finite_difference(f, v0, eps), rtol=rtol)
+
+
+def test_fields_placed_with_snodes_and_template_kernels(arch) -> None:
+    a = ti.field(float, needs_grad=True)
+    b = ti.field(float, needs_grad=True)
+    ti.root.dense(ti.i, 3).place(a, a.grad)
+    ti.root.dense(ti.i, 3).place(b)
+    ti.root.lazy_grad()
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k(src: ti.template()):
+        for i in src:
+            loss[None] += 0.5 * src[i] ** 3
+
+    a.from_numpy(np.array([1.0, 2.0, 3.0]))
+    b.from_numpy(np.array([-1.0, 0.5, 2.0]))
+    with ti.ad.Tape(loss=loss):
+        k(a)
+        k(b)
+    np.testing.assert_allclose(a.grad.to_numpy(), 1.5 * a.to_numpy() ** 2)
+    np.testing.assert_allclose(b.grad.to_numpy(), 1.5 * b.to_numpy() ** 2)
+
+
+def test_grad_replaced_and_grad_for(arch) -> None:
+    x = ti.field(float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def forward(m: ti.f64):
+        for i in x:
+            loss[None] += m * x[i]
+
+    calls: list[str] = []
+
+    @ti.ad.grad_replaced
+    def step(m):
+        forward(m)
+
+    @ti.ad.grad_for(step)
+    def step_grad(m):
+        calls.append("grad")
+        for i in range(3):
+            x.grad[i] = 100.0 * m
+
+    with ti.ad.Tape(loss=loss):
+        step(2.0)
+    assert calls == ["grad"]
+    np.testing.assert_allclose(x.grad.to_numpy(), [200.0] * 3)
+
+
+def test_validation_detects_overwrite_after_read(arch) -> None:
+    x = ti.field(float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def bad():
+        for i in x:
+            x[i] = x[i] * 2  # overwrites what it read: gradients would be wrong
+
+    @ti.kernel
+    def good():
+        for i in x:
+            loss[None] += x[i] * 2
+
+    with (
+        pytest.raises(ti.TaichiAssertionError, match="global data access rule"),
+        ti.ad.Tape(loss=loss, validation=True),
+    ):
+        bad()
+        good()
+    with ti.ad.Tape(loss=loss, validation=True):
+        good()
+    np.testing.assert_allclose(x.grad.to_numpy(), [2.0] * 4)
+
+
+def test_unsupported_constructs_raise_clear_errors(arch) -> None:
+    x = ti.field(float, 4, needs_grad=True)
+    y = ti.field(float, 4, needs_grad=True)
+
+    @ti.kernel
+    def with_while():
+        for i in x:
+            s = x[i]
+            while s < 10:
+                s = s * 2 + 1
+            y[i] = s
+
+    with pytest.raises(ti.TaichiCompilationError, match="while loop"):
+        with_while.grad()
+
+    @ti.kernel
+    def with_break():
+        for i in x:
+            s = x[i]
+            for j in range(4):
+                s = s * x[i]
+                if s > 5:
+                    break
+            y[i] = s
+
+    with pytest.raises(ti.TaichiCompilationError, match="'taichi.break'"):
+        with_break.grad()
+
+    @ti.kernel
+    def with_max():
+        for i in x:
+            ti.atomic_max(y[i], x[i])
+
+    with pytest.raises(ti.TaichiCompilationError, match="atomic_max"):
+        with_max.grad()
+
+    if hasattr(ti, "random"):
+
+        @ti.kernel
+        def with_random():
+            for i in x:
+                y[i] = x[i] * ti.random()
+
+        # the adjoint would replay other random numbers than the primal drew
+        with pytest.raises(ti.TaichiCompilationError, match="global data access rule"):
+            with_random.grad()
+
+
+def test_needs_grad_needs_float_and_tape_needs_grad_loss() -> None:
+    ti.init(arch=ti.cpu, offline_cache=False)
+    with pytest.raises(ti.TaichiError, match="float"):
+        ti.field(ti.i32, 4, needs_grad=True)
+    plain = ti.field(float, ())
+    with pytest.raises(ti.TaichiError, match="needs_grad"):
+        ti.ad.Tape(loss=plain)
+    assert plain.grad is None
+
+
+def test_integer_index_locals_and_casts(arch) -> None:
+    x = ti.field(float, 6, needs_grad=True)
+    y = ti.field(float, 3, needs_grad=True)
+
+    @ti.kernel
+    def k():
+        for i in y:
+            k_ = i * 2
+            acc = 0.0
+            for j in range(2):
+                acc += ti.cast(ti.cast(x[k_ + j], ti.f32), ti.f64) * (j + 1.5)
+                k_ = k_ + 0
+            y[i] = acc * acc
+
+    x0 = np.linspace(0.1, 1.1, 6)
+    x.from_numpy(x0)
+    k()
+    y.grad.fill(1.0)
+    k.grad()
+    xs = x0.astype(np.float32).astype(np.float64)
+    expect = np.zeros(6)
+    for i in range(3):
+        acc = xs[2 * i] * 1.5 + xs[2 * i + 1] * 2.5
+        expect[2 * i] = 2 * acc * 1.5
+        expect[2 * i + 1] = 2 * acc * 2.5
+    np.testing.assert_allclose(x.grad.to_numpy(), expect, rtol=1e-6)
+    assert math.isfinite(y[0])
+
+
+def test_ndarray_gradients(arch) -> None:
+    x = ti.ndarray(float, 5, needs_grad=True)
+    y = ti.ndarray(float, 5, needs_grad=True)
+    plain = ti.ndarray(float, 5)
+    assert plain.grad is None
+
+    @ti.kernel
+    def k(a: ti.types.ndarray(), b: ti.types.ndarray(), c: ti.types.ndarray()):
+        for i in range(a.shape[0]):
+            b[i] = ti.exp(a[i]) * c[i]
+
+    x.from_numpy(np.linspace(-1, 1, 5))
+    plain.from_numpy(np.arange(5.0))
+    k(x, y, plain)
+    y.grad.fill(1.0)
+    k.grad(x, y, plain)
+    np.testing.assert_allclose(x.grad.to_numpy(), np.exp(x.to_numpy()) * np.arange(5.0))
+
+
+def test_stop_grad(arch) -> None:
+    x = ti.field(float, 3, needs_grad=True)
+    w = ti.field(float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k():
+        ti.stop_grad(w)
+        for i in x:
+            loss[None] += w[i] * x[i]
+
+    x.from_numpy(np.array([1.0, 2.0, 3.0]))
+    w.from_numpy(np.array([4.0, 5.0, 6.0]))
+    with ti.ad.Tape(loss=loss):
+        k()
+    np.testing.assert_allclose(x.grad.to_numpy(), [4.0, 5.0, 6.0])
+    assert not w.grad.to_numpy().any()
+
+
+def test_kernel_level_values_and_local_reductions(arch) -> None:
+    # `a` is computed once per kernel and used by every iteration (its adjoint is a
+    # global temporary updated atomically); `s` is a local reduced by a parallel loop.
+    x = ti.field(float, 64, needs_grad=True)
+    w = ti.field(float, (), needs_grad=True)
+    y = ti.field(float, 64, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def scale():
+        a = w[None] * 2
+        for i in x:
+            y[i] = a * x[i]
+
+    @ti.kernel
+    def norm():
+        s = 0.0
+        for i in y:
+            s += y[i] ** 2
+        loss[None] = ti.sqrt(s)
+
+    xs = np.linspace(0, 1, 64)
+    x.from_numpy(xs)
+    w[None] = 0.7
+    with ti.ad.Tape(loss=loss):
+        scale()
+        norm()
+    ys = 1.4 * xs
+    total = np.sqrt((ys**2).sum())
+    assert loss[None] == pytest.approx(total)
+    np.testing.assert_allclose(x.grad.to_numpy(), ys / total * 1.4, atol=1e-12)
+    assert w.grad[None] == pytest.approx((ys / total * 2 * xs).sum())

@@ -1,0 +1,245 @@
+"""
+The offline cache (utils/cache.py, targets/llvm/cache.py): a second process loads what a
+first one compiled; changing the kernel source, a template argument, the config or the
+compiler version misses; LRU trimming; corrupt entries are ignored and rebuilt.
+
+Each compile runs in a fresh Python process (the cache is for later processes), with
+the cache directory given through ti.init(offline_cache_file_path=...).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+from taichi_xdsl.utils.cache import OfflineCache, cache_key
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import numpy as np
+    import taichi_xdsl as ti
+
+    options = json.loads(sys.argv[1])
+    # Other work may edit the compiler's sources while the test runs: pin their hash
+    # (test_source_fingerprint checks that it follows edits).
+    from taichi_xdsl.targets.llvm import cache
+    cache.source_fingerprint = lambda: "pinned"
+    if options.get("version"):
+        ti.__version__ = options["version"]
+    ti.init(arch=ti.cpu, offline_cache_file_path=options["path"], **options["init"])
+
+    @ti.kernel
+    def scale(n: ti.template(), a: ti.f32, x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            x[i] = a * x[i] + OFFSET * n
+
+    x = np.arange(8, dtype=np.float32)
+    scale(options["n"], 2.0, x)
+    from taichi_xdsl.frontends.python import program
+    backend = program.get_program()._backend
+    print(json.dumps({
+        "x": x.tolist(),
+        "hits": backend.cache_hits if backend is not None else 0,
+        "misses": backend.cache_misses if backend is not None else 0,
+    }))
+    """
+)
+
+
+def run(path: Path, *, offset: str = "1.0", n: int = 3, version: str = "", **init) -> dict:
+    """
+    Compile and run `scale` in a fresh process (cache in `path`/cache); its result and
+    the backend's cache counters.
+    """
+    source = SCRIPT.replace("OFFSET", offset)
+    options = {"path": str(path / "cache"), "n": n, "version": version, "init": init}
+    env = dict(os.environ)
+    env.pop("TI_OFFLINE_CACHE", None)
+    script = path / f"scale_{abs(hash(source)) % 10**8}.py"
+    script.write_text(source)
+    done = subprocess.run(
+        [sys.executable, str(script), json.dumps(options)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def expected(offset: float = 1.0, n: int = 3) -> list[float]:
+    return [2.0 * i + offset * n for i in range(8)]
+
+
+def entry_files(path: Path) -> list[Path]:
+    return sorted((path / "cache").glob("*.tic"))
+
+
+def test_second_process_hits(tmp_path: Path) -> None:
+    first = run(tmp_path)
+    assert (first["hits"], first["misses"]) == (0, 1)
+    assert first["x"] == expected()
+    assert len(entry_files(tmp_path)) == 1
+    second = run(tmp_path)
+    assert (second["hits"], second["misses"]) == (1, 0)
+    assert second["x"] == expected()
+    assert len(entry_files(tmp_path)) == 1
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"offset": "5.0"},  # the kernel's source
+        {"n": 4},  # a template argument
+        {"debug": True},  # the config
+        {"opt_level": 2},  # the config
+        {"fast_math": False},  # the config
+        {"version": "999.0"},  # the compiler version
+    ],
+    ids=["source", "template", "debug", "opt_level", "fast_math", "compiler_version"],
+)
+def test_changed_key_part_misses(tmp_path: Path, change: dict) -> None:
+    run(tmp_path)
+    changed = run(tmp_path, **change)
+    assert (changed["hits"], changed["misses"]) == (0, 1)
+    offset = float(change.get("offset", "1.0"))
+    assert changed["x"] == expected(offset, change.get("n", 3))
+    assert len(entry_files(tmp_path)) == 2
+    # the original entry is still there and still hits
+    again = run(tmp_path)
+    assert (again["hits"], again["misses"]) == (1, 0)
+
+
+def test_offline_cache_off_writes_nothing(tmp_path: Path) -> None:
+    result = run(tmp_path, offline_cache=False)
+    assert (result["hits"], result["misses"]) == (0, 0)
+    assert result["x"] == expected()
+    assert entry_files(tmp_path) == []
+
+
+def test_corrupt_entry_is_ignored_and_rebuilt(tmp_path: Path) -> None:
+    run(tmp_path)
+    (entry,) = entry_files(tmp_path)
+    good = entry.read_bytes()
+    for corrupt in (good[: len(good) // 2], good[:-1] + bytes([good[-1] ^ 0xFF]), b"junk"):
+        entry.write_bytes(corrupt)
+        result = run(tmp_path)
+        assert (result["hits"], result["misses"]) == (0, 1)
+        assert result["x"] == expected()
+        assert entry_files(tmp_path) == [entry]
+        assert entry.read_bytes() == good  # rebuilt: the same bytes as the first compile
+    assert run(tmp_path)["hits"] == 1
+
+
+def test_keys_are_deterministic_and_part_sensitive() -> None:
+    assert cache_key(ir="a", arch="x64") == cache_key(arch="x64", ir="a")
+    assert cache_key(ir="a", arch="x64") != cache_key(ir="a", arch="arm64")
+    # length prefixes: moving bytes from one part to the next changes the key
+    assert cache_key(a="xy", b="z") != cache_key(a="x", b="yz")
+
+
+def test_source_fingerprint_follows_edits(tmp_path: Path) -> None:
+    from taichi_xdsl.targets.llvm.cache import fingerprint_sources
+
+    (tmp_path / "lowering").mkdir()
+    (tmp_path / "lowering" / "a_pass.py").write_text("X = 1\n")
+    before = fingerprint_sources(tmp_path, ("lowering",))
+    assert fingerprint_sources(tmp_path, ("lowering",)) == before
+    (tmp_path / "lowering" / "a_pass.py").write_text("X = 2\n")
+    assert fingerprint_sources(tmp_path, ("lowering",)) != before
+    (tmp_path / "lowering" / "a_pass.py").write_text("X = 1\n")
+    assert fingerprint_sources(tmp_path, ("lowering",)) == before
+    (tmp_path / "lowering" / "b_pass.py").write_text("")
+    assert fingerprint_sources(tmp_path, ("lowering",)) != before
+
+
+def test_lru_trimming(tmp_path: Path) -> None:
+    cache = OfflineCache(tmp_path, max_bytes=10_000, cleaning_factor=0.5)
+    payload = bytes(2_000)
+    for index in range(4):
+        assert cache.store(f"k{index}", {"i": index}, payload)
+        os.utime(cache.file_of(f"k{index}"), (1000 + index, 1000 + index))
+    assert cache.size() < 10_000
+    assert cache.load("k0") is not None  # k0 becomes the most recently used
+    assert cache.store("k4", {"i": 4}, payload)  # over the bound: trim to <= 5000 bytes
+    left = {path.stem for _, _, path in cache.entries()}
+    assert left == {"k0", "k4"}
+    assert cache.size() <= 5_000
+    assert cache.load("k1") is None
+    entry = cache.load("k4")
+    assert entry is not None and entry.meta == {"i": 4} and entry.payload == payload
+
+
+def test_fifo_ignores_use(tmp_path: Path) -> None:
+    cache = OfflineCache(
+        tmp_path, max_bytes=7_000, cleaning_policy="fifo", cleaning_factor=0.5
+    )
+    for index in range(3):
+        cache.store(f"k{index}", {}, bytes(2_000))
+        os.utime(cache.file_of(f"k{index}"), (1000 + index, 1000 + index))
+    assert cache.load("k0") is not None  # does not refresh under fifo
+    cache.store("k3", {}, bytes(2_000))
+    assert {path.stem for _, _, path in cache.entries()} == {"k3"}
+
+
+def test_unwritable_directory_is_not_an_error(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    cache = OfflineCache(blocker / "cache")
+    assert cache.store("k", {}, b"x") is False
+    assert cache.load("k") is None
+
+
+def test_bad_cleaning_policy() -> None:
+    with pytest.raises(ValueError, match="cleaning_policy"):
+        OfflineCache("/tmp", cleaning_policy="sometimes")
+
+
+def test_print_pass_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    def compile_once() -> str:
+        @ti.kernel
+        def double(x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+            for i in range(x.shape[0]):
+                x[i] = 2 * x[i]
+
+        x = np.ones(4, dtype=np.float32)
+        double(x)
+        assert x.tolist() == [2.0] * 4
+        return capsys.readouterr().out
+
+    ti.init(print_pass_times=True, offline_cache_file_path=str(tmp_path))
+    cold = compile_once()
+    assert "pass times of double" in cold and "(cold compile)" in cold
+    stages = [line.split("%", 1)[1].strip() for line in cold.splitlines() if "%  " in line]
+    for stage in (
+        "ti-mem2reg",
+        "ti-offload",
+        "ti-lower-access",
+        "convert-arith-to-llvm",
+        "translate to LLVM IR",
+        "LLVM O3 + codegen",
+        "offline cache store",
+    ):
+        assert stage in stages, stage
+    assert stages[-1] == "total"
+    assert (
+        stages.index("ti-mem2reg")
+        < stages.index("ti-offload")
+        < stages.index("ti-lower-access")
+    )
+    ti.init(print_pass_times=True, offline_cache_file_path=str(tmp_path))
+    warm = compile_once()
+    assert "(offline cache hit)" in warm and "ti-mem2reg" not in warm
+    ti.init(offline_cache_file_path=str(tmp_path))
+    assert compile_once() == ""
+    ti.reset()
