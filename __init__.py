@@ -110,6 +110,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "template": (f"{_FRONTEND}.types", "template"),
     "Matrix": (f"{_FRONTEND}.matrix", "Matrix"),
     "Vector": (f"{_FRONTEND}.matrix", "Vector"),
+    "Texture": (f"{_FRONTEND}.texture", "Texture"),
+    "Format": (f"{_FRONTEND}.texture", "Format"),
     "Struct": (f"{_FRONTEND}.struct", "Struct"),
     "dataclass": (f"{_FRONTEND}.struct", "dataclass"),
     "random": (f"{_FRONTEND}.ops", "random"),

@@ -40,12 +40,13 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
+    I64,
     AnyFloatConstr,
     ArrayAttr,
     DictionaryAttr,
     FunctionType,
     IndexType,
-    I64,
+    IntAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -54,11 +55,11 @@ from xdsl.dialects.builtin import (
     SymbolNameConstraint,
     SymbolRefAttr,
     UnitAttr,
+    f32,
     i32,
     i64,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
-from xdsl.dialects.builtin import IntAttr, f32
 from xdsl.ir import (
     Attribute,
     Block,
@@ -71,9 +72,9 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_attr_definition,
     VarConstraint,
     base,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
     opt_prop_def,
@@ -84,8 +85,8 @@ from xdsl.irdl import (
     var_operand_def,
 )
 from xdsl.parser import AttrParser, Parser
-from xdsl.printer import Printer
 from xdsl.pattern_rewriter import RewritePattern
+from xdsl.printer import Printer
 from xdsl.traits import (
     HasCanonicalizationPatternsTrait,
     HasParent,
@@ -945,7 +946,6 @@ def _verify_texture_access(
 class _TexelReadOp(IRDLOperation, ABC):
     """Shared shape of the reads: coordinates in, four f32 channels (r, g, b, a) out."""
 
-    texture = operand_def(TextureType)
     r = result_def(f32)
     g = result_def(f32)
     b = result_def(f32)
@@ -968,6 +968,7 @@ class TextureFetchOp(_TexelReadOp):
     """
 
     name = "taichi.texture_fetch"
+    texture = operand_def(TextureType)
     coords = var_operand_def(i32)
     lod = operand_def(i32)
     assembly_format = "$texture `[` $coords `]` `lod` $lod attr-dict `:` type($texture)"
@@ -995,6 +996,7 @@ class TextureSampleLodOp(_TexelReadOp):
     """
 
     name = "taichi.texture_sample_lod"
+    texture = operand_def(TextureType)
     coords = var_operand_def(f32)
     lod = operand_def(f32)
     assembly_format = "$texture `[` $coords `]` `lod` $lod attr-dict `:` type($texture)"
@@ -1022,6 +1024,7 @@ class TextureLoadOp(_TexelReadOp):
     """
 
     name = "taichi.texture_load"
+    texture = operand_def(TextureType)
     coords = var_operand_def(i32)
     assembly_format = "$texture `[` $coords `]` attr-dict `:` type($texture)"
 

@@ -24,7 +24,14 @@ Task bodies must already be structured spirv control flow and spirv arithmetic
 `offload.arg`, `offload.global_tmp`, `offload.thread_local`, `taichi.get_field` +
 `taichi.element_ptr`, `memref.dim` of ndarrays and the index casts around it,
 `memref.load` / `memref.store` / `taichi.atomic_*` on those places, `offload.set_return`,
-`taichi.print` and `taichi.assert` (erased: Vulkan kernels check nothing).
+`taichi.print` and `taichi.assert` (erased unless `debug`).
+
+With `debug=true` (`ti.init(arch=ti.vulkan, debug=True)`), every field/ndarray element
+access runs only when each index is in [0, extent); otherwise the task writes the error
+record (binding 5, utils/spirv_abi.py) with an atomic compare-exchange on its code word
+(the first error wins), and a load gives 0. A false `taichi.assert` writes code 2 and
+the id of its message in the kernel's `ti.asserts` table (a module attribute: SPIR-V
+has no pointers to strings).
 
 Code is generated for the caps named by the `caps` option (utils/spirv_abi.parse_caps),
 never for the live device. A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
@@ -48,6 +55,7 @@ from xdsl.dialects.builtin import (
     Float16Type,
     Float32Type,
     Float64Type,
+    FloatAttr,
     IndexType,
     IntegerAttr,
     IntegerType,
@@ -104,6 +112,16 @@ class _Place:
     index: SSAValue
     element: Attribute
     is_bool: bool = False
+    check: _Check | None = None
+
+
+@dataclass
+class _Check:
+    """A debug-checked element access: in bounds when `ok`; otherwise the error record
+    gets (dimension, index, extent) of the first bad index."""
+
+    ok: SSAValue
+    words: tuple[SSAValue, SSAValue, SSAValue]
 
 
 @dataclass
@@ -124,6 +142,9 @@ class _TaskState:
     extensions: set[str] = field(default_factory=set)
     prelude_end: Operation | None = None
     images: dict[int, SSAValue] = field(default_factory=dict)
+    debug: bool = False
+    asserts: list[str] = field(default_factory=list)
+    assert_base: int = 0
 
     # -- the entry block's prelude -----------------------------------------------------
 
@@ -309,7 +330,124 @@ class ElementPtrLowering(_TaskPattern):
             raise _fail(op, "element of something other than a field or an ndarray")
         index = _linear_index(list(op.indices), dims, start, ops)
         ptr = self.state.element_ptr(binding, element, index, ops)
+        if self.state.debug and op.indices:
+            self.state.places[ptr].check = _bounds_check(list(op.indices), dims, ops)
         rewriter.replace(op, ops, [ptr])
+
+
+def _bounds_check(
+    indices: list[SSAValue], dims: list[SSAValue | int], ops: list[Operation]
+) -> _Check:
+    """
+    Every index in [0, extent) (one unsigned compare each), and the error words of the
+    first index that is not, chosen with selects from the last axis back (as
+    ti-lower-access does on the CPU).
+    """
+    oks: list[SSAValue] = []
+    extents: list[SSAValue] = []
+    for index, dim in zip(indices, dims):
+        if isinstance(dim, int):
+            dim_op = _const(dim)
+            ops.append(dim_op)
+            dim = dim_op.results[0]
+        in_range = spirv.ULessThanOp(index, dim)
+        ops.append(in_range)
+        oks.append(in_range.results[0])
+        extents.append(dim)
+    last = len(indices) - 1
+    axis = _const(last)
+    ops.append(axis)
+    words = (axis.results[0], indices[last], extents[last])
+    ok = oks[last]
+    for d in reversed(range(last)):
+        d_op = _const(d)
+        selects = [
+            spirv.SelectOp(oks[d], words[0], d_op),
+            spirv.SelectOp(oks[d], words[1], indices[d]),
+            spirv.SelectOp(oks[d], words[2], extents[d]),
+        ]
+        both = spirv.LogicalAndOp(oks[d], ok)
+        ops += [d_op, *selects, both]
+        words = (selects[0].results[0], selects[1].results[0], selects[2].results[0])
+        ok = both.results[0]
+    return _Check(ok, words)
+
+
+def _error_record(
+    state: _TaskState, code: int, words: Sequence[SSAValue], ops: list[Operation]
+) -> None:
+    """
+    Append the write of the error record (utils/spirv_abi.py): the first invocation
+    that swaps word 0 from 0 to `code` writes `words` after it; later errors are lost.
+    """
+    code_op, zero = _const(code), _const(0)
+    ops += [code_op, zero]
+    slot = state.byte_slot(spirv_abi.ERROR_BINDING, 0, i32, ops)
+    swap = spirv.AtomicCompareExchangeOp(slot, code_op, zero)
+    won = spirv.IEqualOp(swap, zero)
+    ops += [swap, won]
+    record: list[Operation] = []
+    for position, word in enumerate(words, start=1):
+        ptr = state.byte_slot(spirv_abi.ERROR_BINDING, 4 * position, i32, record)
+        record.append(spirv.StoreOp(ptr, word))
+    ops.append(_if(won.results[0], record))
+
+
+def _if(
+    cond: SSAValue, then_ops: list[Operation], else_ops: list[Operation] | None = None
+) -> spirv.SelectionOp:
+    """`if cond { then_ops } else { else_ops }` as a spirv.mlir.selection."""
+    merge = Block([spirv.MergeOp()])
+    then = Block([*then_ops, spirv.BranchOp(merge)])
+    otherwise = Block([*(else_ops or []), spirv.BranchOp(merge)])
+    header = Block([spirv.BranchConditionalOp(cond, then, otherwise)])
+    return spirv.SelectionOp(Region([header, then, otherwise, merge]))
+
+
+def _guarded(
+    state: _TaskState,
+    ptr: SSAValue,
+    access: list[Operation],
+    result: SSAValue | None,
+    ops: list[Operation],
+) -> SSAValue | None:
+    """
+    `access` (the ops of one load, store or atomic of `ptr`), run only when the
+    place's debug check holds; otherwise the error record, and a result of 0.
+
+        %v = <load>   ~>   %slot = spirv.Variable ...
+                           spirv.mlir.selection { ok: <load>; store %v, %slot
+                                                  else: <error record>; store 0, %slot }
+                           %v = spirv.Load %slot
+    """
+    place = state.places.get(ptr)
+    if place is None or place.check is None:
+        ops += access
+        return result
+    check = place.check
+    error: list[Operation] = []
+    _error_record(state, spirv_abi.ERROR_INDEX_OUT_OF_BOUNDS, check.words, error)
+    if result is None:
+        ops.append(_if(check.ok, access, error))
+        return None
+    slot = spirv.VariableOp(spirv.PointerType(result.type, "Function"))
+    state.at_entry([slot])
+    zero = _zero_of(result.type)
+    access = [*access, spirv.StoreOp(slot, result)]
+    error += [zero, spirv.StoreOp(slot, zero)]
+    loaded = spirv.LoadOp(slot)
+    ops += [_if(check.ok, access, error), loaded]
+    return loaded.results[0]
+
+
+def _zero_of(t: Attribute) -> spirv.ConstantOp:
+    if isinstance(t, IntegerType):
+        return (
+            spirv.ConstantOp.from_int(0, t)
+            if t != i1
+            else spirv.ConstantOp(IntegerAttr(0, i1))
+        )
+    return spirv.ConstantOp(FloatAttr(0.0, t))  # type: ignore[arg-type]
 
 
 def _shape_word(
@@ -430,9 +568,11 @@ class LoadLowering(_TaskPattern):
             op.memref.type, spirv.PointerType
         ):
             return
+        access: list[Operation] = []
+        value = _load(self.state, op.memref, access)
         ops: list[Operation] = []
-        value = _load(self.state, op.memref, ops)
-        rewriter.replace(op, ops, [value])
+        result = _guarded(self.state, op.memref, access, value, ops)
+        rewriter.replace(op, ops, [result])
 
 
 class StoreLowering(_TaskPattern):
@@ -443,9 +583,11 @@ class StoreLowering(_TaskPattern):
             op.memref.type, spirv.PointerType
         ):
             return
+        access: list[Operation] = []
+        value = _stored_value(self.state, op.memref, op.value, access)
+        access.append(spirv.StoreOp(op.memref, value))
         ops: list[Operation] = []
-        value = _stored_value(self.state, op.memref, op.value, ops)
-        ops.append(spirv.StoreOp(op.memref, value))
+        _guarded(self.state, op.memref, access, None, ops)
         rewriter.replace(op, ops, [])
 
 
@@ -463,12 +605,36 @@ class SetReturnLowering(_TaskPattern):
         rewriter.replace(op, ops, [])
 
 
-class AssertLowering(RewritePattern):
-    """`taichi.assert` -> nothing: Vulkan kernels do not check (no debug mode yet)."""
+class AssertLowering(_TaskPattern):
+    """
+    `taichi.assert`: nothing without debug; in debug mode, when the condition is false,
+    the error record (2, the message's id in the kernel's `ti.asserts` table, 0, 0):
+    SPIR-V has no pointers to strings, so the host looks the message up.
+
+        taichi.assert %ok, "x must be positive"
+        ~> %bad = spirv.LogicalNot %ok : i1
+           spirv.mlir.selection { %bad: <error record 2, id, 0, 0> }
+    """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, taichi.AssertOp):
+        if not isinstance(op, taichi.AssertOp):
+            return
+        state = self.state
+        if not state.debug:
             rewriter.erase(op)
+            return
+        ident = _const(state.assert_base + len(state.asserts))
+        state.asserts.append(op.message.data)
+        zero = _const(0)
+        bad = spirv.LogicalNotOp(op.cond)
+        record: list[Operation] = []
+        _error_record(
+            state,
+            spirv_abi.ERROR_ASSERTION,
+            [ident.results[0], zero.results[0], zero.results[0]],
+            record,
+        )
+        rewriter.replace(op, [ident, zero, bad, _if(bad.results[0], record)], [])
 
 
 # -- textures ------------------------------------------------------------------------------
@@ -559,7 +725,9 @@ class TextureLowering(_TaskPattern):
                 if not isinstance(arg, offload.ArgOp):
                     raise _fail(op, "the extent of something other than a texture argument")
                 offsets, _ = _kernel_inputs(state.kernel)
-                word = _shape_word(state, offsets[arg.index.value.data], op.axis.value.data, ops)
+                word = _shape_word(
+                    state, offsets[arg.index.value.data], op.axis.value.data, ops
+                )
                 rewriter.replace(op, ops, [word])
             case taichi.TextureFetchOp():
                 sampled = _image(state, op.texture, op)
@@ -664,9 +832,16 @@ class AtomicLowering(_TaskPattern):
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, taichi.AtomicOp):
             return
-        ptr = op.dest
-        if not isinstance(ptr.type, spirv.PointerType):
+        if not isinstance(op.dest.type, spirv.PointerType):
             return
+        access, result = self._atomic(op)
+        ops: list[Operation] = []
+        value = _guarded(self.state, op.dest, access, result, ops)
+        rewriter.replace(op, ops, [value])
+
+    def _atomic(self, op: taichi.AtomicOp) -> tuple[list[Operation], SSAValue]:
+        """The ops of the atomic and its result (the value before the update)."""
+        ptr = op.dest
         kind = type(op)
         unsigned = getattr(op, "unsigned", None) is not None
         value = op.value
@@ -675,8 +850,7 @@ class AtomicLowering(_TaskPattern):
             old = spirv.LoadOp(ptr)
             new = _combine(kind, old.results[0], value, unsigned)
             ops += [old, new, spirv.StoreOp(ptr, new.results[0])]
-            rewriter.replace(op, ops, [old.results[0]])
-            return
+            return ops, old.results[0]
         place = self.state.places.get(ptr)
         if place is None or place.is_bool:
             raise _fail(op, "atomic on a place that has no SPIR-V lowering")
@@ -692,8 +866,7 @@ class AtomicLowering(_TaskPattern):
                 else _INT_ATOMICS[kind]
             )
             atomic = atomic_kind(ptr, value)
-            rewriter.replace(op, [atomic])
-            return
+            return [atomic], atomic.results[0]
         native = _NATIVE_FADD.get(type(t))
         if (
             kind in (taichi.AtomicAddOp, taichi.AtomicSubOp)
@@ -707,10 +880,9 @@ class AtomicLowering(_TaskPattern):
                 ops.append(negated)
                 value = negated.results[0]
             ops.append(atomic := spirv.EXTAtomicFAddOp(ptr, value))
-            rewriter.replace(op, ops, [atomic.results[0]])
-            return
+            return ops, atomic.results[0]
         old = self._cas_loop(op, place, kind, value, ops)
-        rewriter.replace(op, ops, [old])
+        return ops, old
 
     def _require(self, op: Operation, cap: str, capability: str) -> None:
         if not self.state.caps.get(cap):
@@ -921,6 +1093,8 @@ def _task_module(
     fields: dict[str, taichi.FieldOp],
     caps: dict[str, int],
     prints: list[tuple[str, tuple[str, ...]]],
+    debug: bool = False,
+    asserts: list[str] | None = None,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -929,6 +1103,9 @@ def _task_module(
     entry = func.entry_block
     module = spirv.ModuleOp([gid, nwg, func])
     state = _TaskState(module, entry, kernel, fields, caps, [], len(prints))
+    state.debug = debug
+    asserts = asserts if asserts is not None else []
+    state.assert_base = len(asserts)
     ops: list[Operation] = []
     gx = _builtin_x(module, "gid", ops)
     if isinstance(task, offload.SerialTask):
@@ -987,6 +1164,12 @@ def _task_module(
     )
     _convert_accesses(state, func)
     prints.extend(state.prints)
+    asserts.extend(state.asserts)
+    if state.asserts:
+        module.attributes["ti.asserts"] = ArrayAttr(
+            ArrayAttr([StringAttr(str(state.assert_base + n)), StringAttr(text)])
+            for n, text in enumerate(state.asserts)
+        )
     _finish(state, task)
     return module
 
@@ -1034,7 +1217,7 @@ def _convert_accesses(state: _TaskState, func: spirv.FuncOp) -> None:
         AtomicLowering(state),
         SetReturnLowering(state),
         PrintLowering(state),
-        AssertLowering(),
+        AssertLowering(state),
         TextureLowering(state),
     ]
     # No dead-code elimination while rewriting: a buffer view's address is cached.
@@ -1121,12 +1304,14 @@ def _finish(state: _TaskState, task: Operation) -> None:
 class ConvertOffloadToSpirvPass(ModulePass):
     """
     Tasks of offload kernels -> one spirv.module each, for the caps named by `caps`
-    (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS).
+    (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS). With `debug`, element
+    accesses are bounds-checked and asserts checked, writing the error record.
     """
 
     name = "convert-offload-to-spirv"
 
     caps: str = ""
+    debug: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -1135,10 +1320,13 @@ class ConvertOffloadToSpirvPass(ModulePass):
         }
         for kernel in [k for k in op.body.block.ops if isinstance(k, offload.KernelOp)]:
             prints: list[tuple[str, tuple[str, ...]]] = []
+            asserts: list[str] = []
             modules: list[spirv.ModuleOp] = []
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
-                module = _task_module(kernel, index, task, fields, caps, prints)
+                module = _task_module(
+                    kernel, index, task, fields, caps, prints, self.debug, asserts
+                )
                 specs = ArrayAttr(
                     ArrayAttr(
                         [

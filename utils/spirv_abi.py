@@ -25,7 +25,7 @@ Buffers, all storage buffers of descriptor set 0 (every task binds all of them):
                                   its shape as little-endian i64; tasks read the low i32)
     binding 3  return values      8 bytes a value, value i at 8*i; i1 is stored as i32
     binding 4  print buffer       word 0: words used (atomic counter); then records
-    binding 5  error record       reserved (debug checks are not generated yet)
+    binding 5  error record       debug mode: 4 i32 words (code, a, b, c); see below
     binding 6+i                   the i-th ndarray argument (in argument order)
     binding 6+n+j                 the j-th texture argument (n: the kernel's ndarray
                                   count): a combined image sampler for
@@ -48,6 +48,13 @@ word 0, then writes the print's id (its position in the kernel's PrintSpec table
 values (32-bit values one word, 64-bit ones two, little-endian); a record that does not fit
 is dropped and counted in the last word. The host decodes the records in buffer order at
 sync.
+
+Error record (debug mode, `convert-offload-to-spirv{debug=true}`): an access with an
+index out of bounds is skipped (a load gives 0) and the task writes (ERROR_INDEX_OUT_OF_
+BOUNDS, dimension, index, extent); a false assert writes (ERROR_ASSERTION, message id,
+0, 0), the id indexing the kernel's `ti.asserts` table. Only the invocation whose atomic
+compare-exchange moves word 0 from 0 to the code writes the other words. The host reads
+the record when it syncs after a debug-mode launch, raises, and clears it.
 
 Capabilities: code is generated for declared caps (Taichi's DeviceCapability names, as
 `DeviceCaps.taichi_caps()` lists them), never for the live device: 8/16/64-bit types need
@@ -76,6 +83,10 @@ BUFFER_NAMES = {
     PRINT_BINDING: "prints",
     ERROR_BINDING: "error",
 }
+
+ERROR_INDEX_OUT_OF_BOUNDS = 1
+ERROR_ASSERTION = 2
+ERROR_RECORD_WORDS = 4
 
 DEFAULT_BLOCK_DIM = 128
 DYNAMIC_GROUPS = 256

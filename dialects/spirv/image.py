@@ -36,7 +36,14 @@ from xdsl.printer import Printer
 from xdsl.traits import MemoryReadEffect, MemoryWriteEffect, Pure
 from xdsl.utils.exceptions import VerifyException
 
-DIM: dict[str, int] = {"Dim1D": 0, "Dim2D": 1, "Dim3D": 2, "Cube": 3, "Rect": 4, "Buffer": 5}
+DIM: dict[str, int] = {
+    "Dim1D": 0,
+    "Dim2D": 1,
+    "Dim3D": 2,
+    "Cube": 3,
+    "Rect": 4,
+    "Buffer": 5,
+}
 DEPTH: dict[str, int] = {"NoDepth": 0, "IsDepth": 1, "DepthUnknown": 2}
 ARRAYED: dict[str, int] = {"NonArrayed": 0, "Arrayed": 1}
 SAMPLING: dict[str, int] = {"SingleSampled": 0, "MultiSampled": 1}
@@ -206,14 +213,14 @@ class SampledImageType(SpirvType):
 
 def _texel_type(op: Operation, t: Attribute, sampled: Attribute) -> None:
     if not (
-        isinstance(t, VectorType)
-        and t.get_shape() == (4,)
-        and t.element_type == sampled
+        isinstance(t, VectorType) and t.get_shape() == (4,) and t.element_type == sampled
     ):
         raise VerifyException(f"'{op.name}' texels are vector<4x{sampled}>, got {t}")
 
 
-def _coordinate(op: Operation, image: ImageType, coordinate: Attribute, element: str) -> None:
+def _coordinate(
+    op: Operation, image: ImageType, coordinate: Attribute, element: str
+) -> None:
     n = {"Dim1D": 1, "Dim2D": 2, "Dim3D": 3}.get(image.dim.data)
     if n is None:
         raise VerifyException(f"'{op.name}' on a {image.dim.data} image")

@@ -156,6 +156,8 @@ class KernelCodegen(
         return kernel
 
     def _arg_type(self, spec: ArgSpec) -> Attribute:
+        if spec.kind == "texture":
+            return spec.obj.ir_type()
         if spec.kind == "ndarray":
             assert spec.dtype is not None
             return memref_type(spec.dtype, [-1] * spec.ndim + list(spec.element_shape))
@@ -166,6 +168,10 @@ class KernelCodegen(
         if spec.kind == "template":
             return spec.obj
         assert arg is not None
+        if spec.kind == "texture":
+            from .texture import TextureHandle
+
+            return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
             assert spec.dtype is not None
             return NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)

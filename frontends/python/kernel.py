@@ -17,7 +17,12 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+)
 
 from . import dtypes
 from . import program as _program
@@ -65,6 +70,12 @@ def _is_template(ann: Any) -> bool:
 
 def _is_ndarray(ann: Any) -> bool:
     return isinstance(ann, NdarrayType) or ann is NdarrayType or ann is _types.ndarray
+
+
+def _is_texture(ann: Any) -> bool:
+    from .texture import is_texture_annotation
+
+    return is_texture_annotation(ann)
 
 
 def _template_key(x: Any) -> Any:
@@ -227,6 +238,8 @@ class Kernel:
                 params.append(_Param(name, "template", ann, None))
             elif _is_ndarray(ann):
                 params.append(_Param(name, "ndarray", ann, None))
+            elif _is_texture(ann):
+                params.append(_Param(name, "texture", ann, None))
             elif ann is inspect.Parameter.empty:
                 raise self._source_located(
                     TaichiSyntaxError,
@@ -304,6 +317,11 @@ class Kernel:
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
                     f"a NumPy array, got {type(a).__name__}"
                 )
+            if p.kind == "texture" and not hasattr(a, "vulkan_image"):
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' must be a ti.Texture, "
+                    f"got {type(a).__name__}"
+                )
             if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a number "
@@ -321,6 +339,8 @@ class Kernel:
                 specs.append(ArgSpec(p.name, "scalar", p.dtype))
             elif p.kind == "template":
                 specs.append(ArgSpec(p.name, "template", obj=a))
+            elif p.kind == "texture":
+                specs.append(ArgSpec(p.name, "texture", obj=p.annotation))
             else:
                 specs.append(self._ndarray_spec(p, a, cfg))
         return specs
@@ -383,11 +403,21 @@ class Kernel:
         return build_module(prog, kernel_op)
 
     def _instantiate(self, prog: _program.Program, args: tuple[Any, ...]) -> Any:
+        assert self._params is not None
+        textures = [p.name for p in self._params if p.kind == "texture"]
+        if textures and prog.config.arch is not _program.vulkan:
+            raise self._source_located(
+                TaichiCompilationError,
+                f"kernel '{self.__name__}': texture parameter '{textures[0]}': textures "
+                f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
+            )
         symbol = prog.unique_symbol(self.__name__)
         module = self.build_module(prog, args, symbol)
         compiled = prog.backend.compile(module, symbol)
         prog.materialize()
-        return self._launcher(prog, compiled.launch)
+        run = self._launcher(prog, compiled.launch)
+        run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
+        return run
 
     def _launcher(self, prog: _program.Program, launch: Callable[..., Any]) -> Any:
         assert self._params is not None

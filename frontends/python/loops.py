@@ -138,6 +138,10 @@ class LoopsMixin(_Base):
             return "ndrange", [(0, s) for s in obj.shape(self)]
         if isinstance(obj, Container):
             return "struct", obj
+        from .texture import TextureHandle
+
+        if isinstance(obj, TextureHandle) and obj.ann.rw:  # its extents, read at run time
+            return "ndrange", [(0, s) for s in obj.shape]
         if isinstance(obj, ops.NdRange):
             return "ndrange", obj.bounds()
         if isinstance(obj, range | list | tuple):

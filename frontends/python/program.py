@@ -200,7 +200,9 @@ class Program:
         if self._backend is None and self.config.arch is vulkan:
             from taichi_xdsl.targets.vulkan.backend import VulkanBackend
 
-            self._backend = VulkanBackend(print_ir=self.config.print_ir)
+            self._backend = VulkanBackend(
+                print_ir=self.config.print_ir, debug=self.config.debug
+            )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
 

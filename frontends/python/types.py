@@ -92,8 +92,12 @@ def template() -> Template:
     return Template()
 
 
+from .texture import RWTextureType, TextureType, rw_texture, texture  # noqa: E402
+
 __all__ = [
     "DataType",
+    "RWTextureType",
+    "TextureType",
     "NdarrayType",
     "Template",
     "f16",
@@ -107,6 +111,8 @@ __all__ = [
     "ndarray",
     "struct",
     "template",
+    "texture",
+    "rw_texture",
     "u1",
     "u8",
     "u16",

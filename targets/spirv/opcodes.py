@@ -143,6 +143,8 @@ OPCODE_NAMES: dict[int, str] = {number: name for name, number in OPCODES.items()
 SIMPLE_OPS: dict[str, str] = {
     f"spirv.{name}": f"Op{name}"
     for name in [
+        "Image",
+        "ImageRead",
         "IAdd",
         "ISub",
         "IMul",

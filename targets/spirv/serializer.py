@@ -701,14 +701,6 @@ class _FunctionWriter:
                         Id(module.int_constant(op.memory_semantics.value)),
                     ],
                 )
-            case spirv.ImageOp() | spirv.ImageReadOp():
-                name = "OpImage" if isinstance(op, spirv.ImageOp) else "OpImageRead"
-                self.emit(
-                    name,
-                    module.type_id(op.result.type),
-                    self.value(op.result),
-                    self.ids(op.operands),
-                )
             case spirv.ImageFetchOp() | spirv.ImageSampleExplicitLodOp():
                 name = (
                     "OpImageFetch"

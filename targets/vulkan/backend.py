@@ -27,12 +27,18 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
 from taichi_xdsl.utils import abi, spirv_abi
-from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
+    TaichiCompilationError,
+    TaichiIndexError,
+    TaichiRuntimeError,
+    TaichiTypeError,
+)
 
 OFFLOAD_PIPELINE = "ti-to-offload"
 SPIRV_PIPELINE = "ti-offload-to-spirv"
@@ -74,10 +80,51 @@ class KernelPlan:
     tasks: tuple[TaskPlan, ...]
     gtmp_bytes: int
     prints: dict[int, tuple[str, tuple[str, ...]]]
+    asserts: dict[int, str] = field(default_factory=dict)
+    """Debug mode: assert message id -> message (the error record names the id)."""
 
     @property
     def num_ndarrays(self) -> int:
-        return sum(1 for _, rank in self.args if rank is not None)
+        return sum(
+            1 for dtype, rank in self.args if rank is not None and not is_texture(dtype)
+        )
+
+    @property
+    def num_textures(self) -> int:
+        return sum(1 for dtype, _ in self.args if is_texture(dtype))
+
+    @property
+    def binding_types(self) -> tuple[int, ...] | None:
+        """Descriptor types per binding when the kernel takes textures, else None."""
+        if not self.num_textures:
+            return None
+        from taichi_xdsl.targets.vulkan.pipelines import (
+            COMBINED_IMAGE_SAMPLER,
+            STORAGE_BUFFER,
+            STORAGE_IMAGE,
+        )
+
+        buffers = (STORAGE_BUFFER,) * (spirv_abi.FIRST_NDARRAY_BINDING + self.num_ndarrays)
+        images = tuple(
+            COMBINED_IMAGE_SAMPLER if dtype == "texture" else STORAGE_IMAGE
+            for dtype, _ in self.args
+            if is_texture(dtype)
+        )
+        return buffers + images
+
+
+def is_texture(dtype: str) -> bool:
+    """A texture argument's dtype in a plan: `texture` or `rw_texture.<format>`."""
+    return dtype == "texture" or dtype.startswith("rw_texture.")
+
+
+def texture_dtype(t: Any) -> str | None:
+    """The plan dtype of a `!taichi.texture` type, None for other types."""
+    from taichi_xdsl.dialects.taichi import TextureType
+
+    if not isinstance(t, TextureType):
+        return None
+    return f"rw_texture.{t.format.data}" if t.is_rw else "texture"
 
 
 def expand_pipeline(spec: str) -> list[str]:
@@ -128,6 +175,8 @@ def read_plan(kernel: Any) -> KernelPlan:
     args = tuple(
         (_scalar_name(t.element_type), t.get_num_dims())
         if isinstance(t, MemRefType)
+        else (texture_dtype(t), t.ndim)  # type: ignore[attr-defined]
+        if texture_dtype(t) is not None
         else (_scalar_name(t), None)
         for t in kernel.function_type.inputs
     )
@@ -198,6 +247,7 @@ class VulkanKernel:
         self._gtmps = rt.allocate(max(16, plan.gtmp_bytes), zero=True)
         self._returns = rt.allocate(max(16, 8 * len(plan.returns)), zero=True)
         self._ndarray_buffers: list[Any] = [None] * plan.num_ndarrays
+        self._texture_images: list[Any] = [None] * plan.num_textures
         self._max_groups = rt.caps.max_compute_work_group_count[0]
 
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
@@ -227,6 +277,7 @@ class VulkanKernel:
             backend._print_buffer,
             backend._error_buffer,
             *self._ndarray_buffers,
+            *self._texture_images,
         ]
         for task, pipeline in zip(plan.tasks, self.pipelines):
             groups = self._groups(task, pipeline)
@@ -237,6 +288,8 @@ class VulkanKernel:
             rt.download(buffer, array)
         if plan.prints:
             backend._flush_prints(plan.prints)
+        if backend.debug:  # after the prints: what a kernel printed before failing shows
+            backend._check_errors(plan)
         if not plan.returns:
             return ()
         raw = rt.download(self._returns, nbytes=8 * len(plan.returns)).tobytes()
@@ -259,9 +312,17 @@ class VulkanKernel:
         host = self._args_host
         arrays: list[np.ndarray] = []
         rt = self.backend.runtime
+        textures = 0
         for index, ((dtype, rank), offset, value) in enumerate(
             zip(self.plan.args, self._arg_offsets, args)
         ):
+            if is_texture(dtype):
+                image = _texture_image(self.name, index, value, dtype, rank, rt)
+                for axis, extent in enumerate(image.shape):
+                    _INT.pack_into(host, offset + 8 + 8 * axis, extent)
+                self._texture_images[textures] = image
+                textures += 1
+                continue
             if rank is None:
                 try:
                     if dtype in _PACK:
@@ -290,6 +351,33 @@ class VulkanKernel:
             rt.upload(buffer, array)
             arrays.append(array)
         return arrays
+
+
+def _texture_image(
+    name: str, index: int, value: Any, dtype: str, ndim: int, runtime: Any
+) -> Any:
+    """The device image of a texture argument (a ti.Texture), checked against the
+    kernel's declaration."""
+    where = f"kernel '{name}' argument {index}"
+    image_of = getattr(value, "vulkan_image", None)
+    if image_of is None:
+        raise TaichiTypeError(f"{where} must be a ti.Texture, got {type(value).__name__}")
+    image = image_of(runtime)
+    if len(image.shape) != ndim:
+        raise TaichiTypeError(
+            f"{where} expects a {ndim}-d texture, got a {len(image.shape)}-d one"
+        )
+    if dtype.startswith("rw_texture."):
+        fmt = dtype.removeprefix("rw_texture.")
+        if value.format_name != fmt:
+            raise TaichiTypeError(
+                f"{where} expects an rw texture of format {fmt}, got {value.format_name}"
+            )
+        if not image.storage:
+            raise TaichiTypeError(
+                f"{where}: the device cannot use {fmt} images as storage images"
+            )
+    return image
 
 
 def _check_array(name: str, index: int, value: object, dtype: str, rank: int) -> np.ndarray:
@@ -328,13 +416,13 @@ def _format_print(fmt: str, kinds: tuple[str, ...], words: np.ndarray) -> str:
             values.append(
                 str(struct.unpack("<q", raw)[0])
                 if kind == "i64"
-                else repr(struct.unpack("<d", raw)[0])
+                else "%.12f" % struct.unpack("<d", raw)[0]  # as the CPU's printf
             )
         else:
             word = words[position : position + 1]
             position += 1
             if kind == "f32":
-                values.append(str(word.view(np.float32)[0]))
+                values.append("%f" % float(word.view(np.float32)[0]))
             else:
                 values.append(str(int(word.view(np.int32)[0])))
     pieces = fmt.split("{}")
@@ -424,6 +512,7 @@ class VulkanBackend:
         self._run(ctx, module, self.spirv_pipeline(), kernel_name)
         binaries: dict[int, bytes] = {}
         prints: dict[int, tuple[str, tuple[str, ...]]] = {}
+        asserts: dict[int, str] = {}
         for op in module.body.block.ops:
             if not isinstance(op, spirv.ModuleOp):
                 continue
@@ -433,22 +522,33 @@ class VulkanBackend:
             for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
                 texts = [s.data for s in spec.data]  # type: ignore[union-attr]
                 prints[int(texts[0])] = (texts[1], tuple(texts[2:]))
+            for spec in op.attributes.get("ti.asserts", ()):  # type: ignore[union-attr]
+                ident, message = (a.data for a in spec.data)  # type: ignore[union-attr]
+                asserts[int(ident)] = message
         ordered = [binaries[i] for i in range(len(plan.tasks))]
-        num_bindings = spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays
+        num_bindings = (
+            spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
+        )
         pipelines = [
-            self.runtime.load_kernel(binary, entry=task.symbol, num_bindings=num_bindings)
+            self.runtime.load_kernel(
+                binary,
+                entry=task.symbol,
+                num_bindings=num_bindings,
+                binding_types=plan.binding_types,
+            )
             for binary, task in zip(ordered, plan.tasks)
         ]
         plan = KernelPlan(
-            plan.name, plan.args, plan.returns, plan.tasks, plan.gtmp_bytes, prints
+            plan.name, plan.args, plan.returns, plan.tasks, plan.gtmp_bytes, prints, asserts
         )
         return VulkanKernel(self, plan, pipelines, ordered)
 
     def spirv_pipeline(self) -> list[str]:
         """`ti-offload-to-spirv`, expanded, with this backend's caps."""
         caps = spirv_abi.format_caps(self.caps)
+        debug = " debug=true" if self.debug else ""
         return [
-            f'convert-offload-to-spirv{{caps="{caps}"}}'
+            f'convert-offload-to-spirv{{caps="{caps}"{debug}}}'
             if p == "convert-offload-to-spirv"
             else p
             for p in expand_pipeline(SPIRV_PIPELINE)
@@ -524,6 +624,31 @@ class VulkanBackend:
             rt.upload(self._root_buffer, root)
             self._host_root_dirty = False
         return self._root_buffer
+
+    # -- debug checks ------------------------------------------------------------------
+
+    def _check_errors(self, plan: KernelPlan) -> None:
+        """
+        Debug mode, after a launch: wait for it, read the error record (binding 5) and
+        raise what it says, as the CPU backend does; the record is cleared first.
+        """
+        rt = self.runtime
+        words = rt.download(self._error_buffer, nbytes=4 * spirv_abi.ERROR_RECORD_WORDS)
+        code, first, second, third = (int(w) for w in words.view(np.int32))
+        if code == 0:
+            return
+        rt.upload(self._error_buffer, np.zeros(spirv_abi.ERROR_RECORD_WORDS, np.int32))
+        if code == spirv_abi.ERROR_INDEX_OUT_OF_BOUNDS:
+            raise TaichiIndexError(
+                f"kernel '{plan.name}': index {second} out of bounds for dimension "
+                f"{first} of extent {third} (valid range: [0, {third}))"
+            )
+        if code == spirv_abi.ERROR_ASSERTION:
+            message = plan.asserts.get(first, "")
+            raise TaichiAssertionError(
+                message or f"assertion failed in kernel '{plan.name}'"
+            )
+        raise TaichiRuntimeError(f"kernel '{plan.name}': runtime error code {code}")
 
     # -- print -------------------------------------------------------------------------
 

@@ -125,11 +125,11 @@ class Kernel:
     """A compute pipeline for one SPIR-V entry point (made by `VulkanRuntime.load_kernel`)."""
 
     __slots__ = (
+        "binding_types",
         "entry",
         "layout",
         "local_size",
         "module",
-        "binding_types",
         "name",
         "num_bindings",
         "pipeline",
@@ -354,9 +354,7 @@ class Pipelines:
         layout = self._pipeline_layouts.get(key)
         if layout is None:
             ffi = self.ffi
-            set_layouts = ffi.new(
-                "VkDescriptorSetLayout[1]", [self._set_layout(types)]
-            )
+            set_layouts = ffi.new("VkDescriptorSetLayout[1]", [self._set_layout(types)])
             ranges = ffi.new(
                 "VkPushConstantRange[1]",
                 [{"stageFlags": COMPUTE_STAGE_BIT, "offset": 0, "size": push_bytes}],

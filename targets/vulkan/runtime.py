@@ -31,6 +31,19 @@ needs data: `download`, `sync`, `flush`. Host writes go straight into mapped mem
 GPU work is pending, otherwise through a staging buffer and a recorded copy, so an upload
 never waits.
 
+Recorded sequences: dispatches launched between `begin_recording()` and `end_recording()`
+go into a secondary command buffer recorded once; `replay(rec)` records one
+vkCmdExecuteCommands of it into the current batch (ordered as any command), as many times
+as wanted. The recording binds the buffers it was recorded with: update their contents
+(upload) between replays; `rec.valid` turns False when one of them was released or the
+descriptor-set cache was dropped, and then it must be recorded again.
+
+    rec = rt.begin_recording()
+    rt.launch(k1, [x, y], groups); rt.launch(k2, [y], groups)   # recorded, not run
+    rt.end_recording(rec)
+    rt.upload(x, x_host); rt.replay(rec); rt.download(y, y_host) # each run
+    rt.free_recording(rec)
+
 Lifetime: `release(buf)` returns the buffer to the pool once the GPU has finished with it
 (a Buffer dropped without `release` is recycled at the next `allocate` or `sync`);
 `close()` (also at exit, and as a context manager) waits for the GPU and destroys every
@@ -104,6 +117,63 @@ class _Batch:
         self.push_constants: bytes | None = None
 
 
+class Recording:
+    """
+    A secondary command buffer of dispatches, recorded once (`begin_recording` ...
+    `end_recording`) and executed by every `replay`. `valid` is False once a buffer it
+    binds was released or the descriptor sets it binds were dropped.
+    """
+
+    __slots__ = (
+        "bound",
+        "cmd",
+        "cmd_array",
+        "commands",
+        "descriptor_set",
+        "epoch",
+        "finished",
+        "freed",
+        "layout",
+        "owner",
+        "pipeline",
+        "push_constants",
+    )
+
+    def __init__(self, owner: VulkanRuntime, cmd: Any, epoch: int):
+        self.owner = owner
+        self.cmd = cmd
+        self.cmd_array = owner.ffi.new("VkCommandBuffer[1]", [cmd])
+        self.epoch = epoch
+        self.bound: dict[int, tuple[Any, Any]] = {}  # id -> (buffer, its binding key)
+        self.finished = False
+        self.freed = False
+        self.commands = 0
+        self.pipeline: Any = None
+        self.layout: Any = None
+        self.descriptor_set: Any = None
+        self.push_constants: bytes | None = None
+
+    @property
+    def valid(self) -> bool:
+        """Whether `replay` may run it (recorded, not freed, every binding still alive)."""
+        owner = self.owner
+        return (
+            self.finished
+            and not self.freed
+            and not owner.closed
+            and self.epoch == owner._set_epoch
+            and all(
+                getattr(b, "alloc", True) is not None
+                and getattr(b, "binding_key", key) == key
+                for b, key in self.bound.values()
+            )
+        )
+
+    def __repr__(self) -> str:
+        state = "valid" if self.valid else "stale"
+        return f"<Recording of {self.commands} dispatch(es), {state}>"
+
+
 @dataclass
 class RuntimeStats:
     """Counters for tests and benchmarks."""
@@ -112,6 +182,8 @@ class RuntimeStats:
     copies: int = 0
     submits: int = 0
     waits: int = 0
+    replays: int = 0
+    recordings: int = 0
 
 
 _live_runtimes: weakref.WeakSet[VulkanRuntime] = weakref.WeakSet()
@@ -171,6 +243,9 @@ class VulkanRuntime:
         self._dev = self.device.handle
         self._orphans: list[Allocation] = []  # allocations of garbage-collected Buffers
         self._batch: _Batch | None = None
+        self._capture: Recording | None = None  # begin_recording .. end_recording
+        self._recordings: list[Recording] = []
+        self._set_epoch = 0  # bumped when the cached descriptor sets are dropped
         self._in_flight: deque[_Batch] = deque()
         self._spare: list[_Batch] = []
         self._all_batches: list[_Batch] = []
@@ -456,7 +531,14 @@ class VulkanRuntime:
             return
         descriptor_set = self._descriptor_set(kernel, buffers)
         lib, ffi = self.lib, self.ffi
-        batch = self._batch if self._batch is not None else self._recording()
+        capture = self._capture
+        batch: _Batch | Recording
+        if capture is not None:
+            batch = capture
+            for b in buffers:
+                capture.bound[id(b)] = (b, getattr(b, "binding_key", None))
+        else:
+            batch = self._batch if self._batch is not None else self._recording()
         cmd = batch.cmd
         lib.vkCmdPipelineBarrier(
             cmd, _STAGES, _STAGES, 0, 1, self._barrier, 0, ffi.NULL, 0, ffi.NULL
@@ -479,7 +561,7 @@ class VulkanRuntime:
         lib.vkCmdDispatch(cmd, gx, gy, gz)
         self.stats.launches += 1
         batch.commands += 1
-        if batch.commands >= self.max_batch:
+        if batch.commands >= self.max_batch and batch is not capture:
             self.flush()
 
     def _descriptor_set(self, kernel: Kernel, buffers: Sequence[Buffer]) -> Any:
@@ -490,8 +572,113 @@ class VulkanRuntime:
             if len(pipelines.sets) >= pipelines.max_descriptor_sets:
                 self.sync()  # recorded work may use the cached sets
                 pipelines.reset_sets()
+                self._set_epoch += 1  # recordings bind dropped sets: record again
             descriptor_set = pipelines.descriptor_set(key, buffers)
         return descriptor_set
+
+    # -- recorded sequences -------------------------------------------------------------
+
+    def begin_recording(self) -> Recording:
+        """
+        Start recording: the `launch`es until `end_recording` go into a new secondary
+        command buffer instead of running (uploads, downloads and copies still go to the
+        current batch, ahead of any replay).
+        """
+        self._require_open()
+        if self._capture is not None:
+            raise RuntimeError("a recording is already in progress")
+        vk, ffi, lib = self.vk, self.ffi, self.lib
+        info = ffi.new(
+            "VkCommandBufferAllocateInfo*",
+            {
+                "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_ALLOCATE_INFO,
+                "commandPool": self._command_pool,
+                "level": vk.VK_COMMAND_BUFFER_LEVEL_SECONDARY,
+                "commandBufferCount": 1,
+            },
+        )
+        cmd = ffi.new("VkCommandBuffer*")
+        check(
+            lib.vkAllocateCommandBuffers(self._dev, info, cmd), "vkAllocateCommandBuffers"
+        )
+        rec = Recording(self, cmd[0], self._set_epoch)
+        inheritance = ffi.new(
+            "VkCommandBufferInheritanceInfo*",
+            {"sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_INHERITANCE_INFO},
+        )
+        begin = ffi.new(
+            "VkCommandBufferBeginInfo*",
+            {
+                "sType": vk.VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO,
+                # pending in several batches at once when replayed back to back
+                "flags": vk.VK_COMMAND_BUFFER_USAGE_SIMULTANEOUS_USE_BIT,
+                "pInheritanceInfo": inheritance,
+            },
+        )
+        result = lib.vkBeginCommandBuffer(rec.cmd, begin)
+        if result != 0:
+            lib.vkFreeCommandBuffers(self._dev, self._command_pool, 1, rec.cmd_array)
+            check(result, "vkBeginCommandBuffer")
+        self._recordings.append(rec)
+        self._capture = rec
+        return rec
+
+    def end_recording(self, rec: Recording) -> Recording:
+        """Finish `rec` (from `begin_recording`); it can be replayed from now on."""
+        if self._capture is not rec:
+            raise RuntimeError("end_recording of a recording that is not in progress")
+        self._capture = None
+        check(self.lib.vkEndCommandBuffer(rec.cmd), "vkEndCommandBuffer")
+        rec.finished = True
+        self.stats.recordings += 1
+        return rec
+
+    def replay(self, rec: Recording) -> None:
+        """
+        Record one execution of `rec` into the current batch: its dispatches run after
+        everything recorded before (uploads included) and before everything after.
+
+        Raises:
+            ValueError: `rec` is not valid (see Recording.valid): record it again.
+        """
+        self._require_open()
+        if rec.owner is not self:
+            raise ValueError("the recording belongs to another runtime")
+        if self._capture is not None:
+            raise RuntimeError("replay while recording")
+        if not rec.valid:
+            raise ValueError(
+                "the recording is stale (a buffer it binds was released, or the "
+                "descriptor-set cache was dropped): record it again"
+            )
+        if not rec.commands:
+            return
+        batch = self._recording()
+        self._record_barrier(batch)
+        self.lib.vkCmdExecuteCommands(batch.cmd, 1, rec.cmd_array)
+        # The primary's bound pipeline, sets and push constants are undefined afterwards.
+        batch.pipeline = batch.layout = batch.descriptor_set = None
+        batch.push_constants = None
+        batch.commands += rec.commands
+        self.stats.replays += 1
+        self._flush_if_full(batch)
+
+    def free_recording(self, rec: Recording) -> None:
+        """Free `rec`'s command buffer (waits for the GPU if a replay may be pending)."""
+        if rec.freed or rec.owner is not self:
+            return
+        if self._capture is rec:
+            self._capture = None
+            check(self.lib.vkEndCommandBuffer(rec.cmd), "vkEndCommandBuffer")
+        rec.freed = True
+        rec.bound.clear()
+        if self._recordings and rec in self._recordings:
+            self._recordings.remove(rec)
+        if self._closed:
+            return  # the command pool freed it
+        if self._gpu_busy():
+            self.sync()
+        self.lib.vkFreeCommandBuffers(self._dev, self._command_pool, 1, rec.cmd_array)
 
     # -- submission and synchronisation -------------------------------------------------
 
@@ -680,6 +867,10 @@ class VulkanRuntime:
             self.pipelines.close()
         for batch in self._all_batches:
             lib.vkDestroyFence(dev, batch.fence, null)
+        for rec in self._recordings:
+            rec.freed = True  # the command pool frees their command buffers
+        self._recordings.clear()
+        self._capture = None
         self._batch = None
         self._all_batches.clear()
         self._spare.clear()

@@ -261,7 +261,8 @@ def test_every_op_has_an_encoding():
         "spirv.FunctionCall", "spirv.mlir.selection", "spirv.mlir.loop", "spirv.mlir.merge",
         "spirv.Branch", "spirv.BranchConditional", "spirv.Return", "spirv.ReturnValue",
         "spirv.Unreachable", "spirv.AtomicCompareExchange", "spirv.ControlBarrier",
-        "spirv.MemoryBarrier",
+        "spirv.MemoryBarrier", "spirv.ImageFetch", "spirv.ImageSampleExplicitLod",
+        "spirv.ImageWrite",
     }  # fmt: skip
     for op in spirv.SPIRV.operations:
         gl = op.name.removeprefix("spirv.GL.")
