@@ -6,7 +6,11 @@ BYTES = 3 * 4 * N
 
 
 @ti.kernel
-def saxpy(a: ti.f32, x: ti.types.ndarray(dtype=ti.f32, ndim=1), y: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+def saxpy(
+    a: ti.f32,
+    x: ti.types.ndarray(dtype=ti.f32, ndim=1),
+    y: ti.types.ndarray(dtype=ti.f32, ndim=1),
+):
     for i in range(x.shape[0]):
         y[i] = a * x[i] + y[i]
 

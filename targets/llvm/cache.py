@@ -55,19 +55,36 @@ def source_fingerprint() -> str:
     return fingerprint_sources(_PACKAGE_ROOT)
 
 
+@cache
 def compiler_version() -> str:
-    """Versions of everything that turns IR into machine code, and the sources' hash."""
+    """
+    Versions of everything that turns IR into machine code, and the sources' hash (once a
+    process: none of them changes while it runs).
+    """
     import llvmlite
     import taichi_xdsl
-    import xdsl
     from llvmlite import binding
 
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
-        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={xdsl.__version__};"
+        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={_xdsl_version()};"
         f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
         f"sources={source_fingerprint()}"
     )
+
+
+def _xdsl_version() -> str:
+    """
+    xDSL's version from its installed dist-info folder's name (xdsl.__version__ goes
+    through importlib.metadata, some 20 ms), else from xdsl.__version__.
+    """
+    import xdsl
+
+    site = Path(xdsl.__file__).resolve().parents[1]
+    found = sorted(site.glob("xdsl-*.dist-info"))
+    if len(found) == 1:
+        return found[0].name[len("xdsl-") : -len(".dist-info")]
+    return str(xdsl.__version__)
 
 
 def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:
