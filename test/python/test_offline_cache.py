@@ -217,7 +217,8 @@ def test_print_pass_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         assert x.tolist() == [2.0] * 4
         return capsys.readouterr().out
 
-    ti.init(print_pass_times=True, offline_cache_file_path=str(tmp_path))
+    # offline_cache=True explicitly: the environment (TI_OFFLINE_CACHE=0) may turn off the default.
+    ti.init(print_pass_times=True, offline_cache=True, offline_cache_file_path=str(tmp_path))
     cold = compile_once()
     assert "pass times of double" in cold and "(cold compile)" in cold
     stages = [line.split("%", 1)[1].strip() for line in cold.splitlines() if "%  " in line]
@@ -237,7 +238,7 @@ def test_print_pass_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
         < stages.index("ti-offload")
         < stages.index("ti-lower-access")
     )
-    ti.init(print_pass_times=True, offline_cache_file_path=str(tmp_path))
+    ti.init(print_pass_times=True, offline_cache=True, offline_cache_file_path=str(tmp_path))
     warm = compile_once()
     assert "(offline cache hit)" in warm and "ti-mem2reg" not in warm
     ti.init(offline_cache_file_path=str(tmp_path))
