@@ -7,6 +7,11 @@ MathToSPIRV, for the scalar types taichi kernels use).
     %r = math.sqrt %x : f32               ~>  %r = spirv.GL.Sqrt %x : f32
     %q = arith.floordivsi %a, %b : i32    ~>  SDiv, then one less when the remainder is
                                               non-zero and its sign differs from %b's
+    %r = arith.remsi %a, %b : i32         ~>  %a - (%a SDiv %b) * %b
+
+Vulkan leaves OpSRem and OpSMod undefined when an operand is negative (NVIDIA's driver
+returns wrong remainders for them), so a signed remainder is computed from OpSDiv, as
+Taichi's SPIR-V codegen does.
 
 GLSL.std.450's transcendental functions take 16/32-bit floats only, so an f64 `math.sin`
 computes in f32 between two FConverts (as Taichi's SPIR-V codegen does).
@@ -146,18 +151,30 @@ def _cmpf(op: Operation) -> Built:
     return _one(_CMPF[name](lhs, rhs))  # type: ignore[call-arg]
 
 
+def _remsi(op: Operation) -> Built:
+    """a % b truncating (the sign of a): a - (a / b) * b, never OpSRem (see above)."""
+    a, b = op.operands
+    q = spirv.SDivOp(a, b)
+    product = spirv.IMulOp(q, b)
+    r = spirv.ISubOp(a, product)
+    return [q, product, r], r.results[0]
+
+
 def _floordivsi(op: Operation) -> Built:
-    """a // b rounding to -inf: q - 1 when a % b != 0 and the signs of a % b and b differ."""
+    """a // b rounding to -inf: q - 1 when a % b != 0 and the signs of a % b and b differ
+    (the remainder computed as a - q * b, see _remsi)."""
     a, b = op.operands
     zero, one = _const_like(0, a.type), _const_like(1, a.type)
-    q, r = spirv.SDivOp(a, b), spirv.SRemOp(a, b)
+    q = spirv.SDivOp(a, b)
+    product = spirv.IMulOp(q, b)
+    r = spirv.ISubOp(a, product)
     nonzero = spirv.INotEqualOp(r, zero)
     r_neg, b_neg = spirv.SLessThanOp(r, zero), spirv.SLessThanOp(b, zero)
     differ = spirv.LogicalNotEqualOp(r_neg, b_neg)
     adjust = spirv.LogicalAndOp(nonzero, differ)
     q1 = spirv.ISubOp(q, one)
     result = spirv.SelectOp(adjust, q1, q)
-    ops = [zero, one, q, r, nonzero, r_neg, b_neg, differ, adjust, q1, result]
+    ops = [zero, one, q, product, r, nonzero, r_neg, b_neg, differ, adjust, q1, result]
     return ops, result.results[0]
 
 
@@ -231,7 +248,7 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     arith.MuliOp: _binary(spirv.IMulOp),
     arith.DivSIOp: _binary(spirv.SDivOp),
     arith.DivUIOp: _binary(spirv.UDivOp),
-    arith.RemSIOp: _binary(spirv.SRemOp),
+    arith.RemSIOp: _remsi,
     arith.RemUIOp: _binary(spirv.UModOp),
     arith.FloorDivSIOp: _floordivsi,
     arith.AddfOp: _binary(spirv.FAddOp),

@@ -10,7 +10,8 @@
     graph.run({"x": arr, "n": 8})       # the dispatches in order, args bound by name
 
 On the CPU a compiled graph holds each dispatch's compiled launcher and calls them in
-order. `ti.aot.Module.add_graph(name, graph)` saves it (graphs.json) with its kernels.
+order. On Vulkan the first run records every dispatch into one command buffer and each
+run replays it, with the argument buffers updated (targets/vulkan/graph.py). `ti.aot.Module.add_graph(name, graph)` saves it (graphs.json) with its kernels.
 Template parameters take a concrete object in `dispatch` (a field, a number): it is
 baked into the kernel instance, as in Taichi.
 """
@@ -232,6 +233,7 @@ class CompiledGraph:
         self.args: dict[str, Arg] = {}
         self.instantiating: list[tuple[Any, ...]] = []
         self._steps: list[tuple[Callable[[tuple[Any, ...]], Any], list[Any]]] = []
+        self._program = _program.get_program()
         for d in dispatches:
             values = check_dispatch(d)
             for a in d.args:
@@ -244,11 +246,43 @@ class CompiledGraph:
             self.instantiating.append(values)
             run = d.kernel.instance(*values)
             self._steps.append((run, list(d.args)))
+        self.recorded: Any = self._recorded_graph()
+        """Vulkan: the RecordedGraph that `run` replays (None on the CPU)."""
+
+    def _recorded_graph(self) -> Any:
+        """On Vulkan, the dispatches as one RecordedGraph (targets/vulkan/graph.py)."""
+        prog = self._program
+        if prog.config.arch is not _program.vulkan:
+            return None
+        from taichi_xdsl.targets.vulkan.graph import RecordedGraph
+
+        steps = []
+        self._converters: list[Callable[[tuple[Any, ...]], Any] | None] = []
+        for d, (run, spec) in zip(self.dispatches, self._steps):
+            compiled = getattr(run, "compiled", None)
+            if compiled is None:
+                return None
+            params = d.kernel._resolve_params(prog)
+            names = [
+                a.name if p.kind == "ndarray" else None
+                for p, a in zip(params, spec)
+                if p.kind != "template"
+            ]
+            steps.append((compiled, names))
+            self._converters.append(d.kernel._make_converter(params))
+        return RecordedGraph(prog.backend, steps)
 
     def run(self, args: Mapping[str, Any]) -> None:
         """Run every dispatch in order with `args` (values by Arg name)."""
         missing = [n for n in self.args if n not in args]
         if missing:
             raise TaichiTypeError(f"ti.graph run: missing argument(s) {sorted(missing)}")
+        if self.recorded is not None and self._program is _program._current:
+            step_args = []
+            for (_, spec), conv in zip(self._steps, self._converters):
+                values = tuple(args[a.name] if isinstance(a, Arg) else a for a in spec)
+                step_args.append(values if conv is None else conv(values))
+            self.recorded.run(self._program._root, step_args)
+            return
         for run, spec in self._steps:
             run(tuple(args[a.name] if isinstance(a, Arg) else a for a in spec))

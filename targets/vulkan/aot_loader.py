@@ -24,6 +24,7 @@ from taichi_xdsl.targets.aot_format import (
     ModuleMetadata,
 )
 from taichi_xdsl.targets.aot_runtime import AotGraph, AotKernel, AotModuleBase
+from taichi_xdsl.utils.errors import TaichiTypeError
 
 FIELD_ALIGN = 64
 
@@ -96,6 +97,7 @@ class VulkanAotModule(AotModuleBase):
             )
         self.fields = _DeviceFields(self, views)
         self.kernels: dict[str, AotKernel] = {}
+        compiled: dict[str, VulkanKernel] = {}
         for k in metadata.kernels:
             args = tuple(
                 (fmt.ir_dtype(a.dtype), a.ndim if a.kind is ArgKind.NDARRAY else None)
@@ -132,9 +134,13 @@ class VulkanAotModule(AotModuleBase):
                 ]
             except ValueError as error:
                 raise AotFormatError(f"kernel '{k.name}': bad SPIR-V: {error}") from None
-            kernel = VulkanKernel(self.backend, plan, pipelines, binaries)
+            kernel = compiled[k.name] = VulkanKernel(
+                self.backend, plan, pipelines, binaries
+            )
             self.kernels[k.name] = AotKernel(k, kernel.launch, self._get_root)
-        self.graphs = {g.name: AotGraph(g, self.kernels) for g in graphs}
+        self.graphs: dict[str, AotGraph] = {
+            g.name: ReplayedAotGraph(g, self.kernels, compiled, self) for g in graphs
+        }
 
     def _get_root(self) -> Any:
         return self.root
@@ -145,3 +151,47 @@ class VulkanAotModule(AotModuleBase):
 
     def sync(self) -> None:
         self.backend.sync()
+
+
+class ReplayedAotGraph(AotGraph):
+    """A loaded graph on Vulkan: recorded into one command buffer on its first run and
+    replayed after (targets/vulkan/graph.py)."""
+
+    def __init__(
+        self,
+        attrs: GraphAttributes,
+        kernels: Mapping[str, AotKernel],
+        compiled: Mapping[str, Any],
+        module: VulkanAotModule,
+    ):
+        from taichi_xdsl.targets.vulkan.graph import RecordedGraph
+
+        super().__init__(attrs, kernels)
+        self._module = module
+        steps = [
+            (
+                compiled[kernel.name],
+                [
+                    n if a.kind is ArgKind.NDARRAY else None
+                    for a, n in zip(kernel.attrs.args, names)
+                ],
+            )
+            for kernel, names in self._steps
+        ]
+        self.recorded = RecordedGraph(module.backend, steps)
+
+    def run(self, args: Mapping[str, Any]) -> None:
+        if not self.recorded.replayable:
+            super().run(args)
+            return
+        missing = [n for n in self.arg_names if n not in args]
+        if missing:
+            raise TaichiTypeError(f"graph '{self.name}': missing argument(s) {missing}")
+        step_args = [
+            [
+                args[n] if conv is None else conv(args[n])
+                for conv, n in zip(kernel._convs, names)
+            ]
+            for kernel, names in self._steps
+        ]
+        self.recorded.run(self._module.root, step_args)

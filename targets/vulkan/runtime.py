@@ -125,12 +125,14 @@ class Recording:
     """
 
     __slots__ = (
+        "__weakref__",
         "bound",
         "cmd",
         "cmd_array",
         "commands",
         "descriptor_set",
         "epoch",
+        "finalizer",
         "finished",
         "freed",
         "layout",
@@ -147,6 +149,7 @@ class Recording:
         self.bound: dict[int, tuple[Any, Any]] = {}  # id -> (buffer, its binding key)
         self.finished = False
         self.freed = False
+        self.finalizer: Any = None  # frees the command buffer of a dropped recording
         self.commands = 0
         self.pipeline: Any = None
         self.layout: Any = None
@@ -244,7 +247,8 @@ class VulkanRuntime:
         self._orphans: list[Allocation] = []  # allocations of garbage-collected Buffers
         self._batch: _Batch | None = None
         self._capture: Recording | None = None  # begin_recording .. end_recording
-        self._recordings: list[Recording] = []
+        self._recordings: weakref.WeakSet[Recording] = weakref.WeakSet()
+        self._dead_recordings: list[Any] = []  # command buffers of dropped recordings
         self._set_epoch = 0  # bumped when the cached descriptor sets are dropped
         self._in_flight: deque[_Batch] = deque()
         self._spare: list[_Batch] = []
@@ -619,7 +623,10 @@ class VulkanRuntime:
         if result != 0:
             lib.vkFreeCommandBuffers(self._dev, self._command_pool, 1, rec.cmd_array)
             check(result, "vkBeginCommandBuffer")
-        self._recordings.append(rec)
+        self._recordings.add(rec)
+        # A recording dropped without free_recording: its command buffer is freed at the
+        # next sync (not from inside the garbage collector).
+        rec.finalizer = weakref.finalize(rec, self._dead_recordings.append, rec.cmd_array)
         self._capture = rec
         return rec
 
@@ -672,8 +679,9 @@ class VulkanRuntime:
             check(self.lib.vkEndCommandBuffer(rec.cmd), "vkEndCommandBuffer")
         rec.freed = True
         rec.bound.clear()
-        if self._recordings and rec in self._recordings:
-            self._recordings.remove(rec)
+        if rec.finalizer is not None:
+            rec.finalizer.detach()
+        self._recordings.discard(rec)
         if self._closed:
             return  # the command pool freed it
         if self._gpu_busy():
@@ -722,6 +730,9 @@ class VulkanRuntime:
             self._complete_through(last)
         if self._orphans:
             self._collect_orphans()
+        while self._dead_recordings:  # no batch can be pending with them any more
+            cmd_array = self._dead_recordings.pop()
+            self.lib.vkFreeCommandBuffers(self._dev, self._command_pool, 1, cmd_array)
 
     # -- internals ----------------------------------------------------------------------
 
@@ -867,9 +878,12 @@ class VulkanRuntime:
             self.pipelines.close()
         for batch in self._all_batches:
             lib.vkDestroyFence(dev, batch.fence, null)
-        for rec in self._recordings:
+        for rec in list(self._recordings):
             rec.freed = True  # the command pool frees their command buffers
+            if rec.finalizer is not None:
+                rec.finalizer.detach()
         self._recordings.clear()
+        self._dead_recordings.clear()
         self._capture = None
         self._batch = None
         self._all_batches.clear()

@@ -1,12 +1,16 @@
 // RUN: ti-opt %s -p convert-arith-to-spirv | filecheck %s
 
-// Binary ops map one to one; unsigned ops pick the unsigned SPIR-V op.
+// Binary ops map one to one; unsigned ops pick the unsigned SPIR-V op. A signed
+// remainder is d - (d / b) * b: Vulkan leaves OpSRem undefined for negative operands.
 // CHECK-LABEL: func.func @ints
 // CHECK-SAME:    (%[[A:.*]]: i32, %[[B:.*]]: i32) -> i32
 // CHECK-NEXT:    %[[S:.*]] = spirv.IAdd %[[A]], %[[B]] : i32
 // CHECK-NEXT:    %[[M:.*]] = spirv.IMul %[[S]], %[[B]] : i32
 // CHECK-NEXT:    %[[D:.*]] = spirv.UDiv %[[M]], %[[A]] : i32
-// CHECK-NEXT:    %[[R:.*]] = spirv.SRem %[[D]], %[[B]] : i32
+// CHECK-NEXT:    %[[DQ:.*]] = spirv.SDiv %[[D]], %[[B]] : i32
+// CHECK-NEXT:    %[[DP:.*]] = spirv.IMul %[[DQ]], %[[B]] : i32
+// CHECK-NEXT:    %[[R:.*]] = spirv.ISub %[[D]], %[[DP]] : i32
+// CHECK-NOT:     spirv.SRem
 // CHECK-NEXT:    %[[C:.*]] = spirv.SLessThan %[[R]], %[[A]] : i32
 // CHECK-NEXT:    %[[X:.*]] = spirv.Select %[[C]], %[[R]], %[[A]] : i1, i32
 // CHECK-NEXT:    func.return %[[X]] : i32
@@ -27,7 +31,8 @@ func.func @ints(%a: i32, %b: i32) -> i32 {
 // CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:    %[[ONE:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:    %[[Q:.*]] = spirv.SDiv %[[A]], %[[B]] : i32
-// CHECK-NEXT:    %[[R:.*]] = spirv.SRem %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[QB:.*]] = spirv.IMul %[[Q]], %[[B]] : i32
+// CHECK-NEXT:    %[[R:.*]] = spirv.ISub %[[A]], %[[QB]] : i32
 // CHECK-NEXT:    %[[NZ:.*]] = spirv.INotEqual %[[R]], %[[ZERO]] : i32
 // CHECK-NEXT:    %[[RN:.*]] = spirv.SLessThan %[[R]], %[[ZERO]] : i32
 // CHECK-NEXT:    %[[BN:.*]] = spirv.SLessThan %[[B]], %[[ZERO]] : i32

@@ -9,25 +9,11 @@ import pytest
 import taichi_xdsl as ti
 
 
-def _archs() -> list[object]:
-    archs: list[object] = [ti.cpu]
-    try:
-        from taichi_xdsl.targets.vulkan.device import vulkan_available
-
-        if vulkan_available():
-            archs.append(ti.vulkan)
-    except ImportError:
-        pass
-    return archs
-
-
-@pytest.fixture(params=_archs(), ids=lambda a: str(a))
-def arch(request: pytest.FixtureRequest) -> object:
-    try:
-        ti.init(arch=request.param, default_fp=ti.f64, offline_cache=False)
-    except ti.TaichiError as e:  # an arch this build cannot run yet
-        pytest.skip(str(e))
-    return request.param
+@pytest.fixture
+def arch(arch: object) -> object:
+    """conftest.py's `arch` (cpu, vulkan where a device is usable), initialised in f64."""
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False)
+    return arch
 
 
 # Vulkan's math functions (GLSL.std.450) compute in f32 even for f64 values: finite

@@ -9,11 +9,8 @@ import pytest
 import taichi_xdsl as ti
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
 def test_if_elif_else():
@@ -417,8 +414,8 @@ def test_kernel_returns_tuple():
     assert k(3) == (4, 1.5)
 
 
-def test_assert_checked_in_debug_mode():
-    ti.init(arch=ti.cpu, debug=True)
+def test_assert_checked_in_debug_mode(arch):
+    ti.init(arch=arch, debug=True)
 
     @ti.kernel
     def k(x: ti.i32):
@@ -440,6 +437,18 @@ def test_print_in_kernel(capfd):
     out = capfd.readouterr().out
     assert "i = 3 x = 0.5" in out
     assert "sum 4!" in out
+
+
+def test_print_formats_are_the_same_on_every_arch(capfd):
+    # Taichi's printf conversions: f32 (and f16) "%f", f64 "%.12f", integers signed.
+    @ti.kernel
+    def k(a: ti.i64, b: ti.f64, c: ti.i8, d: ti.f32, e: ti.f16):
+        print("vals", a, b, c, d, e, a > 0)
+
+    k(-(1 << 40), 0.1, -5, 1.25, 0.5)
+    ti.sync()
+    out = capfd.readouterr().out
+    assert "vals -1099511627776 0.100000000000 -5 1.250000 0.500000 0" in out
 
 
 def test_locals_defined_in_branches_are_scoped():

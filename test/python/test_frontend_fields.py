@@ -9,11 +9,8 @@ import pytest
 import taichi_xdsl as ti
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
 def test_python_scope_access_and_numpy_roundtrip():
@@ -212,9 +209,9 @@ def test_ndarray_dtype_mismatch_is_an_error():
         k(np.zeros(6, dtype=np.float32)[::2])
 
 
-def test_ti_reset_drops_fields():
+def test_ti_reset_drops_fields(arch):
     x = ti.field(ti.f32, shape=3)
     ti.reset()
-    ti.init(arch=ti.cpu)
+    ti.init(arch=arch)
     with pytest.raises(ti.TaichiError, match="program"):
         x.to_numpy()

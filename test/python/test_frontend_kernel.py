@@ -12,18 +12,15 @@ import pytest
 import taichi_xdsl as ti
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
-def test_import_does_not_load_the_compiler():
+def test_import_does_not_load_the_compiler(arch):
     code = (
         "import sys, taichi_xdsl as ti\n"
         "assert [m for m in sys.modules if m.startswith('taichi_xdsl')] == ['taichi_xdsl']\n"
-        "ti.init(arch=ti.cpu)\n"
+        f"ti.init(arch=ti.{arch.name})\n"
         "x = ti.field(ti.f32, shape=4); x[0] = 1.0\n"
         "@ti.kernel\n"
         "def k(a: ti.f32): pass\n"
@@ -118,13 +115,13 @@ def test_data_oriented_class_with_kernel_methods():
     assert c.values.to_numpy().tolist() == [0, 6, 12, 18, 24]
 
 
-def test_reinit_drops_compiled_instances():
+def test_reinit_drops_compiled_instances(arch):
     @ti.kernel
     def k(a: ti.i32) -> ti.f32:
         return a / 3
 
     assert k(1) == pytest.approx(1 / 3, rel=1e-6)
-    ti.init(arch=ti.cpu, default_fp=ti.f64)
+    ti.init(arch=arch, default_fp=ti.f64)
 
     @ti.kernel
     def k64(a: ti.i32) -> ti.f64:
@@ -134,8 +131,8 @@ def test_reinit_drops_compiled_instances():
     assert k(1) == pytest.approx(1 / 3, rel=1e-6)  # recompiled for the new program
 
 
-def test_default_ip_changes_literal_type():
-    ti.init(arch=ti.cpu, default_ip=ti.i64)
+def test_default_ip_changes_literal_type(arch):
+    ti.init(arch=arch, default_ip=ti.i64)
 
     @ti.kernel
     def k() -> ti.i64:
@@ -145,6 +142,7 @@ def test_default_ip_changes_literal_type():
     assert k() == 1 << 40
 
 
+@pytest.mark.cpu_only("the taichi-dialect IR is the same for every arch")
 def test_get_ir_shows_the_taichi_dialect():
     x = ti.field(ti.f32, shape=4, name="x")
 
@@ -158,6 +156,7 @@ def test_get_ir_shows_the_taichi_dialect():
     assert "taichi.struct_for" in text
 
 
+@pytest.mark.cpu_only("arch=ti.x64 and cpu_max_num_threads are CPU options")
 def test_init_options_are_accepted():
     ti.init(
         arch=ti.x64,

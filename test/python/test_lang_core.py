@@ -9,11 +9,8 @@ import pytest
 import taichi_xdsl as ti
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
 def test_struct_field_and_returns():
@@ -152,9 +149,9 @@ def test_static_unrolling_and_static_assert():
         bad()
 
 
-def test_random_reproducible_and_uniform():
+def test_random_reproducible_and_uniform(arch):
     def draw(seed):
-        ti.init(arch=ti.cpu, random_seed=seed)
+        ti.init(arch=arch, random_seed=seed)
         out = np.zeros(200_000, np.float32)
 
         @ti.kernel
@@ -214,8 +211,8 @@ def test_print_vectors(capfd):
     assert "m=[[1, 2], [3, 4]]" in out
 
 
-def test_assert_in_debug_mode():
-    ti.init(arch=ti.cpu, debug=True)
+def test_assert_in_debug_mode(arch):
+    ti.init(arch=arch, debug=True)
 
     @ti.kernel
     def k(v: ti.f32):
@@ -227,8 +224,8 @@ def test_assert_in_debug_mode():
         k(20.0)
 
 
-def test_default_fp_f64_vectors():
-    ti.init(arch=ti.cpu, default_fp=ti.f64)
+def test_default_fp_f64_vectors(arch):
+    ti.init(arch=arch, default_fp=ti.f64)
     x = ti.Vector.field(2, float, 2)
 
     @ti.kernel

@@ -16,11 +16,8 @@ import taichi_xdsl as ti
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
 def test_seed_003_julia_on_ndarray():
@@ -78,8 +75,19 @@ def test_nbody_accelerations_match_numpy():
     np.testing.assert_allclose(acc.to_numpy(), want, rtol=2e-4, atol=2e-4)
 
 
-def test_mpm88_stays_physical(monkeypatch):
+def _on_arch(arch: object) -> str:
+    """Python source that makes the examples' `ti.init(arch=ti.cpu)` use `arch`."""
+    return (
+        "import taichi_xdsl as ti\n"
+        "_init = ti.init\n"
+        f"ti.init = lambda *a, **k: _init(*a[1:], **{{**k, 'arch': ti.{arch.name}}})\n"
+    )
+
+
+def test_mpm88_stays_physical(monkeypatch, arch):
     monkeypatch.setattr(sys, "argv", ["mpm88.py"])
+    init = ti.init
+    monkeypatch.setattr(ti, "init", lambda *a, **k: init(*a[1:], **{**k, "arch": arch}))
     mod = runpy.run_path(str(EXAMPLES / "mpm88.py"), run_name="mpm88_test")
     mod["init"]()
     x, v, J = mod["x"], mod["v"], mod["J"]
@@ -103,10 +111,16 @@ def test_mpm88_stays_physical(monkeypatch):
         ("mpm88.py", ["2", "{tmp}/mpm88.png"], "wrote"),
     ],
 )
-def test_examples_run(tmp_path, script, args, expect):
+def test_examples_run(tmp_path, arch, script, args, expect):
     argv = [a.format(tmp=tmp_path) for a in args]
+    path = EXAMPLES / script
+    launcher = (
+        _on_arch(arch)
+        + f"import runpy, sys\nsys.argv = {[str(path), *argv]!r}\n"
+        + f"runpy.run_path({str(path)!r}, run_name='__main__')\n"
+    )
     proc = subprocess.run(
-        [sys.executable, str(EXAMPLES / script), *argv],
+        [sys.executable, "-c", launcher],
         capture_output=True,
         text=True,
         timeout=300,

@@ -8,11 +8,8 @@ import pytest
 import taichi_xdsl as ti
 
 
-@pytest.fixture(autouse=True)
-def program():
-    ti.init(arch=ti.cpu)
-    yield
-    ti.reset()
+# Every test runs on each arch, cpu and vulkan (conftest.py: `arch`, `program`).
+pytestmark = pytest.mark.usefixtures("program")
 
 
 def test_elementwise_and_reductions():
@@ -192,8 +189,8 @@ def test_ti_math():
     )
 
 
-def test_isnan_isinf_reflect_normalize():
-    ti.init(arch=ti.cpu, fast_math=False)  # fast math assumes no NaN/inf (as Taichi)
+def test_isnan_isinf_reflect_normalize(arch):
+    ti.init(arch=arch, fast_math=False)  # fast math assumes no NaN/inf (as Taichi)
 
     @ti.kernel
     def k(z: ti.f32) -> ti.types.vector(6, ti.i32):

@@ -352,10 +352,10 @@ def test_print_through_the_print_buffer(backend, capfd: pytest.CaptureFixture[st
     kernel = backend.compile(parse(PRINT), "hello")
     kernel.launch(None, (7, 0.5, -1.25))
     out = capfd.readouterr().out.splitlines()
-    assert out[0] == "a = 7 b = 0.5 c = -1.25"
+    assert out[0] == "a = 7 b = 0.500000 c = -1.250000000000"  # the CPU's printf formats
     assert sorted(out[1:]) == ["i = 0", "i = 1", "i = 2"]
     kernel.launch(None, (8, 1.5, 2.0))  # the buffer was reset
-    assert capfd.readouterr().out.splitlines()[0] == "a = 8 b = 1.5 c = 2.0"
+    assert capfd.readouterr().out.splitlines()[0] == "a = 8 b = 1.500000 c = 2.000000000000"
 
 
 def test_launch_batches_until_the_host_reads(backend):

@@ -414,3 +414,86 @@ def test_pipeline_cache_file_and_close(tmp_path, shaders):
         rt2.allocate(16)
     with pytest.raises(RuntimeError, match="closed"):
         rt2.launch(kernel, [buf, buf], 1)
+
+
+# -- recorded sequences ---------------------------------------------------------------------
+
+
+def test_recording_replays_with_updated_buffers(rt, shaders):
+    n = 3000
+    kernel = rt.load_kernel(shaders["saxpy"], push_constant_bytes=8)
+    groups = rt.group_count(kernel, n)
+    x, y = np.arange(n, dtype=np.float32), np.ones(n, np.float32)
+    bx, by, bz = put(rt, x), put(rt, y), rt.allocate(4 * n)
+    launches = rt.stats.launches
+    rec = rt.begin_recording()
+    rt.launch(kernel, [bx, by], groups, push_constants=saxpy_pc(2.0, n))  # y = 2x + y
+    rt.copy(by, bz)  # not captured: runs now, ahead of any replay
+    rt.launch(kernel, [by, bx], groups, push_constants=saxpy_pc(1.0, n))  # x = y + x
+    rt.end_recording(rec)
+    assert rec.valid and rec.commands == 2 and rt.stats.launches == launches + 2
+    np.testing.assert_array_equal(get(rt, bz, y), y)  # recording ran nothing
+    np.testing.assert_array_equal(get(rt, bx, x), x)
+    submits, replays = rt.stats.submits, rt.stats.replays
+    for step in range(3):  # new contents each run, the same command buffer
+        xs, ys = x + step, np.full(n, float(step), np.float32)
+        rt.upload(bx, xs)
+        rt.upload(by, ys)
+        rt.replay(rec)
+        want_y = 2 * xs + ys
+        np.testing.assert_array_equal(get(rt, by, y), want_y)
+        np.testing.assert_array_equal(get(rt, bx, x), want_y + xs)
+    assert rt.stats.replays == replays + 3 and rt.stats.launches == launches + 2
+    assert rt.stats.submits - submits >= 3
+    rt.replay(rec)  # twice in one batch: both run, in order
+    rt.replay(rec)
+    cur_x, cur_y = want_y + xs, want_y  # the buffers after the last run
+    for _ in range(2):
+        cur_y = 2 * cur_x + cur_y
+        cur_x = cur_y + cur_x
+    np.testing.assert_array_equal(get(rt, by, y), cur_y)
+    np.testing.assert_array_equal(get(rt, bx, x), cur_x)
+    rt.free_recording(rec)
+    assert not rec.valid
+    with pytest.raises(ValueError, match="stale"):
+        rt.replay(rec)
+    for b in (bx, by, bz):
+        rt.release(b)
+
+
+def test_recording_goes_stale_when_a_buffer_is_released(rt, shaders):
+    kernel = rt.load_kernel(shaders["copy_add"], push_constant_bytes=8)
+    src, dst = put(rt, np.arange(64, dtype=np.uint32)), rt.allocate(256)
+    rec = rt.begin_recording()
+    rt.launch(kernel, [src, dst], 1, push_constants=struct.pack("<II", 5, 64))
+    with pytest.raises(RuntimeError, match="in progress"):
+        rt.begin_recording()
+    with pytest.raises(RuntimeError, match="while recording"):
+        rt.replay(rec)
+    rt.end_recording(rec)
+    rt.replay(rec)
+    np.testing.assert_array_equal(get(rt, dst, np.zeros(64, np.uint32)), np.arange(64) + 5)
+    rt.release(dst)
+    assert not rec.valid
+    with pytest.raises(ValueError, match="record it again"):
+        rt.replay(rec)
+    rt.free_recording(rec)
+    rt.release(src)
+
+
+def test_dropped_recording_is_freed_at_the_next_sync(rt, shaders):
+    import gc
+
+    kernel = rt.load_kernel(shaders["copy_add"], push_constant_bytes=8)
+    src, dst = put(rt, np.arange(64, dtype=np.uint32)), rt.allocate(256)
+    rec = rt.begin_recording()
+    rt.launch(kernel, [src, dst], 1, push_constants=struct.pack("<II", 1, 64))
+    rt.end_recording(rec)
+    rt.replay(rec)  # pending in the current batch when dropped
+    del rec
+    gc.collect()
+    assert len(rt._dead_recordings) == 1
+    np.testing.assert_array_equal(get(rt, dst, np.zeros(64, np.uint32)), np.arange(64) + 1)
+    assert not rt._dead_recordings  # the download synced: freed
+    rt.release(src)
+    rt.release(dst)
