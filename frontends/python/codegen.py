@@ -604,7 +604,20 @@ class KernelCodegen(
             self.vec_aug(place, op, rhs, node, ATOMIC_AUGASSIGN.get(op))
             return
         if isinstance(place, DynamicComponent):
-            self.store(place, self.binop(op, place.load(self, node), rhs, node), node)
+            atomic = ATOMIC_AUGASSIGN.get(op)
+            if atomic is None:
+                self.store(place, self.binop(op, place.load(self, node), rhs, node), node)
+                return
+            # `v[k] += x` with a run-time k: the atomic lands on the one slot k selects.
+            for slot, hit in zip(place.base.slots, place.hits(self, node)):
+                if hit is True:
+                    self.atomic(atomic, slot, rhs, node)
+                    continue
+                then_block = Block()
+                with self.body(then_block):
+                    self.atomic(atomic, slot, rhs, node)
+                    self.close(then_block)
+                self.em.emit(taichi.IfOp(self.em.to_bool(hit).ssa, then_block))
             return
         if isinstance(place, _SwizzlePlace):
             current = Vec(

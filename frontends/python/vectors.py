@@ -622,14 +622,18 @@ class VectorsMixin(_Base):
     def vec_aug(
         self, place: VecPlace, op: str, rhs: Any, node: ast.AST, atomic_cls: Any
     ) -> None:
-        """`v += w` (atomic per component on global data, as in Taichi)."""
+        """
+        `v += w`: one atomic per component, as in Taichi, on local vectors too (a local
+        declared outside a parallel loop is shared by its iterations; ti-demote-atomics
+        demotes the atomics that cannot race).
+        """
         v = self.as_vec(rhs)
         elems = v.elems if v is not None else [rhs] * _size(place.shape)
         if v is not None and v.shape != place.shape:
             raise self.error(
                 TaichiTypeError, node, f"'{op}=' of shapes {place.shape} and {v.shape}"
             )
-        if atomic_cls is not None and isinstance(place, ElementVecPlace):
+        if atomic_cls is not None:
             for k, e in enumerate(elems):
                 self.atomic(atomic_cls, place.component(self, k), e, node)
             return

@@ -248,3 +248,25 @@ def test_wrong_shapes_are_errors():
 
     with pytest.raises(ti.TaichiCompilationError, match="shapes"):
         k()
+
+
+def test_local_vector_accumulator_in_parallel_loop(arch):
+    # A local vector declared outside a parallel loop is shared by its iterations:
+    # `v[k] += 1` (run-time k) and `v += 1` must not lose updates.
+    @ti.kernel
+    def histogram() -> ti.i32:
+        v = ti.Vector([0, 0, 0, 0, 0, 0, 0, 0])
+        for i in range(100000):
+            v[i % 8] += 1
+        return v.sum() * 100 + v[3] // 12500
+
+    @ti.kernel
+    def both() -> ti.i32:
+        v = ti.Vector([0, 0])
+        for i in range(100000):
+            v[0] += 1
+            v += 1
+        return v[0] + v[1]
+
+    assert histogram() == 100000 * 100 + 1
+    assert both() == 300000
