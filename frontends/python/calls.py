@@ -311,8 +311,11 @@ class CallsMixin(_Base):
         self.em.emit(taichi.PrintOp(sep.join(pieces), values))
 
     def _format_one(self, x: Any, values: list[SSAValue], node: ast.AST) -> str:
-
         if isinstance(x, Value):
+            if x.dtype.is_unsigned and x.dtype.bits < 64:
+                # The IR is signless and prints integers as signed: widen an unsigned
+                # value (zero-extended) so that 4294967295 does not print as -1.
+                x = self.em.cast(x, dtypes.i64)
             values.append(x.ssa)
             return "{}"
         if isinstance(x, Vec):

@@ -489,3 +489,14 @@ def test_scalar_argument_reassigned():
         return s
 
     assert k(4) == 10
+
+
+def test_print_unsigned_values(capfd):
+    # The IR is signless; an unsigned value must not print as a negative number.
+    @ti.kernel
+    def k(a: ti.u32, b: ti.u8):
+        print("u", a, b, a + 1)
+
+    k(4294967295, 255)
+    ti.sync()
+    assert "u 4294967295 255 0" in capfd.readouterr().out
