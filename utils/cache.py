@@ -38,7 +38,6 @@ import hashlib
 import json
 import os
 import struct
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -165,6 +164,8 @@ class OfflineCache:
         Write the entry of `key` atomically, then clean if over the size bound.
         Returns False (and leaves the cache as it was) when the directory is not writable.
         """
+        import tempfile  # only a store needs it (some ms to import)
+
         data = _encode(meta, payload)
         try:
             self.path.mkdir(parents=True, exist_ok=True)

@@ -36,6 +36,9 @@ PASSES: dict[str, str] = {
     "ti-demote-dense-struct-for": (
         "taichi_xdsl.lowering.demote_dense_struct_for:DemoteDenseStructForPass"
     ),
+    "ti-split-parallel-loop": (
+        "taichi_xdsl.lowering.split_parallel_loop:SplitParallelLoopPass"
+    ),
     "ti-offload": "taichi_xdsl.lowering.offload:OffloadPass",
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
@@ -65,12 +68,19 @@ PIPELINES: dict[str, str] = {
         "ti-scalarize,ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,ti-offload,"
         "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
     ),
+    # On CPU threads an nd parallel loop runs best as parallel rows with a serial inner
+    # loop LLVM can vectorise; a GPU wants the flat loop (one invocation per element).
+    "ti-to-offload-cpu": (
+        "ti-scalarize,ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,"
+        "ti-split-parallel-loop,ti-offload,"
+        "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
+    ),
     "ti-offload-to-llvm": (
         "ti-lower-access,convert-taichi-to-cf,convert-offload-to-llvm,"
         "convert-arith-to-llvm,convert-math-to-llvm,convert-cf-to-llvm,"
         "reconcile-unrealized-casts,dce"
     ),
-    "ti-to-llvm": "ti-to-offload,ti-offload-to-llvm",
+    "ti-to-llvm": "ti-to-offload-cpu,ti-offload-to-llvm",
     "ti-offload-to-spirv": (
         "convert-taichi-to-spirv,convert-arith-to-spirv,convert-offload-to-spirv"
     ),

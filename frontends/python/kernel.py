@@ -412,12 +412,39 @@ class Kernel:
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
         symbol = prog.unique_symbol(self.__name__)
-        module = self.build_module(prog, args, symbol)
-        compiled = prog.backend.compile(module, symbol)
+        backend = prog.backend
+        source_key = self._source_key(prog, backend, args, symbol)
+        compiled = None
+        if source_key is not None:  # a warm offline cache: no frontend, no xDSL
+            compiled = backend.load_by_source(source_key, symbol)
+        if compiled is None:
+            from .source_key import field_layouts
+
+            fields = field_layouts(prog)
+            module = self.build_module(prog, args, symbol)
+            if field_layouts(prog) != fields:  # the frontend placed a field (ti.random)
+                source_key = None
+            if source_key is None:
+                compiled = backend.compile(module, symbol)
+            else:
+                compiled = backend.compile(module, symbol, source_key=source_key)
         prog.materialize()
         run = self._launcher(prog, compiled.launch)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
+
+    def _source_key(
+        self, prog: _program.Program, backend: Any, args: tuple[Any, ...], symbol: str
+    ) -> str | None:
+        """The offline cache's first-level key of this instance (source_key.py), or
+        None (no offline cache, a backend without one, or a kernel it cannot key)."""
+        make_key = getattr(backend, "source_cache_key", None)
+        if make_key is None or getattr(backend, "offline_cache", None) is None:
+            return None
+        from .source_key import source_key_parts
+
+        parts = source_key_parts(self, prog, args, symbol)
+        return None if parts is None else make_key(parts)
 
     def _launcher(self, prog: _program.Program, launch: Callable[..., Any]) -> Any:
         assert self._params is not None

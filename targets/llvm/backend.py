@@ -6,7 +6,7 @@ The CPU backend: a `taichi.kernel` -> machine code -> a launchable `CpuKernel`.
     kernel.launch(root, (2.0, x, y))              # -> tuple of return values
 
 compile() is a recipe, as Taichi's compile_to_offloads:
-1. `ti-to-offload` (utils/registry.py): the kernel becomes an `offload.kernel` of tasks;
+1. `ti-to-offload-cpu` (utils/registry.py): the kernel becomes an `offload.kernel` of tasks;
 2. the launch plan is read off the offload.kernel (`launch_plan`): tasks in order with
    their kind and bounds (a constant, or the global temporary a bound is loaded from),
    argument and return types, buffer sizes;
@@ -62,7 +62,7 @@ if TYPE_CHECKING:
 # an offline-cache hit needs none of them (the frontend has already loaded the few
 # dialects it builds the IR with).
 
-OFFLOAD_PIPELINE = "ti-to-offload"
+OFFLOAD_PIPELINE = "ti-to-offload-cpu"
 LLVM_PIPELINE = "ti-offload-to-llvm"
 
 
@@ -138,15 +138,22 @@ class CpuBackend:
         self.pool_kind = pool_kind
         self.ir_stream = ir_stream
         self.offline_cache = offline_cache
+        if offline_cache is not None and pool_kind == "native":
+            from taichi_xdsl.targets.llvm import pool
+
+            pool.use_offline_cache(offline_cache)  # the pool's code too
         self.print_pass_times = print_pass_times
         self.pass_times: list[tuple[str, float]] = []
         self.cache_hits = 0
         self.cache_misses = 0
 
-    def compile(self, module: ModuleOp, kernel_name: str) -> CpuKernel:
+    def compile(
+        self, module: ModuleOp, kernel_name: str, *, source_key: str | None = None
+    ) -> CpuKernel:
         """
         Compile `taichi.kernel @kernel_name` of `module` (which is left unchanged), or
-        load it from the offline cache.
+        load it from the offline cache. With `source_key` (`source_cache_key`), the
+        offline cache also maps that key to this kernel's entry (`load_by_source`).
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
@@ -162,6 +169,7 @@ class CpuBackend:
             self._time("offline cache load", start)
             if kernel is not None:
                 self.cache_hits += 1
+                self._store_source_key(source_key, key, kernel_name)
                 self._report(kernel_name, "offline cache hit")
                 return kernel
             self.cache_misses += 1
@@ -216,7 +224,8 @@ class CpuBackend:
 
             start = time.perf_counter()
             meta = {"kernel": kernel_name, "plan": plan_to_json(plan)}
-            self.offline_cache.store(key, meta, code)
+            if self.offline_cache.store(key, meta, code):
+                self._store_source_key(source_key, key, kernel_name)
             self._time("offline cache store", start)
         self._report(kernel_name, "cold compile")
         return CpuKernel(
@@ -229,22 +238,69 @@ class CpuBackend:
 
     # -- the offline cache ---------------------------------------------------------------
 
-    def cache_key(self, module: ModuleOp) -> str:
-        """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.llvm.cache import kernel_key
-
+    def _target_parts(self) -> dict[str, str]:
+        """The arch, caps and config parts of this backend's cache keys."""
         host = jit.host_target()
         config = (
             f"debug={self.debug};fast_math={self.fast_math};opt_level={self.opt_level};"
             f"offload={','.join(offload_pipeline())};"
             f"llvm={','.join(llvm_pipeline(debug=self.debug))}"
         )
-        return kernel_key(
-            str(module),
-            arch=f"cpu:{host.triple}",
-            caps=f"{host.cpu};{host.features}",
-            config=config,
-        )
+        return {
+            "arch": f"cpu:{host.triple}",
+            "caps": f"{host.cpu};{host.features}",
+            "config": config,
+        }
+
+    def cache_key(self, module: ModuleOp) -> str:
+        """The offline-cache key of `module` compiled by this backend (deterministic)."""
+        from taichi_xdsl.targets.llvm.cache import kernel_key
+
+        return kernel_key(str(module), **self._target_parts())
+
+    def source_cache_key(self, parts: dict[str, str]) -> str | None:
+        """
+        The first-level offline-cache key of a kernel instance from the frontend's
+        `parts` (frontends/python/source_key.py), computed without xDSL; None when the
+        offline cache is off (or print_ir asks for the IR).
+        """
+        if self.offline_cache is None or self.print_ir:
+            return None
+        from taichi_xdsl.targets.llvm.cache import source_kernel_key
+
+        return source_kernel_key(parts, **self._target_parts())
+
+    def load_by_source(self, source_key: str, kernel_name: str) -> CpuKernel | None:
+        """
+        The kernel that `source_key` maps to in the offline cache, or None (a miss):
+        no xDSL, no frontend. A mapping to a missing or bad entry is dropped.
+        """
+        if self.offline_cache is None:
+            return None
+        self.pass_times = []
+        start = time.perf_counter()
+        entry = self.offline_cache.load(source_key)
+        ir_key = entry.meta.get("ir_key") if entry is not None else None
+        if entry is not None and (
+            not isinstance(ir_key, str) or entry.meta.get("kernel") != kernel_name
+        ):
+            self.offline_cache.discard(source_key)
+            ir_key = None
+        kernel = self._load_cached(ir_key, kernel_name) if ir_key is not None else None
+        self._time("offline cache load (source key)", start)
+        if kernel is None:
+            if ir_key is not None:
+                self.offline_cache.discard(source_key)
+            return None
+        self.cache_hits += 1
+        self._report(kernel_name, "offline cache hit")
+        return kernel
+
+    def _store_source_key(self, source_key: str | None, key: str, kernel_name: str) -> None:
+        if source_key is not None and self.offline_cache is not None:
+            self.offline_cache.store(
+                source_key, {"ir_key": key, "kernel": kernel_name}, b""
+            )
 
     def _load_cached(self, key: str, kernel_name: str) -> CpuKernel | None:
         """The cached kernel of `key`, or None (a miss; a bad entry is dropped)."""
@@ -364,7 +420,7 @@ def expand_pipeline(spec: str) -> list[str]:
 
 
 def offload_pipeline() -> list[str]:
-    """`ti-to-offload`, expanded."""
+    """`ti-to-offload-cpu`, expanded."""
     return expand_pipeline(OFFLOAD_PIPELINE)
 
 

@@ -13,6 +13,13 @@ optimisation. The key (`kernel_key`) is the SHA-256 of
 - `compiler`: the versions of taichi_xdsl, xDSL, llvmlite and LLVM, plus a hash of the
   compiler's own sources (dialects/, lowering/, targets/llvm/, utils/), so that editing a
   pass invalidates what it compiled.
+
+A first-level key (`source_kernel_key`) is computed before the frontend runs, from the
+kernel's source, the values it names, its template signature and the field layout
+(frontends/python/source_key.py), with the same arch, caps and config and
+`light_compiler_version` (no xDSL import; the frontend's sources are fingerprinted too).
+Its entry holds no code, only `{"ir_key": ...}`: a fresh process that hits it loads the
+IR-keyed entry without importing xDSL.
 """
 
 from __future__ import annotations
@@ -85,6 +92,65 @@ def _xdsl_version() -> str:
     if len(found) == 1:
         return found[0].name[len("xdsl-") : -len(".dist-info")]
     return str(xdsl.__version__)
+
+
+def stat_fingerprint(root: Path, dirs: tuple[str, ...]) -> str:
+    """SHA-256 of the relative path, size and mtime of the Python sources under
+    `root`/`dirs`: cheaper than reading them (a few stat calls), and any edit changes it."""
+    digest = hashlib.sha256()
+    for name in dirs:
+        for path in sorted((root / name).rglob("*.py")):
+            info = path.stat()
+            relative = path.relative_to(root).as_posix()
+            digest.update(f"{relative}:{info.st_size}:{info.st_mtime_ns};".encode())
+    return digest.hexdigest()
+
+
+SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
+"""The sources a first-level (source) key depends on: the compiler's and the frontend's."""
+
+
+@cache
+def light_compiler_version() -> str:
+    """
+    The versions behind a source key, found without importing xDSL: taichi_xdsl,
+    xDSL (its dist-info folder), llvmlite and LLVM, and `stat_fingerprint` of the
+    compiler's and the frontend's sources.
+    """
+    import importlib.util
+
+    import llvmlite
+    import taichi_xdsl
+    from llvmlite import binding
+
+    spec = importlib.util.find_spec("xdsl")  # finds the package, does not run it
+    xdsl_version = "?"
+    if spec is not None and spec.origin is not None:
+        site = Path(spec.origin).resolve().parents[1]
+        found = sorted(site.glob("xdsl-*.dist-info"))
+        xdsl_version = ",".join(p.name for p in found) or spec.origin
+    llvm_version = ".".join(map(str, binding.llvm_version_info))
+    return (
+        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={xdsl_version};"
+        f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
+        f"sources={stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)}"
+    )
+
+
+def source_kernel_key(parts: dict[str, str], *, arch: str, caps: str, config: str) -> str:
+    """
+    The first-level key of a kernel instance: `parts` from the frontend
+    (frontends/python/source_key.py) with the backend's arch, caps, options and
+    `light_compiler_version`. Its entry maps to the IR-keyed entry (`{"ir_key": ...}`).
+    """
+    return cache_key(
+        **{f"src_{name}": value for name, value in parts.items()},
+        arch=arch,
+        caps=caps,
+        config=config,
+        compiler=light_compiler_version(),
+        level="source",
+    )
 
 
 def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:

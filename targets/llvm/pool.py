@@ -444,6 +444,20 @@ def _pause_instruction(triple: str | None = None) -> tuple[str, str]:
 
 _native_functions: dict[str, Any] | None = None
 _native_lock = threading.Lock()
+_object_cache: Any = None
+"""An OfflineCache (utils/cache.py) that keeps the pool's compiled code across
+processes (`use_offline_cache`), or None: compile it in each process."""
+
+
+def use_offline_cache(cache: Any) -> None:
+    """
+    Keep the native pool's object code in `cache` (an OfflineCache), so that a later
+    process loads it instead of compiling it (some 50 ms at -O2): the backend with an
+    offline cache calls this. The first cache given wins.
+    """
+    global _object_cache
+    if _object_cache is None:
+        _object_cache = cache
 
 
 def _native_pool_functions() -> dict[str, Any]:
@@ -451,11 +465,39 @@ def _native_pool_functions() -> dict[str, Any]:
     global _native_functions
     with _native_lock:
         if _native_functions is None:
-            from taichi_xdsl.targets.llvm.jit import compile_ir
-
-            module = compile_ir(native_pool_ir(), opt_level=2, fast_math=False)
-            _native_functions = _bind_native_functions(module)
+            _native_functions = _bind_native_functions(_compiled_pool())
         return _native_functions
+
+
+def _compiled_pool() -> Any:
+    """The pool's JitModule: from the offline cache when one is set and holds it."""
+    from taichi_xdsl.targets.llvm import jit
+
+    cache = _object_cache
+    if cache is None:
+        return jit.compile_ir(native_pool_ir(), opt_level=2, fast_math=False)
+    from llvmlite import binding
+    from taichi_xdsl.utils.cache import cache_key
+
+    host = jit.host_target()
+    ir = native_pool_ir()
+    key = cache_key(
+        kind="native-pool",
+        ir=ir,
+        arch=f"cpu:{host.triple}",
+        caps=f"{host.cpu};{host.features}",
+        llvm=binding.llvm_version_info,
+        config="opt_level=2;fast_math=False",
+    )
+    entry = cache.load(key)
+    if entry is not None:
+        try:
+            return jit.load_object(entry.payload)
+        except RuntimeError:
+            cache.discard(key)
+    code = jit.compile_object(ir, opt_level=2, fast_math=False)
+    cache.store(key, {"kind": "native-pool"}, code)
+    return jit.load_object(code)
 
 
 def native_pool_ir(triple: str | None = None) -> str:

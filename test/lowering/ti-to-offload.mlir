@@ -1,4 +1,4 @@
-// RUN: ti-opt %s -p ti-to-offload | filecheck %s
+// RUN: ti-opt %s -p ti-to-offload-cpu | filecheck %s
 
 taichi.field @total : memref<f32> offset 0
 taichi.field @x : memref<1024xf32> offset 4
@@ -103,45 +103,49 @@ taichi.kernel @sum() {
 // A 5-point stencil over the interior, ndrange flattened by the frontend:
 //   for i, j in ti.ndrange((1, 63), (1, 63)):
 //       v[i, j] = u[i, j] + w * (u[i-1, j] + u[i+1, j] + u[i, j-1] + u[i, j+1] - 4 * u[i, j])
-// One range_for task with constant bounds; the index locals are forwarded
-// away, the constants, fields and the weight are recomputed inside the task.
+// One range_for task over the rows with constant bounds (ti-split-parallel-loop: the
+// last dimension is a serial loop inside, with no div/rem); the index locals are
+// forwarded away, the constants, fields and the weight are recomputed inside the task,
+// and what does not depend on the column is computed once a row.
 // CHECK-LABEL: offload.kernel @stencil : (f32) -> () {
 // CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : i32
-// CHECK-NEXT:    %[[HI:.*]] = arith.constant 3844 : i32
-// CHECK-NEXT:    offload.range_for %[[L:.*]] = %[[LO]] to %[[HI]] : i32 {
-// CHECK-NEXT:      %[[C62:.*]] = arith.constant 62 : i32
+// CHECK-NEXT:    %[[ROWS:.*]] = arith.constant 62 : i32
+// CHECK-NEXT:    offload.range_for %[[ROW:.*]] = %[[LO]] to %[[ROWS]] : i32 {
 // CHECK-NEXT:      %[[C1:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:      %[[U:.*]] = taichi.get_field @u : memref<64x64xf32>
 // CHECK-NEXT:      %[[W:.*]] = offload.arg 0 : f32
 // CHECK-NEXT:      %[[V:.*]] = taichi.get_field @v : memref<64x64xf32>
-// CHECK-NEXT:      %[[Q:.*]] = arith.divsi %[[L]], %[[C62]] : i32
-// CHECK-NEXT:      %[[I:.*]] = arith.addi %[[Q]], %[[C1]] : i32
-// CHECK-NEXT:      %[[R:.*]] = arith.remsi %[[L]], %[[C62]] : i32
-// CHECK-NEXT:      %[[J:.*]] = arith.addi %[[R]], %[[C1]] : i32
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[C62:.*]] = arith.constant 62 : i32
+// CHECK-NEXT:      %[[I:.*]] = arith.addi %[[ROW]], %[[C1]] : i32
 // CHECK-NEXT:      %[[IM:.*]] = arith.subi %[[I]], %[[C1]] : i32
 // CHECK-NEXT:      %[[IP:.*]] = arith.addi %[[I]], %[[C1]] : i32
-// CHECK-NEXT:      %[[JM:.*]] = arith.subi %[[J]], %[[C1]] : i32
-// CHECK-NEXT:      %[[JP:.*]] = arith.addi %[[J]], %[[C1]] : i32
-// CHECK-NEXT:      %[[P0:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[J]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      %[[A0:.*]] = memref.load %[[P0]][] : memref<f32>
-// CHECK-NEXT:      %[[P1:.*]] = taichi.element_ptr %[[U]][%[[IM]], %[[J]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      %[[A1:.*]] = memref.load %[[P1]][] : memref<f32>
-// CHECK-NEXT:      %[[P2:.*]] = taichi.element_ptr %[[U]][%[[IP]], %[[J]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      %[[A2:.*]] = memref.load %[[P2]][] : memref<f32>
-// CHECK-NEXT:      %[[P3:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[JM]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      %[[A3:.*]] = memref.load %[[P3]][] : memref<f32>
-// CHECK-NEXT:      %[[P4:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[JP]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      %[[A4:.*]] = memref.load %[[P4]][] : memref<f32>
-// CHECK-NEXT:      %[[S1:.*]] = arith.addf %[[A1]], %[[A2]] : f32
-// CHECK-NEXT:      %[[S2:.*]] = arith.addf %[[S1]], %[[A3]] : f32
-// CHECK-NEXT:      %[[S3:.*]] = arith.addf %[[S2]], %[[A4]] : f32
 // CHECK-NEXT:      %[[FOUR:.*]] = arith.constant 4.000000e+00 : f32
-// CHECK-NEXT:      %[[C:.*]] = arith.mulf %[[FOUR]], %[[A0]] : f32
-// CHECK-NEXT:      %[[LAP:.*]] = arith.subf %[[S3]], %[[C]] : f32
-// CHECK-NEXT:      %[[D:.*]] = arith.mulf %[[W]], %[[LAP]] : f32
-// CHECK-NEXT:      %[[NEW:.*]] = arith.addf %[[A0]], %[[D]] : f32
-// CHECK-NEXT:      %[[PV:.*]] = taichi.element_ptr %[[V]][%[[I]], %[[J]]] : memref<64x64xf32> -> memref<f32>
-// CHECK-NEXT:      memref.store %[[NEW]], %[[PV]][] : memref<f32>
+// CHECK-NEXT:      taichi.range_for %[[COL:.*]] = %[[C0]] to %[[C62]] : i32 {
+// CHECK-NEXT:        %[[J:.*]] = arith.addi %[[COL]], %[[C1]] : i32
+// CHECK-NEXT:        %[[JM:.*]] = arith.subi %[[J]], %[[C1]] : i32
+// CHECK-NEXT:        %[[JP:.*]] = arith.addi %[[J]], %[[C1]] : i32
+// CHECK-NEXT:        %[[P0:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[J]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        %[[A0:.*]] = memref.load %[[P0]][] : memref<f32>
+// CHECK-NEXT:        %[[P1:.*]] = taichi.element_ptr %[[U]][%[[IM]], %[[J]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        %[[A1:.*]] = memref.load %[[P1]][] : memref<f32>
+// CHECK-NEXT:        %[[P2:.*]] = taichi.element_ptr %[[U]][%[[IP]], %[[J]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        %[[A2:.*]] = memref.load %[[P2]][] : memref<f32>
+// CHECK-NEXT:        %[[P3:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[JM]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        %[[A3:.*]] = memref.load %[[P3]][] : memref<f32>
+// CHECK-NEXT:        %[[P4:.*]] = taichi.element_ptr %[[U]][%[[I]], %[[JP]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        %[[A4:.*]] = memref.load %[[P4]][] : memref<f32>
+// CHECK-NEXT:        %[[S1:.*]] = arith.addf %[[A1]], %[[A2]] : f32
+// CHECK-NEXT:        %[[S2:.*]] = arith.addf %[[S1]], %[[A3]] : f32
+// CHECK-NEXT:        %[[S3:.*]] = arith.addf %[[S2]], %[[A4]] : f32
+// CHECK-NEXT:        %[[C:.*]] = arith.mulf %[[FOUR]], %[[A0]] : f32
+// CHECK-NEXT:        %[[LAP:.*]] = arith.subf %[[S3]], %[[C]] : f32
+// CHECK-NEXT:        %[[D:.*]] = arith.mulf %[[W]], %[[LAP]] : f32
+// CHECK-NEXT:        %[[NEW:.*]] = arith.addf %[[A0]], %[[D]] : f32
+// CHECK-NEXT:        %[[PV:.*]] = taichi.element_ptr %[[V]][%[[I]], %[[J]]] : memref<64x64xf32> -> memref<f32>
+// CHECK-NEXT:        memref.store %[[NEW]], %[[PV]][] : memref<f32>
+// CHECK-NEXT:        taichi.yield
+// CHECK-NEXT:      } {serialize}
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 taichi.kernel @stencil(%w: f32) {

@@ -1,4 +1,4 @@
-// RUN: ti-opt --help | filecheck %s
+// RUN: env COLUMNS=1000 ti-opt --help | filecheck %s
 // ti-opt lists our passes, named pipelines and targets beside xDSL's.
 
 // CHECK-DAG: ti-demote-atomics

@@ -1,5 +1,5 @@
-// RUN: ti-opt %s -p ti-to-offload --time-passes | filecheck %s
-// RUN: ti-opt %s -p ti-to-offload --print-between-passes | filecheck %s --check-prefix=BETWEEN
+// RUN: ti-opt %s -p ti-to-offload-cpu --time-passes | filecheck %s
+// RUN: ti-opt %s -p ti-to-offload-cpu --print-between-passes | filecheck %s --check-prefix=BETWEEN
 // RUN: ti-opt %s -p cse --time-passes | filecheck %s --check-prefix=ONE
 
 // A named pipeline runs pass by pass: --time-passes names each of its passes (in order),
@@ -10,8 +10,9 @@
 // CHECK-NEXT: Pass canonicalize took {{[0-9.e-]+}} seconds
 // CHECK-NEXT: Pass cse took {{[0-9.e-]+}} seconds
 // CHECK-NEXT: Pass ti-demote-dense-struct-for took {{[0-9.e-]+}} seconds
+// CHECK-NEXT: Pass ti-split-parallel-loop took {{[0-9.e-]+}} seconds
 // CHECK-NEXT: Pass ti-offload took {{[0-9.e-]+}} seconds
-// CHECK-NOT:  Pass ti-to-offload took
+// CHECK-NOT:  Pass ti-to-offload-cpu took
 // CHECK-LABEL: offload.kernel @fill
 
 // BETWEEN:     IR after ti-mem2reg:
