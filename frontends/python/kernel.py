@@ -72,6 +72,13 @@ def _is_ndarray(ann: Any) -> bool:
     return isinstance(ann, NdarrayType) or ann is NdarrayType or ann is _types.ndarray
 
 
+def _is_aggregate_type(ann: Any) -> bool:
+    from .matrix import MatrixType
+    from .struct import StructType
+
+    return isinstance(ann, MatrixType | StructType)
+
+
 def _is_texture(ann: Any) -> bool:
     from .texture import is_texture_annotation
 
@@ -246,10 +253,17 @@ class Kernel:
                     f"kernel parameter '{name}' needs a type annotation "
                     "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
                 )
+            elif _is_aggregate_type(ann):
+                raise self._source_located(
+                    TaichiTypeError,
+                    f"kernel parameter '{name}': vector, matrix and struct arguments are "
+                    "not supported yet; pass the components as scalars, or the values in "
+                    "a ti.types.ndarray",
+                )
             else:
                 try:
                     dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
-                except TypeError:
+                except (TypeError, ValueError):
                     raise self._source_located(
                         TaichiTypeError,
                         f"kernel parameter '{name}' has an unsupported annotation {ann!r}",

@@ -246,3 +246,14 @@ def test_scalar_argument_of_wrong_kind():
 
     with pytest.raises(ti.TaichiTypeError, match="must be a number"):
         k("hello")
+
+
+def test_vector_kernel_argument_is_a_clear_error():
+    ti.init(arch=ti.cpu)
+
+    @ti.kernel
+    def k(v: ti.math.vec3) -> ti.f32:
+        return v.x
+
+    with pytest.raises(ti.TaichiTypeError, match="vector, matrix and struct arguments"):
+        k(ti.math.vec3(1, 2, 3))
