@@ -2,10 +2,19 @@
 `ti.ndarray(dtype, shape)`: an external array backed by a NumPy array, passed to
 kernels by pointer and shape (a `memref<?x...xT>` argument). A NumPy array may be passed
 to an ndarray parameter directly, without a copy.
+
+On a device backend (Vulkan) an Ndarray is device-resident: the backend keeps one device
+buffer per Ndarray (`Ndarray.device_copy`, set at its first launch) and the NumPy array
+`arr` is only the host mirror. Python-scope access keeps the two consistent, as fields
+do with the root buffer: reads (`to_numpy`, `x[i]`) first download what kernels wrote,
+writes (`from_numpy`, `x[i] = v`, `fill`) mark the host copy newer so that the next
+launch uploads it. A launch finds the Ndarray of the array it is given with `owner_of`.
+A plain NumPy array passed to a kernel is copied in and out around each launch instead.
 """
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
@@ -13,11 +22,20 @@ from taichi_xdsl.utils.errors import TaichiError
 
 from . import program as _program
 from .dtypes import DataType
-from .field import _ArrayLike, _normalize_shape, storage_dtype
+from .field import _ArrayLike, _normalize_shape, _python_index, storage_dtype
+
+_OWNERS: weakref.WeakValueDictionary[int, Ndarray] = weakref.WeakValueDictionary()
+"""id(Ndarray.arr) -> the Ndarray (entries go with their Ndarray)."""
+
+
+def owner_of(array: Any) -> Ndarray | None:
+    """The live Ndarray whose host array is `array`, None for any other object."""
+    owner = _OWNERS.get(id(array))
+    return owner if owner is not None and owner.arr is array else None
 
 
 class Ndarray(_ArrayLike):
-    """A C-contiguous NumPy array with a Taichi dtype."""
+    """A C-contiguous NumPy array with a Taichi dtype (device-resident on Vulkan)."""
 
     def __init__(
         self, dtype: DataType, shape: tuple[int, ...], element_shape: tuple[int, ...] = ()
@@ -26,12 +44,63 @@ class Ndarray(_ArrayLike):
         self.shape = shape
         self.element_shape = element_shape  # (n,) / (n, m) for Vector/Matrix ndarrays
         self.arr = np.zeros(shape + element_shape, dtype=dtype.np_dtype)
+        self.device_copy: Any = None
+        """A device backend's copy (host_read / host_wrote / host_overwrote), or None."""
+        _OWNERS[id(self.arr)] = self
 
     grad: Ndarray | None = None
     """The gradient ndarray (`needs_grad=True`, ti.ad): passed to adjoint kernels."""
 
-    def _array(self) -> np.ndarray:
+    def _read(self) -> np.ndarray:
+        """The host array, up to date, for reading only."""
+        if self.device_copy is not None:
+            self.device_copy.host_read()
         return self.arr
+
+    def _array(self) -> np.ndarray:
+        """The host array, up to date, which the caller may write."""
+        if self.device_copy is not None:
+            self.device_copy.host_read()
+            self.device_copy.host_wrote()
+        return self.arr
+
+    def _overwritten(self) -> np.ndarray:
+        """The host array, for the caller to overwrite every element (no download)."""
+        if self.device_copy is not None:
+            self.device_copy.host_wrote()
+        return self.arr
+
+    def __getitem__(self, key: Any) -> Any:
+        r = self._read()[_python_index(key, len(self.shape))]
+        if np.ndim(r):  # an element of a Vector/Matrix ndarray
+            from .matrix import Matrix
+
+            return Matrix(r.copy())
+        return r.item()
+
+    def to_numpy(self, dtype: Any = None) -> np.ndarray:
+        """A NumPy copy of the elements."""
+        arr = self._read()
+        return arr.astype(dtype) if dtype is not None else arr.copy()
+
+    def fill(self, value: Any) -> None:
+        """Set every element to `value`."""
+        self._overwritten()[...] = value
+
+    def from_numpy(self, arr: Any) -> None:
+        """Copy the elements of a NumPy array of the same shape in."""
+        arr = np.asarray(arr)
+        full = self.shape + self.element_shape
+        if arr.shape != full:
+            raise TaichiError(
+                f"from_numpy: expected an array of shape {full}, got {arr.shape}"
+            )
+        self._overwritten()[...] = arr
+
+    def copy_from(self, other: _ArrayLike) -> None:
+        """Copy the elements of another field or ndarray of the same shape."""
+        source = other._read() if isinstance(other, Ndarray) else other._array()
+        self.from_numpy(source)
 
     def __repr__(self) -> str:
         return f"<ti.ndarray {self.dtype} {self.shape}>"

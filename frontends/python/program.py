@@ -200,8 +200,12 @@ class Program:
         if self._backend is None and self.config.arch is vulkan:
             from taichi_xdsl.targets.vulkan.backend import VulkanBackend
 
+            from .ndarray import owner_of
+
             self._backend = VulkanBackend(
-                print_ir=self.config.print_ir, debug=self.config.debug
+                print_ir=self.config.print_ir,
+                debug=self.config.debug,
+                ndarray_owner=owner_of,
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend

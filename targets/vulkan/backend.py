@@ -17,16 +17,30 @@ Fields live on the device: the backend keeps a device copy of the program's root
 Before a launch it uploads the host root if the host wrote it since (the Program calls
 `root_changed_on_host()` around Python-scope field access); launches are recorded and
 submitted in batches, and only a host read waits: `read_root(np_root)` (Python-scope field
-reads), a return value, a print, `sync()`. ndarray arguments (NumPy arrays) are uploaded
-before the launch and downloaded into the same arrays after it, so they are updated in
-place as on CPU (such a launch waits for the device). Buffer layout: utils/spirv_abi.py.
+reads), a return value, a print, `sync()`.
+
+ndarrays: a `ti.ndarray` is device-resident. The backend is given `ndarray_owner`, which
+maps the NumPy array a launch receives to its Ndarray (frontends/python/ndarray.py); the
+Ndarray's `device_copy` is a `DeviceNdarray` (one device buffer), uploaded at a launch only
+when the host wrote the array since, and downloaded only when the host reads it. A plain
+NumPy array argument is uploaded before the launch and downloaded into the same array after
+it, so it is updated in place as on CPU (such a launch waits for the device).
+
+Group counts: a range_for with constant bounds dispatches ceil(n / LocalSize) groups
+(capped by the device); one whose bounds are read on the device dispatches
+`dynamic_groups`: on a GPU enough to cover the largest ndarray argument one element an
+invocation, at least GPU_FILL_GROUPS; on a CPU device (lavapipe) spirv_abi.DYNAMIC_GROUPS.
+A task with an epilogue (a thread-local reduction, one atomic combine per invocation) gets
+at most REDUCTION_GROUPS. Any count is correct (the loop is grid-stride); the count only
+decides the parallelism.
+Buffer layout: utils/spirv_abi.py.
 """
 
 from __future__ import annotations
 
 import struct
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -49,6 +63,14 @@ _PACK = {
     "f64": struct.Struct("<d"),
 }
 _INT = struct.Struct("<q")
+GPU_FILL_GROUPS = 4096
+"""Workgroups a dynamic-bound range_for gets at least on a GPU (about 4 x 128-invocation
+groups per SM of a large GPU): surplus invocations leave the grid-stride loop at once."""
+REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
+"""The most workgroups of a task with an epilogue (a thread-local reduction): each
+invocation combines its partial sum with an atomic on one address, so more invocations
+cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
+131072 groups took 30 ms and was off by 2e-2)."""
 _NUMPY_KINDS: dict[str, tuple[str, int]] = {
     "i8": ("iub", 1),
     "i16": ("iu", 2),
@@ -68,6 +90,9 @@ class TaskPlan:
     kind: str  # "serial", "range_for" or "struct_for"
     begin: int | None = None  # None: read on the device (a global temporary)
     end: int | None = None
+    combines: bool = False
+    """The task has an epilogue: every invocation combines its thread-local partial
+    result once (atomics on one address), so it gets at most REDUCTION_GROUPS groups."""
 
 
 @dataclass(frozen=True)
@@ -195,8 +220,11 @@ def read_plan(kernel: Any) -> KernelPlan:
         if isinstance(task, offload.SerialTask):
             tasks.append(TaskPlan(symbol, "serial"))
         elif isinstance(task, offload.RangeForTask):
+            combines = any(True for _ in task.epilogue.walk())
             tasks.append(
-                TaskPlan(symbol, "range_for", bound(task.lower), bound(task.upper))
+                TaskPlan(
+                    symbol, "range_for", bound(task.lower), bound(task.upper), combines
+                )
             )
         else:
             shape = task.field_type.get_shape()
@@ -249,6 +277,8 @@ class VulkanKernel:
         self._ndarray_buffers: list[Any] = [None] * plan.num_ndarrays
         self._texture_images: list[Any] = [None] * plan.num_textures
         self._max_groups = rt.caps.max_compute_work_group_count[0]
+        self._bound: list[Any] = [None] * plan.num_ndarrays  # this launch's buffers
+        self._largest = 0  # elements of the largest ndarray argument of this launch
 
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
         """
@@ -265,7 +295,7 @@ class VulkanKernel:
         backend = self.backend
         rt = backend.runtime
         root_buffer = backend._root_for_launch(root)
-        arrays = self._pack_args(args)
+        arrays, resident = self._pack_args(args)
         if self._args_host != self._args_uploaded:  # same arguments: nothing to copy
             rt.upload(self._args, self._args_host)
             self._args_uploaded = bytes(self._args_host)
@@ -276,7 +306,7 @@ class VulkanKernel:
             self._returns,
             backend._print_buffer,
             backend._error_buffer,
-            *self._ndarray_buffers,
+            *self._bound,
             *self._texture_images,
         ]
         for task, pipeline in zip(plan.tasks, self.pipelines):
@@ -284,7 +314,9 @@ class VulkanKernel:
             if groups:
                 rt.launch(pipeline, buffers, groups)
         backend._device_root_newer = root is not None
-        for array, buffer in zip(arrays, self._ndarray_buffers):
+        for copy in resident:
+            copy.device_newer = True
+        for array, buffer in arrays:
             rt.download(buffer, array)
         if plan.prints:
             backend._flush_prints(plan.prints)
@@ -300,18 +332,29 @@ class VulkanKernel:
     def _groups(self, task: TaskPlan, pipeline: Any) -> int:
         if task.kind == "serial":
             return 1
+        local = pipeline.local_size[0] if pipeline.local_size else 1
+        limit = self._max_groups
+        if task.combines:  # one atomic combine per invocation: few invocations
+            limit = min(limit, REDUCTION_GROUPS)
         if task.begin is None or task.end is None:
-            return min(spirv_abi.DYNAMIC_GROUPS, self._max_groups)
+            return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
         if n <= 0:
             return 0
-        local = pipeline.local_size[0] if pipeline.local_size else 1
-        return max(1, min(-(-n // local), self._max_groups))
+        return max(1, min(-(-n // local), limit))
 
-    def _pack_args(self, args: Sequence[object]) -> list[np.ndarray]:
+    def _pack_args(
+        self, args: Sequence[object]
+    ) -> tuple[list[tuple[np.ndarray, Any]], list[DeviceNdarray]]:
+        """Pack the argument buffer and bind the ndarrays: returns the plain NumPy arrays
+        to download after the launch (with their buffers) and the resident copies."""
         host = self._args_host
-        arrays: list[np.ndarray] = []
-        rt = self.backend.runtime
+        arrays: list[tuple[np.ndarray, Any]] = []
+        resident: list[DeviceNdarray] = []
+        backend = self.backend
+        rt = backend.runtime
+        position = 0
+        self._largest = 0
         textures = 0
         for index, ((dtype, rank), offset, value) in enumerate(
             zip(self.plan.args, self._arg_offsets, args)
@@ -341,7 +384,13 @@ class VulkanKernel:
             array = _check_array(self.name, index, value, dtype, rank)
             for axis, extent in enumerate(array.shape):
                 _INT.pack_into(host, offset + 8 + 8 * axis, extent)
-            position = len(arrays)
+            self._largest = max(self._largest, array.size)
+            copy = backend.device_ndarray(array)
+            if copy is not None:
+                self._bound[position] = copy.prepare()
+                resident.append(copy)
+                position += 1
+                continue
             buffer = self._ndarray_buffers[position]
             nbytes = max(16, array.nbytes)
             if buffer is None or buffer.nbytes != nbytes:
@@ -349,8 +398,50 @@ class VulkanKernel:
                     rt.release(buffer)
                 buffer = self._ndarray_buffers[position] = rt.allocate(nbytes)
             rt.upload(buffer, array)
-            arrays.append(array)
-        return arrays
+            self._bound[position] = buffer
+            arrays.append((array, buffer))
+            position += 1
+        return arrays, resident
+
+
+class DeviceNdarray:
+    """
+    The device copy of a ti.ndarray (its `device_copy`): one device buffer and which side
+    holds the newest values. The host array is the Ndarray's `arr`.
+
+        copy.prepare()      # before a launch: upload if the host wrote; -> the buffer
+        copy.device_newer = True                 # after the launch
+        copy.host_read()    # Python-scope read: download if a kernel may have written
+        copy.host_wrote()   # Python-scope write: upload before the next launch
+    """
+
+    __slots__ = ("array", "buffer", "device_newer", "host_newer", "runtime")
+
+    def __init__(self, runtime: Any, array: np.ndarray):
+        self.runtime = runtime
+        self.array = array
+        self.buffer = runtime.allocate(max(16, array.nbytes))
+        self.host_newer = True
+        self.device_newer = False
+
+    def prepare(self) -> Any:
+        """The buffer, up to date with the host array (uploaded only if the host wrote)."""
+        if self.host_newer:
+            self.runtime.upload(self.buffer, self.array)
+            self.host_newer = False
+        return self.buffer
+
+    def host_read(self) -> None:
+        """Bring the host array up to date (waits for launched kernels if needed)."""
+        if self.device_newer:
+            if not self.runtime.closed:
+                self.runtime.download(self.buffer, self.array)
+            self.device_newer = False
+
+    def host_wrote(self) -> None:
+        """The host wrote the array (after `host_read`, or all of it)."""
+        self.device_newer = False
+        self.host_newer = True
 
 
 def _texture_image(
@@ -457,6 +548,9 @@ class VulkanBackend:
             device's `taichi_caps()`.
         print_ir: print the IR after every pass (to `ir_stream`).
         runtime: a VulkanRuntime to use instead of the process's shared one.
+        ndarray_owner: maps a NumPy array given to a launch to the object that owns it
+            (a ti.ndarray, with a `device_copy` attribute) to keep it device-resident, or
+            to None for a plain array (copied in and out). None: every array is plain.
     """
 
     def __init__(
@@ -468,6 +562,7 @@ class VulkanBackend:
         print_ir: bool = False,
         ir_stream: IO[str] | None = None,
         runtime: Any = None,
+        ndarray_owner: Callable[[Any], Any] | None = None,
     ):
         if runtime is None:
             runtime = shared_runtime(device)
@@ -483,6 +578,56 @@ class VulkanBackend:
         self._print_buffer = runtime.allocate(4 * spirv_abi.PRINT_BUFFER_WORDS, zero=True)
         self._error_buffer = runtime.allocate(abi.ERROR_RECORD_BYTES, zero=True)
         self._dummy_root = runtime.allocate(16, zero=True)
+        self._ndarray_owner = ndarray_owner
+        caps = runtime.caps
+        self._max_groups = caps.max_compute_work_group_count[0]
+        self._cpu_device = caps.device_type == "cpu"
+
+    # -- launches ----------------------------------------------------------------------
+
+    def dynamic_groups(self, local_size: int, largest: int) -> int:
+        """
+        Workgroups for a range_for whose bounds are read on the device: on a GPU, one
+        invocation per element of the largest ndarray argument (`largest` elements) and at
+        least GPU_FILL_GROUPS; on a CPU device DYNAMIC_GROUPS. Within the device limit.
+        """
+        if self._cpu_device:
+            return max(1, min(spirv_abi.DYNAMIC_GROUPS, self._max_groups))
+        groups = max(GPU_FILL_GROUPS, -(-largest // max(1, local_size)))
+        return max(1, min(groups, self._max_groups))
+
+    def device_ndarray(self, array: np.ndarray) -> DeviceNdarray | None:
+        """The device copy of a ti.ndarray's host array (made on first use), None for a
+        plain NumPy array."""
+        owner = self._ndarray_owner(array) if self._ndarray_owner is not None else None
+        if owner is None:
+            return None
+        copy = owner.device_copy
+        if (
+            copy is not None
+            and copy.runtime is self.runtime
+            and copy.array is array
+            and copy.buffer.nbytes == max(16, array.nbytes)
+        ):
+            return copy
+        if copy is not None:
+            copy.host_read()  # another device's copy: its newest values come home first
+        copy = owner.device_copy = DeviceNdarray(self.runtime, array)
+        return copy
+
+    def host_array_read(self, array: np.ndarray) -> None:
+        """Before the host reads `array` outside a launch (ti.graph): download if it is
+        a resident ndarray that a kernel may have written."""
+        owner = self._ndarray_owner(array) if self._ndarray_owner is not None else None
+        if owner is not None and owner.device_copy is not None:
+            owner.device_copy.host_read()
+
+    def host_array_written(self, array: np.ndarray) -> None:
+        """After something other than a launch wrote `array` (ti.graph): a resident
+        ndarray uploads it before its next launch."""
+        owner = self._ndarray_owner(array) if self._ndarray_owner is not None else None
+        if owner is not None and owner.device_copy is not None:
+            owner.device_copy.host_wrote()
 
     # -- compilation -------------------------------------------------------------------
 

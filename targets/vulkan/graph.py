@@ -100,6 +100,7 @@ class RecordedGraph:
         root_buffer = backend._root_for_launch(root)
         arrays = self._bind_ndarrays(step_args)
         for name, array in arrays.items():
+            backend.host_array_read(array)  # a resident ti.ndarray: its newest values
             rt.upload(self._ndarrays[name], array)
         for index, ((kernel, names), args) in enumerate(zip(self.steps, step_args)):
             host = self._arg_host[index]
@@ -118,6 +119,7 @@ class RecordedGraph:
         backend._device_root_newer = root is not None
         for name, array in arrays.items():
             rt.download(self._ndarrays[name], array)
+            backend.host_array_written(array)
 
     def _bind_ndarrays(
         self, step_args: Sequence[Sequence[object]]

@@ -1,0 +1,142 @@
+"""
+ti.ndarray residency: on Vulkan an Ndarray lives on the device between launches and the
+host array is a mirror kept consistent by Python-scope access (frontends/python/ndarray.py,
+targets/vulkan/backend.py DeviceNdarray); on the CPU kernels use the host array. Either
+way: host writes are seen by the next launch, kernel writes by the next host read, and a
+plain NumPy array argument is updated in place by every launch.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+N = 1000
+
+
+@ti.kernel
+def axpy(a: ti.f32, x: ti.types.ndarray(dtype=ti.f32, ndim=1), y: ti.types.ndarray(dtype=ti.f32, ndim=1)):  # fmt: skip
+    for i in range(x.shape[0]):
+        y[i] = a * x[i] + y[i]
+
+
+@ti.kernel
+def total(x: ti.types.ndarray(dtype=ti.f32, ndim=1)) -> ti.f32:
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    return s
+
+
+def make() -> tuple[ti.Ndarray, ti.Ndarray]:
+    x = ti.ndarray(ti.f32, shape=N)
+    y = ti.ndarray(ti.f32, shape=N)
+    x.from_numpy(np.arange(N, dtype=np.float32))
+    y.fill(1.0)
+    return x, y
+
+
+def test_kernel_writes_seen_by_host_reads(arch) -> None:
+    x, y = make()
+    axpy(2.0, x, y)
+    np.testing.assert_array_equal(y.to_numpy(), 2 * np.arange(N) + 1)
+    assert y[7] == 15.0
+    axpy(1.0, x, y)  # a second launch after a read: the read did not stale the device
+    assert y[7] == 22.0
+    np.testing.assert_array_equal(y.to_numpy(), 3 * np.arange(N) + 1)
+
+
+def test_host_writes_seen_by_next_launch(arch) -> None:
+    x, y = make()
+    axpy(1.0, x, y)
+    y[5] = 100.0  # one element, after a launch: the rest keeps the kernel's values
+    x.from_numpy(np.full(N, 2.0, np.float32))
+    axpy(1.0, x, y)
+    want = np.arange(N, dtype=np.float32) + 3
+    want[5] = 102.0
+    np.testing.assert_array_equal(y.to_numpy(), want)
+    y.fill(0.5)
+    axpy(0.0, x, y)
+    np.testing.assert_array_equal(y.to_numpy(), np.full(N, 0.5, np.float32))
+
+
+def test_copy_from_and_reductions(arch) -> None:
+    x, y = make()
+    axpy(1.0, x, y)  # y = x + 1 on the device
+    x.copy_from(y)  # reads y's device values, then x is newer on the host
+    assert total(x) == pytest.approx(N * (N - 1) / 2 + N)
+    assert total(y) == pytest.approx(N * (N - 1) / 2 + N)
+
+
+def test_numpy_arrays_updated_in_place(arch) -> None:
+    x, _ = make()
+    y = np.ones(N, np.float32)
+    axpy(2.0, x, y)
+    np.testing.assert_array_equal(y, 2 * np.arange(N) + 1)
+    y[:] = 0.0  # the next launch sees the host values of a plain array
+    axpy(1.0, x.to_numpy(), y)
+    np.testing.assert_array_equal(y, np.arange(N))
+
+
+def test_same_array_as_ndarray_and_numpy(arch) -> None:
+    x, y = make()
+    axpy(1.0, x, y)
+    raw = y.to_numpy()  # a copy: a plain array, copied in and out
+    axpy(1.0, x, raw)
+    np.testing.assert_array_equal(raw, 2 * np.arange(N) + 1)
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(N) + 1)
+
+
+@pytest.mark.vulkan_only("device residency: a launch uploads only what the host wrote")
+def test_vulkan_uploads_only_host_writes(arch) -> None:
+    x, y = make()
+    axpy(1.0, x, y)
+    copy = y.device_copy
+    assert copy is not None and copy.device_newer and not copy.host_newer
+    axpy(1.0, x, y)  # no host access in between: the same buffer, nothing to upload
+    assert y.device_copy is copy and not copy.host_newer
+    y.to_numpy()
+    assert not copy.device_newer and not copy.host_newer  # a read leaves the device valid
+    y[0] = 3.0
+    assert copy.host_newer
+    axpy(1.0, x, y)
+    assert not copy.host_newer and copy.device_newer
+    assert y[0] == 3.0
+
+
+@pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
+def test_dynamic_groups(arch) -> None:
+    from taichi_xdsl.frontends.python import program as _program
+    from taichi_xdsl.targets.vulkan.backend import GPU_FILL_GROUPS
+    from taichi_xdsl.utils import spirv_abi
+
+    x, y = make()
+    axpy(1.0, x, y)
+    backend = _program.get_program().backend
+    groups = backend.dynamic_groups(128, 1 << 24)
+    limit = backend.runtime.caps.max_compute_work_group_count[0]
+    if backend.runtime.caps.device_type == "cpu":
+        assert groups == min(spirv_abi.DYNAMIC_GROUPS, limit)
+    else:
+        assert groups == min(max(GPU_FILL_GROUPS, (1 << 24) // 128), limit)
+        assert backend.dynamic_groups(128, 10) == min(GPU_FILL_GROUPS, limit)
+
+
+@pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
+def test_reduction_groups_capped(arch) -> None:
+    from taichi_xdsl.targets.vulkan.backend import REDUCTION_GROUPS
+
+    x, y = make()
+    assert total(x) == pytest.approx(N * (N - 1) / 2)
+    axpy(1.0, x, y)
+    (reduce_plan,) = [i.compiled for i in total._instances.values()]
+    (axpy_plan,) = [i.compiled for i in axpy._instances.values()]
+    loops = [t for t in reduce_plan.plan.tasks if t.kind == "range_for"]
+    assert [t.combines for t in loops] == [True]
+    assert not any(t.combines for t in axpy_plan.plan.tasks)
+    pipeline = reduce_plan.pipelines[reduce_plan.plan.tasks.index(loops[0])]
+    reduce_plan._largest = 1 << 24  # as after a launch over 2^24 elements
+    assert 1 <= reduce_plan._groups(loops[0], pipeline) <= REDUCTION_GROUPS
