@@ -34,7 +34,19 @@ the id of its message in the kernel's `ti.asserts` table (a module attribute: SP
 has no pointers to strings).
 
 Code is generated for the caps named by the `caps` option (utils/spirv_abi.parse_caps),
-never for the live device. A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
+never for the live device. With `preserve-nan-inf=true` (`ti.init(fast_math=False)`,
+given only for a device whose float controls allow it), each module declares
+`SignedZeroInfNanPreserve` for 32-bit floats and every other float width it uses, so a
+driver may not assume that no value is NaN or Inf (`isnan(z / z)` with z = 0 is 1):
+
+    spirv.module Logical GLSL450 requires      spirv.module Logical GLSL450 requires
+      #spirv.vce<v1.3, [Shader], [...]> {   ~>   #spirv.vce<v1.3, [Shader, SignedZeroInfNanPreserve],
+      ...                                          [..., SPV_KHR_float_controls]> {
+    }                                            ...
+                                                 spirv.ExecutionMode @k__task0 "SignedZeroInfNanPreserve", 32
+                                               }
+
+A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
 have it, a compare-and-swap loop on the bit pattern otherwise.
 """
 
@@ -144,6 +156,7 @@ class _TaskState:
     images: dict[int, SSAValue] = field(default_factory=dict)
     debug: bool = False
     asserts: list[str] = field(default_factory=list)
+    preserve_nan_inf: bool = False
     assert_base: int = 0
 
     # -- the entry block's prelude -----------------------------------------------------
@@ -1095,6 +1108,7 @@ def _task_module(
     prints: list[tuple[str, tuple[str, ...]]],
     debug: bool = False,
     asserts: list[str] | None = None,
+    preserve_nan_inf: bool = False,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -1104,6 +1118,7 @@ def _task_module(
     module = spirv.ModuleOp([gid, nwg, func])
     state = _TaskState(module, entry, kernel, fields, caps, [], len(prints))
     state.debug = debug
+    state.preserve_nan_inf = preserve_nan_inf
     asserts = asserts if asserts is not None else []
     state.assert_base = len(asserts)
     ops: list[Operation] = []
@@ -1295,9 +1310,36 @@ def _finish(state: _TaskState, task: Operation) -> None:
     if 16 in storage_widths:
         state.capabilities.add("StorageBuffer16BitAccess")
         state.extensions.add("SPV_KHR_16bit_storage")
+    if state.preserve_nan_inf:
+        _preserve_nan_inf(state, seen)
     capabilities = ["Shader", *sorted(state.capabilities)]
     extensions = ["SPV_KHR_storage_buffer_storage_class", *sorted(state.extensions)]
-    module.vce_triple = spirv.VerCapExtAttr("v1.3", capabilities, extensions)
+    module.vce_triple = spirv.VerCapExtAttr(SPIRV_VERSION, capabilities, extensions)
+
+
+SPIRV_VERSION = "v1.3"
+"""The SPIR-V version of every generated module (below 1.4: float controls are the
+SPV_KHR_float_controls extension)."""
+
+
+def _preserve_nan_inf(state: _TaskState, seen: set[Attribute]) -> None:
+    """Declare `SignedZeroInfNanPreserve` on the task's entry point for 32-bit floats
+    and for each other float width the module uses (the capability, and the extension
+    while the module's SPIR-V version is below 1.4)."""
+    widths = {32} | {
+        _width(t) for t in seen if isinstance(t, Float16Type | Float64Type)
+    }
+    module = state.module
+    entry = next(op for op in module.body.block.ops if isinstance(op, spirv.EntryPointOp))
+    symbol = entry.fn.root_reference.data
+    module.body.block.add_ops(
+        spirv.ExecutionModeOp(symbol, "SignedZeroInfNanPreserve", [width])
+        for width in sorted(widths)
+    )
+    state.capabilities.add("SignedZeroInfNanPreserve")
+    major, minor = (int(n) for n in SPIRV_VERSION[1:].split("."))
+    if (major, minor) < (1, 4):
+        state.extensions.add("SPV_KHR_float_controls")
 
 
 @dataclass(frozen=True)
@@ -1305,13 +1347,15 @@ class ConvertOffloadToSpirvPass(ModulePass):
     """
     Tasks of offload kernels -> one spirv.module each, for the caps named by `caps`
     (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS). With `debug`, element
-    accesses are bounds-checked and asserts checked, writing the error record.
+    accesses are bounds-checked and asserts checked, writing the error record. With
+    `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
     """
 
     name = "convert-offload-to-spirv"
 
     caps: str = ""
     debug: bool = False
+    preserve_nan_inf: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -1325,7 +1369,15 @@ class ConvertOffloadToSpirvPass(ModulePass):
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
                 module = _task_module(
-                    kernel, index, task, fields, caps, prints, self.debug, asserts
+                    kernel,
+                    index,
+                    task,
+                    fields,
+                    caps,
+                    prints,
+                    self.debug,
+                    asserts,
+                    self.preserve_nan_inf,
                 )
                 specs = ArrayAttr(
                     ArrayAttr(

@@ -206,6 +206,7 @@ class Program:
                 print_ir=self.config.print_ir,
                 debug=self.config.debug,
                 ndarray_owner=owner_of,
+                fast_math=self.config.fast_math,
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend

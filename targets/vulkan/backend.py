@@ -152,6 +152,23 @@ def texture_dtype(t: Any) -> str | None:
     return f"rw_texture.{t.format.data}" if t.is_rw else "texture"
 
 
+def preserves_nan_inf(caps: Any) -> bool:
+    """
+    Whether kernels for a device with these DeviceCaps may declare the
+    SignedZeroInfNanPreserve execution mode (fast_math=False): for 32-bit floats, and for
+    64- and 16-bit floats too when the device has them (a module declares it for every
+    float width it uses). Without it the modules are left as they are.
+    """
+    def has(name: str) -> bool:
+        return bool(getattr(caps, name, False))
+
+    return (
+        has("signed_zero_inf_nan_preserve_float32")
+        and (not has("shader_float64") or has("signed_zero_inf_nan_preserve_float64"))
+        and (not has("shader_float16") or has("signed_zero_inf_nan_preserve_float16"))
+    )
+
+
 def expand_pipeline(spec: str) -> list[str]:
     """The passes of a pass-spec string, named pipelines expanded (for print_ir)."""
     from taichi_xdsl.utils import registry
@@ -551,6 +568,9 @@ class VulkanBackend:
         ndarray_owner: maps a NumPy array given to a launch to the object that owns it
             (a ti.ndarray, with a `device_copy` attribute) to keep it device-resident, or
             to None for a plain array (copied in and out). None: every array is plain.
+        fast_math: False (`ti.init(fast_math=False)`): kernels declare
+            SignedZeroInfNanPreserve (`convert-offload-to-spirv{preserve-nan-inf=true}`)
+            so NaN and Inf survive, where the device allows it (`preserves_nan_inf`).
     """
 
     def __init__(
@@ -563,12 +583,15 @@ class VulkanBackend:
         ir_stream: IO[str] | None = None,
         runtime: Any = None,
         ndarray_owner: Callable[[Any], Any] | None = None,
+        fast_math: bool = True,
     ):
         if runtime is None:
             runtime = shared_runtime(device)
         self.runtime = runtime
         self.caps = dict(caps) if caps is not None else runtime.caps.taichi_caps()
         self.debug = debug
+        self.fast_math = fast_math
+        self.preserve_nan_inf = not fast_math and preserves_nan_inf(runtime.caps)
         self.print_ir = print_ir
         self.ir_stream = ir_stream
         self._root_buffer: Any = None
@@ -692,8 +715,9 @@ class VulkanBackend:
         """`ti-offload-to-spirv`, expanded, with this backend's caps."""
         caps = spirv_abi.format_caps(self.caps)
         debug = " debug=true" if self.debug else ""
+        preserve = " preserve-nan-inf=true" if self.preserve_nan_inf else ""
         return [
-            f'convert-offload-to-spirv{{caps="{caps}"{debug}}}'
+            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve}}}'
             if p == "convert-offload-to-spirv"
             else p
             for p in expand_pipeline(SPIRV_PIPELINE)

@@ -218,6 +218,11 @@ class DeviceCaps:
     shader_buffer_float16_atomics: bool = False
     shader_buffer_float16_atomic_add: bool = False
     shader_buffer_float16_atomic_min_max: bool = False
+    # VkPhysicalDeviceFloatControlsProperties (Vulkan 1.2 or VK_KHR_shader_float_controls):
+    # the SignedZeroInfNanPreserve execution mode may be declared for that width.
+    signed_zero_inf_nan_preserve_float16: bool = False
+    signed_zero_inf_nan_preserve_float32: bool = False
+    signed_zero_inf_nan_preserve_float64: bool = False
     extensions: frozenset[str] = field(default=frozenset(), repr=False)
 
     @property
@@ -438,6 +443,7 @@ def _query_physical_device(vk: Any, handle: Any, index: int) -> PhysicalDevice:
     )
 
     subgroup_size, subgroup_ops = 0, frozenset()
+    preserve: dict[str, bool] = {}
     structs = _usable_feature_structs(api, extensions)
     if api >= (1, 1, 0):
         sub = ffi.new("VkPhysicalDeviceSubgroupProperties*")
@@ -445,7 +451,21 @@ def _query_physical_device(vk: Any, handle: Any, index: int) -> PhysicalDevice:
         props2 = ffi.new("VkPhysicalDeviceProperties2*")
         props2.sType = vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
         props2.pNext = sub
+        float_controls = None
+        if api >= (1, 2, 0) or "VK_KHR_shader_float_controls" in extensions:
+            float_controls = ffi.new("VkPhysicalDeviceFloatControlsProperties*")
+            float_controls.sType = (
+                vk.VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FLOAT_CONTROLS_PROPERTIES
+            )
+            sub.pNext = float_controls
         lib.vkGetPhysicalDeviceProperties2(handle, props2)
+        if float_controls is not None:
+            preserve = {
+                f"signed_zero_inf_nan_preserve_float{width}": bool(
+                    getattr(float_controls, f"shaderSignedZeroInfNanPreserveFloat{width}")
+                )
+                for width in (16, 32, 64)
+            }
         subgroup_size = int(sub.subgroupSize)
         subgroup_ops = frozenset(
             name
@@ -517,6 +537,7 @@ def _query_physical_device(vk: Any, handle: Any, index: int) -> PhysicalDevice:
         device_local_bytes=device_local_bytes,
         extensions=extensions,
         **features,
+        **preserve,
     )
     return PhysicalDevice(handle, caps, queue_family, structs, features)
 
