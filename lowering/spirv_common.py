@@ -1,0 +1,199 @@
+"""
+Shared pieces of convert-offload-to-spirv (lowering/convert_offload_to_spirv.py): the
+state of one task being converted (`TaskState`: its spirv.module, entry-block prelude,
+storage-buffer views and the places pointers point to), the base class of the patterns
+that rewrite a task's ops, and the small builders they all use (integer constants,
+byte sizes, `if` selections, loads of bools, shape words of ndarray arguments).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from taichi_xdsl.dialects import offload, spirv, taichi
+from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
+from xdsl.dialects.builtin import AnyFloat, IntegerType, MemRefType, i1, i32
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.pattern_rewriter import RewritePattern
+from xdsl.rewriter import InsertPoint, Rewriter
+
+
+def fail(op: Operation, message: str) -> PassFailedAt:
+    """The pass's diagnostic at `op` (raise it)."""
+    return PassFailedAt(op, f"convert-offload-to-spirv: {message}")
+
+
+def byte_size(t: Attribute) -> int:
+    """Bytes of an integer or float scalar (an i1 counts as one byte)."""
+    if isinstance(t, IntegerType):
+        return max(1, t.width.data // 8)
+    assert isinstance(t, AnyFloat)
+    return t.bitwidth // 8
+
+
+def int_of_width(t: Attribute) -> IntegerType:
+    """The integer type as wide as `t` (the bit pattern a CAS loop swaps)."""
+    return IntegerType(byte_size(t) * 8)
+
+
+def int_const(value: int, t: Attribute = i32) -> spirv.ConstantOp:
+    """`spirv.Constant value : t` for an integer type `t`."""
+    assert isinstance(t, IntegerType)
+    return spirv.ConstantOp.from_int(value, t)
+
+
+@dataclass
+class Place:
+    """Where a storage-buffer pointer points: binding, element index (in units of the
+    element type), element type; a bool place is an i32 word holding 0 or 1."""
+
+    binding: int
+    index: SSAValue
+    element: Attribute
+    is_bool: bool = False
+    check: Check | None = None
+
+
+@dataclass
+class Check:
+    """A debug-checked element access: in bounds when `ok`; otherwise the error record
+    gets (dimension, index, extent) of the first bad index."""
+
+    ok: SSAValue
+    words: tuple[SSAValue, SSAValue, SSAValue]
+
+
+@dataclass
+class TaskState:
+    """One task being converted: its module, entry block, buffer views, places."""
+
+    module: spirv.ModuleOp
+    entry: Block
+    kernel: offload.KernelOp
+    fields: dict[str, taichi.FieldOp]
+    caps: dict[str, int]
+    prints: list[tuple[str, tuple[str, ...]]]
+    print_base: int
+    views: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
+    places: dict[SSAValue, Place] = field(default_factory=dict)
+    thread_locals: dict[int, SSAValue] = field(default_factory=dict)
+    capabilities: set[str] = field(default_factory=set)
+    extensions: set[str] = field(default_factory=set)
+    prelude_end: Operation | None = None
+    images: dict[int, SSAValue] = field(default_factory=dict)
+    debug: bool = False
+    asserts: list[str] = field(default_factory=list)
+    preserve_nan_inf: bool = False
+    assert_base: int = 0
+
+    # -- the entry block's prelude -----------------------------------------------------
+
+    def at_entry(self, ops: Sequence[Operation]) -> None:
+        """Insert `ops` at the end of the prelude (dominating the whole function)."""
+        if self.prelude_end is None:
+            first = self.entry.first_op
+            point = InsertPoint.before(first) if first else InsertPoint.at_end(self.entry)
+        else:
+            point = InsertPoint.after(self.prelude_end)
+        Rewriter.insert_op(ops, point)
+        self.prelude_end = ops[-1]
+
+    def view(self, binding: int, element: Attribute) -> SSAValue:
+        """The address of the buffer `binding` seen as a runtime array of `element`."""
+        key = (binding, element)
+        if key not in self.views:
+            name = f"{spirv_abi.buffer_name(binding)}_{element}"
+            array = spirv.RuntimeArrayType(element, byte_size(element))
+            block = spirv.StructType([array], offsets=[0], decorations=["Block"])
+            var = spirv.GlobalVariableOp(
+                name,
+                spirv.PointerType(block, "StorageBuffer"),
+                descriptor_set=0,
+                binding=binding,
+            )
+            self.module.body.block.insert_op_before(var, self.module.body.block.first_op)  # type: ignore[arg-type]
+            address = spirv.AddressOfOp(var)
+            self.at_entry([address])
+            self.views[key] = address.results[0]
+        return self.views[key]
+
+    def element_ptr(
+        self, binding: int, element: Attribute, index: SSAValue, ops: list[Operation]
+    ) -> SSAValue:
+        """Append to `ops` an access chain to element `index` of a buffer view."""
+        is_bool = element == i1
+        stored = i32 if is_bool else element
+        zero = int_const(0)
+        chain = spirv.AccessChainOp(self.view(binding, stored), [zero, index])
+        ops += [zero, chain]
+        pointer = chain.results[0]
+        self.places[pointer] = Place(binding, index, stored, is_bool)
+        return pointer
+
+    def byte_slot(
+        self, binding: int, offset: int, element: Attribute, ops: list[Operation]
+    ) -> SSAValue:
+        stored = i32 if element == i1 else element
+        if offset % byte_size(stored):
+            raise ValueError(f"byte offset {offset} is not aligned for {stored}")
+        index = int_const(offset // byte_size(stored))
+        ops.append(index)
+        return self.element_ptr(binding, element, index.results[0], ops)
+
+
+def kernel_inputs(kernel: offload.KernelOp) -> tuple[list[int], dict[int, int]]:
+    """Byte offsets of the arguments, and ndarray argument index -> its position (a
+    texture's slot has an ndarray's layout, but not an ndarray position)."""
+    inputs = kernel.function_type.inputs.data
+    ranks = [
+        t.get_num_dims()
+        if isinstance(t, MemRefType)
+        else t.ndim
+        if isinstance(t, taichi.TextureType)
+        else None
+        for t in inputs
+    ]
+    positions: dict[int, int] = {}
+    for index, t in enumerate(inputs):
+        if isinstance(t, MemRefType):
+            positions[index] = len(positions)
+    return abi.arg_offsets(ranks), positions
+
+
+class TaskPattern(RewritePattern):
+    def __init__(self, state: TaskState):
+        self.state = state
+
+
+def if_then(
+    cond: SSAValue, then_ops: list[Operation], else_ops: list[Operation] | None = None
+) -> spirv.SelectionOp:
+    """`if cond { then_ops } else { else_ops }` as a spirv.mlir.selection."""
+    merge = Block([spirv.MergeOp()])
+    then = Block([*then_ops, spirv.BranchOp(merge)])
+    otherwise = Block([*(else_ops or []), spirv.BranchOp(merge)])
+    header = Block([spirv.BranchConditionalOp(cond, then, otherwise)])
+    return spirv.SelectionOp(Region([header, then, otherwise, merge]))
+
+
+def shape_word(
+    state: TaskState, arg_offset: int, axis: int, ops: list[Operation]
+) -> SSAValue:
+    ptr = state.byte_slot(spirv_abi.ARGS_BINDING, arg_offset + 8 + 8 * axis, i32, ops)
+    load = spirv.LoadOp(ptr)
+    ops.append(load)
+    return load.results[0]
+
+
+def load_value(state: TaskState, ptr: SSAValue, ops: list[Operation]) -> SSAValue:
+    load = spirv.LoadOp(ptr)
+    ops.append(load)
+    place = state.places.get(ptr)
+    if place is None or not place.is_bool:
+        return load.results[0]
+    zero = int_const(0)
+    bit = spirv.INotEqualOp(load, zero)
+    ops += [zero, bit]
+    return bit.results[0]
