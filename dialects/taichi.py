@@ -411,7 +411,7 @@ class ContinueOp(IRDLOperation):
     traits = traits_def(IsTerminator())
 
     def verify_(self) -> None:
-        if _innermost_loop(self) is None:
+        if innermost_loop(self) is None:
             raise VerifyException(f"'{self.name}' must be inside a loop")
 
 
@@ -421,7 +421,8 @@ class ContinueOp(IRDLOperation):
 _LOOP_TASKS = ("offload.range_for", "offload.struct_for")
 
 
-def _innermost_loop(op: Operation) -> Operation | None:
+def innermost_loop(op: Operation) -> Operation | None:
+    """The loop a `break`/`continue` at `op` refers to (a loop op or a loop task)."""
     parent = op.parent_op()
     while parent is not None and not isinstance(parent, KernelOp):
         if isinstance(parent, RangeForOp | StructForOp | WhileOp):
@@ -433,7 +434,7 @@ def _innermost_loop(op: Operation) -> Operation | None:
 
 
 def _verify_in_serial_loop(op: Operation) -> None:
-    loop = _innermost_loop(op)
+    loop = innermost_loop(op)
     if loop is None:
         raise VerifyException(f"'{op.name}' must be inside a loop")
     if isinstance(loop, StructForOp):

@@ -576,7 +576,7 @@ class _Adjoint:
         body = op.body.block
         for inner in op.walk():
             if isinstance(inner, taichi.BreakOp | taichi.ContinueOp) and (
-                taichi._innermost_loop(inner) is op  # pyright: ignore[reportPrivateUsage]
+                taichi.innermost_loop(inner) is op
             ):
                 raise PassFailedAt(
                     inner,

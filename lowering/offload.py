@@ -111,15 +111,7 @@ def _is_scalar(value: SSAValue) -> bool:
 def _check_no_break(loop: taichi.RangeForOp | taichi.StructForOp) -> None:
     """A parallel loop cannot be left early: reject a `break` that targets it."""
     for op in loop.walk():
-        if not isinstance(op, taichi.BreakOp):
-            continue
-        parent = op.parent_op()
-        while not isinstance(
-            parent, taichi.RangeForOp | taichi.StructForOp | taichi.WhileOp
-        ):
-            assert parent is not None
-            parent = parent.parent_op()
-        if parent is loop:
+        if isinstance(op, taichi.BreakOp) and taichi.innermost_loop(op) is loop:
             raise PassFailedAt(
                 op, "ti-offload: 'break' cannot leave a parallel loop (serialize it)"
             )

@@ -71,18 +71,10 @@ def _constant(value: SSAValue) -> int | None:
 
 def _breaks_out(loop: taichi.RangeForOp) -> bool:
     """Whether a `taichi.break` in the body leaves `loop` itself."""
-    for op in loop.body.walk():
-        if not isinstance(op, taichi.BreakOp):
-            continue
-        parent = op.parent_op()
-        while not isinstance(
-            parent, taichi.RangeForOp | taichi.StructForOp | taichi.WhileOp
-        ):
-            assert parent is not None
-            parent = parent.parent_op()
-        if parent is loop:
-            return True
-    return False
+    return any(
+        isinstance(op, taichi.BreakOp) and taichi.innermost_loop(op) is loop
+        for op in loop.body.walk()
+    )
 
 
 def _row_length(loop: taichi.RangeForOp) -> int | None:

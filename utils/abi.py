@@ -50,6 +50,23 @@ ERROR_ASSERTION = 2
 ERROR_RECORD_BYTES = 32
 
 
+NUMPY_KINDS: dict[str, tuple[str, int]] = {
+    "i1": ("biu", 1),
+    "i8": ("iub", 1),
+    "i16": ("iu", 2),
+    "i32": ("iu", 4),
+    "i64": ("iu", 8),
+    "f16": ("f", 2),
+    "f32": ("f", 4),
+    "f64": ("f", 8),
+}
+"""
+The numpy dtype kinds and item size an array may have to bind to an ndarray argument of
+each IR element type (the IR is signless: i32 takes int32 and uint32). Every backend
+checks ndarray arguments against this table.
+"""
+
+
 def task_symbol(kernel_name: str, task_index: int) -> str:
     """The LLVM function name of task `task_index` of kernel `kernel_name`."""
     return f"{kernel_name}__task{task_index}"

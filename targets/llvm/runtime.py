@@ -71,18 +71,6 @@ _CTYPES: dict[str, Any] = {
 _RETURN_CTYPES: dict[str, Any] = {"i1": ctypes.c_uint8}
 """Return slots read differently from argument slots (i1 reads as the int 0 or 1)."""
 
-_NUMPY_KINDS: dict[str, tuple[str, int]] = {
-    "i1": ("biu", 1),
-    "i8": ("iub", 1),
-    "i16": ("iu", 2),
-    "i32": ("iu", 4),
-    "i64": ("iu", 8),
-    "f16": ("f", 2),
-    "f32": ("f", 4),
-    "f64": ("f", 8),
-}
-"""numpy dtype kinds and item sizes an ndarray of each IR element type may have."""
-
 
 @dataclass(frozen=True)
 class ScalarArg:
@@ -248,7 +236,7 @@ class _NdarraySetter:
     def __init__(self, index: int, spec: NdarrayArg, buffer: Any, offset: int):
         self.index = index
         self.spec = spec
-        self.kinds, self.itemsize = _NUMPY_KINDS[spec.dtype]
+        self.kinds, self.itemsize = abi.NUMPY_KINDS[spec.dtype]
         self.pointer = ctypes.c_uint64.from_buffer(buffer, offset)
         self.shape = (ctypes.c_int64 * spec.ndim).from_buffer(buffer, offset + 8)
         self.last: object = _NOTHING

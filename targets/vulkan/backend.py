@@ -71,15 +71,6 @@ REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 invocation combines its partial sum with an atomic on one address, so more invocations
 cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
 131072 groups took 30 ms and was off by 2e-2)."""
-_NUMPY_KINDS: dict[str, tuple[str, int]] = {
-    "i8": ("iub", 1),
-    "i16": ("iu", 2),
-    "i32": ("iu", 4),
-    "i64": ("iu", 8),
-    "f16": ("f", 2),
-    "f32": ("f", 4),
-    "f64": ("f", 8),
-}
 
 
 @dataclass(frozen=True)
@@ -494,7 +485,7 @@ def _check_array(name: str, index: int, value: object, dtype: str, rank: int) ->
         raise TaichiTypeError(
             f"{where} must be a numpy.ndarray, got {type(value).__name__}"
         )
-    kinds, size = _NUMPY_KINDS.get(dtype, ("", 0))
+    kinds, size = abi.NUMPY_KINDS.get(dtype, ("", 0))
     if value.dtype.kind not in kinds or value.dtype.itemsize != size:
         raise TaichiTypeError(f"{where} expects {dtype} elements, got dtype {value.dtype}")
     if value.ndim != rank:
