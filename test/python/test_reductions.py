@@ -202,3 +202,33 @@ def test_two_reads_of_one_ndarray_keep_their_atomics(arch):
         if arch is ti.vulkan:
             kernel.backend.sync()
         assert x[0] == 4097 and (x[1:] == 1).all()
+
+
+def test_reduction_place_read_at_an_unknown_index(program):
+    """h[0] += 1 may not go through a thread-local slot while the same loop reads h[j]
+    at an index known only at run time: with j = 0 every iteration must see at least
+    its own increment (a slot would leave h[0] at 0 until after the loop)."""
+    h = ti.field(ti.i32, shape=8)
+    out = ti.field(ti.i32, shape=256)
+
+    @ti.kernel
+    def count_and_read(j: ti.i32):
+        for i in range(256):
+            h[0] += 1
+            out[i] = h[j]
+
+    count_and_read(0)
+    assert h[0] == 256
+    seen = out.to_numpy()
+    assert (seen >= 1).all() and (seen <= 256).all(), seen
+    # At constant, different indices h[3] cannot be h[5]: the sum is exact either way.
+    h.fill(0)
+
+    @ti.kernel
+    def count_and_read_other():
+        for i in range(256):
+            h[3] += 2
+            out[i] = h[5]
+
+    count_and_read_other()
+    assert h[3] == 512 and (out.to_numpy() == 0).all()
