@@ -43,6 +43,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # (first match): small files that exercise the passes on both archs.
 PYTEST_FILES: list[tuple[str, list[str]]] = [
     ("lowering/convert_offload_to_llvm.py", ["test_offload_to_llvm.py", "test_reductions.py"]),
+    ("lowering/convert_arith_to_spirv.py", ["test_vulkan_backend.py", "test_lang_core.py"]),
+    ("lowering/convert_offload_to_spirv.py", ["test_vulkan_backend.py", "test_reductions.py"]),
+    ("lowering/convert_taichi_to_spirv.py", ["test_vulkan_backend.py", "test_lang_core.py"]),
     ("lowering/convert_", ["test_offload_to_llvm.py", "test_lang_core.py"]),
     ("lowering/spirv_", ["test_vulkan_backend.py", "test_reductions.py", "test_textures.py"]),
     ("lowering/auto_diff.py", ["test_autodiff.py"]),

@@ -29,3 +29,21 @@ func.func @nothing() {
 func.func @memref_untouched(%m: memref<4xf32>) {
   func.return
 }
+
+// A call converts with its own signature (two operands, one result); a call whose
+// callee takes a memref stays a func.call, also inside a function that converts.
+// CHECK:       llvm.func @add2(f32, f32) -> f32
+// CHECK-NEXT:  func.func private @keep(memref<4xf32>) -> ()
+// CHECK-LABEL: llvm.func @calls(%{{.*}}: f32, %{{.*}}: f32) -> f32 {
+// CHECK-NEXT:    %[[S:.*]] = llvm.call @add2(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT:    %[[M:.*]] = memref.alloca() : memref<4xf32>
+// CHECK-NEXT:    func.call @keep(%[[M]]) : (memref<4xf32>) -> ()
+// CHECK-NEXT:    llvm.return %[[S]] : f32
+func.func private @add2(f32, f32) -> f32
+func.func private @keep(memref<4xf32>)
+func.func @calls(%x: f32, %y: f32) -> f32 {
+  %s = func.call @add2(%x, %y) : (f32, f32) -> f32
+  %m = memref.alloca() : memref<4xf32>
+  func.call @keep(%m) : (memref<4xf32>) -> ()
+  func.return %s : f32
+}
