@@ -30,3 +30,26 @@ def test_bool_and_int_equality(a: int, b: int):
     p, q = a > 0, b > 0
     want = [p == q, p != q, a == b, a != b, a != 0, (a == b) == (p == q)]
     assert list(out.to_numpy()) == [int(w) for w in want]
+
+
+def test_assert_messages_of_two_tasks(arch):
+    """In debug mode each task's asserts are numbered after the previous tasks' (one
+    table per kernel): a failure in the second loop names the second loop's assert."""
+    from taichi_xdsl.utils.errors import TaichiAssertionError
+
+    ti.init(arch=arch, debug=True)
+    x = ti.field(ti.i32, 8)
+
+    @ti.kernel
+    def check(n: ti.i32):
+        for i in x:
+            assert x[i] >= 0, "the first loop's assert"
+        for i in x:
+            assert i < n, "the second loop's assert"
+
+    check(8)
+    with pytest.raises(TaichiAssertionError, match="the second loop's assert"):
+        check(4)
+    x[2] = -1
+    with pytest.raises(TaichiAssertionError, match="the first loop's assert"):
+        check(8)
