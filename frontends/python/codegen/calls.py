@@ -15,7 +15,7 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
@@ -23,11 +23,12 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
 from ..lang.matrix import Matrix, MatrixType
-from .source import closure_vars
+from ..lang.source import closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, Template
 from .values import (
     Container,
+    FieldHandle,
     FunctionContext,
     Place,
     assigned_names,
@@ -124,7 +125,7 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     return call_python(cg, func, args, kwargs, node)
 
 def call_python(
-    cg, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    cg: KernelCodegen, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call
 ) -> Any:
     """A builtin or another Python callable: folded when all arguments are Python."""
 
@@ -205,6 +206,8 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return ops.static(*args)
     if name in _RANDOM:
         return cg.random_call(name, args, kwargs, node)
+    if name == "stop_grad":
+        return _stop_grad(args, kwargs)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time
     if name in ("ndrange", "grouped"):
@@ -215,8 +218,19 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         )
     return intrinsic_ir(cg, name, args, kwargs, node)
 
+def _stop_grad(args: list[Any], kwargs: dict[str, Any]) -> None:
+    """`ti.stop_grad(x)`: marks field x's `get_field` so that ti-auto-diff leaves it out."""
+    from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
+    from xdsl.dialects.builtin import UnitAttr
+
+    if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
+        raise TaichiError("ti.stop_grad(x) takes one field")
+    # every access of the field in this kernel goes through this one get_field
+    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+
+
 def intrinsic_ir(
-    cg, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+    cg: KernelCodegen, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
 ) -> Any:
     em = cg.em
     if name in _RANDOM:
@@ -405,7 +419,11 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     return ctx.result
 
 def _bind_func_args(
-    cg, func: Any, bound_self: Any, annotations: dict[str, Any], node: ast.Call
+    cg: KernelCodegen,
+    func: Any,
+    bound_self: Any,
+    annotations: dict[str, Any],
+    node: ast.Call,
 ) -> dict[str, Any]:
     sig = func.signature()
     params = list(sig.parameters)
@@ -441,7 +459,7 @@ def _bind_func_args(
     return dict(bound.arguments)
 
 def _bind_param(
-    cg, name: str, value: Any, ann: Any, assigned: set[str], node: ast.AST
+    cg: KernelCodegen, name: str, value: Any, ann: Any, assigned: set[str], node: ast.AST
 ) -> Any:
 
     if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
@@ -512,7 +530,7 @@ def func_return(cg: KernelCodegen, value: Any, node: ast.Return, at_top: bool) -
     mark_returned(cg)
 
 def _func_vec_slot(
-    cg, ctx: FunctionContext, zero: Vec, dt: DataType
+    cg: KernelCodegen, ctx: FunctionContext, zero: Vec, dt: DataType
 ) -> LocalVecPlace:
     slots = [Place(ctx_slot(cg, dt, ctx), dt, False) for _ in zero.elems]
     return LocalVecPlace(zero.shape, dt, slots)

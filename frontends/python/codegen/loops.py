@@ -21,6 +21,7 @@ from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes, ops
 from .emitter import Value
+from .textures import TextureHandle
 from .values import (
     Container,
     LoopInfo,
@@ -28,6 +29,7 @@ from .values import (
     describe,
     is_scalar,
 )
+from .vectors import Vec
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -132,8 +134,6 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         return "ndrange", [(0, s) for s in obj.shape(cg)]
     if isinstance(obj, Container):
         return "struct", obj
-    from ..lang.texture import TextureHandle
-
     if isinstance(obj, TextureHandle) and obj.ann.rw:  # its extents, read at run time
         return "ndrange", [(0, s) for s in obj.shape]
     if isinstance(obj, ops.NdRange):
@@ -204,7 +204,7 @@ def range_for(
     cg.em.emit(taichi.RangeForOp(lo_v.ssa, hi_v.ssa, block, serialize=serialize))
 
 def ndrange_for(
-    cg, node: ast.For, bounds: list[tuple[Any, Any]], serialize: bool
+    cg: KernelCodegen, node: ast.For, bounds: list[tuple[Any, Any]], serialize: bool
 ) -> None:
     """`ti.ndrange` flattened into one range_for; indices recovered by div/rem."""
     if len(bounds) == 1 and not isinstance(node.target, ast.Tuple):
@@ -302,8 +302,6 @@ def bind_targets(cg: KernelCodegen, node: ast.For, indices: list[Value]) -> None
     assigned = assigned_names(node.body)
     grouped, cg.pending_grouped = cg.pending_grouped, False
     if len(names) == 1 and (len(indices) != 1 or grouped):
-        from .vectors import Vec
-
         name = names[0].id  # type: ignore[attr-defined]
         # ti.grouped: one index vector
         cg.ctx.scopes[-1][name] = Vec((len(indices),), list(indices))

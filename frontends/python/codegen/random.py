@@ -166,7 +166,7 @@ def _uniform(cg: KernelCodegen, dt: dtypes.DataType) -> Value:
     return em.cast(x, dt)
 
 def random_call(
-    cg, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+    cg: KernelCodegen, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
 ) -> Value:
     em = cg.em
     dt_arg = kwargs.get("dtype", args[0] if args else float)

@@ -28,7 +28,7 @@ def load_struct(cg: KernelCodegen, place: StructPlace) -> StructVal:
     return StructVal(place.stype, {m: cg.rvalue(p) for m, p in place.places.items()})
 
 def make_struct(
-    cg, stype: StructType, args: list[Any], kwargs: dict[str, Any], node: Any
+    cg: KernelCodegen, stype: StructType, args: list[Any], kwargs: dict[str, Any], node: Any
 ) -> StructVal:
     values = dict(zip(stype.members, args))
     values.update(kwargs)

@@ -246,7 +246,7 @@ def vec_cast(cg: KernelCodegen, v: Vec, dt: DataType) -> Vec:
     return Vec(v.shape, [cg.em.value(e, dt) for e in v.elems])
 
 def new_vec_local(
-    cg, name: str | None, v: Vec, dt: DataType | None = None
+    cg: KernelCodegen, name: str | None, v: Vec, dt: DataType | None = None
 ) -> LocalVecPlace:
     dt = dt or vec_dtype(cg, v)
     slots = []
@@ -257,7 +257,11 @@ def new_vec_local(
     return LocalVecPlace(v.shape, dt, slots)
 
 def make_matrix(
-    cg, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_vector: bool
+    cg: KernelCodegen,
+    args: list[Any],
+    kwargs: dict[str, Any],
+    node: ast.AST,
+    is_vector: bool,
 ) -> Vec:
     """`ti.Vector([...], dt=...)` / `ti.Matrix([[...], ...], dt=...)` in a kernel."""
     if not args:
@@ -579,7 +583,7 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
     return result
 
 def _component_index(
-    cg, shape: tuple[int, ...], index: Any, node: ast.AST
+    cg: KernelCodegen, shape: tuple[int, ...], index: Any, node: ast.AST
 ) -> list[Any]:
     idx = list(index) if isinstance(index, tuple | list) else [index]
     if len(idx) > len(shape):
@@ -627,7 +631,7 @@ def store_vec(cg: KernelCodegen, place: VecPlace, value: Any, node: ast.AST) -> 
     place.store(cg, v)
 
 def vec_aug(
-    cg, place: VecPlace, op: str, rhs: Any, node: ast.AST, atomic_cls: Any
+    cg: KernelCodegen, place: VecPlace, op: str, rhs: Any, node: ast.AST, atomic_cls: Any
 ) -> None:
     """
     `v += w`: one atomic per component, as in Taichi, on local vectors too (a local

@@ -58,16 +58,17 @@ from . import calls, expressions, loops, random, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
 from ..lang.field import Field
+from ..lang.kernel import ArgSpec
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.ndarray import Ndarray
-from .source import FunctionSource, is_located
+from ..lang.source import FunctionSource, is_located
 from ..lang.struct import StructField, StructPlace, StructType, StructVal
+from .textures import TextureHandle
 from .values import (
     ATOMIC_AUGASSIGN,
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
-    ArgSpec,
     Container,
     FieldHandle,
     FunctionContext,
@@ -166,8 +167,6 @@ class KernelCodegen(ast.NodeVisitor):
             return spec.obj
         assert arg is not None
         if spec.kind == "texture":
-            from ..lang.texture import TextureHandle
-
             return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
             assert spec.dtype is not None
