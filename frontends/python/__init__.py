@@ -18,3 +18,27 @@ when a kernel instance is compiled (`Kernel.build_module` in lang/kernel.py), wi
 deferred import: that is what keeps `import taichi_xdsl`, `ti.init` and `ti.field` free
 of xDSL, which loads with the first kernel compilation.
 """
+
+from __future__ import annotations
+
+import sys
+from importlib import import_module
+from types import ModuleType
+
+
+# -- the flat paths of before the split ----------------------------------------------------
+# Code outside this repository that imports `taichi_xdsl.frontends.python.program` (the
+# shared conformance harness does) keeps working until it moves to `...python.lang.*`:
+# an old name resolves to its module in lang/, registered under the old path on first use.
+_MOVED_TO_LANG = frozenset(
+    ("aot", "autodiff", "dtypes", "field", "graph", "kernel", "matrix", "ndarray", "ops")
+    + ("program", "source_key", "struct", "texture", "tmath", "types")
+)
+
+
+def __getattr__(name: str) -> ModuleType:
+    if name in _MOVED_TO_LANG:
+        module = import_module(f"{__name__}.lang.{name}")
+        sys.modules[f"{__name__}.{name}"] = module
+        return module
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
