@@ -120,3 +120,85 @@ def test_tape_grad_check_catches_a_wrong_gradient():
             forward()
     with pytest.raises(TaichiError, match="f64 loss"):
         ti.ad.Tape(loss=ti.field(ti.f32, shape=(), needs_grad=True), grad_check=[x])
+
+
+def test_loop_config_block_dim(capsys):
+    """block_dim sets the loop's threads per group: the task's LocalSize on Vulkan."""
+    total = ti.field(ti.i32, shape=())
+    x = ti.field(ti.i32, shape=100)
+
+    @ti.kernel
+    def fill_and_sum():
+        ti.loop_config(block_dim=32)
+        for i in range(100):
+            x[i] = i
+        ti.loop_config(block_dim=64)
+        for i in x:
+            total[None] += x[i]
+
+    module = str(fill_and_sum.get_ir())
+    assert "block_dim = 32 : i64" in module and "block_dim = 64 : i64" in module
+    fill_and_sum()
+    assert total[None] == 4950
+
+
+def test_loop_config_block_dim_reaches_vulkan(arch, capsys):
+    if arch is not ti.vulkan:
+        pytest.skip("the group size is a Vulkan notion")
+    ti.init(arch=arch, print_ir=True)
+    x = ti.field(ti.f32, shape=64)
+
+    @ti.kernel
+    def scale():
+        ti.loop_config(block_dim=16)
+        for i in x:
+            x[i] = i * 2.0
+
+    scale()
+    assert x[63] == 126.0
+    assert '"LocalSize", 16, 1, 1' in capsys.readouterr().out
+
+
+def test_loop_config_options_raise_or_warn():
+    x = ti.field(ti.i32, shape=8)
+
+    @ti.kernel
+    def unknown():
+        ti.loop_config(threads=4)
+        for i in x:
+            x[i] = 1
+
+    with pytest.raises(ti.TaichiSyntaxError, match="threads"):
+        unknown()
+
+    @ti.kernel
+    def bits():
+        ti.loop_config(bit_vectorize=True)
+        for i in x:
+            x[i] = 1
+
+    with pytest.raises(ti.TaichiSyntaxError, match="bit_vectorize"):
+        bits()
+
+    @ti.kernel
+    def too_wide():
+        ti.loop_config(block_dim=4096)
+        for i in x:
+            x[i] = 1
+
+    with pytest.raises(ti.TaichiSyntaxError, match="block_dim"):
+        too_wide()
+
+    from taichi_xdsl.frontends.python.codegen import calls
+
+    calls._LOOP_CONFIG_WARNED.discard("parallelize")
+
+    @ti.kernel
+    def hinted():
+        ti.loop_config(parallelize=2)
+        for i in x:
+            x[i] = i
+
+    with pytest.warns(UserWarning, match=r"loop_config\(parallelize=...\)"):
+        hinted()
+    assert list(x.to_numpy()) == list(range(8))
