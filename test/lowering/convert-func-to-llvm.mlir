@@ -47,3 +47,14 @@ func.func @calls(%x: f32, %y: f32) -> f32 {
   func.call @keep(%m) : (memref<4xf32>) -> ()
   func.return %s : f32
 }
+
+// A vector of index is a vector of i64, in signatures, calls and returns.
+// CHECK:       llvm.func @vector_callee(vector<4xi64>) -> vector<4xi64>
+// CHECK-LABEL: llvm.func @vector_index(%{{.*}}: vector<4xi64>) -> vector<4xi64> {
+// CHECK:         %[[W:.*]] = llvm.call @vector_callee(%{{.*}}) : (vector<4xi64>) -> vector<4xi64>
+// CHECK:         llvm.return %[[W]] : vector<4xi64>
+func.func private @vector_callee(vector<4xindex>) -> vector<4xindex>
+func.func @vector_index(%v: vector<4xindex>) -> vector<4xindex> {
+  %w = func.call @vector_callee(%v) : (vector<4xindex>) -> vector<4xindex>
+  func.return %w : vector<4xindex>
+}
