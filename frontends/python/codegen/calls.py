@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
@@ -193,7 +194,7 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     args = [cg.eval(a) for a in node.args]
     kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
     if name == "loop_config":
-        cg.pending_loop_config = kwargs
+        cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
     if name == "static":
         for x in (*args, *kwargs.values()):
@@ -586,3 +587,59 @@ def guard_rest(cg: KernelCodegen, rest: list[ast.stmt]) -> None:
 
 def _is_template(ann: Any) -> bool:
     return isinstance(ann, Template) or ann is Template or ann is types.template
+
+
+_LOOP_CONFIG_WARNED: set[str] = set()
+
+
+def loop_config(
+    cg: KernelCodegen, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """
+    `ti.loop_config(...)` for the next loop, checked: `serialize` and `block_dim` (the
+    threads of a group on Vulkan) are honoured; `parallelize` and
+    `block_dim_adaptive=False` (CPU scheduling hints) warn once by name that they are
+    not; `bit_vectorize=True` raises (no quantized types).
+    """
+    known = ("block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize")
+    unknown = [k for k in kwargs if k not in known]
+    if args or unknown:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "ti.loop_config takes keyword arguments " + ", ".join(known)
+            + (f", not {', '.join(unknown)}" if unknown else ""),
+        )
+    config = dict(kwargs)
+    block_dim = config.get("block_dim")
+    if block_dim is not None and (
+        isinstance(block_dim, Value) or isinstance(block_dim, bool)
+        or not isinstance(block_dim, int) or not 0 < block_dim <= 1024
+    ):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"ti.loop_config(block_dim=...) must be a constant from 1 to 1024, got "
+            f"{describe(block_dim)}",
+        )
+    if config.get("bit_vectorize"):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "ti.loop_config(bit_vectorize=True) needs quantized types, which "
+            "taichi-xdsl does not support",
+        )
+    ignored = []
+    if config.get("parallelize") is not None:
+        ignored.append("parallelize")
+    if config.get("block_dim_adaptive", True) is False:
+        ignored.append("block_dim_adaptive")
+    for option in ignored:
+        if option not in _LOOP_CONFIG_WARNED:
+            _LOOP_CONFIG_WARNED.add(option)
+            warnings.warn(
+                f"ti.loop_config({option}=...) is not supported by taichi-xdsl and is "
+                "ignored: the loop is scheduled over every CPU thread as usual",
+                stacklevel=2,
+            )
+    return config
