@@ -69,6 +69,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "abs": (f"{_FRONTEND}.ops", "abs"),
     "atan2": (f"{_FRONTEND}.ops", "atan2"),
     "ad": (f"{_FRONTEND}.autodiff", None),
+    "linalg": (f"{_FRONTEND}.linalg", None),
     "svd": (f"{_FRONTEND}.linalg.decompositions", "ti_svd"),
     "polar_decompose": (f"{_FRONTEND}.linalg.decompositions", "ti_polar_decompose"),
     "sym_eig": (f"{_FRONTEND}.linalg.decompositions", "ti_sym_eig"),

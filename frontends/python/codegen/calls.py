@@ -365,6 +365,15 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
 
     bound_self = func.obj if isinstance(func, BoundFunc) else None
     func = func.func if isinstance(func, BoundFunc) else func
+    arguments = _bind_func_args(cg, func, bound_self, func.annotations(), node)
+    return inline_bound_func(cg, func, arguments, node)
+
+
+def inline_bound_func(
+    cg: KernelCodegen, func: Any, arguments: dict[str, Any], node: ast.AST
+) -> Any:
+    """Inline the ti.func `func` with its parameters bound to `arguments` (values, or
+    places for template parameters), as a call at `node` would."""
     if cg.func_depth >= _MAX_INLINE_DEPTH:
         raise cg.error(
             TaichiSyntaxError,
@@ -373,7 +382,6 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
         )
     src = func.source()
     annotations = func.annotations()
-    arguments = _bind_func_args(cg, func, bound_self, annotations, node)
     ctx = FunctionContext(
         src,
         func.fn.__globals__,
