@@ -15,7 +15,12 @@ import inspect
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+)
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
@@ -248,6 +253,18 @@ def intrinsic_ir(
         if isinstance(args[0], Vec):
             return cg.vec_cast(args[0], cg.cook_dtype(dt, node))
         return em.value(scalar(cg, args[0], node), cg.cook_dtype(dt, node))
+    if name == "bit_cast":
+        expect_args(cg, node, args, 2)
+        x = em.value(scalar(cg, args[0], node))
+        dt = cg.cook_dtype(args[1], node)
+        if x.dtype.bits != dt.bits:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"ti.bit_cast: {x.dtype.name} has {x.dtype.bits} bits, {dt.name} has "
+                f"{dt.bits}; the types must be of one width",
+            )
+        return em.bitcast(x, dt)
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
@@ -409,6 +426,8 @@ def inline_bound_func(
     cg.func_depth += 1
     try:
         cg.visit_stmts(src.tree.body)
+    except TaichiCompilationError as e:
+        raise _called_from(e, saved[0], node) from None
     finally:
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
@@ -425,6 +444,15 @@ def inline_bound_func(
     if ctx.return_types and ctx.result is not None:
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
+
+def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
+    """The error raised inside an inlined ti.func, followed by the call that inlined it,
+    so that an error inside a library ti.func also names the user's line."""
+    where = caller.src.located(type(e), node, "called from here")
+    err = type(e)(f"{e}\n{where}")
+    err.located = True  # type: ignore[attr-defined]
+    return err
+
 
 def _bind_func_args(
     cg: KernelCodegen,
