@@ -16,7 +16,12 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+)
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
@@ -249,6 +254,18 @@ def intrinsic_ir(
         if isinstance(args[0], Vec):
             return cg.vec_cast(args[0], cg.cook_dtype(dt, node))
         return em.value(scalar(cg, args[0], node), cg.cook_dtype(dt, node))
+    if name == "bit_cast":
+        expect_args(cg, node, args, 2)
+        x = em.value(scalar(cg, args[0], node))
+        dt = cg.cook_dtype(args[1], node)
+        if x.dtype.bits != dt.bits:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"ti.bit_cast: {x.dtype.name} has {x.dtype.bits} bits, {dt.name} has "
+                f"{dt.bits}; the types must be of one width",
+            )
+        return em.bitcast(x, dt)
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
@@ -366,6 +383,15 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
 
     bound_self = func.obj if isinstance(func, BoundFunc) else None
     func = func.func if isinstance(func, BoundFunc) else func
+    arguments = _bind_func_args(cg, func, bound_self, func.annotations(), node)
+    return inline_bound_func(cg, func, arguments, node)
+
+
+def inline_bound_func(
+    cg: KernelCodegen, func: Any, arguments: dict[str, Any], node: ast.AST
+) -> Any:
+    """Inline the ti.func `func` with its parameters bound to `arguments` (values, or
+    places for template parameters), as a call at `node` would."""
     if cg.func_depth >= _MAX_INLINE_DEPTH:
         raise cg.error(
             TaichiSyntaxError,
@@ -374,7 +400,6 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
         )
     src = func.source()
     annotations = func.annotations()
-    arguments = _bind_func_args(cg, func, bound_self, annotations, node)
     ctx = FunctionContext(
         src,
         func.fn.__globals__,
@@ -402,6 +427,8 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     cg.func_depth += 1
     try:
         cg.visit_stmts(src.tree.body)
+    except TaichiCompilationError as e:
+        raise _called_from(e, saved[0], node) from None
     finally:
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
@@ -418,6 +445,15 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     if ctx.return_types and ctx.result is not None:
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
+
+def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
+    """The error raised inside an inlined ti.func, followed by the call that inlined it,
+    so that an error inside a library ti.func also names the user's line."""
+    where = caller.src.located(type(e), node, "called from here")
+    err = type(e)(f"{e}\n{where}")
+    err.located = True  # type: ignore[attr-defined]
+    return err
+
 
 def _bind_func_args(
     cg: KernelCodegen,

@@ -162,6 +162,22 @@ def template() -> Template:
     return Template()
 
 
+class SparseMatrixBuilderType(Template):
+    """
+    `ti.types.sparse_matrix_builder()`: the parameter takes a
+    `ti.linalg.SparseMatrixBuilder`, whose fields the kernel writes through
+    `builder[i, j] += v` (a template argument: one instance per builder).
+    """
+
+    def __repr__(self) -> str:
+        return "ti.types.sparse_matrix_builder()"
+
+
+def sparse_matrix_builder() -> SparseMatrixBuilderType:
+    """The annotation of a SparseMatrixBuilder parameter."""
+    return SparseMatrixBuilderType()
+
+
 from .texture import RWTextureType, TextureType, rw_texture, texture  # noqa: E402
 
 __all__ = [
@@ -169,6 +185,7 @@ __all__ = [
     "RWTextureType",
     "TextureType",
     "NdarrayType",
+    "SparseMatrixBuilderType",
     "Template",
     "f16",
     "f32",
@@ -178,6 +195,7 @@ __all__ = [
     "i32",
     "i64",
     "matrix",
+    "sparse_matrix_builder",
     "ndarray",
     "struct",
     "template",
