@@ -36,6 +36,21 @@ def _plugin_paths(argv: Sequence[str]) -> list[str]:
     return known.pass_plugin
 
 
+def pipelines_help() -> str:
+    """The `--help` epilog: each arch's pipeline, its stages and their passes."""
+    from taichi_xdsl.utils.pipelines import PIPELINES_BY_ARCH
+
+    lines = [
+        "named pipelines (utils/pipelines.py; the JIT runs these; `-p NAME` runs one):",
+    ]
+    for p in PIPELINES_BY_ARCH.values():
+        stages = " + ".join(s.pipeline for s in p.stages)
+        lines.append(f"  {p.name} = {stages}   (the {p.arch} JIT, taichi -> {p.stages[-1].name})")
+        for stage in p.stages:
+            lines.append(f"    {stage.pipeline}: {stage.spec}")
+    return "\n".join(lines)
+
+
 class TiOptMain(xDSLOptMain):
     """xDSLOptMain with our registry in place of xDSL's plugin discovery."""
 
@@ -49,6 +64,8 @@ class TiOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = pipelines_help()
         arg_parser.add_argument(
             "--pass-plugin",
             action="append",
@@ -71,9 +88,9 @@ class TiOptMain(xDSLOptMain):
         # Named pipelines (ti-to-llvm, ...) run pass by pass, so that --time-passes and
         # --print-between-passes see each pass rather than the pipeline as one.
         if self.args.passes:
-            from taichi_xdsl.targets.llvm.backend import expand_pipeline
+            from taichi_xdsl.utils.pipelines import expand
 
-            self.args.passes = ",".join(expand_pipeline(self.args.passes))
+            self.args.passes = ",".join(expand(self.args.passes))
         super().setup_pipeline()
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
