@@ -31,14 +31,14 @@ from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import SSAValue
 
-from . import dtypes
-from .dtypes import DataType, promote
+from ..lang import dtypes
+from ..lang.dtypes import DataType, promote
 from .emitter import Value, ir_type
-from .matrix import Matrix, MatrixType, swizzle_indices
+from ..lang.matrix import Matrix, MatrixType, swizzle_indices
 from .values import Aggregate, Container, Place, describe, is_python
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
     _Base = KernelCodegen
 else:

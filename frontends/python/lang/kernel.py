@@ -29,7 +29,7 @@ from . import program as _program
 from . import types as _types
 from .dtypes import DataType
 from .ndarray import Ndarray
-from .source import FunctionSource, closure_vars, is_located, parse_function
+from ..codegen.source import FunctionSource, closure_vars, is_located, parse_function
 from .types import NdarrayType, Template
 
 
@@ -344,7 +344,7 @@ class Kernel:
         return self._keyer(args) if self._keyer is not None else None
 
     def _arg_specs(self, args: tuple[Any, ...], cfg: _program.Config) -> list[Any]:
-        from .values import ArgSpec
+        from ..codegen.values import ArgSpec
 
         assert self._params is not None
         specs = []
@@ -360,7 +360,7 @@ class Kernel:
         return specs
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
-        from .values import ArgSpec
+        from ..codegen.values import ArgSpec
 
         arr = _ndarray_data(a)
         if not arr.flags.c_contiguous:
@@ -405,7 +405,7 @@ class Kernel:
         self, prog: _program.Program, args: tuple[Any, ...], symbol: str | None = None
     ) -> Any:
         """The module (fields + taichi.kernel) of the instance these arguments select."""
-        from .codegen import KernelCodegen, build_module
+        from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
         specs = self._arg_specs(args, prog.config)

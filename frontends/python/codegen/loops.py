@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import UnitAttr
 from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, SSAValue
 
-from . import dtypes, ops
+from ..lang import dtypes, ops
 from .emitter import Value
 from .values import (
     Container,
@@ -30,7 +30,7 @@ from .values import (
 )
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
     _Base = KernelCodegen
 else:
@@ -129,7 +129,7 @@ class LoopsMixin(_Base):
                     kind = "ndrange"
                 return kind, payload
         obj = self.eval(it)
-        from .struct import StructField
+        from ..lang.struct import StructField
 
         if isinstance(obj, StructField):  # loop over the index space of its members
             obj = self.field_handle(next(iter(obj.fields.values())))
@@ -138,7 +138,7 @@ class LoopsMixin(_Base):
             return "ndrange", [(0, s) for s in obj.shape(self)]
         if isinstance(obj, Container):
             return "struct", obj
-        from .texture import TextureHandle
+        from ..lang.texture import TextureHandle
 
         if isinstance(obj, TextureHandle) and obj.ann.rw:  # its extents, read at run time
             return "ndrange", [(0, s) for s in obj.shape]

@@ -45,18 +45,18 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from . import dtypes, ops
+from ..lang import dtypes, ops
 from .calls import CallsMixin
-from .dtypes import DataType
+from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
 from .expressions import ExpressionsMixin
-from .field import Field
+from ..lang.field import Field
 from .loops import LoopsMixin
-from .matrix import Matrix, MatrixType
-from .ndarray import Ndarray
+from ..lang.matrix import Matrix, MatrixType
+from ..lang.ndarray import Ndarray
 from .random import RandomMixin
 from .source import FunctionSource, is_located
-from .struct import StructField, StructPlace, StructsMixin, StructType, StructVal
+from ..lang.struct import StructField, StructPlace, StructsMixin, StructType, StructVal
 from .values import (
     ATOMIC_AUGASSIGN,
     PY_BINOPS,
@@ -169,7 +169,7 @@ class KernelCodegen(
             return spec.obj
         assert arg is not None
         if spec.kind == "texture":
-            from .texture import TextureHandle
+            from ..lang.texture import TextureHandle
 
             return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
@@ -447,7 +447,7 @@ class KernelCodegen(
             if isinstance(base, StructPlace) and node.attr in base.places:
                 return base.places[node.attr]
             if isinstance(base, VecPlace):
-                from .matrix import swizzle_indices
+                from ..lang.matrix import swizzle_indices
 
                 idx = swizzle_indices(node.attr)
                 if idx is not None and len(base.shape) == 1:

@@ -42,8 +42,8 @@ from . import dtypes
 from . import program as _program
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
-    from .emitter import Value
+    from ..codegen.visitor import KernelCodegen
+    from ..codegen.emitter import Value
 
 
 class Format(enum.Enum):
@@ -326,7 +326,7 @@ class TextureHandle:
     `store`, `shape` (rw), and `for i, j in rw_tex` (the code generator's loops)."""
 
     def __init__(self, cg: KernelCodegen, ssa: Any, ann: TextureType):
-        from .vectors import KernelMethod
+        from ..codegen.vectors import KernelMethod
 
         self.cg = cg
         self.ssa = ssa
@@ -345,7 +345,7 @@ class TextureHandle:
         """The extents, read at run time (`taichi.texture_dim`)."""
         from taichi_xdsl.dialects import taichi
 
-        from .emitter import Value
+        from ..codegen.emitter import Value
 
         return tuple(
             Value(
@@ -357,7 +357,7 @@ class TextureHandle:
     # -- methods ---------------------------------------------------------------------------
 
     def _components(self, x: Any, n: int, dt: Any, what: str, node: Any) -> list[Any]:
-        from .vectors import Vec
+        from ..codegen.vectors import Vec
 
         items = (
             x.elems
@@ -373,8 +373,8 @@ class TextureHandle:
         return [self.cg.em.value(item, dt).ssa for item in items]
 
     def _vec4(self, op: Any) -> Any:
-        from .emitter import Value
-        from .vectors import Vec
+        from ..codegen.emitter import Value
+        from ..codegen.vectors import Vec
 
         self.cg.em.emit(op)
         return Vec((4,), [Value(r, dtypes.f32) for r in op.results])

@@ -19,13 +19,13 @@ from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
-from . import dtypes, ops, types
-from .dtypes import DataType
+from ..lang import dtypes, ops, types
+from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
-from .matrix import Matrix, MatrixType
+from ..lang.matrix import Matrix, MatrixType
 from .source import closure_vars
-from .struct import StructPlace, StructType, StructVal
-from .types import NdarrayType, Template
+from ..lang.struct import StructPlace, StructType, StructVal
+from ..lang.types import NdarrayType, Template
 from .values import (
     Container,
     FunctionContext,
@@ -38,7 +38,7 @@ from .values import (
 from .vectors import KernelMethod, LocalVecPlace, Vec, VecPlace
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
     _Base = KernelCodegen
 else:
@@ -101,7 +101,7 @@ class CallsMixin(_Base):
         if isinstance(func, type) and issubclass(func, Matrix):  # ti.Vector / ti.Matrix
             args = [self.eval(a) for a in node.args]
             kwargs = {k.arg: self.eval(k.value) for k in node.keywords}
-            from .matrix import Vector
+            from ..lang.matrix import Vector
 
             return self.make_matrix(args, kwargs, node, issubclass(func, Vector))
         if isinstance(func, StructType):  # Particle(pos=..., mass=...)
@@ -115,7 +115,7 @@ class CallsMixin(_Base):
             m = self.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
             assert m is not None
             return m if func is Matrix.rows else self.transpose(m, node)
-        from .kernel import BoundFunc, Func, Kernel
+        from ..lang.kernel import BoundFunc, Func, Kernel
 
         if isinstance(func, Func | BoundFunc):
             return self.inline_func(func, node)
@@ -347,7 +347,7 @@ class CallsMixin(_Base):
 
     def inline_func(self, func: Any, node: ast.Call) -> Any:
         """Inline a ti.func: its body is compiled here with its parameters bound."""
-        from .kernel import BoundFunc
+        from ..lang.kernel import BoundFunc
 
         bound_self = func.obj if isinstance(func, BoundFunc) else None
         func = func.func if isinstance(func, BoundFunc) else func

@@ -14,9 +14,9 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
-from . import dtypes
+from ..lang import dtypes
 from .emitter import Value
-from .struct import StructField, StructPlace, StructVal
+from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
     BINOPS,
     CMP_NAMES,
@@ -33,7 +33,7 @@ from .values import (
 from .vectors import Vec
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
     _Base = KernelCodegen
 else:

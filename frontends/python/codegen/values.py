@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, Operation, SSAValue
 
-from . import dtypes
-from .dtypes import DataType
+from ..lang import dtypes
+from ..lang.dtypes import DataType
 from .emitter import Value
-from .field import Field
-from .matrix import Aggregate
+from ..lang.field import Field
+from ..lang.matrix import Aggregate
 from .source import FunctionSource
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
 # ---------------------------------------------------------------------------------------
 # What expressions evaluate to

@@ -27,11 +27,11 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block, Operation, SSAValue
 
-from . import dtypes
+from ..lang import dtypes
 from .emitter import Value
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
     _Base = KernelCodegen
 else:
@@ -52,7 +52,7 @@ class RandomMixin(_Base):
         prog = self.program
         f = getattr(prog, "_rng_launch_counter", None)
         if f is None:
-            from .field import Field
+            from ..lang.field import Field
 
             f = Field(dtypes.u32, "ti_rng_launches")
             f._place(())

@@ -351,7 +351,7 @@ def _stop_grad_in_kernel(args: list[Any], kwargs: dict[str, Any], node: Any) -> 
     from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
     from xdsl.dialects.builtin import UnitAttr
 
-    from .values import FieldHandle
+    from ..codegen.values import FieldHandle
 
     if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
         raise TaichiError("ti.stop_grad(x) takes one field")
@@ -363,7 +363,7 @@ def __getattr__(name: str) -> Any:
     # `stop_grad` is a KernelMethod of the code generator, made on first use so that
     # `ti.ad` loads no compiler code.
     if name == "stop_grad":
-        from .vectors import KernelMethod
+        from ..codegen.vectors import KernelMethod
 
         value = KernelMethod("stop_grad", _stop_grad_in_kernel)
         globals()[name] = value
