@@ -4,15 +4,18 @@ The reference of every pass of ours, generated from the passes themselves: what 
 pass's dataclass fields), the pipelines that run it and its lit test.
 
     python -m taichi_xdsl.utils.pass_docs            # print the reference (Markdown)
-    python -m taichi_xdsl.utils.pass_docs --write    # rewrite docs/passes.md
+    python -m taichi_xdsl.utils.pass_docs --write    # rewrite docs/passes.md, and the
+                                                     # files shown in docs/tutorial-pass.md
 
-test/python/test_docs.py fails when docs/passes.md differs from what this prints.
+test/python/test_docs.py fails when docs/passes.md differs from what this prints;
+test/python/test_tutorial.py when the tutorial shows a file other than it is.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import inspect
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -22,6 +25,19 @@ from taichi_xdsl.utils.pipelines import PIPELINES_BY_ARCH, pass_base_name
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "passes.md"
+TUTORIAL = ROOT / "docs" / "tutorial-pass.md"
+FILE_BLOCK = re.compile(r"<!-- file: (\S+) -->\n```(\w*)\n(.*?)```\n", re.S)
+"""A file shown in a doc: the marker names it, the code block that follows holds it."""
+
+
+def with_files(text: str) -> str:
+    """`text` with every FILE_BLOCK holding its file's current contents."""
+
+    def embed(match: re.Match[str]) -> str:
+        path, lang = match.group(1), match.group(2)
+        return f"<!-- file: {path} -->\n```{lang}\n{(ROOT / path).read_text()}```\n"
+
+    return FILE_BLOCK.sub(embed, text)
 
 
 def _options(pass_type: type) -> list[tuple[str, str, str]]:
@@ -91,6 +107,7 @@ def main(argv: list[str] | None = None) -> int:
     if "--write" in argv:
         OUTPUT.parent.mkdir(exist_ok=True)
         OUTPUT.write_text(text)
+        TUTORIAL.write_text(with_files(TUTORIAL.read_text()))
     else:
         sys.stdout.write(text)
     return 0

@@ -291,3 +291,36 @@ def truncate(
         f"'{stop}' is neither a stage ({', '.join(['taichi', *names])}) nor a pass of the "
         f"{p.arch} pipeline still to run ({every})"
     )
+
+
+def root_bytes(module: Any) -> int:
+    """The bytes of the root buffer that the fields of `module` (`taichi.field` ops,
+    byte offset + size each) occupy; 0 without fields."""
+    end = 0
+    for op in module.body.block.ops:
+        if op.name != "taichi.field":
+            continue
+        field_type = op.properties["type"]
+        element = field_type.element_type
+        width = getattr(element, "bitwidth", None) or getattr(element, "width").data
+        count = 1
+        for dim in field_type.get_shape():
+            count *= dim
+        end = max(end, op.properties["offset"].value.data + count * max(1, width // 8))
+    return end
+
+
+def required_root_bytes(module: Any, kernel_name: str) -> int:
+    """
+    The root-buffer bytes a kernel of `module` needs: from its fields while the module
+    has them, else from the `root_bytes` its launch plan recorded (PLANS_ATTRIBUTE).
+    """
+    import json
+
+    if any(op.name == "taichi.field" for op in module.body.block.ops):
+        return root_bytes(module)
+    plans = module.attributes.get("ti.launch_plans")
+    entry = getattr(plans, "data", {}).get(kernel_name)
+    if entry is None:
+        return 0
+    return int(json.loads(entry.data).get("root_bytes", 0))

@@ -295,7 +295,11 @@ class CpuBackend:
         ctx = registry.make_context()
         self.pass_times.clear()
         self.runner.statistics.clear()
-        self._lower(ctx, module, kernel_name, self.pipeline(passes), passes, stop=stop)
+        dump_dir, self.runner.dump_dir = self.runner.dump_dir, None  # a query: no dumps
+        try:
+            self._lower(ctx, module, kernel_name, self.pipeline(passes), passes, stop=stop)
+        finally:
+            self.runner.dump_dir = dump_dir
         return module
 
     def _lower(
@@ -473,8 +477,11 @@ def _set_plan(module: ModuleOp, plan: LaunchPlan) -> None:
     from taichi_xdsl.targets.llvm.cache import plan_to_json
     from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
+    from taichi_xdsl.utils.pass_runner import root_bytes
+
     plans = dict(module.attributes.get(PLANS_ATTRIBUTE, DictionaryAttr({})).data)  # type: ignore[union-attr]
-    plans[plan.name] = StringAttr(json.dumps(plan_to_json(plan), sort_keys=True))
+    data = {**plan_to_json(plan), "root_bytes": root_bytes(module)}
+    plans[plan.name] = StringAttr(json.dumps(data, sort_keys=True))
     module.attributes[PLANS_ATTRIBUTE] = DictionaryAttr(plans)
 
 

@@ -239,8 +239,11 @@ def _set_plan(module: Any, plan: KernelPlan) -> None:
 
     from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 
+    from taichi_xdsl.utils.pass_runner import root_bytes
+
     plans = dict(module.attributes.get(PLANS_ATTRIBUTE, DictionaryAttr({})).data)
-    plans[plan.name] = StringAttr(json.dumps(asdict(plan), sort_keys=True))
+    data = {**asdict(plan), "root_bytes": root_bytes(module)}
+    plans[plan.name] = StringAttr(json.dumps(data, sort_keys=True))
     module.attributes[PLANS_ATTRIBUTE] = DictionaryAttr(plans)
 
 
@@ -785,7 +788,11 @@ class VulkanBackend:
         """A copy of `module` lowered until `stop` (a stage or a pass of the pipeline)."""
         module = module.clone()
         self._prepare(passes)
-        lower(self.runner, module, kernel_name, self.pipeline(passes), stop=stop)
+        dump_dir, self.runner.dump_dir = self.runner.dump_dir, None  # a query: no dumps
+        try:
+            lower(self.runner, module, kernel_name, self.pipeline(passes), stop=stop)
+        finally:
+            self.runner.dump_dir = dump_dir
         return module
 
     def compile(
