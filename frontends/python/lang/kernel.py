@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -29,8 +30,21 @@ from . import program as _program
 from . import types as _types
 from .dtypes import DataType
 from .ndarray import Ndarray
-from ..codegen.source import FunctionSource, closure_vars, is_located, parse_function
+from .source import FunctionSource, closure_vars, is_located, parse_function
 from .types import NdarrayType, Template
+
+
+@dataclass
+class ArgSpec:
+    """One kernel parameter of one instance, as the code generator receives it: a scalar,
+    an ndarray, a template or a texture."""
+
+    name: str
+    kind: str  # "scalar", "ndarray", "template" or "texture"
+    dtype: DataType | None = None
+    ndim: int = 0
+    obj: Any = None
+    element_shape: tuple[int, ...] = ()
 
 
 class _Param:
@@ -351,8 +365,6 @@ class Kernel:
         return self._keyer(args) if self._keyer is not None else None
 
     def _arg_specs(self, args: tuple[Any, ...], cfg: _program.Config) -> list[Any]:
-        from ..codegen.values import ArgSpec
-
         assert self._params is not None
         specs = []
         for p, a in zip(self._params, args):
@@ -367,8 +379,6 @@ class Kernel:
         return specs
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
-        from ..codegen.values import ArgSpec
-
         arr = _ndarray_data(a)
         if not arr.flags.c_contiguous:
             raise TaichiTypeError(

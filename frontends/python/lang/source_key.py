@@ -44,7 +44,7 @@ from taichi_xdsl.utils.errors import TaichiError
 
 from .dtypes import DataType
 from .field import Field
-from ..codegen.source import closure_vars
+from .source import closure_vars
 
 if TYPE_CHECKING:
     from .kernel import Kernel
