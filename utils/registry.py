@@ -152,6 +152,55 @@ def register_pass(pass_type: type[ModulePass]) -> type[ModulePass]:
     return pass_type
 
 
+def plugin_fingerprint(names: list[str]) -> str:
+    """
+    A digest of the source files of the passes among `names` that are not ours nor
+    xDSL's (registered with register_pass, or installed through the entry-point group):
+    part of the offline-cache key of a pipeline that runs them, so that editing a
+    plugin's code never brings back code compiled by its old version. "" when none.
+    """
+    import hashlib
+
+    found: dict[str, Any] = {}
+    for name in names:
+        if name in _REGISTERED_PASSES:
+            found[name] = _REGISTERED_PASSES[name]
+    missing = [n for n in names if n not in found and n not in PASSES and n not in PIPELINES]
+    if missing:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=PLUGIN_ENTRY_POINT_GROUP):
+            if ep.name in missing:
+                found[ep.name] = ep.load()
+    digest = hashlib.sha256()
+    for name in sorted(found):
+        source = b""
+        for path in _source_files(found[name]):
+            try:
+                source += Path(path).read_bytes()
+            except OSError:  # defined where no file holds it (a REPL): its name only
+                pass
+        digest.update(name.encode() + b"\0" + source + b"\0")
+    return digest.hexdigest()[:16] if found else ""
+
+
+def _source_files(pass_type: type) -> list[str]:
+    """The files defining `pass_type`: its module's, else those of its methods' code
+    (a class from `load_pass_plugin` has no module in sys.modules)."""
+    import inspect
+
+    try:
+        return [inspect.getfile(pass_type)]
+    except TypeError:
+        pass
+    files = {
+        value.__code__.co_filename
+        for value in vars(pass_type).values()
+        if hasattr(value, "__code__")
+    }
+    return sorted(files)
+
+
 def load_pass_plugin(path: str | Path) -> dict[str, type[ModulePass]]:
     """
     Import a Python file and return the ModulePass subclasses it defines, by name.

@@ -357,6 +357,11 @@ class CpuBackend:
             f"debug={self.debug};fast_math={self.fast_math};opt_level={self.opt_level};"
             + ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
         )
+        if self._edited(passes):
+            from taichi_xdsl.utils.pipelines import pass_base_name
+
+            names = sorted({pass_base_name(q) for q in p.passes})
+            config += f";plugins={registry.plugin_fingerprint(names)}"
         return {
             "arch": f"cpu:{host.triple}",
             "caps": f"{host.cpu};{host.features}",

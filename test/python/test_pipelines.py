@@ -297,3 +297,29 @@ def test_pass_statistics(arch: Any) -> None:
     assert "pass statistics of saxpy" in text and "offload.range_for +1" in text
     report = format_pass_statistics(b.runner.statistics, "t").splitlines()
     assert len(report) == 2 + len(b.runner.statistics)
+
+
+def test_offline_cache_key_follows_plugin_source(tmp_path: Path) -> None:
+    """Editing a plugin pass's file changes the key: no stale code from its old version."""
+    from taichi_xdsl.targets.llvm.backend import CpuBackend
+    from taichi_xdsl.utils.cache import OfflineCache
+
+    plugin = tmp_path / "plugin.py"
+    source = (
+        "from dataclasses import dataclass\n"
+        "from xdsl.passes import ModulePass\n"
+        "@dataclass(frozen=True)\n"
+        "class P(ModulePass):\n"
+        "    name = 'test-fingerprinted'\n"
+        "    def apply(self, ctx, op):\n"
+        "        pass\n"
+    )
+    edits = PipelineEdits.parse({"after": {"cse": "test-fingerprinted"}})
+    keys = []
+    for version in ("", "# version 2\n"):
+        plugin.write_text(version + source)
+        for pass_type in registry.load_pass_plugin(plugin).values():
+            registry.register_pass(pass_type)
+        backend = CpuBackend(offline_cache=OfflineCache(str(tmp_path / "c")), passes=edits)
+        keys.append(backend.cache_key(parse(SAXPY)))
+    assert keys[0] != keys[1]
