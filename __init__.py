@@ -23,6 +23,8 @@ _FRONTEND = "taichi_xdsl.frontends.python.lang"
 _LAZY: dict[str, tuple[str, str | None]] = {
     "math": (f"{_FRONTEND}.tmath", None),
     "aot": ("taichi_xdsl.targets.aot", None),  # loading needs no frontend
+    "compiler": ("taichi_xdsl.utils.compiler", None),  # pipelines, passes; no xDSL
+    "compile_ir": (f"{_FRONTEND}.ir", "compile_ir"),
     "graph": (f"{_FRONTEND}.graph", None),
     "types": (f"{_FRONTEND}.types", None),
     "f16": (f"{_FRONTEND}.dtypes", "f16"),

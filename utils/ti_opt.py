@@ -5,6 +5,7 @@ targets registered from utils/registry.py.
     ti-opt kernel.mlir -p ti-demote-atomics,canonicalize
     ti-opt kernel.mlir -p ti-to-llvm -t llvm
     ti-opt kernel.mlir --pass-plugin my_pass.py -p my-pass
+    ti-opt --from-python program.py                 # the taichi IR of its kernels
 
 Bad input never ends in a Python traceback: a parse error, a verifier failure or a failed
 pass prints a located diagnostic to stderr and exits with status 1.
@@ -36,11 +37,40 @@ def _plugin_paths(argv: Sequence[str]) -> list[str]:
     return known.pass_plugin
 
 
+def pipelines_help() -> str:
+    """The `--help` epilog: each arch's pipeline, its stages and their passes."""
+    from taichi_xdsl.utils.pipelines import PIPELINES_BY_ARCH
+
+    lines = [
+        "named pipelines (utils/pipelines.py; the JIT runs these; `-p NAME` runs one):",
+    ]
+    for p in PIPELINES_BY_ARCH.values():
+        stages = " + ".join(s.pipeline for s in p.stages)
+        lines.append(f"  {p.name} = {stages}   (the {p.arch} JIT, taichi -> {p.stages[-1].name})")
+        for stage in p.stages:
+            lines.append(f"    {stage.pipeline}: {stage.spec}")
+    return "\n".join(lines)
+
+
+def _from_python(argv: list[str]) -> list[str]:
+    """`--from-python FILE.py` is FILE.py as the input (read by the `py` frontend)."""
+    out: list[str] = []
+    items = iter(argv)
+    for item in items:
+        if item == "--from-python":
+            out.append(next(items, ""))
+        elif item.startswith("--from-python="):
+            out.append(item.split("=", 1)[1])
+        else:
+            out.append(item)
+    return out
+
+
 class TiOptMain(xDSLOptMain):
     """xDSLOptMain with our registry in place of xDSL's plugin discovery."""
 
     def __init__(self, args: Sequence[str] | None = None):
-        argv = list(sys.argv[1:] if args is None else args)
+        argv = _from_python(list(sys.argv[1:] if args is None else args))
         self.plugin_passes = {}
         self.chunk_line_offset = 0
         for path in _plugin_paths(argv):
@@ -49,12 +79,21 @@ class TiOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = pipelines_help()
         arg_parser.add_argument(
             "--pass-plugin",
             action="append",
             default=[],
             metavar="FILE.py",
             help="load the ModulePass subclasses defined in a Python file",
+        )
+        arg_parser.add_argument(
+            "--from-python",
+            metavar="FILE.py",
+            help="run a Taichi program and take the taichi-dialect IR of every kernel it "
+            "compiles (and of every uncalled kernel whose annotations fix its types) as "
+            "the input; the same as giving FILE.py as the input file",
         )
 
     def register_all_frontends(self):
@@ -67,13 +106,22 @@ class TiOptMain(xDSLOptMain):
 
         self.available_frontends["mlir"] = parse_mlir
 
+        def parse_python(io):
+            # A Python program: it runs, and the taichi-dialect IR of its kernels is the
+            # input (frontends/python/lang/ir.py kernels_of_file).
+            from taichi_xdsl.frontends.python.lang.ir import kernels_of_file
+
+            return kernels_of_file(self.args.input_file)
+
+        self.available_frontends["py"] = parse_python
+
     def setup_pipeline(self):
         # Named pipelines (ti-to-llvm, ...) run pass by pass, so that --time-passes and
         # --print-between-passes see each pass rather than the pipeline as one.
         if self.args.passes:
-            from taichi_xdsl.targets.llvm.backend import expand_pipeline
+            from taichi_xdsl.utils.pipelines import expand
 
-            self.args.passes = ",".join(expand_pipeline(self.args.passes))
+            self.args.passes = ",".join(expand(self.args.passes))
         super().setup_pipeline()
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
