@@ -65,8 +65,10 @@ class LocatingParser(Parser):
         span = self._current_token.span
         try:
             op = super().parse_operation()
-        except (ParseError, DiagnosticException, RecursionError):
-            raise  # ParseError and VerifyException are diagnostics already
+        except (ParseError, LocatedDiagnostic, RecursionError):
+            raise
+        except DiagnosticException as error:  # a constructor's check, e.g. an int's range
+            raise LocatedDiagnostic(format_at(self._location_of(span.start), str(error))) from None
         except Exception as error:  # a fault in xDSL on malformed input
             message = f"malformed operation ({type(error).__name__}: {error})"
             raise ParseError(span, message) from None
@@ -125,7 +127,30 @@ def verify_located(module: ModuleOp) -> None:
                 op.verify(verify_nested_ops=False)
             except VerifyException as error:
                 message = str(error).removeprefix("Operation does not verify: ")
-                raise LocatedDiagnostic(format_at(op.location, message)) from None
+                location = _location_for(op, message)
+                raise LocatedDiagnostic(format_at(location, message)) from None
+
+
+def _location_for(op: Operation, message: str) -> object:
+    """
+    Where to report a fault of `op`: its own location or, for an op the parser made up
+    (the implicit module), the symbol a redefinition names or else its first located op.
+    """
+    if isinstance(op.location, FileLineColLoc):
+        return op.location
+    redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)
+    first = None
+    seen = False
+    for inner in op.walk():
+        if inner is op or not isinstance(inner.location, FileLineColLoc):
+            continue
+        first = first or inner.location
+        name = inner.attributes.get("sym_name") or inner.properties.get("sym_name")
+        if redefined and isinstance(name, StringAttr) and name.data == redefined.group(1):
+            if seen:
+                return inner.location
+            seen = True
+    return first or op.location
 
 
 def decode_source(data: bytes | str, filename: str) -> str:
