@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_FRONTEND = "taichi_xdsl.frontends.python"
+_FRONTEND = "taichi_xdsl.frontends.python.lang"
 
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
@@ -69,6 +69,13 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "abs": (f"{_FRONTEND}.ops", "abs"),
     "atan2": (f"{_FRONTEND}.ops", "atan2"),
     "ad": (f"{_FRONTEND}.autodiff", None),
+    "linalg": (f"{_FRONTEND}.linalg", None),
+    "algorithms": (f"{_FRONTEND}.algorithms", None),
+    "svd": (f"{_FRONTEND}.linalg.decompositions", "ti_svd"),
+    "polar_decompose": (f"{_FRONTEND}.linalg.decompositions", "ti_polar_decompose"),
+    "sym_eig": (f"{_FRONTEND}.linalg.decompositions", "ti_sym_eig"),
+    "eig": (f"{_FRONTEND}.linalg.decompositions", "ti_eig"),
+    "solve": (f"{_FRONTEND}.linalg.decompositions", "ti_solve"),
     "atomic_add": (f"{_FRONTEND}.ops", "atomic_add"),
     "atomic_and": (f"{_FRONTEND}.ops", "atomic_and"),
     "atomic_max": (f"{_FRONTEND}.ops", "atomic_max"),
@@ -90,6 +97,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "pow": (f"{_FRONTEND}.ops", "pow"),
     "rsqrt": (f"{_FRONTEND}.ops", "rsqrt"),
     "select": (f"{_FRONTEND}.ops", "select"),
+    "bit_cast": (f"{_FRONTEND}.ops", "bit_cast"),
     "sin": (f"{_FRONTEND}.ops", "sin"),
     "sqrt": (f"{_FRONTEND}.ops", "sqrt"),
     "static": (f"{_FRONTEND}.ops", "static"),
@@ -251,12 +259,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
-    from taichi_xdsl.frontends.python import graph
-    from taichi_xdsl.frontends.python import autodiff as ad
-    from taichi_xdsl.frontends.python import tmath as math
+    from taichi_xdsl.frontends.python.lang import graph
+    from taichi_xdsl.frontends.python.lang import autodiff as ad
+    from taichi_xdsl.frontends.python.lang import tmath as math
     from taichi_xdsl.targets import aot
-    from taichi_xdsl.frontends.python import types
-    from taichi_xdsl.frontends.python.dtypes import (
+    from taichi_xdsl.frontends.python.lang import types
+    from taichi_xdsl.frontends.python.lang.dtypes import (
         f16,
         f32,
         f64,
@@ -281,7 +289,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         uint32,
         uint64,
     )
-    from taichi_xdsl.frontends.python.field import (
+    from taichi_xdsl.frontends.python.lang.field import (
         Field,
         axes,
         field,
@@ -296,9 +304,9 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         l,
         root,
     )
-    from taichi_xdsl.frontends.python.kernel import data_oriented, func, kernel
-    from taichi_xdsl.frontends.python.ndarray import Ndarray, ndarray
-    from taichi_xdsl.frontends.python.ops import (
+    from taichi_xdsl.frontends.python.lang.kernel import data_oriented, func, kernel
+    from taichi_xdsl.frontends.python.lang.ndarray import Ndarray, ndarray
+    from taichi_xdsl.frontends.python.lang.ops import (
         abs,
         atan2,
         atomic_add,
@@ -328,7 +336,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         tan,
         tanh,
     )
-    from taichi_xdsl.frontends.python.program import (
+    from taichi_xdsl.frontends.python.lang.program import (
         arm64,
         cpu,
         cuda,
@@ -341,7 +349,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         vulkan,
         x64,
     )
-    from taichi_xdsl.frontends.python.types import template
+    from taichi_xdsl.frontends.python.lang.types import template
     from taichi_xdsl.utils.errors import (
         TaichiAssertionError,
         TaichiCompilationError,

@@ -35,8 +35,8 @@ from xdsl.dialects.builtin import f32 as ir_f32
 from xdsl.dialects.builtin import f64 as ir_f64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from . import dtypes
-from .dtypes import DataType, promote
+from ..lang import dtypes
+from ..lang.dtypes import DataType, promote
 
 _IR_FLOATS = {16: ir_f16, 32: ir_f32, 64: ir_f64}
 
@@ -183,6 +183,13 @@ class Emitter:
             op = arith.ExtSIOp if src.is_signed else arith.ExtUIOp
             return self._v(op(v.ssa, target), dt)  # pyright: ignore
         return self._v(arith.TruncIOp(v.ssa, target), dt)  # pyright: ignore
+
+    def bitcast(self, v: Value, dt: DataType) -> Value:
+        """v's bits read as dt, a type of the same width (`ti.bit_cast`)."""
+        target = ir_type(dt)
+        if ir_type(v.dtype) == target:  # i32 <-> u32: the same signless IR value
+            return Value(v.ssa, dt)
+        return self._v(arith.BitcastOp(v.ssa, target), dt)
 
     def to_bool(self, v: Operand) -> Value:
         """`v != 0` as a u1 (i1) value."""

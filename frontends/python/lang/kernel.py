@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,19 @@ from .dtypes import DataType
 from .ndarray import Ndarray
 from .source import FunctionSource, closure_vars, is_located, parse_function
 from .types import NdarrayType, Template
+
+
+@dataclass
+class ArgSpec:
+    """One kernel parameter of one instance, as the code generator receives it: a scalar,
+    an ndarray, a template or a texture."""
+
+    name: str
+    kind: str  # "scalar", "ndarray", "template" or "texture"
+    dtype: DataType | None = None
+    ndim: int = 0
+    obj: Any = None
+    element_shape: tuple[int, ...] = ()
 
 
 class _Param:
@@ -316,10 +330,22 @@ class Kernel:
             if p.kind == "template":
                 parts.append(f"_tk(args[{i}])")
             elif p.kind == "ndarray":
-                parts.append(f"_nk(args[{i}])")
+                part = f"_nk(args[{i}])"
+                dtype = getattr(p.annotation, "dtype", None)
+                if hasattr(dtype, "cooked") and hasattr(dtype, "shape"):
+                    # Vector/matrix elements: a NumPy argument's trailing dimensions
+                    # are checked on the slow path, so they belong to the key.
+                    part += f" + (_nd(args[{i}]).shape[-{len(dtype.shape)}:],)"
+                if getattr(p.annotation, "needs_grad", None):
+                    part += f" + (args[{i}].grad is not None,)"
+                parts.append(part)
         if not parts:
             return None
-        scope: dict[str, Any] = {"_tk": _template_key, "_nk": _ndarray_key}
+        scope: dict[str, Any] = {
+            "_tk": _template_key,
+            "_nk": _ndarray_key,
+            "_nd": _ndarray_data,
+        }
         exec(f"def key(args):\n    return ({', '.join(parts)},)", scope)  # noqa: S102
         return scope["key"]
 
@@ -330,6 +356,15 @@ class Kernel:
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
                     f"a NumPy array, got {type(a).__name__}"
+                )
+            if (
+                p.kind == "ndarray"
+                and getattr(p.annotation, "needs_grad", None)
+                and getattr(a, "grad", None) is None
+            ):
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' has no gradient; the "
+                    "kernel expects needs_grad=True (ti.ndarray(..., needs_grad=True))"
                 )
             if p.kind == "texture" and not hasattr(a, "vulkan_image"):
                 raise TaichiTypeError(
@@ -344,8 +379,6 @@ class Kernel:
         return self._keyer(args) if self._keyer is not None else None
 
     def _arg_specs(self, args: tuple[Any, ...], cfg: _program.Config) -> list[Any]:
-        from .values import ArgSpec
-
         assert self._params is not None
         specs = []
         for p, a in zip(self._params, args):
@@ -360,8 +393,6 @@ class Kernel:
         return specs
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
-        from .values import ArgSpec
-
         arr = _ndarray_data(a)
         if not arr.flags.c_contiguous:
             raise TaichiTypeError(
@@ -405,7 +436,7 @@ class Kernel:
         self, prog: _program.Program, args: tuple[Any, ...], symbol: str | None = None
     ) -> Any:
         """The module (fields + taichi.kernel) of the instance these arguments select."""
-        from .codegen import KernelCodegen, build_module
+        from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
         specs = self._arg_specs(args, prog.config)
