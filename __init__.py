@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _FRONTEND = "taichi_xdsl.frontends.python"
+_GUI = "taichi_xdsl.frontends.python.lang.gui"
 
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
@@ -118,6 +119,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "randn": (f"{_FRONTEND}.ops", "randn"),
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
+    "GUI": (f"{_GUI}.gui2d", "GUI"),
+    "ui": (f"{_GUI}.ui", None),
+    "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -130,6 +134,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 __all__ = [
     "Field",
+    "GUI",
     "Matrix",
     "Vector",
     "Struct",
@@ -220,12 +225,14 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u1",
     "u8",
     "u16",
     "u32",
     "u64",
+    "ui",
     "uint8",
     "uint16",
     "uint32",
@@ -256,6 +263,9 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
     from taichi_xdsl.frontends.python import tmath as math
     from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python import types
+    from taichi_xdsl.frontends.python.lang import tools
+    from taichi_xdsl.frontends.python.lang.gui import ui
+    from taichi_xdsl.frontends.python.lang.gui.gui2d import GUI
     from taichi_xdsl.frontends.python.dtypes import (
         f16,
         f32,
