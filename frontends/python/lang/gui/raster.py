@@ -18,6 +18,12 @@ major axis), so the cost follows what is drawn, not the canvas size:
 
 Overlapping primitives of one batch may land in any order (they run in parallel);
 batches land in call order.
+
+`bands` splits each primitive's rows among that many threads (loop `for k, band in
+ti.ndrange(n, bands)`; band b takes canvas rows [b * rows, (b + 1) * rows)). The CPU
+passes 1. Vulkan passes enough bands that no thread loops more than ~32k times: Mesa's
+lavapipe stops any shader loop after 65,535 iterations, which would leave a large
+triangle half drawn.
 """
 
 from __future__ import annotations
@@ -63,6 +69,13 @@ def fill(canvas: canvas_t, color: ti.u32):
         canvas[x, y] = color
 
 
+@ti.func
+def band_rows(h, bands, band, y0, y1):
+    """The part [lo, hi] of the rows y0..y1 that lies in band `band` of `bands`."""
+    rows = (h + bands - 1) // bands
+    return ti.max(y0, band * rows), ti.min(y1, band * rows + rows - 1)
+
+
 @ti.kernel
 def image_f32(canvas: canvas_t, src: f32_3):
     """src[x, y, c]: grey (1 channel), RG (2), RGB (3) or RGBA (4, alpha unused)."""
@@ -95,24 +108,29 @@ def image_u8(canvas: canvas_t, src: u8_3):
 
 
 @ti.kernel
-def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1):
+def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti.i32):
     """Disc k: centre pos[k] * (width, height), radius[k] pixels, colour color[k].
 
     A pixel (x, y) at distance d from the centre is covered by min(max(r - d, 0), 1)
     (Taichi's anti-aliased edge, with pixel x at coordinate x, as Taichi's GUI)."""
     w = canvas.shape[0]
     h = canvas.shape[1]
-    for k in range(pos.shape[0]):
+    for k, band in ti.ndrange(pos.shape[0], bands):
         cx = pos[k, 0] * w
         cy = pos[k, 1] * h
         r = radius[k]
         c = color[k]
         x0 = ti.max(ti.cast(ti.floor(cx - r), ti.i32), 0)
         x1 = ti.min(ti.cast(ti.ceil(cx + r), ti.i32), w - 1)
-        y0 = ti.max(ti.cast(ti.floor(cy - r), ti.i32), 0)
-        y1 = ti.min(ti.cast(ti.ceil(cy + r), ti.i32), h - 1)
-        for x in range(x0, x1 + 1):
-            for y in range(y0, y1 + 1):
+        y0, y1 = band_rows(
+            h,
+            bands,
+            band,
+            ti.max(ti.cast(ti.floor(cy - r), ti.i32), 0),
+            ti.min(ti.cast(ti.ceil(cy + r), ti.i32), h - 1),
+        )
+        for y in range(y0, y1 + 1):
+            for x in range(x0, x1 + 1):
                 dx = x - cx
                 dy = y - cy
                 d2 = dx * dx + dy * dy
@@ -125,7 +143,9 @@ def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1):
 
 
 @ti.kernel
-def lines(canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_1):
+def lines(
+    canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_1, bands: ti.i32
+):
     """Segment k with round caps, `radius` wide: a pixel whose centre lies at d from
     the segment is covered by min(max(r - d, 0), 1), as in Taichi's GUI.
 
@@ -135,7 +155,7 @@ def lines(canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_
     """
     w = canvas.shape[0]
     h = canvas.shape[1]
-    for k in range(begin.shape[0]):
+    for k, band in ti.ndrange(begin.shape[0], bands):
         ax = begin[k, 0] * w
         ay = begin[k, 1] * h
         bx = end[k, 0] * w
@@ -162,6 +182,8 @@ def lines(canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_
         len2 = du * du + dv * dv
         u0 = ti.max(ti.cast(ti.floor(ti.min(au, bu) - r), ti.i32), 0)
         u1 = ti.min(ti.cast(ti.ceil(ti.max(au, bu) + r), ti.i32), wu - 1)
+        if swap:  # u is y: keep this band's rows
+            u0, u1 = band_rows(h, bands, band, u0, u1)
         for u in range(u0, u1 + 1):
             pu = u + 0.5
             t = 0.0
@@ -170,6 +192,8 @@ def lines(canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_
             vc = av + t * dv
             v0 = ti.max(ti.cast(ti.floor(vc - 2.0 * r - 1.0), ti.i32), 0)
             v1 = ti.min(ti.cast(ti.ceil(vc + 2.0 * r + 1.0), ti.i32), wv - 1)
+            if not swap:  # v is y
+                v0, v1 = band_rows(h, bands, band, v0, v1)
             for v in range(v0, v1 + 1):
                 qu = pu - au
                 qv = v + 0.5 - av
@@ -193,11 +217,11 @@ def lines(canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_
 
 
 @ti.kernel
-def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1):
+def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, bands: ti.i32):
     """Filled triangle k: the pixels whose centre lies inside it (either winding)."""
     w = canvas.shape[0]
     h = canvas.shape[1]
-    for k in range(a.shape[0]):
+    for k, band in ti.ndrange(a.shape[0], bands):
         ax = a[k, 0] * w
         ay = a[k, 1] * h
         bx = b[k, 0] * w
@@ -212,10 +236,15 @@ def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1):
                 sign = -1.0
             x0 = ti.max(ti.cast(ti.floor(ti.min(ax, ti.min(bx, cx))), ti.i32), 0)
             x1 = ti.min(ti.cast(ti.ceil(ti.max(ax, ti.max(bx, cx))), ti.i32), w - 1)
-            y0 = ti.max(ti.cast(ti.floor(ti.min(ay, ti.min(by, cy))), ti.i32), 0)
-            y1 = ti.min(ti.cast(ti.ceil(ti.max(ay, ti.max(by, cy))), ti.i32), h - 1)
-            for x in range(x0, x1 + 1):
-                for y in range(y0, y1 + 1):
+            y0, y1 = band_rows(
+                h,
+                bands,
+                band,
+                ti.max(ti.cast(ti.floor(ti.min(ay, ti.min(by, cy))), ti.i32), 0),
+                ti.min(ti.cast(ti.ceil(ti.max(ay, ti.max(by, cy))), ti.i32), h - 1),
+            )
+            for y in range(y0, y1 + 1):
+                for x in range(x0, x1 + 1):
                     px = x + 0.5
                     py = y + 0.5
                     e0 = ((bx - ax) * (py - ay) - (by - ay) * (px - ax)) * sign

@@ -72,6 +72,36 @@ class Surface:
         self.res = (int(res[0]), int(res[1]))
         self.pixels = ti.ndarray(ti.u32, self.res)
         self._font = None
+        self._depth = None
+        self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
+
+    def depth_buffer(self):
+        """The i32 depth buffer of 3-D renders (render3d), allocated on first use."""
+        if self._depth is None:
+            self._depth = ti.ndarray(ti.i32, self.res)
+        return self._depth
+
+    def depth_as_numpy(self) -> np.ndarray:
+        """The last render's depth, (w, h) float32: 0 at z_near, 1 at z_far or empty."""
+        near, far = self.depth_range
+        if self._depth is None:
+            return np.ones(self.res, np.float32)
+        q = self._depth.to_numpy().astype(np.float64)
+        dist = q * far / 2**30
+        out = np.clip((dist - near) / (far - near), 0.0, 1.0)
+        out[q >= 2**31 - 1] = 1.0
+        return out.astype(np.float32)
+
+    def bands(self, budget: int = 32768) -> int:
+        """Row bands per primitive (see raster.py): 1 on the CPU; on Vulkan enough that
+        a thread visits at most `budget` pixels (lavapipe ends a shader invocation's
+        loops after 65,535 steps in all, counting every loop's iterations)."""
+        from taichi_xdsl.frontends.python import program
+
+        if program.get_program().config.arch is not program.vulkan:
+            return 1
+        w, h = self.res
+        return max(1, -(-(w * h) // budget))
 
     # -- whole image ------------------------------------------------------------
     def fill(self, color: int) -> None:
@@ -114,6 +144,7 @@ class Surface:
             p,
             _per_item(radius, n, np.float32, "circles radius"),
             _per_item(color, n, np.uint32, "circles color"),
+            self.bands(),
         )
 
     def lines(self, begin: Any, end: Any, radius: Any, color: Any) -> None:
@@ -130,6 +161,7 @@ class Surface:
             b,
             _per_item(radius, n, np.float32, "lines radius"),
             _per_item(color, n, np.uint32, "lines color"),
+            self.bands(),
         )
 
     def triangles(self, a: Any, b: Any, c: Any, color: Any) -> None:
@@ -138,7 +170,12 @@ class Surface:
         if n == 0:
             return
         raster.triangles(
-            self.pixels, pa, pb, pc, _per_item(color, n, np.uint32, "triangles color")
+            self.pixels,
+            pa,
+            pb,
+            pc,
+            _per_item(color, n, np.uint32, "triangles color"),
+            self.bands(),
         )
 
     def text(self, content: str, left: float, top: float, size: float, color: int) -> None:
