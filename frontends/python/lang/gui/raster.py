@@ -129,8 +129,8 @@ def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti
             ti.max(ti.cast(ti.floor(cy - r), ti.i32), 0),
             ti.min(ti.cast(ti.ceil(cy + r), ti.i32), h - 1),
         )
-        for y in range(y0, y1 + 1):
-            for x in range(x0, x1 + 1):
+        for x in range(x0, x1 + 1):
+            for y in range(y0, y1 + 1):
                 dx = x - cx
                 dy = y - cy
                 d2 = dx * dx + dy * dy
@@ -234,6 +234,7 @@ def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, band
             sign = 1.0
             if area < 0.0:
                 sign = -1.0
+            slack = -1e-5 * ti.abs(area)  # a centre on a shared edge: both triangles
             x0 = ti.max(ti.cast(ti.floor(ti.min(ax, ti.min(bx, cx))), ti.i32), 0)
             x1 = ti.min(ti.cast(ti.ceil(ti.max(ax, ti.max(bx, cx))), ti.i32), w - 1)
             y0, y1 = band_rows(
@@ -243,14 +244,14 @@ def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, band
                 ti.max(ti.cast(ti.floor(ti.min(ay, ti.min(by, cy))), ti.i32), 0),
                 ti.min(ti.cast(ti.ceil(ti.max(ay, ti.max(by, cy))), ti.i32), h - 1),
             )
-            for y in range(y0, y1 + 1):
-                for x in range(x0, x1 + 1):
+            for x in range(x0, x1 + 1):
+                for y in range(y0, y1 + 1):
                     px = x + 0.5
                     py = y + 0.5
                     e0 = ((bx - ax) * (py - ay) - (by - ay) * (px - ax)) * sign
                     e1 = ((cx - bx) * (py - by) - (cy - by) * (px - bx)) * sign
                     e2 = ((ax - cx) * (py - cy) - (ay - cy) * (px - cx)) * sign
-                    if e0 >= 0.0 and e1 >= 0.0 and e2 >= 0.0:
+                    if e0 >= slack and e1 >= slack and e2 >= slack:
                         canvas[x, y] = col
 
 

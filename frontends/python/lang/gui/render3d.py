@@ -111,8 +111,8 @@ def particles(
                 ti.max(ti.cast(ti.floor(sy - rp), ti.i32), 0),
                 ti.min(ti.cast(ti.ceil(sy + rp), ti.i32), h - 1),
             )
-            for y in range(y0, y1 + 1):
-                for x in range(x0, x1 + 1):
+            for x in range(x0, x1 + 1):
+                for y in range(y0, y1 + 1):
                     ux = (x + 0.5 - sx) / rp
                     uy = (y + 0.5 - sy) / rp
                     l2 = ux * ux + uy * uy
@@ -180,14 +180,16 @@ def mesh(
                 iw0 = 1.0 / c0.w
                 iw1 = 1.0 / c1.w
                 iw2 = 1.0 / c2.w
-                for y in range(y0, y1 + 1):
-                    for x in range(x0, x1 + 1):
+                for x in range(x0, x1 + 1):
+                    for y in range(y0, y1 + 1):
                         px = x + 0.5
                         py = y + 0.5
                         b0 = ((bx - px) * (cy - py) - (by - py) * (cx - px)) / area
                         b1 = ((cx - px) * (ay - py) - (cy - py) * (ax - px)) / area
                         b2 = 1.0 - b0 - b1
-                        if b0 >= 0.0 and b1 >= 0.0 and b2 >= 0.0:
+                        # inclusive edges, with rounding slack: a pixel centre on the
+                        # edge two triangles share belongs to both, never to neither
+                        if b0 >= -1e-5 and b1 >= -1e-5 and b2 >= -1e-5:
                             # perspective-correct weights
                             p0 = b0 * iw0
                             p1 = b1 * iw1
