@@ -51,14 +51,18 @@ def test_canvas_triangles_lines_per_vertex_color():
     idx.from_numpy(np.array([0, 1, 2, 0, 2, 3], np.int32))
     colors = ti.Vector.field(3, ti.f32, 4)
     colors.from_numpy(np.array([[1, 0, 0], [1, 0, 0], [1, 0, 0], [0, 1, 0]], np.float32))
-    c.triangles(verts, indices=idx, per_vertex_color=colors)  # a triangle takes its first colour
+    c.triangles(verts, indices=idx, per_vertex_color=colors)  # corner colours interpolated
     img = w.get_image_buffer_as_numpy()
-    assert (rgb(img, 30, 5) == [255, 0, 0]).all() and (rgb(img, 5, 30) == [255, 0, 0]).all()
+    assert (rgb(img, 30, 5) == [255, 0, 0]).all()  # triangle (0, 1, 2): all corners red
+    # triangle (0, 2, 3) at the centre of pixel (5, 30), (x, y) = (0.1375, 0.7625): weights
+    # 1 - y, x, y - x for corners (0, 0) red, (1, 1) red, (0, 1) green
+    green = 0.7625 - 0.1375
+    assert np.abs(rgb(img, 5, 30) - [255 * (1 - green), 255 * green, 0]).max() <= 2
     c.lines(verts, width=0.05, color=(0, 0, 1))
     img = w.get_image_buffer_as_numpy()
     # pairs (0,1) and (2,3): the bottom and top edges, 2 pixels wide, centred on the
-    # canvas's border: the outer row is half blue (blended over the red)
-    assert (rgb(img, 20, 0) == [128, 0, 128]).all() and (rgb(img, 20, 39) == [128, 0, 128]).all()
+    # canvas's border: the outer row is half blue (blended over the triangles)
+    assert (rgb(img, 20, 0) == [128, 0, 128]).all() and rgb(img, 20, 39)[2] == 128
     assert (rgb(img, 20, 3) == [255, 0, 0]).all()
 
 
@@ -153,17 +157,22 @@ def test_mesh_lambert_two_sided_and_instances():
 
 
 def test_camera_matrices():
+    """GGUI's layout: column-major (vectors multiply from the left), Vulkan depth with
+    reversed z: z_near -> 1, z_far -> 0."""
     cam = ti.ui.Camera()
     cam.position(1.0, 2.0, 3.0)
     cam.lookat(1.0, 2.0, 0.0)
     view = cam.get_view_matrix()
-    assert np.allclose(view @ [1.0, 2.0, 0.0, 1.0], [0, 0, -3, 1])
+    assert np.allclose(np.array([1.0, 2.0, 0.0, 1.0]) @ view, [0, 0, -3, 1])
+    assert np.allclose(view[3, :3], [-1, -2, -3])
     cam.z_near(0.5)
     cam.z_far(10.0)
-    proj = cam.get_projection_matrix(1.0)
-    for z, ndc in ((-0.5, -1.0), (-10.0, 1.0)):
-        clip = proj @ [0.0, 0.0, z, 1.0]
-        assert math.isclose(clip[2] / clip[3], ndc, abs_tol=1e-9)
+    proj = cam.get_projection_matrix(1.5)
+    assert math.isclose(proj[1, 1], 1 / math.tan(math.radians(22.5)))
+    assert math.isclose(proj[0, 0], proj[1, 1] / 1.5)
+    for z, depth in ((-0.5, 1.0), (-10.0, 0.0)):
+        clip = np.array([0.0, 0.0, z, 1.0]) @ proj
+        assert math.isclose(clip[2] / clip[3], depth, abs_tol=1e-9)
 
 
 def test_headless_window_gui_and_events():

@@ -9,6 +9,9 @@ from __future__ import annotations
 class core:  # noqa: N801 - Taichi's name
     """Which backends this build of taichi-xdsl has."""
 
+    GGUI_AVAILABLE = True
+    """ti.ui works everywhere (headless without a display)."""
+
     @staticmethod
     def with_vulkan() -> bool:
         from taichi_xdsl.targets.vulkan import vulkan_available

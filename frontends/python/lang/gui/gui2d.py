@@ -158,6 +158,14 @@ class GUI:
             raise ValueError("Image resolution does not match GUI resolution")
         return out
 
+    @property
+    def img(self) -> np.ndarray:
+        """The canvas: with fast_gui, (w * h,) uint32 0xRRGGBB, top row first; else
+        (w, h, 4) float32, as get_image."""
+        if self.fast_gui:
+            return np.ascontiguousarray(self.surface.read().T[::-1]).reshape(-1)
+        return self.get_image()
+
     def get_image(self) -> np.ndarray:
         """The canvas as (w, h, 4) float32 in [0, 1]."""
         return self.surface.rgba_f32()

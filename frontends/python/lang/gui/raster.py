@@ -63,6 +63,23 @@ def blend(old: ti.u32, color: ti.u32, a: ti.f32) -> ti.u32:
     return out
 
 
+@ti.func
+def mix3(ca: ti.u32, cb: ti.u32, cc: ti.u32, wa: ti.f32, wb: ti.f32, wc: ti.f32) -> ti.u32:
+    """wa * ca + wb * cb + wc * cc per 8-bit channel (weights summing to 1)."""
+    out = ca
+    if ca != cb or ca != cc:
+        out = ti.u32(0)
+        for s in ti.static(range(3)):
+            shift = ti.static(8 * s)
+            v = (
+                wa * ti.cast((ca >> shift) & 0xFF, ti.f32)
+                + wb * ti.cast((cb >> shift) & 0xFF, ti.f32)
+                + wc * ti.cast((cc >> shift) & 0xFF, ti.f32)
+            )
+            out |= ti.cast(ti.min(ti.max(v + 0.5, 0.0), 255.0), ti.u32) << shift
+    return out
+
+
 @ti.kernel
 def fill(canvas: canvas_t, color: ti.u32):
     for x, y in ti.ndrange(canvas.shape[0], canvas.shape[1]):
@@ -144,10 +161,17 @@ def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti
 
 @ti.kernel
 def lines(
-    canvas: canvas_t, begin: f32_2, end: f32_2, radius: f32_1, color: u32_1, bands: ti.i32
+    canvas: canvas_t,
+    begin: f32_2,
+    end: f32_2,
+    radius: f32_1,
+    color: u32_1,
+    color_end: u32_1,
+    bands: ti.i32,
 ):
     """Segment k with round caps, `radius` wide: a pixel whose centre lies at d from
-    the segment is covered by min(max(r - d, 0), 1), as in Taichi's GUI.
+    the segment is covered by min(max(r - d, 0), 1), as in Taichi's GUI. Its colour
+    goes from color[k] at begin to color_end[k] at end (GGUI's per-vertex colours).
 
     Walks the segment's major axis u and, at each u, the band of the minor axis v
     around the segment (|v - v(u)| <= 2r + 1 covers the caps), testing the exact
@@ -161,7 +185,8 @@ def lines(
         bx = end[k, 0] * w
         by = end[k, 1] * h
         r = radius[k]
-        c = color[k]
+        c0 = color[k]
+        c1 = color_end[k]
         # (u, v) = (x, y) when the segment is wider than tall, else (y, x)
         swap = ti.abs(by - ay) > ti.abs(bx - ax)
         au = ax
@@ -204,6 +229,7 @@ def lines(
                 ev = qv - s * dv
                 d2 = eu * eu + ev * ev
                 if d2 < r * r:
+                    c = mix3(c0, c1, c0, 1.0 - s, s, 0.0)
                     x = u
                     y = v
                     if swap:
@@ -217,8 +243,18 @@ def lines(
 
 
 @ti.kernel
-def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, bands: ti.i32):
-    """Filled triangle k: the pixels whose centre lies inside it (either winding)."""
+def triangles(
+    canvas: canvas_t,
+    a: f32_2,
+    b: f32_2,
+    c: f32_2,
+    color_a: u32_1,
+    color_b: u32_1,
+    color_c: u32_1,
+    bands: ti.i32,
+):
+    """Filled triangle k: the pixels whose centre lies inside it (either winding),
+    its corners' colours interpolated (GGUI's per-vertex colours)."""
     w = canvas.shape[0]
     h = canvas.shape[1]
     for k, band in ti.ndrange(a.shape[0], bands):
@@ -228,7 +264,9 @@ def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, band
         by = b[k, 1] * h
         cx = c[k, 0] * w
         cy = c[k, 1] * h
-        col = color[k]
+        ka = color_a[k]
+        kb = color_b[k]
+        kc = color_c[k]
         area = (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
         if area != 0.0:
             sign = 1.0
@@ -252,7 +290,9 @@ def triangles(canvas: canvas_t, a: f32_2, b: f32_2, c: f32_2, color: u32_1, band
                     e1 = ((cx - bx) * (py - by) - (cy - by) * (px - bx)) * sign
                     e2 = ((ax - cx) * (py - cy) - (ay - cy) * (px - cx)) * sign
                     if e0 >= slack and e1 >= slack and e2 >= slack:
-                        canvas[x, y] = col
+                        # e1, e2, e0 are twice the areas opposite a, b, c
+                        total = e0 + e1 + e2
+                        canvas[x, y] = mix3(ka, kb, kc, e1 / total, e2 / total, e0 / total)
 
 
 @ti.kernel

@@ -83,6 +83,27 @@ class Camera:
         self.curr_z_far = float(v)
 
     def get_view_matrix(self) -> np.ndarray:
+        """World -> camera, in GGUI's layout: column-major (m[3, :3] is the
+        translation); the camera looks along -z."""
+        return self._view().T
+
+    def get_projection_matrix(self, aspect: float) -> np.ndarray:
+        """Camera -> clip, in GGUI's layout: column-major, Vulkan's depth range [0, 1]
+        with reversed z (z_near -> 1, z_far -> 0)."""
+        n, f = self.curr_z_near, self.curr_z_far
+        m = np.zeros((4, 4))
+        if self.curr_projection_mode == ProjectionMode.Perspective:
+            t = 1.0 / math.tan(math.radians(self.curr_fov) / 2)
+            m[0, 0], m[1, 1] = t / aspect, t
+            m[2, 2], m[2, 3], m[3, 2] = n / (f - n), f * n / (f - n), -1.0
+        else:
+            l, r, b, tp = self.curr_left, self.curr_right, self.curr_bottom, self.curr_top
+            m[0, 0], m[1, 1], m[2, 2] = 2 / (r - l), 2 / (tp - b), 1 / (f - n)
+            m[0, 3], m[1, 3], m[2, 3] = -(r + l) / (r - l), -(tp + b) / (tp - b), f / (f - n)
+            m[3, 3] = 1.0
+        return m.T
+
+    def _view(self) -> np.ndarray:
         """World -> camera (4x4, row-major, camera looking along -z)."""
         f = _normalize(self.curr_lookat - self.curr_position)
         s = _normalize(np.cross(f, self.curr_up))
@@ -92,8 +113,8 @@ class Camera:
         m[:3, 3] = -m[:3, :3] @ self.curr_position
         return m
 
-    def get_projection_matrix(self, aspect: float) -> np.ndarray:
-        """Camera -> clip (OpenGL conventions, 4x4 row-major)."""
+    def _projection(self, aspect: float) -> np.ndarray:
+        """Camera -> clip for our rasterizer (OpenGL conventions, 4x4 row-major)."""
         n, f = self.curr_z_near, self.curr_z_far
         m = np.zeros((4, 4))
         if self.curr_projection_mode == ProjectionMode.Perspective:
@@ -360,8 +381,8 @@ class Scene:
     def _camera_arrays(self, res: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         cam = self.camera or Camera()
         w, h = res
-        view = cam.get_view_matrix()
-        proj = cam.get_projection_matrix(w / h)
+        view = cam._view()
+        proj = cam._projection(w / h)
         arr = np.zeros(40, np.float32)
         arr[0:16] = view.reshape(-1)
         arr[16:32] = (proj @ view).reshape(-1)
@@ -421,8 +442,8 @@ class Scene:
         uv = ndc * 0.5 + 0.5
         keep = ok[it.pairs[:, 0]] & ok[it.pairs[:, 1]]
         pairs = it.pairs[keep]
-        col = colors_u32(it.color[pairs[:, 0]])
-        surface.lines(uv[pairs[:, 0]], uv[pairs[:, 1]], max(it.width / 2, 0.5), col)
+        col0, col1 = colors_u32(it.color[pairs[:, 0]]), colors_u32(it.color[pairs[:, 1]])
+        surface.lines(uv[pairs[:, 0]], uv[pairs[:, 1]], max(it.width / 2, 0.5), col0, col1)
 
 
 __all__ = ["Camera", "ProjectionMode", "Scene", "make_camera"]

@@ -147,7 +147,8 @@ class Surface:
             self.bands(),
         )
 
-    def lines(self, begin: Any, end: Any, radius: Any, color: Any) -> None:
+    def lines(self, begin: Any, end: Any, radius: Any, color: Any, color_end: Any = None) -> None:
+        """Segments begin[k] -> end[k]; colours 0xRRGGBB, shading to color_end if given."""
         a = _points(begin, "lines")
         b = _points(end, "lines")
         if a.shape != b.shape:
@@ -155,28 +156,24 @@ class Surface:
         n = a.shape[0]
         if n == 0:
             return
+        c0 = _per_item(color, n, np.uint32, "lines color")
+        c1 = c0 if color_end is None else _per_item(color_end, n, np.uint32, "lines color")
         raster.lines(
-            self.pixels,
-            a,
-            b,
-            _per_item(radius, n, np.float32, "lines radius"),
-            _per_item(color, n, np.uint32, "lines color"),
+            self.pixels, a, b, _per_item(radius, n, np.float32, "lines radius"), c0, c1,
             self.bands(),
-        )
+        )  # fmt: skip
 
-    def triangles(self, a: Any, b: Any, c: Any, color: Any) -> None:
+    def triangles(self, a: Any, b: Any, c: Any, color: Any, corner_colors: Any = None) -> None:
+        """Filled triangles; one colour each, or corner_colors = (ca, cb, cc) to shade."""
         pa, pb, pc = _points(a, "triangles"), _points(b, "triangles"), _points(c, "triangles")
         n = pa.shape[0]
         if n == 0:
             return
-        raster.triangles(
-            self.pixels,
-            pa,
-            pb,
-            pc,
-            _per_item(color, n, np.uint32, "triangles color"),
-            self.bands(),
-        )
+        if corner_colors is None:
+            ca = cb = cc = _per_item(color, n, np.uint32, "triangles color")
+        else:
+            ca, cb, cc = (_per_item(k, n, np.uint32, "triangles color") for k in corner_colors)
+        raster.triangles(self.pixels, pa, pb, pc, ca, cb, cc, self.bands())
 
     def text(self, content: str, left: float, top: float, size: float, color: int) -> None:
         """Text whose first cell's top-left corner is (left, top) in pixels, y up;

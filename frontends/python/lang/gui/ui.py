@@ -117,11 +117,11 @@ class Canvas:
     ) -> None:
         v = _points2(vertices)
         a, b = _indexed(v, indices, 2)
+        col = col_end = rgb_to_hex(color)
         if per_vertex_color is not None:
-            col = colors_u32(np.asarray(to_numpy(per_vertex_color)).reshape(v.shape[0], -1)[a])
-        else:
-            col = rgb_to_hex(color)
-        self._surface.lines(v[a], v[b], max(width * self._surface.res[1] / 2, 0.5), col)
+            rgb = np.asarray(to_numpy(per_vertex_color)).reshape(v.shape[0], -1)
+            col, col_end = colors_u32(rgb[a]), colors_u32(rgb[b])
+        self._surface.lines(v[a], v[b], max(width * self._surface.res[1] / 2, 0.5), col, col_end)
 
     def triangles(
         self,
@@ -134,10 +134,10 @@ class Canvas:
         a, b, c = _indexed(v, indices, 3)
         if per_vertex_color is not None:
             rgb = np.asarray(to_numpy(per_vertex_color)).reshape(v.shape[0], -1)
-            col = colors_u32(rgb[a])
+            corners = (colors_u32(rgb[a]), colors_u32(rgb[b]), colors_u32(rgb[c]))
+            self._surface.triangles(v[a], v[b], v[c], 0, corners)
         else:
-            col = rgb_to_hex(color)
-        self._surface.triangles(v[a], v[b], v[c], col)
+            self._surface.triangles(v[a], v[b], v[c], rgb_to_hex(color))
 
     def contour(self, scalar_field: Any, cmap_name: str = "plasma", normalize: bool = False):
         """A scalar field as an image (grey; cmap_name is not supported and ignored)."""
