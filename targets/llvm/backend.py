@@ -324,6 +324,9 @@ class CpuBackend:
         plan: LaunchPlan | None = None
         if first == "taichi":
             self.runner.dump(module, kernel_name, "taichi")
+        if first == "offload":  # IR given at the offload stage: read its plan now
+            plan = launch_plan(_find_kernel(module, kernel_name))
+            _set_plan(module, plan)
         for stage, stage_passes in stages:
             # The frontend verified its module and the final llvm-dialect module is
             # verified; verifying in between (a tenth of a large kernel's compile time)

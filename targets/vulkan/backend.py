@@ -210,23 +210,31 @@ def lower(
     ctx = registry.make_context()
     first = stage_of(module, kernel_name)
     plan: KernelPlan | None = None
+
+    def record_plan() -> KernelPlan:
+        """Read the plan off the offload.kernel, before later stages lower it away."""
+        kernels = [
+            op for op in module.body.block.ops
+            if op.name == "offload.kernel" and op.sym_name.data == kernel_name
+        ]  # fmt: skip
+        if not kernels:
+            raise TaichiCompilationError(
+                f"no offload.kernel @{kernel_name} after the offload stage"
+            )
+        found = read_plan(kernels[0])
+        _set_plan(module, found)
+        if on_offload is not None:
+            on_offload(kernels[0])
+        return found
+
     if first == "taichi":
         runner.dump(module, kernel_name, "taichi")
+    if first == "offload":  # IR given at the offload stage: its plan is already there
+        plan = record_plan()
     for stage, passes in truncate(p, first, stop):
         runner.run(ctx, module, passes, kernel_name, print_input=stage == "offload")
         if stage == "offload" and len(passes) == len(p.stage(stage).passes):
-            kernels = [
-                op for op in module.body.block.ops
-                if op.name == "offload.kernel" and op.sym_name.data == kernel_name
-            ]  # fmt: skip
-            if not kernels:
-                raise TaichiCompilationError(
-                    f"no offload.kernel @{kernel_name} after the offload stage"
-                )
-            plan = read_plan(kernels[0])
-            _set_plan(module, plan)
-            if on_offload is not None:
-                on_offload(kernels[0])
+            plan = record_plan()
         runner.dump(module, kernel_name, stage)
     if plan is None and (stop is None or first == p.stages[-1].name):
         plan = _plan_attribute(module, kernel_name)
