@@ -253,3 +253,54 @@ def make_launch():
             tiny(flag, k)
 
     return step, (lambda: flag.astype(np.float64)), None
+
+
+# The linear-algebra cases. Where Numba has no parallel version of its own, the rival is
+# the library a NumPy user would call: np.sort for sort, SciPy's SuperLU for poisson.
+
+
+def make_svd3():
+    n = 1 << 20
+
+    @njit(parallel=True)
+    def svd_all(a, s):
+        for i in prange(a.shape[0]):
+            s[i] = np.linalg.svd(a[i], compute_uv=True)[1]
+
+    a = np.random.default_rng(0).standard_normal((n, 3, 3)).astype(np.float32)
+    s = np.zeros((n, 3), dtype=np.float32)
+    return (
+        (lambda: svd_all(a, s)),
+        (lambda: np.sort(np.abs(s[:: n // 1024].astype(np.float64)), axis=1).ravel()),
+        None,
+    )
+
+
+def make_sort():
+    n = 1 << 24
+    data = np.random.default_rng(0).integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    out = [data]
+
+    def step():
+        out[0] = np.sort(data)
+
+    return step, (lambda: out[0][:: n // 4096].astype(np.float64)), None
+
+
+def make_poisson():
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import splu
+
+    m = 512
+    one = sp.eye(m)
+    lap = sp.diags([-1.0, 2.0, -1.0], [-1, 0, 1], shape=(m, m))
+    a = (sp.kron(lap, one) + sp.kron(one, lap)).tocsc()
+    i, j = np.meshgrid(np.arange(m), np.arange(m), indexing="ij")
+    b = (np.sin(0.01 * i) * np.cos(0.02 * j)).ravel()
+    out = [b]
+
+    def step():
+        out[0] = splu(a, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0,
+                      options={"SymmetricMode": True}).solve(b)
+
+    return step, (lambda: out[0][:: (m * m) // 1024]), None

@@ -50,7 +50,10 @@ from typing import Any
 
 HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
-CASES = ("saxpy", "reduce", "julia", "nbody", "stencil", "mpm88", "launch", "copy")
+CASES = (
+    "saxpy", "reduce", "julia", "nbody", "stencil", "mpm88", "launch", "copy",
+    "svd3", "sort", "poisson", "cg",
+)
 MEMORY_BOUND = ("saxpy", "reduce", "stencil", "copy")
 FRAMEWORKS = ("xdsl", "taichi", "numba", "triton")
 DEFAULT_RIVALS_PYTHON = "/tmp/rivals/bin/python"

@@ -28,6 +28,19 @@ def test_parallel_sort_keys_and_values(dtype, n):
     np.testing.assert_array_equal(values.to_numpy(), order)
 
 
+@pytest.mark.parametrize("dtype", [ti.i32, ti.u32, ti.f32])
+def test_parallel_sort_keys_only(dtype):
+    # Without values the keys are mapped back from their sortable bits, not gathered.
+    n = 5000
+    k = (np.random.default_rng(7).standard_normal(n) * 1e6).astype(dtype.np_dtype)
+    if dtype == ti.f32:
+        k[:4] = [np.inf, -np.inf, -0.0, -1e-40]
+    keys = ti.field(dtype, n)
+    keys.from_numpy(k)
+    ti.algorithms.parallel_sort(keys)
+    np.testing.assert_array_equal(keys.to_numpy(), np.sort(k))
+
+
 def test_parallel_sort_rejects_what_it_cannot_sort():
     with pytest.raises(ti.TaichiError, match="f64"):
         ti.algorithms.parallel_sort(ti.field(ti.f64, 4))

@@ -49,6 +49,14 @@ def _from_sortable_u32(sk: ti.template(), keys: ti.template(), first: ti.i32):
 
 
 @ti.kernel
+def _from_sortable_f32(sk: ti.template(), keys: ti.template(), first: ti.i32):
+    for i in sk:
+        bits = sk[i]
+        bits = bits ^ ti.u32(_SIGN) if bits & ti.u32(_SIGN) else ~bits
+        keys[first + i] = ti.bit_cast(bits, ti.f32)
+
+
+@ti.kernel
 def _iota(perm: ti.template()):
     for i in perm:
         perm[i] = i
@@ -93,7 +101,9 @@ def _block_offsets(scanned: ti.template(), blocks: ti.i32, offsets: ti.template(
 @ti.kernel
 def _scatter(sk: ti.template(), perm: ti.template(), n: ti.i32, shift: ti.i32,
              blocks: ti.i32, block: ti.i32, offsets: ti.template(),
-             sk_out: ti.template(), perm_out: ti.template()):
+             sk_out: ti.template(), perm_out: ti.template(), with_perm: ti.template()):
+    """Each block moves its keys (and their original positions, when values follow
+    the keys) to their places, in order."""
     for b in range(blocks):
         base = b * _BUCKETS
         for i in range(b * block, ti.min((b + 1) * block, n)):
@@ -102,7 +112,8 @@ def _scatter(sk: ti.template(), perm: ti.template(), n: ti.i32, shift: ti.i32,
             pos = offsets[base + d]
             offsets[base + d] = pos + 1
             sk_out[pos] = key
-            perm_out[pos] = perm[i]
+            if ti.static(with_perm):
+                perm_out[pos] = perm[i]
 
 
 @ti.kernel
@@ -118,7 +129,7 @@ def _copy_back(tmp: ti.template(), dst: ti.template(), first: ti.i32):
 
 
 _TO_SORTABLE = {"i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32}
-_FROM_SORTABLE = {"i32": _from_sortable_i32, "u32": _from_sortable_u32}
+_FROM_SORTABLE = {"i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32}
 
 
 def _check(x: Any, what: str) -> tuple[int, int]:
@@ -149,13 +160,15 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     m = _BUCKETS * blocks
     sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m)
     to_sortable(keys, first, sk)
-    _iota(perm)
+    with_perm = values is not None or name not in _FROM_SORTABLE
+    if with_perm:
+        _iota(perm)
     for shift in range(0, 32, _RADIX_BITS):
         _count_digits(sk, n, shift, blocks, block, counts)
         _to_digit_major(counts, blocks, offsets)
         inclusive_scan(offsets, 0, m, sums)
         _block_offsets(offsets, blocks, counts)
-        _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2)
+        _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
         sk, sk2, perm, perm2 = sk2, sk, perm2, perm
     from_sortable = _FROM_SORTABLE.get(name)
     if from_sortable is not None:

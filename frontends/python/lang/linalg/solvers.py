@@ -5,7 +5,8 @@ The factorisations are SciPy's SuperLU, the field's standard sparse LU: `LU` piv
 stability; `LLT` and `LDLT` factor with diagonal pivots only (A = L D Lᵀ in the symmetric
 ordering), so a factorisation whose pivots are not all positive (LLT) or not all nonzero
 (LDLT) is reported by `info()` as a failure, as Eigen's Cholesky reports it in Taichi.
-The vectors live on the host; on Vulkan, fields and ndarrays are read back first.
+Direct solves run on the host: on Vulkan, b is read back and x written to the device.
+SparseCG runs in our kernels on the program's arch, the matrix on the device in CSR form.
 """
 
 from __future__ import annotations
@@ -95,8 +96,50 @@ class SparseSolver:
         return like_input(x, b, self.dtype)
 
 
+@ti.kernel
+def _spmv(indptr: ti.types.ndarray(), indices: ti.types.ndarray(),
+          data: ti.types.ndarray(), x: ti.types.ndarray(), y: ti.types.ndarray()):
+    """y = A x for A in CSR form."""
+    for i in range(y.shape[0]):
+        s = ti.cast(0, y.dtype)
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+
+
+@ti.kernel
+def _dot(a: ti.types.ndarray(), b: ti.types.ndarray()) -> ti.f64:
+    s = ti.cast(0, ti.f64)
+    for i in range(a.shape[0]):
+        s += ti.cast(a[i], ti.f64) * ti.cast(b[i], ti.f64)
+    return s
+
+
+@ti.kernel
+def _axpy(y: ti.types.ndarray(), a: ti.f64, x: ti.types.ndarray()):
+    """y += a x"""
+    for i in range(y.shape[0]):
+        y[i] += ti.cast(a, y.dtype) * x[i]
+
+
+@ti.kernel
+def _xpay(y: ti.types.ndarray(), x: ti.types.ndarray(), a: ti.f64):
+    """y = x + a y"""
+    for i in range(y.shape[0]):
+        y[i] = x[i] + ti.cast(a, y.dtype) * y[i]
+
+
+@ti.kernel
+def _sub(out: ti.types.ndarray(), a: ti.types.ndarray(), b: ti.types.ndarray()):
+    """out = a - b"""
+    for i in range(out.shape[0]):
+        out[i] = a[i] - b[i]
+
+
 class SparseCG:
-    """Conjugate gradients on a symmetric positive definite SparseMatrix.
+    """Conjugate gradients on a symmetric positive definite SparseMatrix, in our kernels
+    on the program's arch: the matrix goes to the device once, in CSR form, and only
+    the scalars of each step come back.
 
     solve() returns (x, converged): x an ndarray when b is one, NumPy otherwise.
     """
@@ -105,31 +148,47 @@ class SparseCG:
                  atol: float = 1e-6):
         if not isinstance(A, SparseMatrix):
             raise TaichiError(f"SparseCG expects a ti.linalg.SparseMatrix, got {type(A).__name__}")
+        if A.n != A.m:
+            raise TaichiError(f"SparseCG needs a square matrix, got shape {A.shape}")
         self.A, self.b, self.x0 = A, b, x0
         self.max_iter, self.atol = max_iter, atol
 
+    def _device(self, values: np.ndarray, dtype: Any) -> Any:
+        arr = ti.ndarray(dtype, shape=values.shape[0])
+        arr.from_numpy(values.astype(dtype.np_dtype))
+        return arr
+
     def solve(self) -> tuple[Any, bool]:
-        A = self.A.to_scipy()
-        b = as_numpy_vector(self.b).astype(np.float64)
-        x = (np.zeros_like(b) if self.x0 is None
-             else as_numpy_vector(self.x0).astype(np.float64).copy())
-        r = b - A @ x
-        p = r.copy()
-        rr = float(r @ r)
+        dtype = self.A.dtype
+        csr = self.A.to_scipy().tocsr()
+        n = csr.shape[0]
+        indptr = self._device(csr.indptr, ti.i32)
+        indices = self._device(csr.indices, ti.i32)
+        data = self._device(csr.data, dtype)
+        b = self._device(as_numpy_vector(self.b), dtype)
+        x = self._device(
+            np.zeros(n) if self.x0 is None else as_numpy_vector(self.x0), dtype
+        )
+        r, p, Ap = (ti.ndarray(dtype, shape=n) for _ in range(3))
+        _spmv(indptr, indices, data, x, Ap)
+        _sub(r, b, Ap)  # r = b - A x
+        p.copy_from(r)
+        rr = _dot(r, r)
         converged = np.sqrt(rr) < self.atol
         for _ in range(self.max_iter):
             if converged:
                 break
-            Ap = A @ p
-            pAp = float(p @ Ap)
-            if pAp <= 0:
+            _spmv(indptr, indices, data, p, Ap)
+            pAp = _dot(p, Ap)
+            if not pAp > 0:
                 break
             alpha = rr / pAp
-            x += alpha * p
-            r -= alpha * Ap
-            rr_new = float(r @ r)
+            _axpy(x, alpha, p)
+            _axpy(r, -alpha, Ap)
+            rr_new = _dot(r, r)
             converged = np.sqrt(rr_new) < self.atol
-            p = r + (rr_new / rr) * p
+            _xpay(p, r, rr_new / rr)
             rr = rr_new
-        out = x.astype(np.float64 if self.A.dtype == ti.f64 else np.float32)
-        return like_input(out, self.b, self.A.dtype), bool(converged)
+        if isinstance(self.b, ti.Ndarray):
+            return x, bool(converged)
+        return x.to_numpy(), bool(converged)

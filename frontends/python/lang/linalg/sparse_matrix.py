@@ -9,6 +9,7 @@ Taichi's builder does.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -215,17 +216,30 @@ class SparseMatrixBuilder:
         self.max_num_triplets = max_num_triplets
         self.dtype = ti.f32 if dtype is None else dtype
         self.storage_format = storage_format
-        self.rows = ti.field(ti.i32, shape=max_num_triplets)
-        self.cols = ti.field(ti.i32, shape=max_num_triplets)
-        self.values = ti.field(self.dtype, shape=max_num_triplets)
+        self._warned = False
+        # Room for more than max_num_triplets: Taichi's builder writes past its buffer
+        # when a kernel adds more (Taichi's implicit_mass_spring adds 10560 of 10000), and
+        # such programs must still get every triplet. Past this capacity, build() raises.
+        self.capacity = 2 * max_num_triplets + 1024
+        self.rows = ti.field(ti.i32, shape=self.capacity)
+        self.cols = ti.field(ti.i32, shape=self.capacity)
+        self.values = ti.field(self.dtype, shape=self.capacity)
         self.count = ti.field(ti.i32, shape=())
 
     def _triplets(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         n = int(self.count[None])
-        if n > self.max_num_triplets:
+        if n > self.capacity:
             raise TaichiError(
                 f"SparseMatrixBuilder: {n} triplets were added, more than "
-                f"max_num_triplets={self.max_num_triplets}; the extra ones were dropped"
+                f"max_num_triplets={self.max_num_triplets} allows ({self.capacity} kept); "
+                "the matrix would be wrong: raise max_num_triplets"
+            )
+        if n > self.max_num_triplets and not self._warned:
+            self._warned = True
+            warnings.warn(
+                f"SparseMatrixBuilder: {n} triplets were added, more than "
+                f"max_num_triplets={self.max_num_triplets}; all were kept this time",
+                stacklevel=3,
             )
         return (
             self.rows.to_numpy()[:n],
@@ -254,9 +268,9 @@ class SparseMatrixBuilder:
     @ti.func
     def ti_subscript_add(self, i, j, value):
         """`builder[i, j] += value` in a kernel: take a slot atomically, write the
-        triplet. A slot past max_num_triplets is counted, not written; build() says so."""
+        triplet. A slot past the capacity is counted, not written; build() says so."""
         slot = ti.atomic_add(self.count[None], 1)
-        if slot < ti.static(self.max_num_triplets):
+        if slot < ti.static(self.capacity):
             self.rows[slot] = ti.cast(i, ti.i32)
             self.cols[slot] = ti.cast(j, ti.i32)
             self.values[slot] = ti.cast(value, ti.static(self.dtype))
