@@ -302,7 +302,7 @@ def construct_type(
 # -- element-wise ----------------------------------------------------------------
 
 def vec_map(cg: KernelCodegen, fn: Callable[..., Any], *xs: Any, node: ast.AST) -> Vec:
-    vecs = [as_vec(cg, x) if isinstance(x, Vec | Matrix | list) else None for x in xs]
+    vecs = [as_vec(cg, x) if isinstance(x, Vec | Matrix | list | tuple) else None for x in xs]
     shapes = {v.shape for v in vecs if v is not None}
     if len(shapes) != 1:
         raise cg.error(

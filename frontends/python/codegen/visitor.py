@@ -66,6 +66,7 @@ from ..lang.struct import StructField, StructPlace, StructType, StructVal
 from .textures import TextureHandle
 from .values import (
     ATOMIC_AUGASSIGN,
+    container_index_offset,
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
@@ -110,6 +111,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.pending_loop_config: dict[str, Any] | None = None
         self.terminated = False
         self.func_depth = 0
+        self.inlining: list[Any] = []  # the ti.funcs being inlined, outermost first
         self.ctx: FunctionContext
         self._node: ast.AST | None = None
         self._locs: dict[tuple[str, int, int], Attribute] = {}
@@ -170,7 +172,9 @@ class KernelCodegen(ast.NodeVisitor):
             return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
             assert spec.dtype is not None
-            return NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)
+            handle = NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)
+            handle.clamp = spec.obj == "clamp"
+            return handle
         assert spec.dtype is not None
         value = Value(arg, spec.dtype)
         return self.new_local(spec.name, value) if spec.name in assigned else value
@@ -401,6 +405,16 @@ class KernelCodegen(ast.NodeVisitor):
                 f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
             )
         values = [self.index_value(i, node) for i in indices]
+        offsets = container_index_offset(container)
+        if any(offsets):  # ti.field(offset=...): storage starts at the offset
+            values = [
+                self.em.binary("-", v, o) if o else v for v, o in zip(values, offsets)
+            ]
+        if getattr(container, "clamp", False):  # ti.types.ndarray(boundary="clamp")
+            values = [
+                self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
+                for v, d in zip(values, container.shape(self))
+            ]
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -553,6 +567,14 @@ class KernelCodegen(ast.NodeVisitor):
         elif isinstance(target, ast.Subscript | ast.Attribute):
             self.store(self.place_of(target), value, target)
         elif isinstance(target, ast.Tuple | ast.List):
+            if isinstance(value, Vec):  # `a, b, c = v`; a matrix unpacks into rows
+                value = (
+                    list(value.elems)
+                    if len(value.shape) == 1
+                    else [value.row(i) for i in range(value.shape[0])]
+                )
+            elif isinstance(value, Matrix):
+                value = list(value)
             if not isinstance(value, tuple | list) or len(value) != len(target.elts):
                 raise self.error(
                     TaichiSyntaxError,
@@ -822,6 +844,20 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_List(self, node: ast.List) -> list[Any]:
         return expressions.lower_list(self, node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return expressions.lower_comprehension(self, node)
+
+    def visit_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
+        return expressions.lower_comprehension(self, node)
+
+    def visit_Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        return expressions.lower_dict(self, node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.eval(node.value)
+        self.assign(node.target, value)
+        return self.eval(node.target)
 
     def visit_Name(self, node: ast.Name) -> Any:
         return expressions.lower_name(self, node)

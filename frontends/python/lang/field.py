@@ -38,15 +38,53 @@ def _normalize_shape(shape: Any) -> tuple[int, ...]:
     return shape
 
 
-def _python_index(key: Any, ndim: int) -> tuple[int, ...]:
-    """`x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index."""
+def _python_index(
+    key: Any, ndim: int, index_offset: tuple[int, ...] = ()
+) -> tuple[int, ...]:
+    """
+    `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
+    which starts at `index_offset` (a field's `offset=`). An index out of the field's
+    range raises IndexError (NumPy would wrap negative ones around).
+    """
     if key is None or key == ():
         key = ()
     elif not isinstance(key, tuple):
         key = (key,)
+    if hasattr(key, "to_numpy"):  # x[ti.Vector([i, j])]
+        key = tuple(key.to_numpy().tolist())
     if len(key) != ndim:
         raise TaichiError(f"a {ndim}-d field or ndarray needs {ndim} indices, got {key!r}")
-    return tuple(int(k) for k in key)
+    index = tuple(int(k) for k in key)
+    if index_offset:
+        index = tuple(k - o for k, o in zip(index, index_offset))
+    return index
+
+
+def _normalize_offset(offset: Any, ndim: int) -> tuple[int, ...]:
+    """`offset=` of ti.field: an int (1-d) or one int per axis; zeros when None."""
+    if offset is None:
+        return (0,) * ndim
+    if isinstance(offset, int | np.integer):
+        offset = (int(offset),)
+    offset = tuple(int(o) for o in offset)
+    if len(offset) != ndim:
+        raise TaichiError(
+            f"the field's offset {offset} needs one entry per axis of its shape "
+            f"({ndim} axes)"
+        )
+    return offset
+
+
+def _check_order(order: str | None, ndim: int) -> None:
+    """`order=` of ti.field: a permutation of the first `ndim` axes letters ('ji')."""
+    if order is None:
+        return
+    if len(order) != ndim:
+        raise TaichiError(
+            f"the length of order ({order!r}) must match the number of axes ({ndim})"
+        )
+    if sorted(order) != sorted("ijkl"[:ndim]) or len(set(order)) != len(order):
+        raise TaichiError(f"order={order!r} must be a permutation of {'ijkl'[:ndim]!r}")
 
 
 class _ArrayLike:
@@ -58,32 +96,71 @@ class _ArrayLike:
     def _array(self) -> np.ndarray:
         raise NotImplementedError
 
+    index_offset: tuple[int, ...] = ()
+    """The index of the first element along each axis (ti.field's `offset=`)."""
+
+    def _key(self, key: Any) -> tuple[int, ...]:
+        index = _python_index(key, len(self.shape), self.index_offset)
+        for k, n in zip(index, self.shape):
+            if not 0 <= k < n:
+                raise IndexError(
+                    f"index {key!r} is out of the bounds of a field/ndarray of shape "
+                    f"{self.shape}"
+                    + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
+                )
+        return index
+
     def __getitem__(self, key: Any) -> Any:
-        r = self._array()[_python_index(key, len(self.shape))]
-        if np.ndim(r):  # an element of a Vector/Matrix field
+        index = self._key(key)
+        if self.element_shape:  # a Vector/Matrix element: a view that writes through
             from .matrix import Matrix
 
-            return Matrix(r.copy())
-        return r.item()
+            return Matrix._view(self._array()[index])
+        return self._array()[index].item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[_python_index(key, len(self.shape))] = value
+        self._array()[self._key(key)] = value
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
         self._array()[...] = value
 
-    def to_numpy(self, dtype: Any = None) -> np.ndarray:
-        """A NumPy copy of the elements."""
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        """
+        A NumPy copy of the elements; the components of a Vector/Matrix element are
+        trailing axes (a vector's one axis of n, or with `keep_dims=True` two: n x 1).
+        """
         arr = self._array()
-        return arr.astype(dtype) if dtype is not None else arr.copy()
+        arr = arr.astype(dtype) if dtype is not None else arr.copy()
+        if keep_dims and len(self.element_shape) == 1:
+            arr = arr.reshape(arr.shape + (1,))
+        return arr
+
+    @property
+    def n(self) -> int:
+        """The rows of a Vector/Matrix field or ndarray element."""
+        if not self.element_shape:
+            raise AttributeError("a scalar field or ndarray has no attribute 'n'")
+        return self.element_shape[0]
+
+    @property
+    def m(self) -> int:
+        """The columns of a Matrix field or ndarray element (1 for vectors)."""
+        if not self.element_shape:
+            raise AttributeError("a scalar field or ndarray has no attribute 'm'")
+        return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
         arr = np.asarray(arr)
         full = self.shape + tuple(getattr(self, "element_shape", ()))
+        if arr.shape != full and len(self.element_shape) == 1:
+            if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
+                arr = arr.reshape(full)
         if arr.shape != full:
             raise TaichiError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
@@ -92,6 +169,8 @@ class _ArrayLike:
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
+        if not isinstance(other, _ArrayLike):
+            raise TypeError(f"copy_from takes a field or an ndarray, got {type(other).__name__}")
         self.from_numpy(other._array())
 
     @property
@@ -122,6 +201,7 @@ class Field(_ArrayLike):
         self.symbol = ""
         self.program = _program.get_program()
         self.created_at: tuple[str, int] | None = None  # (file, line) of ti.field(...)
+        self.index_offset: tuple[int, ...] = ()  # set with the shape
         self._view: np.ndarray | None = None
         self._view_root: np.ndarray | None = None
 
@@ -135,16 +215,17 @@ class Field(_ArrayLike):
     primal: Field | None = None
     """On a gradient field: the field it is the gradient of."""
 
-    def _place(self, shape: tuple[int, ...]) -> None:
+    def _place(self, shape: tuple[int, ...], index_offset: Any = None) -> None:
         if self.placed:
             raise TaichiError(f"field {self.symbol or self.name or ''} is already placed")
         self.shape = shape
+        self.index_offset = _normalize_offset(index_offset, len(shape))
         self.placed = True
         self.program.place_field(self, self.name)
         grad = self.grad
         if grad is not None and not grad.placed:
             grad.name = grad.name or f"{self.symbol}_grad"
-            grad._place(shape)
+            grad._place(shape, self.index_offset)
 
     def _check_live(self) -> _program.Program:
         prog = self.program
@@ -189,13 +270,20 @@ def field(
     a 0-d field read as `x[None]`) it is placed at once; without, place it with
     `ti.root.dense(...).place(x)`.
 
+    `offset` (an int, or one per axis) is the index of the first element along each
+    axis: `ti.field(int, 16, offset=-8)` holds x[-8] .. x[7] (`Field.index_offset`).
+    `order` ('ji', ...) names the axes from the outermost in memory; taichi-xdsl stores
+    every field row-major, so it is checked but does not change the layout (the values
+    a program sees are the same).
+
     Raises:
-        TaichiError: options taichi-xdsl does not have (order, offset, needs_dual).
+        TaichiError: options taichi-xdsl does not have (needs_dual), an offset without a
+            shape or with the wrong number of axes, an order that is no permutation.
     """
-    if order is not None or offset is not None or needs_dual:
-        raise TaichiError(
-            "ti.field: order=, offset=, needs_dual= are not supported by taichi-xdsl yet"
-        )
+    if needs_dual:
+        raise TaichiError("ti.field: needs_dual= is not supported by taichi-xdsl yet")
+    if offset is not None and shape is None:
+        raise TaichiError("ti.field: offset= needs a shape (give shape= as well)")
     prog = _program.get_program()
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
@@ -211,7 +299,9 @@ def field(
     caller = sys._getframe(1)
     f.created_at = (caller.f_code.co_filename, caller.f_lineno)
     if shape is not None:
-        f._place(_normalize_shape(shape))
+        shape = _normalize_shape(shape)
+        _check_order(order, len(shape))
+        f._place(shape, offset)
     return f
 
 
@@ -259,8 +349,9 @@ class SNode:
             extents[index] = extents.get(index, 1) * int(extent)
         return SNode(extents)
 
-    def place(self, *fields: Field, **_ignored: Any) -> SNode:
-        """Place `fields` here: each gets the shape of this node."""
+    def place(self, *fields: Field, offset: Any = None, **_ignored: Any) -> SNode:
+        """Place `fields` here: each gets the shape of this node (and `offset`, the
+        index of its first element along each axis)."""
         if self.extents and sorted(self.extents) != list(range(len(self.extents))):
             raise TaichiError(
                 f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
@@ -271,7 +362,7 @@ class SNode:
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            f._place(shape)
+            f._place(shape, offset)
         return self
 
     def lazy_grad(self) -> None:

@@ -407,7 +407,9 @@ class Kernel:
                 f"kernel '{self.__name__}': argument '{p.name}' has {ndim} dimensions, "
                 f"the kernel expects {ann.ndim}"
             )
-        return ArgSpec(p.name, "ndarray", dt, ndim, element_shape=element_shape)
+        return ArgSpec(
+            p.name, "ndarray", dt, ndim, obj=ann.boundary, element_shape=element_shape
+        )
 
     # -- instantiation ---------------------------------------------------------------
 
@@ -453,6 +455,7 @@ class Kernel:
             else:
                 compiled = backend.compile(module, symbol, source_key=source_key)
         prog.materialize()
+        prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
@@ -640,3 +643,30 @@ def func(fn: Callable[..., Any]) -> Func:
 def data_oriented(cls: type) -> type:
     """Mark a class whose methods are kernels (`self` becomes a template argument)."""
     return cls
+
+
+class RealFunc(Func):
+    """
+    A `@ti.real_func`: Taichi compiles it as a function of its own, with typed
+    parameters (every one annotated) and a typed return value. taichi-xdsl inlines it
+    like a ti.func, which gives the same results for every call that does not recurse;
+    a recursive real_func is a compile error naming it.
+
+    Raises:
+        TaichiSyntaxError: a parameter without a type annotation.
+    """
+
+    def __init__(self, fn: Callable[..., Any]):
+        super().__init__(fn)
+        for p in inspect.signature(fn).parameters.values():
+            if p.annotation is inspect.Parameter.empty:
+                raise TaichiSyntaxError(
+                    f"Taichi function '{self.__name__}': parameter '{p.name}' must be "
+                    "type annotated"
+                )
+
+
+def real_func(fn: Callable[..., Any]) -> RealFunc:
+    """`@ti.real_func`: see RealFunc."""
+    return RealFunc(fn)
+

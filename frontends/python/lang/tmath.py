@@ -21,6 +21,11 @@ from .matrix import Matrix, MatrixType, VectorType
 from .ops import (
     Intrinsic,
     abs,
+    acos,
+    asin,
+    atan,
+    round,
+    trunc,
     atan2,
     ceil,
     cos,
@@ -92,6 +97,11 @@ _ = builtins
 
 __all__ = [
     "abs",
+    "acos",
+    "asin",
+    "atan",
+    "round",
+    "trunc",
     "atan2",
     "ceil",
     "clamp",
