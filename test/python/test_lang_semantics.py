@@ -272,3 +272,56 @@ def test_typed_literal_range_is_checked():
         return ti.i8(100) + ti.i8(27)
 
     assert ok() == 127
+
+
+def test_ndarray_boundary_clamp_of_vector_components():
+    @ti.kernel
+    def read(x: ti.types.ndarray(boundary="clamp"), i: ti.i32) -> ti.f32:
+        return x[1, 2][i]
+
+    x = ti.ndarray(ti.math.vec2, shape=(3, 3))
+    for i in range(3):
+        for j in range(3):
+            x[i, j] = [i, j]
+    assert [read(x, i) for i in (-1, 0, 1, 2, 5)] == [1, 1, 2, 2, 2]
+
+
+def test_struct_values_in_python_scope():
+    P = ti.types.struct(pos=ti.math.vec2, m=ti.f32)
+    ps = P.field(shape=3)
+    ps[1].m = 2.5
+    ps[1].pos = [1, 2]
+    ps[2].pos.y = 7
+
+    @ti.kernel
+    def get(i: ti.i32) -> P:
+        return ps[i]
+
+    r = get(1)
+    assert r.m == 2.5 and r.pos.to_list() == [1, 2]
+    assert ps[2].pos.to_list() == [0, 7]
+    ps[0] = P(pos=[3, 4], m=1)
+    assert ps[0].to_dict() == {"pos": ps[0].pos, "m": 1.0}
+    s = ti.Struct(a=1, b=2.0)
+    s.b = 3.0
+    assert (s.a, s["b"]) == (1, 3.0)
+
+
+def test_field_and_ndarray_argument_errors_as_taichi():
+    with pytest.raises(ti.TaichiCompilationError, match="shape and offset must be the same"):
+        ti.field(ti.f32, shape=3, offset=(3, 4))
+    with pytest.raises(ti.TaichiCompilationError, match="shape cannot be None when offset"):
+        ti.field(ti.f32, shape=None, offset=(3, 4))
+    with pytest.raises(ti.TaichiCompilationError, match="axes in order must be different"):
+        ti.field(ti.f32, shape=(3, 4), order="ii")
+    a = ti.field(ti.f32, shape=(2, 3), order="ji")
+    a[1, 2] = 5
+    assert a.to_numpy()[1, 2] == 5
+    with pytest.raises(ValueError):
+        a.from_numpy(np.zeros((3, 2), np.float32))
+    with pytest.raises(ti.TaichiRuntimeError, match="not a valid shape for ndarray"):
+        ti.ndarray(ti.i32, shape=(1, 0))
+    x = ti.ndarray(ti.f32, shape=(4, 4))
+    with pytest.raises(ti.TaichiIndexError, match="indexed with 1d indices"):
+        x[0]
+    assert a[np.int64(1), np.int32(2)] == 5

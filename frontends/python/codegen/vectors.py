@@ -571,7 +571,11 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
         return v.elems[_flat(v.shape, idx)]
     if len(idx) != len(v.shape):
         raise cg.error(TaichiSyntaxError, node, "a matrix row needs a static index")
-    # a dynamic index: select among the components
+    # a dynamic index: select among the components; an index out of range reads the
+    # nearest component (as ti.types.ndarray(boundary="clamp") does)
+    if len(v.shape) == 1 and isinstance(idx[0], Value):
+        em = cg.em
+        idx = [em.binary("max", em.binary("min", idx[0], v.shape[0] - 1), 0)]
     result: Any = None
     for k, pos in enumerate(itertools.product(*(range(d) for d in v.shape))):
         hit: Any = True

@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiIndexError,
+    TaichiRuntimeError,
+)
 
 from . import program as _program
 from .dtypes import DataType, cook_dtype
@@ -29,12 +34,20 @@ def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
     return dt
 
 
-def _normalize_shape(shape: Any) -> tuple[int, ...]:
+def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, ...]:
+    """A shape as a tuple of ints; each extent a non-negative int32 (positive for an
+    ndarray), as Taichi checks it."""
+    original = shape
     if isinstance(shape, int | np.integer):
-        shape = (int(shape),)
+        shape = (shape,)
+    if not isinstance(shape, tuple | list) or not all(
+        isinstance(s, int | np.integer) and not isinstance(s, bool) for s in shape
+    ):
+        raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise TaichiError(f"a field or ndarray shape must not be negative, got {shape}")
+    low = 1 if what == "ndarray" else 0
+    if any(not low <= s < 2**31 for s in shape):
+        raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     return shape
 
 
@@ -46,14 +59,22 @@ def _python_index(
     which starts at `index_offset` (a field's `offset=`). An index out of the field's
     range raises IndexError (NumPy would wrap negative ones around).
     """
-    if key is None or key == ():
+    if hasattr(key, "to_numpy"):  # x[ti.Vector([i, j])]
+        key = tuple(key.to_numpy().tolist())
+    if key is None or (isinstance(key, tuple) and not key):
         key = ()
     elif not isinstance(key, tuple):
         key = (key,)
-    if hasattr(key, "to_numpy"):  # x[ti.Vector([i, j])]
-        key = tuple(key.to_numpy().tolist())
+    for k in key:
+        if not isinstance(k, int | np.integer) or isinstance(k, bool):
+            raise TypeError(
+                f"Detected illegal element of type: {type(k)}. Please be aware that "
+                "slicing a ti.field is not supported so far."
+            )
     if len(key) != ndim:
-        raise TaichiError(f"a {ndim}-d field or ndarray needs {ndim} indices, got {key!r}")
+        raise TaichiIndexError(
+            f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
+        )
     index = tuple(int(k) for k in key)
     if index_offset:
         index = tuple(k - o for k, o in zip(index, index_offset))
@@ -68,9 +89,9 @@ def _normalize_offset(offset: Any, ndim: int) -> tuple[int, ...]:
         offset = (int(offset),)
     offset = tuple(int(o) for o in offset)
     if len(offset) != ndim:
-        raise TaichiError(
-            f"the field's offset {offset} needs one entry per axis of its shape "
-            f"({ndim} axes)"
+        raise TaichiCompilationError(
+            f"The dimensionality of shape and offset must be the same ({ndim} != "
+            f"{len(offset)})"
         )
     return offset
 
@@ -80,11 +101,15 @@ def _check_order(order: str | None, ndim: int) -> None:
     if order is None:
         return
     if len(order) != ndim:
-        raise TaichiError(
-            f"the length of order ({order!r}) must match the number of axes ({ndim})"
+        raise TaichiCompilationError(
+            f"The dimensionality of shape and order must be the same ({ndim} != "
+            f"{len(order)})"
         )
-    if sorted(order) != sorted("ijkl"[:ndim]) or len(set(order)) != len(order):
-        raise TaichiError(f"order={order!r} must be a permutation of {'ijkl'[:ndim]!r}")
+    if len(set(order)) != len(order):
+        raise TaichiCompilationError(f"The axes in order must be different: {order!r}")
+    for axis in order:
+        if axis not in "ijkl"[:ndim]:
+            raise TaichiCompilationError(f"Invalid axis {axis!r} in order={order!r}")
 
 
 class _ArrayLike:
@@ -162,7 +187,7 @@ class _ArrayLike:
             if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
                 arr = arr.reshape(full)
         if arr.shape != full:
-            raise TaichiError(
+            raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
         self._array()[...] = arr
@@ -283,7 +308,9 @@ def field(
     if needs_dual:
         raise TaichiError("ti.field: needs_dual= is not supported by taichi-xdsl yet")
     if offset is not None and shape is None:
-        raise TaichiError("ti.field: offset= needs a shape (give shape= as well)")
+        raise TaichiCompilationError("shape cannot be None when offset is set")
+    if order is not None and shape is None:
+        raise TaichiCompilationError("shape cannot be None when order is set")
     prog = _program.get_program()
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix

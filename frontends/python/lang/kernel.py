@@ -494,7 +494,9 @@ class Kernel:
 
             def regroup(entry: Any, it: Any) -> Any:
                 if entry and entry[0] == "struct":
-                    return {m: regroup(e, it) for m, e in entry[1]}
+                    from .struct import Struct
+
+                    return Struct({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
                     return Matrix(np.array(part).reshape(entry))

@@ -95,7 +95,7 @@ class Ndarray(_ArrayLike):
         arr = np.asarray(arr)
         full = self.shape + self.element_shape
         if arr.shape != full:
-            raise TaichiError(
+            raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
         self._overwritten()[...] = arr
@@ -118,7 +118,9 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, **_ignored: Any) -
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
         element_shape, dtype = dtype.shape, dtype.dtype
-    arr = Ndarray(storage_dtype(dtype, cfg), _normalize_shape(shape), element_shape)
+    arr = Ndarray(
+        storage_dtype(dtype, cfg), _normalize_shape(shape, "ndarray"), element_shape
+    )
     if needs_grad:
         if not arr.dtype.is_float:
             raise TaichiError(f"ti.ndarray: needs_grad=True needs a float type, got {arr.dtype}")
