@@ -8,6 +8,8 @@ zero/one.
 
 import math
 
+import numpy as np
+
 import pytest
 import taichi_xdsl as ti
 
@@ -181,3 +183,38 @@ def test_real_func_errors():
         k1()
     with pytest.raises(ti.TaichiCompilationError, match="recursion is not supported"):
         k2()
+
+
+def test_math_transforms_and_complex_numbers():
+    @ti.kernel
+    def k() -> ti.types.vector(8, ti.f32):
+        v = ti.math.vdir(ti.math.pi / 2)
+        r = ti.math.rotation2d(ti.math.radians(30))
+        z = ti.math.cmul(ti.math.vec2(1, 2), ti.math.vec2(3, 4))
+        q = ti.math.cdiv(ti.math.vec2(1, 2), ti.math.vec2(3, 4))
+        t = ti.math.translate(1, 2, 3) @ ti.math.vec4(1, 1, 1, 1)
+        return ti.Vector([v[1], r[1, 0], z[0], z[1], q[0], q[1], t[2], ti.math.degrees(ti.math.pi)])
+
+    r = k().to_list()
+    assert r == pytest.approx([1, 0.5, -5, 10, 0.44, 0.08, 4, 180], abs=1e-5)
+
+    @ti.kernel
+    def rot() -> ti.types.matrix(4, 4, ti.f32):
+        a = ti.math.rot_yaw_pitch_roll(1.046, 0.52, -0.785)
+        b = ti.math.rotation3d(0.52, -0.785, 1.046)
+        return a - b + ti.math.rot_by_axis(ti.math.vec3(0, 0, 2), 0.5)
+
+    m = rot().to_numpy()
+    c, s = math.cos(0.5), math.sin(0.5)
+    assert np.allclose(m[:2, :2], [[c, s], [-s, c]], atol=1e-5)
+
+
+def test_python_scope_math_on_vectors_and_swizzle_errors():
+    v = ti.math.vec3(1.5, -2.5, 3)
+    assert ti.floor(v).to_list() == [1.0, -3.0, 3.0]
+    assert ti.abs(v).to_list() == [1.5, 2.5, 3.0]
+    a = ti.math.vec2(1, 2)
+    with pytest.raises(ti.TaichiSyntaxError, match="only has attributes"):
+        a.z = 3
+    with pytest.raises(ti.TaichiRuntimeError, match="does not match the swizzle"):
+        a.xy = [1, 2, 3]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiSyntaxError
 
 from . import program as _program
 from .dtypes import DataType, cook_dtype
@@ -112,10 +112,19 @@ class Matrix:
             object.__setattr__(self, name, value)
             return
         if self.data.ndim != 1 or max(idx) >= self.n:
-            raise AttributeError(f"cannot set '{name}' on a {self.shape} Matrix")
+            letters = next(ls for ls in _SWIZZLE_SETS if all(c in ls for c in name))
+            have = tuple(letters[: self.n]) if self.data.ndim == 1 else ()
+            raise TaichiSyntaxError(
+                f"vec{self.n} only has attributes={have}, got={tuple(name)}"
+            )
         if len(set(idx)) != len(idx):
-            raise AttributeError(f"cannot assign to the repeating swizzle '{name}'")
-        self.data[idx if len(idx) > 1 else idx[0]] = _np(value)
+            raise TaichiSyntaxError(f"cannot assign to the repeating swizzle '{name}'")
+        value = _np(value)
+        if len(idx) > 1 and np.size(value) not in (1, len(idx)):
+            raise TaichiRuntimeError(
+                f"value len does not match the swizzle pattern={name}"
+            )
+        self.data[idx if len(idx) > 1 else idx[0]] = value
 
     def __repr__(self) -> str:
         return repr(self.data.tolist())

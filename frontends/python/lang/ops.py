@@ -12,6 +12,7 @@ import math as _math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
 
 from .dtypes import DataType
@@ -29,10 +30,29 @@ class Intrinsic:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._py is None:
             raise TaichiError(f"ti.{self.name}() can only be used inside a kernel")
+        if self.name in _ELEMENTWISE and any(hasattr(a, "to_numpy") for a in args):
+            from .matrix import Matrix  # a Python-scope vector: component-wise
+
+            arrays = [a.to_numpy() if hasattr(a, "to_numpy") else a for a in args]
+            out = np.vectorize(self._py)(*arrays, **kwargs)
+            floats = [np.asarray(x) for x in arrays if np.asarray(x).dtype.kind == "f"]
+            if floats and out.dtype.kind in "iu":  # floor/round of floats stay floats
+                out = out.astype(floats[0].dtype)
+            return Matrix(out)
         return self._py(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<ti.{self.name}>"
+
+
+_ELEMENTWISE = frozenset(
+    (
+        "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil",
+        "abs", "asin", "acos", "atan", "round", "trunc", "atan2", "pow", "raw_div",
+        "raw_mod", "select",
+    )
+)  # fmt: skip
+"""The intrinsics that apply to each component of a vector/matrix argument."""
 
 
 class NdRange:
