@@ -218,3 +218,17 @@ def test_python_scope_math_on_vectors_and_swizzle_errors():
         a.z = 3
     with pytest.raises(ti.TaichiRuntimeError, match="does not match the swizzle"):
         a.xy = [1, 2, 3]
+
+
+def test_vector_matrix_and_struct_kernel_arguments():
+    P = ti.types.struct(pos=ti.math.vec2, m=ti.f32)
+
+    @ti.kernel
+    def k(v: ti.math.vec3, m: ti.types.matrix(2, 2, ti.i32), p: P) -> ti.f32:
+        v.x += 1
+        return v.sum() + m[1, 0] + p.pos.y * p.m
+
+    assert k(ti.math.vec3(1, 2, 3), ti.Matrix([[1, 2], [3, 4]]), P(pos=[1, 2], m=3.0)) == 16
+    assert k([1, 2, 3], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0}) == 12
+    with pytest.raises(ti.TaichiTypeError, match="expected to be a Matrix with shape"):
+        k([1, 2], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0})

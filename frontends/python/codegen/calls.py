@@ -37,6 +37,7 @@ from .values import (
     FunctionContext,
     Place,
     assigned_names,
+    stored_into,
     describe,
     is_python,
     is_scalar,
@@ -497,7 +498,7 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
         ctx.return_types = [cg.cook_dtype(ret_ann, node)]
     # A parameter is a copy (Taichi passes by value): one the body assigns to, or into
     # (`M[0, 1] = 2`, `v.x += 1`), gets a local slot of its own.
-    assigned = assigned_names(src.tree.body) | _stored_into(src.tree.body)
+    assigned = assigned_names(src.tree.body) | stored_into(src.tree.body)
     for name, value in arguments.items():
         ctx.scopes[0][name] = _bind_param(cg, 
             name, value, annotations.get(name), assigned, node
@@ -546,21 +547,6 @@ def _check_real_func(
             node,
             f"ti.real_func '{func.__name__}': the return value must be annotated",
         )
-
-def _stored_into(stmts: list[ast.stmt]) -> set[str]:
-    """Names whose components `stmts` store to: `M[0, 1] = ..`, `v.x += ..`."""
-    names: set[str] = set()
-    for stmt in stmts:
-        for node in ast.walk(stmt):
-            if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(
-                node.ctx, ast.Store
-            ):
-                root = node.value
-                while isinstance(root, ast.Subscript | ast.Attribute):
-                    root = root.value
-                if isinstance(root, ast.Name):
-                    names.add(root.id)
-    return names
 
 def _bind_func_args(
     cg: KernelCodegen,

@@ -251,6 +251,22 @@ def assigned_names(stmts: Sequence[ast.stmt]) -> set[str]:
     return names
 
 
+def stored_into(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names whose components `stmts` store to: `M[0, 1] = ..`, `v.x += ..`."""
+    names: set[str] = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(
+                node.ctx, ast.Store
+            ):
+                root = node.value
+                while isinstance(root, ast.Subscript | ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    names.add(root.id)
+    return names
+
+
 def is_pure(node: ast.AST) -> bool:
     """An expression with no calls or memory reads: safe to evaluate eagerly."""
     return all(isinstance(n, _PURE_NODES) for n in ast.walk(node))

@@ -65,6 +65,7 @@ from ..lang.source import FunctionSource, is_located
 from ..lang.struct import StructField, StructPlace, StructType, StructVal
 from .textures import TextureHandle
 from .values import (
+    stored_into,
     ATOMIC_AUGASSIGN,
     container_index_offset,
     PY_BINOPS,
@@ -131,7 +132,13 @@ class KernelCodegen(ast.NodeVisitor):
         """The `taichi.kernel` of one instance."""
         tree = src.tree
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
-        arg_types = [self._arg_type(s) for s in runtime_specs]
+        arg_types = [
+            t
+            for s in runtime_specs
+            for t in (
+                self._aggregate_types(s.obj) if s.kind == "aggregate" else [self._arg_type(s)]
+            )
+        ]
         self.entry = Block(arg_types=arg_types)
         self.em.block = self.entry
         self.ctx = FunctionContext(
@@ -141,6 +148,18 @@ class KernelCodegen(ast.NodeVisitor):
         assigned = assigned_names(tree.body)
         args = iter(self.entry.args)
         for spec in specs:
+            if spec.kind == "aggregate":  # its components are the next arguments
+                value = self._bind_aggregate(spec.obj, args, spec.name)
+                if spec.name in assigned or spec.name in stored_into(tree.body):
+                    value = (
+                        self.new_vec_local(spec.name, value)
+                        if isinstance(value, Vec)
+                        else self.new_struct_local(spec.name, value)
+                        if isinstance(value, StructVal)
+                        else self.new_local(spec.name, value)
+                    )
+                self.ctx.scopes[0][spec.name] = value
+                continue
             arg = next(args) if spec.kind != "template" else None
             if arg is not None:
                 arg.name_hint = spec.name
@@ -154,6 +173,34 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _aggregate_types(self, layout: Any) -> list[Attribute]:
+        """The scalar argument types of a vector/matrix/struct parameter, in order."""
+        kind = layout[0]
+        if kind == "struct":
+            return [t for _, sub in layout[2] for t in self._aggregate_types(sub)]
+        if kind == "vector":
+            count = 1
+            for d in layout[1]:
+                count *= d
+            return [ir_type(layout[2])] * count
+        return [ir_type(layout[1])]
+
+    def _bind_aggregate(self, layout: Any, args: Any, name: str) -> Any:
+        """A vector/matrix/struct parameter's value, from its scalar arguments."""
+        kind = layout[0]
+        if kind == "struct":
+            return StructVal(
+                layout[1],
+                {m: self._bind_aggregate(sub, args, f"{name}_{m}") for m, sub in layout[2]},
+            )
+        if kind == "vector":
+            shape, dt = layout[1], layout[2]
+            count = 1
+            for d in shape:
+                count *= d
+            return Vec(tuple(shape), [Value(next(args), dt) for _ in range(count)])
+        return Value(next(args), layout[1])
 
     def _arg_type(self, spec: ArgSpec) -> Attribute:
         if spec.kind == "texture":

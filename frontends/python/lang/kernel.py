@@ -93,6 +93,56 @@ def _is_aggregate_type(ann: Any) -> bool:
     return isinstance(ann, MatrixType | StructType)
 
 
+def _aggregate_layout(ann: Any, cfg: _program.Config) -> Any:
+    """
+    The layout of a vector/matrix/struct parameter as the code generator binds it:
+    ("vector", shape, dtype) or ("struct", StructType, [(member, layout), ...]) or
+    ("scalar", dtype); its components are consecutive scalar kernel arguments.
+    """
+    from .matrix import MatrixType
+    from .struct import StructType
+
+    if isinstance(ann, StructType):
+        return ("struct", ann, [(m, _aggregate_layout(t, cfg)) for m, t in ann.members.items()])
+    if isinstance(ann, MatrixType):
+        return ("vector", ann.shape, dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp))
+    return ("scalar", dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp))
+
+
+def _aggregate_flattener(name: str, ann: Any) -> Callable[[Any], tuple[Any, ...]]:
+    """A function from a vector/matrix/struct argument to its scalar components."""
+    from .matrix import MatrixType
+    from .struct import StructType
+
+    def flat(value: Any, t: Any, out: list[Any]) -> None:
+        if isinstance(t, StructType):
+            for m, mt in t.members.items():
+                try:
+                    member = value[m] if isinstance(value, dict) else getattr(value, m)
+                except (KeyError, AttributeError):
+                    raise TaichiTypeError(
+                        f"kernel argument '{name}': the struct has no member '{m}'"
+                    ) from None
+                flat(member, mt, out)
+        elif isinstance(t, MatrixType):
+            arr = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+            if arr.shape != t.shape:
+                raise TaichiTypeError(
+                    f"kernel argument '{name}' is expected to be a Matrix with shape "
+                    f"{t.shape}, but got {arr.shape}"
+                )
+            out.extend(x.item() for x in arr.ravel())
+        else:
+            out.append(value.item() if isinstance(value, np.generic) else value)
+
+    def flatten(value: Any) -> tuple[Any, ...]:
+        out: list[Any] = []
+        flat(value, ann, out)
+        return tuple(out)
+
+    return flatten
+
+
 def _is_texture(ann: Any) -> bool:
     from .texture import is_texture_annotation
 
@@ -268,12 +318,9 @@ class Kernel:
                     "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
                 )
             elif _is_aggregate_type(ann):
-                raise self._source_located(
-                    TaichiTypeError,
-                    f"kernel parameter '{name}': vector, matrix and struct arguments are "
-                    "not supported yet; pass the components as scalars, or the values in "
-                    "a ti.types.ndarray",
-                )
+                # a vector, matrix or struct: passed as its scalar components, in order
+                p = _Param(name, "aggregate", ann, None)
+                params.append(p)
             else:
                 try:
                     dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
@@ -361,7 +408,9 @@ class Kernel:
         assert self._params is not None
         specs = []
         for p, a in zip(self._params, args):
-            if p.kind == "scalar":
+            if p.kind == "aggregate":
+                specs.append(ArgSpec(p.name, "aggregate", obj=_aggregate_layout(p.annotation, cfg)))
+            elif p.kind == "scalar":
                 specs.append(ArgSpec(p.name, "scalar", p.dtype))
             elif p.kind == "template":
                 specs.append(ArgSpec(p.name, "template", obj=a))
@@ -529,6 +578,10 @@ class Kernel:
         changed = False
         for i, p in enumerate(params):
             if p.kind == "template":
+                changed = True
+            elif p.kind == "aggregate":
+                scope[f"_f{i}"] = _aggregate_flattener(p.name, p.annotation)
+                parts.append(f"*_f{i}(args[{i}])")
                 changed = True
             elif p.kind == "ndarray":
                 parts.append(f"_nd(args[{i}])")
