@@ -232,3 +232,62 @@ def test_vector_matrix_and_struct_kernel_arguments():
     assert k([1, 2, 3], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0}) == 12
     with pytest.raises(ti.TaichiTypeError, match="expected to be a Matrix with shape"):
         k([1, 2], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0})
+
+
+def test_argument_errors_name_the_parameter():
+    @ti.kernel
+    def foo(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a + b
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Parameter `a : i32` missing"):
+        foo(b=1)
+    with pytest.raises(ti.TaichiSyntaxError, match="Unexpected argument 'c'"):
+        foo(1, 2, c=3)
+    with pytest.raises(ti.TaichiSyntaxError, match="Too many arguments"):
+        foo(1, 2, 3)
+    with pytest.raises(ti.TaichiSyntaxError, match="Multiple values for argument 'a'"):
+        foo(1, a=2)
+    assert foo(1, b=2) == 3
+
+    @ti.func
+    def f(a, b):
+        return a + b
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return f(1)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Parameter `b` missing"):
+        k()
+
+
+def test_return_inside_a_static_loop_and_placed_struct_fields():
+    @ti.kernel
+    def foo() -> ti.i32:
+        a = 0
+        for i in ti.static(range(10)):
+            a += i * i
+            if ti.static(i == 8):
+                return a
+
+    assert foo() == 204
+
+    @ti.kernel
+    def bad() -> ti.i32:
+        for i in range(10):
+            return i
+
+    with pytest.raises(ti.TaichiCompilationError, match="Return inside non-static if/for"):
+        bad()
+
+    s = ti.Struct.field({"a": ti.i32, "v": ti.math.vec2})
+    ti.root.dense(ti.i, 4).place(s)
+
+    @ti.kernel
+    def fill():
+        for i in s:
+            s[i].a = i
+            s[i].v = [i, 2 * i]
+
+    fill()
+    assert s[3].a == 3 and s[3].v.to_list() == [3, 6]

@@ -325,3 +325,19 @@ def test_field_and_ndarray_argument_errors_as_taichi():
     with pytest.raises(ti.TaichiIndexError, match="indexed with 1d indices"):
         x[0]
     assert a[np.int64(1), np.int32(2)] == 5
+
+
+def test_to_torch_without_pytorch_names_it():
+    pytest.importorskip("numpy")
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        x = ti.field(ti.f32, 4)
+        with pytest.raises(ti.TaichiError, match="to_torch\\(\\) needs PyTorch"):
+            x.to_torch()
+        with pytest.raises(ti.TaichiError, match="from_torch\\(\\) needs PyTorch"):
+            ti.ndarray(ti.f32, 4).from_torch(None)
+    else:
+        x = ti.field(ti.f32, 4)
+        x.from_torch(torch.arange(4, dtype=torch.float32))
+        assert x.to_torch().tolist() == [0, 1, 2, 3]

@@ -28,7 +28,7 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
 from ..lang.matrix import Matrix, MatrixType
-from ..lang.source import closure_vars
+from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, Template
 from .values import (
@@ -578,14 +578,17 @@ def _bind_func_args(
         for i, a in enumerate(node.args)
     ]
     keywords = {k.arg: arg_value(k.arg, k.value) for k in node.keywords}
+    head = [bound_self] if bound_self is not None else []
     try:
-        head = [bound_self] if bound_self is not None else []
-        bound = sig.bind(*head, *positional, **keywords)
+        bound = bind_arguments(sig, [*head, *positional], keywords)
+    except TaichiSyntaxError as e:
+        raise cg.error(
+            TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
+        ) from None
     except TypeError as e:
         raise cg.error(
             TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
         ) from None
-    bound.apply_defaults()
     return dict(bound.arguments)
 
 def _bind_param(

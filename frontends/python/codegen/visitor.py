@@ -240,7 +240,7 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(
                 TaichiSyntaxError,
                 tree,
-                "the kernel declares a return type but returns no value",
+                "Kernel has a return type but does not have a return statement",
             )
         else:
             self.em.emit(taichi.ReturnOp())
@@ -736,9 +736,12 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         ctx = self.ctx
-        if len(self.loops) > ctx.loop_base:
+        if any(loop.kind != "static" for loop in self.loops[ctx.loop_base :]):
             raise self.error(
-                TaichiSyntaxError, node, "'return' inside a loop is not supported"
+                TaichiSyntaxError,
+                node,
+                "Return inside non-static if/for is not supported: 'return' inside a "
+                "loop (a ti.static loop may return)",
             )
         value = self.eval(node.value) if node.value is not None else None
         at_top = self.em.block is ctx.entry_block

@@ -112,6 +112,17 @@ def _check_order(order: str | None, ndim: int) -> None:
             raise TaichiCompilationError(f"Invalid axis {axis!r} in order={order!r}")
 
 
+def _import_torch(what: str) -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise TaichiError(
+            f"{what}() needs PyTorch, which is not installed here (pip install torch); "
+            "to_numpy()/from_numpy() work without it"
+        ) from None
+    return torch
+
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -164,6 +175,22 @@ class _ArrayLike:
         if keep_dims and len(self.element_shape) == 1:
             arr = arr.reshape(arr.shape + (1,))
         return arr
+
+    def to_torch(self, device: Any = None) -> Any:
+        """
+        A PyTorch tensor copy of the elements (on `device`; the CPU by default).
+
+        Raises:
+            TaichiError: PyTorch is not installed.
+        """
+        torch = _import_torch("to_torch")
+        tensor = torch.from_numpy(self.to_numpy())
+        return tensor.to(device) if device is not None else tensor
+
+    def from_torch(self, tensor: Any) -> None:
+        """Copy the elements of a PyTorch tensor of the same shape in."""
+        _import_torch("from_torch")
+        self.from_numpy(tensor.detach().cpu().numpy())
 
     @property
     def n(self) -> int:
@@ -384,7 +411,12 @@ class SNode:
                 f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
             )
         shape = tuple(self.extents[a] for a in sorted(self.extents))
-        for f in fields:
+        from .struct import StructField
+
+        expanded: list[Any] = []
+        for f in fields:  # a struct field places each of its members
+            expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
+        for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:

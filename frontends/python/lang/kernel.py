@@ -30,7 +30,13 @@ from . import program as _program
 from . import types as _types
 from .dtypes import DataType
 from .ndarray import Ndarray
-from .source import FunctionSource, closure_vars, is_located, parse_function
+from .source import (
+    FunctionSource,
+    bind_arguments,
+    closure_vars,
+    is_located,
+    parse_function,
+)
 from .types import NdarrayType, Template
 
 
@@ -286,11 +292,15 @@ class Kernel:
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if not kwargs and len(args) == self._nparams:
             return args
-        try:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"kernel '{self.__name__}': {e}") from None
-        bound.apply_defaults()
+        anns = _annotations(self.fn)
+
+        def describe(name: str) -> str:
+            ann = anns.get(name)
+            if ann is None:
+                return name
+            return f"{name} : {ann}"
+
+        bound = bind_arguments(inspect.signature(self.fn), args, kwargs, describe)
         return tuple(bound.arguments.values())
 
     def _resolve_params(self, prog: _program.Program) -> list[_Param]:
