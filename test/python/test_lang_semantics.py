@@ -341,3 +341,18 @@ def test_to_torch_without_pytorch_names_it():
         x = ti.field(ti.f32, 4)
         x.from_torch(torch.arange(4, dtype=torch.float32))
         assert x.to_torch().tolist() == [0, 1, 2, 3]
+
+
+def test_clamped_matrix_component_and_struct_member_conversion():
+    @ti.kernel
+    def read(x: ti.types.ndarray(boundary="clamp"), i: ti.i32, j: ti.i32) -> ti.f32:
+        return x[1, 2][i, j]
+
+    x = ti.ndarray(ti.math.mat2, shape=(3, 3))
+    x[1, 2] = [[1, 2], [2, 3]]
+    # the row-major position i * 2 + j is clamped into [0, 3]
+    assert [read(x, *ij) for ij in ((-1, 0), (1, -1), (2, 0), (1, 2))] == [1, 2, 3, 3]
+    S = ti.types.struct(a=int, b=ti.types.vector(2, int))
+    s = S(2.5, (2.5, 2.5))
+    assert s.a + s.b[0] + s.b[1] == 6 and isinstance(s.a, int)
+    assert ti.max(4, ti.Vector([3, 4, 5])).to_list() == [4, 4, 5]

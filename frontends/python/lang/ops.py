@@ -49,7 +49,7 @@ _ELEMENTWISE = frozenset(
     (
         "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil",
         "abs", "asin", "acos", "atan", "round", "trunc", "atan2", "pow", "raw_div",
-        "raw_mod", "select",
+        "raw_mod", "select", "min", "max",
     )
 )  # fmt: skip
 """The intrinsics that apply to each component of a vector/matrix argument."""

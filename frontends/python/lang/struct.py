@@ -40,7 +40,7 @@ class StructType:
         unknown = set(values) - set(self.members)
         if unknown:
             raise TaichiError(f"{self.name} has no member(s) {sorted(unknown)}")
-        return Struct({k: values.get(k, 0) for k in self.members})
+        return Struct({k: _convert(self.members[k], values.get(k, 0)) for k in self.members})
 
     def field(self, shape: Any = None, name: str = "", **kwargs: Any) -> StructField:
         """A field of this struct (member by member)."""
@@ -56,6 +56,26 @@ class StructType:
         return (
             f"ti.types.struct({', '.join(f'{k}={v!r}' for k, v in self.members.items())})"
         )
+
+
+def _convert(t: Any, value: Any) -> Any:
+    """A Python-scope member value converted to its member type (2.5 -> 2 for int)."""
+    from . import program as _program
+    from .dtypes import cook_dtype
+    from .matrix import MatrixType
+
+    if isinstance(t, StructType):
+        return t(value) if isinstance(value, dict) else value
+    if isinstance(t, MatrixType):
+        return t(value)
+    try:
+        cfg = _program.get_program().config
+        dt = cook_dtype(t, cfg.default_ip, cfg.default_fp)
+    except (TypeError, ValueError):
+        return value
+    if isinstance(value, int | float | bool):
+        return float(value) if dt.is_float else int(value)
+    return value
 
 
 class StructField:
