@@ -18,11 +18,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _FRONTEND = "taichi_xdsl.frontends.python.lang"
+_GUI = "taichi_xdsl.frontends.python.lang.gui"
 
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "math": (f"{_FRONTEND}.tmath", None),
     "aot": ("taichi_xdsl.targets.aot", None),  # loading needs no frontend
+    "compiler": ("taichi_xdsl.utils.compiler", None),  # pipelines, passes; no xDSL
+    "compile_ir": (f"{_FRONTEND}.ir", "compile_ir"),
     "graph": (f"{_FRONTEND}.graph", None),
     "types": (f"{_FRONTEND}.types", None),
     "f16": (f"{_FRONTEND}.dtypes", "f16"),
@@ -83,8 +86,16 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "INFO": (f"{_FRONTEND}.program", "INFO"),
     "WARN": (f"{_FRONTEND}.program", "WARN"),
     "ERROR": (f"{_FRONTEND}.program", "ERROR"),
+    "CRITICAL": (f"{_FRONTEND}.program", "CRITICAL"),
     "set_logging_level": (f"{_FRONTEND}.program", "set_logging_level"),
     "ad": (f"{_FRONTEND}.autodiff", None),
+    "linalg": (f"{_FRONTEND}.linalg", None),
+    "algorithms": (f"{_FRONTEND}.algorithms", None),
+    "svd": (f"{_FRONTEND}.linalg.decompositions", "ti_svd"),
+    "polar_decompose": (f"{_FRONTEND}.linalg.decompositions", "ti_polar_decompose"),
+    "sym_eig": (f"{_FRONTEND}.linalg.decompositions", "ti_sym_eig"),
+    "eig": (f"{_FRONTEND}.linalg.decompositions", "ti_eig"),
+    "solve": (f"{_FRONTEND}.linalg.decompositions", "ti_solve"),
     "atomic_add": (f"{_FRONTEND}.ops", "atomic_add"),
     "atomic_and": (f"{_FRONTEND}.ops", "atomic_and"),
     "atomic_max": (f"{_FRONTEND}.ops", "atomic_max"),
@@ -106,6 +117,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "pow": (f"{_FRONTEND}.ops", "pow"),
     "rsqrt": (f"{_FRONTEND}.ops", "rsqrt"),
     "select": (f"{_FRONTEND}.ops", "select"),
+    "bit_cast": (f"{_FRONTEND}.ops", "bit_cast"),
     "sin": (f"{_FRONTEND}.ops", "sin"),
     "sqrt": (f"{_FRONTEND}.ops", "sqrt"),
     "static": (f"{_FRONTEND}.ops", "static"),
@@ -120,6 +132,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "extension": (f"{_FRONTEND}.program", "extension"),
     "is_extension_supported": (f"{_FRONTEND}.program", "is_extension_supported"),
     "lang": (f"{_FRONTEND}.tilang", None),
+    "_lib": (f"{_FRONTEND}.tilib", None),
     "metal": (f"{_FRONTEND}.program", "metal"),
     "opengl": (f"{_FRONTEND}.program", "opengl"),
     "reset": (f"{_FRONTEND}.program", "reset"),
@@ -137,6 +150,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "randn": (f"{_FRONTEND}.ops", "randn"),
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
+    "GUI": (f"{_GUI}.gui2d", "GUI"),
+    "ui": (f"{_GUI}.ui", None),
+    "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
+    "_lib": (f"{_GUI}.compat", None),  # ti._lib.core.with_vulkan() in GGUI programs
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -163,8 +180,10 @@ __all__ = [
     "INFO",
     "WARN",
     "ERROR",
+    "CRITICAL",
     "set_logging_level",
     "Field",
+    "GUI",
     "Matrix",
     "Vector",
     "Struct",
@@ -258,12 +277,14 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u1",
     "u8",
     "u16",
     "u32",
     "u64",
+    "ui",
     "uint8",
     "uint16",
     "uint32",
@@ -294,6 +315,9 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
     from taichi_xdsl.frontends.python.lang import tmath as math
     from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python.lang import types
+    from taichi_xdsl.frontends.python.lang import tools
+    from taichi_xdsl.frontends.python.lang.gui import ui
+    from taichi_xdsl.frontends.python.lang.gui.gui2d import GUI
     from taichi_xdsl.frontends.python.lang.dtypes import (
         f16,
         f32,

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from taichi_xdsl.targets.llvm.backend import CpuBackend, CpuKernel, expand_pipeline
+from taichi_xdsl.targets.llvm.backend import CpuBackend, CpuKernel
+from taichi_xdsl.utils.pipelines import pipeline
 from taichi_xdsl.targets.llvm.runtime import Bound, NdarrayArg, ScalarArg
 from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.errors import (
@@ -33,25 +35,7 @@ def compile_kernel(source: str, name: str, **options: object) -> CpuKernel:
     return CpuBackend(**options).compile(parse(source), name)  # pyright: ignore
 
 
-SAXPY = """
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
-"""
+SAXPY = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text()
 
 
 @pytest.mark.parametrize("n", [0, 3, 100_000])
@@ -371,7 +355,7 @@ def test_print_ir_prints_every_pass():
     compile_kernel(SAXPY, "saxpy", print_ir=True, ir_stream=stream)
     text = stream.getvalue()
     assert "Initial IR (saxpy)" in text
-    for name in expand_pipeline("ti-to-llvm"):
+    for name in pipeline("cpu").passes:
         assert f"IR Dump After {name} (saxpy)" in text, name
     assert "LLVM IR of saxpy" in text and "define void" in text
 
@@ -389,10 +373,8 @@ def test_missing_kernel():
 
 
 def test_debug_pipeline_option():
-    from taichi_xdsl.targets.llvm.backend import llvm_pipeline
-
-    assert "ti-lower-access{debug=true}" in llvm_pipeline(debug=True)
-    assert "ti-lower-access" in llvm_pipeline(debug=False)
+    assert "ti-lower-access{debug=true}" in CpuBackend(debug=True).pipeline().passes
+    assert "ti-lower-access" in CpuBackend(debug=False).pipeline().passes
 
 
 TASKS = """

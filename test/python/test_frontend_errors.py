@@ -291,6 +291,9 @@ def test_lang_helpers_and_extensions():
     assert ti.is_extension_supported(ti.cpu, ti.extension.data64)
     assert not ti.is_extension_supported(ti.cpu, ti.extension.sparse)
     assert not ti.is_extension_supported(ti.cuda, ti.extension.data64)
+    assert not ti._lib.core.with_cuda() and not ti._lib.core.with_metal()
+    ti.init(arch=ti.cpu, log_level=ti.CRITICAL)
+    ti.init(arch=ti.cpu)
     compiled = ti.lang.impl.get_runtime().get_num_compiled_functions()
 
     @ti.kernel

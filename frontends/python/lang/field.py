@@ -403,9 +403,9 @@ class SNode:
             extents[index] = extents.get(index, 1) * int(extent)
         return SNode(extents)
 
-    def place(self, *fields: Field, offset: Any = None, **_ignored: Any) -> SNode:
+    def place(self, *fields: Field, offset: Any = None) -> SNode:
         """Place `fields` here: each gets the shape of this node (and `offset`, the
-        index of its first element along each axis)."""
+        index of its first element along each axis; `Field.index_offset`)."""
         if self.extents and sorted(self.extents) != list(range(len(self.extents))):
             raise TaichiError(
                 f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."

@@ -112,6 +112,20 @@ def _cast(x: Any, dtype: Any) -> Any:
     return dtype(x)
 
 
+def _bit_cast(x: Any, dtype: Any) -> Any:
+    """Python scope: the bits of x read as dtype. A Python number is taken as the float
+    or signed integer of dtype's width; a NumPy scalar keeps its own type."""
+    dst = np.dtype(dtype.np_dtype)
+    if isinstance(x, np.generic):
+        src = np.asarray(x)
+    else:
+        kind = "f" if isinstance(x, float) else "i"
+        src = np.asarray(x, dtype=np.dtype(f"{kind}{dst.itemsize}"))
+    if src.dtype.itemsize != dst.itemsize:
+        raise TaichiError(f"ti.bit_cast: {src.dtype} and {dst} differ in width")
+    return src.reshape(1).view(dst)[0].item()
+
+
 def _select(c: Any, a: Any, b: Any) -> Any:
     return a if c else b
 
@@ -130,6 +144,7 @@ grouped = Intrinsic("grouped", Grouped)
 loop_config = Intrinsic("loop_config", _loop_config)
 cast = Intrinsic("cast", _cast)
 select = Intrinsic("select", _select)
+bit_cast = Intrinsic("bit_cast", _bit_cast)
 
 atomic_add = Intrinsic("atomic_add")
 atomic_sub = Intrinsic("atomic_sub")
@@ -258,6 +273,7 @@ __all__ = [
     "atomic_or",
     "atomic_sub",
     "atomic_xor",
+    "bit_cast",
     "cast",
     "ceil",
     "cos",

@@ -111,8 +111,13 @@ _WARNED_OPTIONS: set[str] = set()
 
 # Taichi's log levels (ti.init(log_level=ti.DEBUG), ti.set_logging_level): the level of
 # the "taichi_xdsl" logger of Python's logging module.
-TRACE, DEBUG, INFO, WARN, ERROR = "trace", "debug", "info", "warn", "error"
-_LOG_LEVELS = {"trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40}
+TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = (
+    "trace", "debug", "info", "warn", "error", "critical",
+)  # fmt: skip
+_LOG_LEVELS = {
+    "trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
+    "critical": 50,
+}  # fmt: skip
 
 
 def set_logging_level(level: str) -> None:
@@ -121,7 +126,7 @@ def set_logging_level(level: str) -> None:
 
     name = str(level).lower()
     if name not in _LOG_LEVELS:
-        raise ValueError(f"unknown log level {level!r}: use ti.TRACE, ti.DEBUG, ti.INFO, ti.WARN or ti.ERROR")
+        raise ValueError(f"unknown log level {level!r}: use ti.TRACE, ti.DEBUG, ti.INFO, ti.WARN, ti.ERROR or ti.CRITICAL")
     logging.getLogger("taichi_xdsl").setLevel(_LOG_LEVELS[name])
 
 
@@ -155,6 +160,9 @@ class Config:
     offline_cache_cleaning_policy: str = "lru"
     offline_cache_cleaning_factor: float = 0.25
     print_pass_times: bool = False
+    passes: Any = None  # utils/pipelines.PipelineEdits: the program's pipeline edits
+    dump_ir: str | None = None
+    print_pass_statistics: bool = False
     ignored: dict[str, Any] = dataclass_field(default_factory=dict)
 
 
@@ -242,11 +250,16 @@ class Program:
 
             from .ndarray import owner_of
 
+            cfg = self.config
             self._backend = VulkanBackend(
-                print_ir=self.config.print_ir,
-                debug=self.config.debug,
+                print_ir=cfg.print_ir,
+                debug=cfg.debug,
                 ndarray_owner=owner_of,
-                fast_math=self.config.fast_math,
+                fast_math=cfg.fast_math,
+                passes=cfg.passes,
+                dump_ir=cfg.dump_ir,
+                print_pass_times=cfg.print_pass_times,
+                print_pass_statistics=cfg.print_pass_statistics,
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
@@ -260,6 +273,9 @@ class Program:
                 opt_level=cfg.opt_level,
                 offline_cache=offline_cache(cfg),
                 print_pass_times=cfg.print_pass_times,
+                passes=cfg.passes,
+                dump_ir=cfg.dump_ir,
+                print_pass_statistics=cfg.print_pass_statistics,
             )
         return self._backend
 
@@ -433,6 +449,16 @@ def init(
             "fifo", "never") and offline_cache_cleaning_factor tune it (utils/cache.py).
         print_pass_times (keyword): print the time of every compiler pass per kernel.
         fast_math, opt_level, check_out_of_bound (keywords): as in Taichi.
+        passes (keyword): changes to the arch's compiler pipeline (`ti.compiler.pipeline
+            (arch)`), e.g. `{"after": {"ti-offload": "my-pass{opt=1}"}}`; keys
+            "before", "after", "replace" (pass name -> pass-spec string), "drop" (pass
+            names), "stages" (stage name -> pass-spec string); see
+            ti.compiler.PipelineEdits. Every pass is then verified after it runs.
+        dump_ir (keyword): a folder; each kernel's IR at each stage is written to
+            `<kernel>.<stage>.mlir` there (taichi, offload, llvm or spirv; `.ll` on cpu),
+            text that `ti-opt` and `ti.compile_ir` read back.
+        print_pass_statistics (keyword): print, per kernel, the ops each pass added
+            and removed.
 
         Every other option of Taichi's ti.init is accepted with a warning (once per
         name) that taichi-xdsl ignores it.
@@ -441,6 +467,7 @@ def init(
         KeyError: an option Taichi does not have (as Taichi), or default_up.
         RuntimeError: no supported arch with enable_fallback=False; a require_version
             newer than 1.7.4.
+        ValueError: `passes` names a pass or stage the arch's pipeline lacks.
     """
     global _current
     if "default_up" in kwargs:
@@ -448,7 +475,7 @@ def init(
             "'default_up' is always the unsigned type of 'default_ip'. Please set "
             "'default_ip' instead."
         )
-    unknown = set(kwargs) - TAICHI_INIT_OPTIONS - _CACHE_OPTIONS
+    unknown = set(kwargs) - TAICHI_INIT_OPTIONS - _CACHE_OPTIONS - _RESEARCH_OPTIONS
     if unknown:
         raise KeyError(
             f"Unrecognized keyword argument(s) for ti.init: {', '.join(sorted(unknown))}"
@@ -462,7 +489,9 @@ def init(
     if not fp.is_float or not ip.is_int or ip is dtypes.u1:
         raise TypeError(f"ti.init: bad default types default_fp={fp}, default_ip={ip}")
     ignored = {
-        k: v for k, v in kwargs.items() if k not in _ACTED_ON and k not in _CACHE_OPTIONS
+        k: v
+        for k, v in kwargs.items()
+        if k not in _ACTED_ON and k not in _CACHE_OPTIONS and k not in _RESEARCH_OPTIONS
     }
     for name, value in ignored.items():
         if value is not False and value is not None:  # turning a feature off is moot
@@ -480,8 +509,13 @@ def init(
         fast_math=bool(kwargs.get("fast_math", True)),
         opt_level=int(kwargs.get("opt_level", 3)),
         **_cache_options(kwargs),
+        **_research_options(kwargs),
         ignored=ignored,
     )
+    if config.passes is not None:
+        from taichi_xdsl.utils.pipelines import pipeline
+
+        config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
     _current = Program(config)
 
 
@@ -521,6 +555,23 @@ _CACHE_OPTIONS = frozenset(
         "print_pass_times",
     }
 )
+
+
+_RESEARCH_OPTIONS = frozenset({"passes", "dump_ir", "print_pass_statistics"})
+
+
+def _research_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`passes`, `dump_ir` and `print_pass_statistics` of `ti.init`, as Config fields
+    (a bad `passes` raises here, naming what is wrong)."""
+    from taichi_xdsl.utils.pipelines import PipelineEdits
+
+    edits = PipelineEdits.parse(kwargs.get("passes"))
+    dump = kwargs.get("dump_ir")
+    return {
+        "passes": edits or None,
+        "dump_ir": None if dump is None else os.fspath(dump),
+        "print_pass_statistics": bool(kwargs.get("print_pass_statistics", False)),
+    }
 
 
 def _cache_options(kwargs: dict[str, Any]) -> dict[str, Any]:
