@@ -3,6 +3,7 @@
 taichi.field @total : memref<f32> offset 0
 taichi.field @h : memref<8xi32> offset 4
 taichi.field @d : memref<f64> offset 40
+taichi.field @half : memref<f16> offset 48
 
 // A sum into a 0-d field: the body adds into thread-local slot 0 (plain load, add,
 // store), the prologue zeroes it, the epilogue adds it to the field once.
@@ -194,6 +195,27 @@ offload.kernel @kept : (f32, f64) -> () {
     %c2 = arith.constant 2 : i32
     %p2 = taichi.element_ptr %h[%c2] : memref<8xi32> -> memref<i32>
     %old4 = taichi.atomic_add %p2, %one : memref<i32>
+  }
+}
+
+// An f16 sum stays atomic: per-thread partial sums would round differently from
+// Taichi's update-by-update sum.
+// CHECK-LABEL: offload.kernel @half_sum
+// CHECK:         offload.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[V:.*]] = offload.arg 0 : f16
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @half : memref<f16>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f16> -> memref<f16>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[P]], %[[V]] : memref<f16>
+// CHECK-NEXT:    }
+// CHECK-NEXT:  }
+offload.kernel @half_sum : (f16) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %v = offload.arg 0 : f16
+    %t = taichi.get_field @half : memref<f16>
+    %p = taichi.element_ptr %t[] : memref<f16> -> memref<f16>
+    %old = taichi.atomic_add %p, %v : memref<f16>
   }
 }
 

@@ -3,6 +3,8 @@ Frontend errors: each names the file and line, shows the source line, and says w
 wrong; none crashes the interpreter or leaves the program unusable.
 """
 
+import warnings
+
 import numpy as np
 import pytest
 import taichi_xdsl as ti
@@ -43,7 +45,7 @@ def test_lambda_is_unsupported_syntax():
     [
         ("try_stmt", "unsupported syntax 'try'"),
         ("with_stmt", "unsupported syntax 'with'"),
-        ("list_comp", "unsupported syntax 'list comprehension'"),
+        ("set_comp", "unsupported syntax"),
     ],
 )
 def test_other_unsupported_syntax(body, expected):
@@ -60,10 +62,10 @@ def test_other_unsupported_syntax(body, expected):
             pass
 
     @ti.kernel
-    def list_comp():
-        a = [i for i in range(3)]  # noqa: F841
+    def set_comp():
+        a = {i for i in range(3)}  # noqa: F841
 
-    kernel = {"try_stmt": try_stmt, "with_stmt": with_stmt, "list_comp": list_comp}[body]
+    kernel = {"try_stmt": try_stmt, "with_stmt": with_stmt, "set_comp": set_comp}[body]
     with pytest.raises(ti.TaichiSyntaxError, match=expected):
         kernel()
 
@@ -226,17 +228,34 @@ def test_program_still_works_after_errors():
 
 
 def test_unavailable_arch():
-    # ti.vulkan and ti.gpu work now (ti.gpu falls back to the CPU without Vulkan).
-    with pytest.raises(ti.TaichiError, match="not available yet"):
+    # As Taichi: an arch this machine lacks falls back to the CPU with a warning, or
+    # raises with enable_fallback=False; a list is tried in order.
+    with pytest.warns(UserWarning, match="Arch=cuda is not supported, falling back to CPU"):
         ti.init(arch=ti.cuda)
-    with pytest.raises(ti.TaichiError, match="not available yet"):
-        ti.init(arch=ti.metal)
+    assert ti.lang.impl.current_cfg().arch is ti.cpu
+    with pytest.raises(RuntimeError, match="Arch=metal is not supported"):
+        ti.init(arch=ti.metal, enable_fallback=False)
+    ti.init(arch=[ti.cuda, ti.cpu, ti.vulkan])
+    assert ti.lang.impl.current_cfg().arch is ti.cpu
 
 
 def test_unknown_init_option():
-    with pytest.raises(TypeError, match="no_such_option"):
+    with pytest.raises(KeyError, match="no_such_option"):
         ti.init(arch=ti.cpu, no_such_option=1)
     ti.init(arch=ti.cpu, offline_cache=False, log_level="warn", kernel_profiler=False)
+    ti.init(arch=ti.cpu, gdb_trigger=False, cuda_stack_limit=8192)
+    assert ti.lang.impl.current_cfg().ignored["cuda_stack_limit"] == 8192
+
+
+def test_an_ignored_init_option_warns_once():
+    from taichi_xdsl.frontends.python.lang import program
+
+    program._WARNED_OPTIONS.discard("device_memory_GB")
+    with pytest.warns(UserWarning, match=r"ti.init\(device_memory_GB=...\)"):
+        ti.init(arch=ti.cpu, device_memory_GB=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ti.init(arch=ti.cpu, device_memory_GB=2)
 
 
 def test_scalar_argument_of_wrong_kind():
@@ -248,12 +267,39 @@ def test_scalar_argument_of_wrong_kind():
         k("hello")
 
 
-def test_vector_kernel_argument_is_a_clear_error():
+def test_vector_kernel_argument_of_the_wrong_shape_is_a_clear_error():
     ti.init(arch=ti.cpu)
 
     @ti.kernel
     def k(v: ti.math.vec3) -> ti.f32:
         return v.x
 
-    with pytest.raises(ti.TaichiTypeError, match="vector, matrix and struct arguments"):
-        k(ti.math.vec3(1, 2, 3))
+    assert k(ti.math.vec3(1, 2, 3)) == 1
+    with pytest.raises(ti.TaichiTypeError, match="'v' is expected to be a Matrix with shape"):
+        k(ti.math.vec2(1, 2))
+
+
+def test_lang_helpers_and_extensions():
+    ti.init(arch=ti.cpu)
+    assert ti.lang.impl.current_cfg().arch is ti.cpu
+    assert ti.lang.impl.get_runtime().default_fp is ti.f32
+    assert ti.lang.util.to_numpy_type(ti.i16) is np.int16
+    assert ti.lang.util.to_taichi_type(np.float64) is ti.f64
+    assert ti.lang.misc.get_host_arch_list() == [ti.cpu]
+    assert ti.lang.misc.is_arch_supported(ti.cpu)
+    assert not ti.lang.misc.is_arch_supported(ti.cuda)
+    assert ti.is_extension_supported(ti.cpu, ti.extension.data64)
+    assert not ti.is_extension_supported(ti.cpu, ti.extension.sparse)
+    assert not ti.is_extension_supported(ti.cuda, ti.extension.data64)
+    assert not ti._lib.core.with_cuda() and not ti._lib.core.with_metal()
+    ti.init(arch=ti.cpu, log_level=ti.CRITICAL)
+    ti.init(arch=ti.cpu)
+    compiled = ti.lang.impl.get_runtime().get_num_compiled_functions()
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return a
+
+    k(1)
+    k(2)
+    assert ti.lang.impl.get_runtime().get_num_compiled_functions() == compiled + 1

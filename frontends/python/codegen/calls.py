@@ -29,7 +29,7 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
 from ..lang.matrix import Matrix, MatrixType
-from ..lang.source import closure_vars
+from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, Template
 from .values import (
@@ -38,6 +38,7 @@ from .values import (
     FunctionContext,
     Place,
     assigned_names,
+    stored_into,
     describe,
     is_python,
     is_scalar,
@@ -61,7 +62,12 @@ _UNARY_MATH = frozenset(
 )
 _MAX_INLINE_DEPTH = 32
 _RANDOM = frozenset(("random", "randn"))
-_ELEMENTWISE_INTRINSICS = _UNARY_MATH | {"min", "max", "pow", "atan2", "clamp", "select"}
+_COMPOSED_UNARY = frozenset(("asin", "acos", "atan", "round", "trunc"))
+_ELEMENTWISE_INTRINSICS = (
+    _UNARY_MATH
+    | _COMPOSED_UNARY
+    | {"min", "max", "pow", "atan2", "clamp", "select", "raw_div", "raw_mod"}
+)
 _TMATH = frozenset(
     (
         "mix",
@@ -154,6 +160,26 @@ def call_python(
             )
         if func is builtins.len:
             return args[0].n
+        if func in (builtins.all, builtins.any) and len(args) == 1 and not kwargs:
+            return vec_all_any(cg, "and" if func is builtins.all else "or", args[0])
+    if func is builtins.pow and has_ir:
+        expect_args(cg, node, args, 2)
+        return cg.em.binary("**", *(scalar(cg, a, node) for a in args))
+    if func is builtins.round and has_ir and len(args) == 1:
+        return composed_unary(cg, "round", scalar(cg, args[0], node))
+    if isinstance(func, DataType) and not has_ir and len(args) == 1 and not kwargs:
+        # `ti.u8(200)`: a constant of that type (Taichi checks the range)
+        x = args[0]
+        if isinstance(x, bool | int | float):
+            if func.is_int and isinstance(x, int) and not isinstance(x, bool):
+                lo, hi = func.int_range()
+                if not lo <= x <= hi:
+                    raise cg.error(
+                        TaichiTypeError,
+                        node,
+                        f"Integer literal {x} exceeded the range of specified dtype: {func}",
+                    )
+            return cg.em.const(x, func)
     if isinstance(func, DataType) or func in (int, float, bool):
         if has_ir:
             expect_args(cg, node, args, 1)
@@ -176,6 +202,16 @@ def call_python(
             "in a kernel (decorate it with @ti.func)",
         )
     return cg.rvalue(func(*args, **kwargs))
+
+def vec_all_any(cg: KernelCodegen, op: str, v: Vec) -> Any:
+    """`all(v)` / `any(v)` of a kernel vector: whether every / some component is
+    non-zero (a u1 value)."""
+    em = cg.em
+    result: Any = None
+    for e in v.elems:
+        truth = em.to_bool(em.value(e))
+        result = truth if result is None else em.logical(op, result, truth)
+    return result
 
 def expect_args(cg: KernelCodegen, node: ast.Call, args: list[Any], n: int) -> None:
     if len(args) != n:
@@ -273,6 +309,16 @@ def intrinsic_ir(
         result = intrinsic_math(cg, name, args, node)
         dt = kwargs.get("dtype")
         return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
+    if name in _COMPOSED_UNARY:
+        expect_args(cg, node, args, 1)
+        return composed_unary(cg, name, scalar(cg, args[0], node))
+    if name in ("raw_div", "raw_mod"):
+        expect_args(cg, node, args, 2)
+        a, b = (scalar(cg, a, node) for a in args)
+        return raw_div_mod(cg, name, a, b)
+    if name in ("zero", "one"):
+        expect_args(cg, node, args, 1)
+        return zero_or_one(cg, name == "one", args[0], node)
     if name in ("pow", "atan2"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)
@@ -288,6 +334,56 @@ def intrinsic_ir(
     raise cg.error(
         TaichiSyntaxError, node, f"ti.{name}() is not supported in kernels"
     )
+
+def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
+    """
+    ti.asin / acos / atan / round / trunc from the ops every backend has:
+    atan(x) = atan2(x, 1), asin(x) = atan2(x, sqrt(1 - x^2)), acos(x) = atan2(sqrt(1 -
+    x^2), x); round is half away from zero (C's round), trunc rounds towards zero.
+    """
+    em = cg.em
+    x = em.value(x)
+    x = em.cast(x, em.float_type(x.dtype))
+    if name == "atan":
+        return em.binary("atan2", x, em.const(1.0, x.dtype))
+    if name in ("asin", "acos"):
+        one_minus = em.binary("-", em.const(1.0, x.dtype), em.binary("*", x, x))
+        root = em.math1("sqrt", one_minus)
+        return em.binary("atan2", *((x, root) if name == "asin" else (root, x)))
+    negative = em.compare("<", x, em.const(0.0, x.dtype))
+    if name == "trunc":
+        return em.select(negative, em.math1("ceil", x), em.math1("floor", x))
+    half = em.const(0.5, x.dtype)
+    up = em.math1("floor", em.binary("+", x, half))
+    down = em.math1("ceil", em.binary("-", x, half))
+    return em.select(negative, down, up)
+
+def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
+    """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats
+    a / b and fmod (the dividend's sign)."""
+    em = cg.em
+    if not isinstance(a, Value) and not isinstance(b, Value):
+        a = em.value(a)
+    a, b = em.pair(a, b)
+    dt = em.arith_type(a, b)
+    a, b = em.cast(a, dt), em.cast(b, dt)
+    if dt.is_float:
+        if name == "raw_div":
+            return em.truediv(a, b)
+        q = em.truediv(a, b)
+        negative = em.compare("<", q, em.const(0.0, dt))
+        tq = em.select(negative, em.math1("ceil", q), em.math1("floor", q))
+        return em.binary("-", a, em.binary("*", b, tq))
+    if dt.is_unsigned:
+        return em.floordiv(a, b) if name == "raw_div" else em.mod(a, b)
+    return em.idiv(a, b) if name == "raw_div" else em.irem(a, b)
+
+def zero_or_one(cg: KernelCodegen, one: bool, x: Any, node: ast.AST) -> Any:
+    """ti.zero(x) / ti.one(x): a 0 or 1 of x's type and shape."""
+    em = cg.em
+    if isinstance(x, Vec):
+        return Vec(x.shape, [em.const(int(one), em.value(e).dtype) for e in x.elems])
+    return em.const(int(one), em.value(scalar(cg, x, node)).dtype)
 
 def scalar(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
 
@@ -400,6 +496,10 @@ def inline_bound_func(
         )
     src = func.source()
     annotations = func.annotations()
+    from ..lang.kernel import RealFunc
+
+    if isinstance(func, RealFunc):
+        _check_real_func(cg, func, src, annotations, node)
     ctx = FunctionContext(
         src,
         func.fn.__globals__,
@@ -417,7 +517,9 @@ def inline_bound_func(
         vec_ret = None
     if ret_ann is not None:
         ctx.return_types = [cg.cook_dtype(ret_ann, node)]
-    assigned = assigned_names(src.tree.body)
+    # A parameter is a copy (Taichi passes by value): one the body assigns to, or into
+    # (`M[0, 1] = 2`, `v.x += 1`), gets a local slot of its own.
+    assigned = assigned_names(src.tree.body) | stored_into(src.tree.body)
     for name, value in arguments.items():
         ctx.scopes[0][name] = _bind_param(cg, 
             name, value, annotations.get(name), assigned, node
@@ -425,11 +527,13 @@ def inline_bound_func(
     saved = (cg.ctx, cg.terminated, cg.pending_loop_config)
     cg.ctx, cg.terminated, cg.pending_loop_config = ctx, False, None
     cg.func_depth += 1
+    cg.inlining.append(func)
     try:
         cg.visit_stmts(src.tree.body)
     except TaichiCompilationError as e:
         raise _called_from(e, saved[0], node) from None
     finally:
+        cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
     if vec_ret is not None and ctx.ret_vec is None:
@@ -445,6 +549,27 @@ def inline_bound_func(
     if ctx.return_types and ctx.result is not None:
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
+
+def _check_real_func(
+    cg: KernelCodegen, func: Any, src: Any, annotations: dict[str, Any], node: ast.Call
+) -> None:
+    """A ti.real_func returns what its annotation says, and does not recurse."""
+    if func in cg.inlining:
+        raise cg.error(
+            TaichiCompilationError,
+            node,
+            f"ti.real_func '{func.__name__}' calls itself: recursion is not supported by "
+            "taichi-xdsl yet (real functions are inlined)",
+        )
+    returns_value = any(
+        isinstance(n, ast.Return) and n.value is not None for n in ast.walk(src.tree)
+    )
+    if returns_value and annotations.get("return") is None:
+        raise cg.error(
+            TaichiCompilationError,
+            node,
+            f"ti.real_func '{func.__name__}': the return value must be annotated",
+        )
 
 def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
     """The error raised inside an inlined ti.func, followed by the call that inlined it,
@@ -485,14 +610,17 @@ def _bind_func_args(
         for i, a in enumerate(node.args)
     ]
     keywords = {k.arg: arg_value(k.arg, k.value) for k in node.keywords}
+    head = [bound_self] if bound_self is not None else []
     try:
-        head = [bound_self] if bound_self is not None else []
-        bound = sig.bind(*head, *positional, **keywords)
+        bound = bind_arguments(sig, [*head, *positional], keywords)
+    except TaichiSyntaxError as e:
+        raise cg.error(
+            TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
+        ) from None
     except TypeError as e:
         raise cg.error(
             TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
         ) from None
-    bound.apply_defaults()
     return dict(bound.arguments)
 
 def _bind_param(

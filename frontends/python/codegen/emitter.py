@@ -18,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from math import copysign as math_copysign
 from typing import Any
+
+import numpy as np
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiTypeError
@@ -114,17 +117,22 @@ class Emitter:
         if isinstance(x, bool):
             return dtypes.u1
         if isinstance(x, int):
-            for dt in (self.default_ip, dtypes.i64, dtypes.u64):
-                lo, hi = dt.int_range()
-                if lo <= x <= hi:
-                    return dt
-            raise TaichiTypeError(f"integer literal {x} does not fit in 64 bits")
+            lo, hi = self.default_ip.int_range()
+            if lo <= x <= hi:
+                return self.default_ip
+            raise TaichiTypeError(
+                f"Integer literal {x} exceeded the range of default_ip: "
+                f"{self.default_ip}, please specify the dtype via e.g. `ti.u64({x})` "
+                "or set a different `default_ip` in `ti.init()`"
+            )
         return self.default_fp
 
     def make_const(self, x: Scalar, dt: DataType) -> Operation:
         """An unattached `arith.constant` holding `x` converted to `dt`."""
         if dt.is_float:
             value = float(dt.np_dtype.type(x))
+            if 0 < abs(value) < np.finfo(dt.np_dtype).tiny:
+                value = math_copysign(0.0, value)  # Taichi flushes subnormals to zero
             attr: Attribute = FloatAttr(value, ir_type(dt))  # pyright: ignore
         else:
             ivalue = int(bool(x)) if dt is dtypes.u1 else int(x)
@@ -145,6 +153,10 @@ class Emitter:
         """`x` as an IR value (a Python number becomes a constant of its literal type)."""
         if isinstance(x, Value):
             return x if dt is None else self.cast(x, dt)
+        if dt is not None and dt.is_int and isinstance(x, int) and not isinstance(x, bool):
+            lo, hi = dt.int_range()
+            if not lo <= x <= hi:
+                self.literal_dtype(x)  # raises when default_ip cannot hold it either
         return self.const(x, dt or self.literal_dtype(x))
 
     def pair(self, a: Operand, b: Operand) -> tuple[Value, Value]:

@@ -53,6 +53,90 @@ def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
 def lower_list(cg: KernelCodegen, node: ast.List) -> list[Any]:
     return [cg.eval(e) for e in node.elts]
 
+def lower_dict(cg: KernelCodegen, node: ast.Dict) -> dict[Any, Any]:
+    """`{k: v, **d}` with keys known at compile time (a Python dict of values)."""
+    out: dict[Any, Any] = {}
+    for key_node, value_node in zip(node.keys, node.values):
+        if key_node is None:  # `**d`
+            other = cg.eval(value_node)
+            if not isinstance(other, dict):
+                raise cg.error(TaichiSyntaxError, value_node, "'**' of a non-dict")
+            out.update(other)
+            continue
+        key = cg.eval(key_node)
+        if not is_python(key):
+            raise cg.error(
+                TaichiSyntaxError, key_node, "a dict key in a kernel must be known at compile time"
+            )
+        out[key] = cg.eval(value_node)
+    return out
+
+def _comprehension_items(cg: KernelCodegen, gen: ast.comprehension) -> list[Any]:
+    """The items a comprehension's `for` runs over, all known at compile time."""
+    if gen.is_async:
+        raise cg.error(TaichiSyntaxError, gen.iter, "async comprehension in a kernel")
+    it = cg.eval(gen.iter)
+    if isinstance(it, Vec):
+        if len(it.shape) == 1:
+            return list(it.elems)
+        return [it.row(i) for i in range(it.shape[0])]
+    if isinstance(it, Value) or isinstance(it, Container):
+        raise cg.error(
+            TaichiSyntaxError,
+            gen.iter,
+            f"a comprehension in a kernel runs over values known at compile time "
+            f"(range of constants, a tuple, a vector), not {describe(it)}",
+        )
+    try:
+        return list(it)
+    except TypeError:
+        raise cg.error(
+            TaichiSyntaxError, gen.iter, f"cannot iterate over {describe(it)}"
+        ) from None
+
+def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) -> Any:
+    """
+    `[f(i) for i in range(n) if c]` / `{k: v for ...}`: unrolled at compile time, as
+    Taichi does; the loop variables are compile-time values and every condition must
+    be known at compile time.
+    """
+    out: Any = {} if isinstance(node, ast.DictComp) else []
+
+    def run(level: int) -> None:
+        if level == len(node.generators):
+            if isinstance(node, ast.DictComp):
+                key = cg.eval(node.key)
+                if not is_python(key):
+                    raise cg.error(
+                        TaichiSyntaxError, node.key, "a dict key in a kernel must be known at compile time"
+                    )
+                out[key] = cg.eval(node.value)
+            else:
+                out.append(cg.eval(node.elt))
+            return
+        gen = node.generators[level]
+        for item in _comprehension_items(cg, gen):
+            with cg.scope():
+                cg.assign(gen.target, item, static=True)
+                keep = True
+                for cond_node in gen.ifs:
+                    cond = cg.eval(cond_node)
+                    if not is_python(cond):
+                        raise cg.error(
+                            TaichiSyntaxError,
+                            cond_node,
+                            "a comprehension's condition in a kernel must be known at "
+                            "compile time",
+                        )
+                    if not cond:
+                        keep = False
+                        break
+                if keep:
+                    run(level + 1)
+
+    run(0)
+    return out
+
 def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(node.value, ast.Name):
         binding = cg.lookup(node.value.id)
@@ -122,7 +206,79 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             raise cg.error(
                 TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
             )
-    return cg.em.binary(op, a, b)
+    result = cg.em.binary(op, a, b)
+    if op in _OVERFLOW_NAMES and cg.program.config.debug:
+        check_overflow(cg, op, a, b, result, node)
+    return result
+
+_OVERFLOW_NAMES = {
+    "+": "Addition",
+    "-": "Subtraction",
+    "*": "Multiplication",
+    "<<": "Shift left",
+}
+
+def check_overflow(
+    cg: KernelCodegen, op: str, a: Any, b: Any, r: Value, node: ast.AST
+) -> None:
+    """
+    Debug mode: print Taichi's "<Operation> overflow detected in <where>" when an
+    integer `a op b` wrapped around (the result is kept, as Taichi keeps it).
+
+        signed a + b:   (a ^ r) & (b ^ r) < 0      unsigned: r < a
+        signed a - b:   (a ^ b) & (a ^ r) < 0      unsigned: a < b
+        a * b:          a != 0 and (r / a != b or (a == -1 and b == MIN))
+        a << b:         (r >> b) != a
+    """
+    dt = r.dtype
+    if not dt.is_int or dt is dtypes.u1:
+        return
+    em = cg.em
+    if op == "<<":
+        a = em.value(a, dt)
+        b_v = em.value(b, dt) if not isinstance(b, Value) else em.cast(b, dt)
+        back = em.shift(">>", r, b_v)
+        wrapped = em.compare("!=", back, a)
+    else:
+        a, b = em.value(a, dt), em.value(b, dt)
+        zero = em.const(0, dt)
+        if op == "+" and dt.is_signed:
+            x = em.bitwise("&", em.bitwise("^", a, r), em.bitwise("^", b, r))
+            wrapped = em.compare("<", x, zero)
+        elif op == "+":
+            wrapped = em.compare("<", r, a)
+        elif op == "-" and dt.is_signed:
+            x = em.bitwise("&", em.bitwise("^", a, b), em.bitwise("^", a, r))
+            wrapped = em.compare("<", x, zero)
+        elif op == "-":
+            wrapped = em.compare("<", a, b)
+        else:
+            nonzero = em.compare("!=", a, zero)
+            safe_a = em.select(nonzero, a, em.const(1, dt))
+            quotient = (
+                em.idiv(r, safe_a) if dt.is_signed else em.floordiv(r, safe_a)
+            )
+            wrapped = em.logical("and", nonzero, em.compare("!=", quotient, b))
+            if dt.is_signed:
+                lo = dt.int_range()[0]
+                min_case = em.logical(
+                    "and",
+                    em.compare("==", a, em.const(-1, dt)),
+                    em.compare("==", b, em.const(lo, dt)),
+                )
+                wrapped = em.logical("or", wrapped, min_case)
+    src = cg.ctx.src
+    where = (
+        f'File "{src.filename}", line {src.file_line(node)}, in '
+        f"{src.tree.name if hasattr(src.tree, 'name') else 'kernel'}:\n"
+        f"    {src.source_line(node).strip()}"
+    ).replace("{", "{{").replace("}", "}}")
+    message = f"{_OVERFLOW_NAMES[op]} overflow detected in {where}\n"
+    then = Block()
+    with cg.body(then):
+        em.emit(taichi.PrintOp(message.replace("{{", "(").replace("}}", ")"), []))
+        cg.close(then)
+    em.emit(taichi.IfOp(wrapped.ssa, then))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
@@ -192,16 +348,20 @@ def lower_compare(cg: KernelCodegen, node: ast.Compare) -> Any:
     return result
 
 def logical(cg: KernelCodegen, op: str, a: Any, b: Any) -> Any:
-    """`a and b` / `a or b` on already evaluated operands (u1 for IR values)."""
+    """
+    `a and b` / `a or b` on already evaluated scalars, as Taichi (and Python) do: the
+    operand that decides, in the promoted type (`1 and 2` is 2, `0 or 3` is 3).
+    """
     if is_python(a) and is_python(b):
         return (a and b) if op == "and" else (a or b)
-    if is_python(a):
-        a, b = b, a
-    if is_python(b):
-        if op == "and":
-            return cg.em.to_bool(a) if b else False
-        return True if b else cg.em.to_bool(a)
-    return cg.em.logical(op, a, b)
+    em = cg.em
+    if is_python(a):  # a decides at compile time
+        return (a if not a else b) if op == "and" else (a if a else b)
+    a, b = em.pair(a, b)
+    dt = dtypes.promote(a.dtype, b.dtype)
+    a, b = em.cast(a, dt), em.cast(b, dt)
+    cond = em.to_bool(a)
+    return em.select(cond, b, a) if op == "and" else em.select(cond, a, b)
 
 def lower_bool_op(cg: KernelCodegen, node: ast.BoolOp) -> Any:
     op = "and" if isinstance(node.op, ast.And) else "or"
@@ -212,6 +372,9 @@ def lower_bool_op(cg: KernelCodegen, node: ast.BoolOp) -> Any:
                 return result  # Python short-circuit at compile time
             result = cg.eval(value_node)
             continue
+        if isinstance(result, Vec):  # element-wise truth values, as Taichi's
+            other = cg.eval(value_node)
+            return vec_logical(cg, op, result, other, node)
         if not is_scalar(result):
             raise cg.error(TaichiTypeError, node, f"'{op}' on {describe(result)}")
         if is_pure(value_node):
@@ -220,27 +383,46 @@ def lower_bool_op(cg: KernelCodegen, node: ast.BoolOp) -> Any:
             result = short_circuit(cg, op, result, value_node)
     return result
 
-def short_circuit(cg: KernelCodegen, op: str, lhs: Value, rhs_node: ast.expr) -> Value:
-    """Evaluate `rhs_node` only when `lhs` does not decide `lhs op rhs`."""
+def vec_logical(cg: KernelCodegen, op: str, a: Vec, b: Any, node: ast.AST) -> Vec:
+    """`u and v` / `u or v` of vectors: the truth of each pair of components."""
+    elems_b = b.elems if isinstance(b, Vec) else [b] * len(a.elems)
+    if isinstance(b, Vec) and b.shape != a.shape:
+        raise cg.error(
+            TaichiTypeError, node, f"'{op}' of shapes {a.shape} and {b.shape}"
+        )
+    if not all(is_scalar(x) for x in elems_b):
+        raise cg.error(TaichiTypeError, node, f"'{op}' on {describe(b)}")
     em = cg.em
-    first = em.to_bool(lhs)
-    slot = em.alloca(dtypes.u1)
-    em.store(slot, first)
+    out = []
+    for x, y in zip(a.elems, elems_b):
+        truth = em.logical(op, em.value(x), em.value(y))
+        out.append(em.cast(truth, em.default_ip))
+    return Vec(a.shape, out)
+
+def short_circuit(cg: KernelCodegen, op: str, lhs: Value, rhs_node: ast.expr) -> Value:
+    """
+    Evaluate `rhs_node` only when `lhs` does not decide `lhs op rhs`; the result is the
+    deciding operand. Its type is the promoted type of both, known once the right side
+    is compiled: the slot is created with lhs's type and widened when needed.
+    """
+    em = cg.em
     then = Block()
     with cg.body(then):
         rhs = cg.eval(rhs_node)
         if not is_scalar(rhs):
             raise cg.error(TaichiTypeError, rhs_node, f"'{op}' on {describe(rhs)}")
-        em.store(
-            slot,
-            em.to_bool(rhs)
-            if isinstance(rhs, Value)
-            else em.const(bool(rhs), dtypes.u1),
-        )
+        rhs_dt = rhs.dtype if isinstance(rhs, Value) else em.literal_dtype(rhs)
+        dt = dtypes.promote(lhs.dtype, rhs_dt)
+        rhs_v = em.value(rhs, dt)
+    slot = em.alloca(dt)
+    em.store(slot, em.cast(lhs, dt))
+    with cg.body(then, new_scope=False):
+        em.store(slot, rhs_v)
         cg.close(then)
+    first = em.to_bool(lhs)
     go = first if op == "and" else em.logical_not(first)
     em.emit(taichi.IfOp(go.ssa, then))
-    return em.load(slot, dtypes.u1)
+    return em.load(slot, dt)
 
 def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
     cond = cg.condition(node.test)

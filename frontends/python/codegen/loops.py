@@ -24,6 +24,7 @@ from .emitter import Value
 from .textures import TextureHandle
 from .values import (
     Container,
+    container_index_offset,
     LoopInfo,
     assigned_names,
     describe,
@@ -51,7 +52,28 @@ def lower_while(cg: KernelCodegen, node: ast.While) -> None:
         cg.close(body)
     cg.em.emit(taichi.WhileOp(body))
 
+def _static_exit(cg: KernelCodegen, node: ast.AST, what: str) -> bool:
+    """
+    `break` / `continue` in a ti.static loop: decided at compile time, it ends the
+    unrolling (or this unrolled iteration). It must not sit under a run-time `if`.
+    """
+    if len(cg.loops) <= cg.ctx.loop_base or cg.loops[-1].kind != "static":
+        return False
+    loop = cg.loops[-1]
+    if cg.em.block is not loop.block:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"'{what}' in a ti.static loop must be reached at compile time: put it "
+            "under `if ti.static(...)`, not under a run-time condition",
+        )
+    loop.static_exit = what
+    cg.terminated = True
+    return True
+
 def lower_break(cg: KernelCodegen, node: ast.Break) -> None:
+    if _static_exit(cg, node, "break"):
+        return
     loop = _innermost_loop(cg, node, "break")
     if loop.kind == "struct":
         raise cg.error(
@@ -70,6 +92,8 @@ def lower_break(cg: KernelCodegen, node: ast.Break) -> None:
     cg.terminated = True
 
 def lower_continue(cg: KernelCodegen, node: ast.Continue) -> None:
+    if _static_exit(cg, node, "continue"):
+        return
     _innermost_loop(cg, node, "continue")
     cg.em.emit(taichi.ContinueOp())
     cg.terminated = True
@@ -139,7 +163,11 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         obj = cg.field_handle(next(iter(obj.fields.values())))
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only
-        return "ndrange", [(0, s) for s in obj.shape(cg)]
+        offsets = container_index_offset(obj)
+        return "ndrange", [
+            (o, s + o if o else s) if isinstance(s, int) else (0, s)
+            for s, o in zip(obj.shape(cg), offsets)
+        ]
     if isinstance(obj, Container):
         return "struct", obj
     if isinstance(obj, TextureHandle) and obj.ann.rw:  # its extents, read at run time
@@ -273,7 +301,13 @@ def struct_for(
     block = Block(arg_types=[ir_i32] * container.ndim)
     info = LoopInfo("struct", cg.at_top() and not serialize, block)
     with cg.body(block), cg.loop(info):
-        bind_targets(cg, node, [Value(a, dtypes.i32) for a in block.args])
+        indices = [Value(a, dtypes.i32) for a in block.args]
+        offsets = container_index_offset(container)
+        if any(offsets):  # ti.field(offset=...): the indices start at the offset
+            indices = [
+                cg.em.binary("+", v, o) if o else v for v, o in zip(indices, offsets)
+            ]
+        bind_targets(cg, node, indices)
         cg.visit_stmts(node.body)
         cg.close(block)
     op = taichi.StructForOp(container.ssa, block)
@@ -291,11 +325,18 @@ def static_for(cg: KernelCodegen, node: ast.For, items: Any) -> None:
             node.iter,
             f"ti.static loop over {describe(items)}: not iterable",
         ) from None
-    with cg.loop(LoopInfo("static", False)):
+    info = LoopInfo("static", False, cg.em.block)
+    with cg.loop(info):
         for item in iterator:
             with cg.scope():
                 cg.assign(node.target, item, static=True)
                 cg.visit_stmts(node.body)
+            exit_, info.static_exit = info.static_exit, None
+            if exit_ is not None:
+                cg.terminated = False  # the unrolled code after the loop goes on
+                if exit_ == "break":
+                    break
+                continue
             if cg.terminated:
                 break
 

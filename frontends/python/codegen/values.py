@@ -68,7 +68,16 @@ class FieldHandle(Container):
         return self.field.shape
 
 
+def container_index_offset(container: Container) -> tuple[int, ...]:
+    """The index of a container's first element per axis (ti.field's `offset=`)."""
+    if isinstance(container, FieldHandle):
+        return tuple(container.field.index_offset) or (0,) * container.ndim
+    return (0,) * container.ndim
+
+
 class NdarrayHandle(Container):
+    clamp = False  # ti.types.ndarray(boundary="clamp"): indices clamped into range
+
     def __init__(
         self,
         ssa: SSAValue,
@@ -98,6 +107,7 @@ class LoopInfo:
     parallel: bool
     block: Block | None = None  # the body (where per-iteration state is set up)
     rng: SSAValue | None = None  # the iteration's ti.random state slot, once used
+    static_exit: str | None = None  # a ti.static loop: "break"/"continue" was reached
 
 
 @dataclass
@@ -238,6 +248,22 @@ def assigned_names(stmts: Sequence[ast.stmt]) -> set[str]:
         for node in ast.walk(stmt):
             if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
                 names.add(node.id)
+    return names
+
+
+def stored_into(stmts: Sequence[ast.stmt]) -> set[str]:
+    """Names whose components `stmts` store to: `M[0, 1] = ..`, `v.x += ..`."""
+    names: set[str] = set()
+    for stmt in stmts:
+        for node in ast.walk(stmt):
+            if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(
+                node.ctx, ast.Store
+            ):
+                root = node.value
+                while isinstance(root, ast.Subscript | ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    names.add(root.id)
     return names
 
 

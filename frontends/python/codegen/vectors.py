@@ -302,7 +302,7 @@ def construct_type(
 # -- element-wise ----------------------------------------------------------------
 
 def vec_map(cg: KernelCodegen, fn: Callable[..., Any], *xs: Any, node: ast.AST) -> Vec:
-    vecs = [as_vec(cg, x) if isinstance(x, Vec | Matrix | list) else None for x in xs]
+    vecs = [as_vec(cg, x) if isinstance(x, Vec | Matrix | list | tuple) else None for x in xs]
     shapes = {v.shape for v in vecs if v is not None}
     if len(shapes) != 1:
         raise cg.error(
@@ -571,15 +571,17 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
         return v.elems[_flat(v.shape, idx)]
     if len(idx) != len(v.shape):
         raise cg.error(TaichiSyntaxError, node, "a matrix row needs a static index")
-    # a dynamic index: select among the components
-    result: Any = None
-    for k, pos in enumerate(itertools.product(*(range(d) for d in v.shape))):
-        hit: Any = True
-        for i, p in zip(idx, pos):
-            hit = cg.logical("and", hit, cg.compare("==", i, p, node))
-        result = (
-            v.elems[k] if result is None else s_select(cg, hit, v.elems[k], result)
-        )
+    # a dynamic index: select among the components by the row-major position, which
+    # is clamped into range (as Taichi's ti.types.ndarray(boundary="clamp") does)
+    em = cg.em
+    flat: Any = idx[0]
+    if len(idx) == 2:
+        flat = em.binary("+", em.binary("*", idx[0], v.shape[1]), idx[1])
+    flat = em.binary("max", em.binary("min", flat, len(v.elems) - 1), 0)
+    result: Any = v.elems[0]
+    for k in range(1, len(v.elems)):
+        hit = cg.compare("==", flat, k, node)
+        result = s_select(cg, hit, v.elems[k], result)
     return result
 
 def _component_index(

@@ -65,7 +65,9 @@ from ..lang.source import FunctionSource, is_located
 from ..lang.struct import StructField, StructPlace, StructType, StructVal
 from .textures import TextureHandle
 from .values import (
+    stored_into,
     ATOMIC_AUGASSIGN,
+    container_index_offset,
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
@@ -110,6 +112,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.pending_loop_config: dict[str, Any] | None = None
         self.terminated = False
         self.func_depth = 0
+        self.inlining: list[Any] = []  # the ti.funcs being inlined, outermost first
         self.ctx: FunctionContext
         self._node: ast.AST | None = None
         self._locs: dict[tuple[str, int, int], Attribute] = {}
@@ -129,7 +132,13 @@ class KernelCodegen(ast.NodeVisitor):
         """The `taichi.kernel` of one instance."""
         tree = src.tree
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
-        arg_types = [self._arg_type(s) for s in runtime_specs]
+        arg_types = [
+            t
+            for s in runtime_specs
+            for t in (
+                self._aggregate_types(s.obj) if s.kind == "aggregate" else [self._arg_type(s)]
+            )
+        ]
         self.entry = Block(arg_types=arg_types)
         self.em.block = self.entry
         self.ctx = FunctionContext(
@@ -139,6 +148,18 @@ class KernelCodegen(ast.NodeVisitor):
         assigned = assigned_names(tree.body)
         args = iter(self.entry.args)
         for spec in specs:
+            if spec.kind == "aggregate":  # its components are the next arguments
+                value = self._bind_aggregate(spec.obj, args, spec.name)
+                if spec.name in assigned or spec.name in stored_into(tree.body):
+                    value = (
+                        self.new_vec_local(spec.name, value)
+                        if isinstance(value, Vec)
+                        else self.new_struct_local(spec.name, value)
+                        if isinstance(value, StructVal)
+                        else self.new_local(spec.name, value)
+                    )
+                self.ctx.scopes[0][spec.name] = value
+                continue
             arg = next(args) if spec.kind != "template" else None
             if arg is not None:
                 arg.name_hint = spec.name
@@ -152,6 +173,34 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _aggregate_types(self, layout: Any) -> list[Attribute]:
+        """The scalar argument types of a vector/matrix/struct parameter, in order."""
+        kind = layout[0]
+        if kind == "struct":
+            return [t for _, sub in layout[2] for t in self._aggregate_types(sub)]
+        if kind == "vector":
+            count = 1
+            for d in layout[1]:
+                count *= d
+            return [ir_type(layout[2])] * count
+        return [ir_type(layout[1])]
+
+    def _bind_aggregate(self, layout: Any, args: Any, name: str) -> Any:
+        """A vector/matrix/struct parameter's value, from its scalar arguments."""
+        kind = layout[0]
+        if kind == "struct":
+            return StructVal(
+                layout[1],
+                {m: self._bind_aggregate(sub, args, f"{name}_{m}") for m, sub in layout[2]},
+            )
+        if kind == "vector":
+            shape, dt = layout[1], layout[2]
+            count = 1
+            for d in shape:
+                count *= d
+            return Vec(tuple(shape), [Value(next(args), dt) for _ in range(count)])
+        return Value(next(args), layout[1])
 
     def _arg_type(self, spec: ArgSpec) -> Attribute:
         if spec.kind == "texture":
@@ -170,7 +219,9 @@ class KernelCodegen(ast.NodeVisitor):
             return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
             assert spec.dtype is not None
-            return NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)
+            handle = NdarrayHandle(arg, spec.dtype, spec.ndim, spec.element_shape)
+            handle.clamp = spec.obj == "clamp"
+            return handle
         assert spec.dtype is not None
         value = Value(arg, spec.dtype)
         return self.new_local(spec.name, value) if spec.name in assigned else value
@@ -189,7 +240,7 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(
                 TaichiSyntaxError,
                 tree,
-                "the kernel declares a return type but returns no value",
+                "Kernel has a return type but does not have a return statement",
             )
         else:
             self.em.emit(taichi.ReturnOp())
@@ -401,6 +452,16 @@ class KernelCodegen(ast.NodeVisitor):
                 f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
             )
         values = [self.index_value(i, node) for i in indices]
+        offsets = container_index_offset(container)
+        if any(offsets):  # ti.field(offset=...): storage starts at the offset
+            values = [
+                self.em.binary("-", v, o) if o else v for v, o in zip(values, offsets)
+            ]
+        if getattr(container, "clamp", False):  # ti.types.ndarray(boundary="clamp")
+            values = [
+                self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
+                for v, d in zip(values, container.shape(self))
+            ]
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -579,6 +640,14 @@ class KernelCodegen(ast.NodeVisitor):
         elif isinstance(target, ast.Subscript | ast.Attribute):
             self.store(self.place_of(target), value, target)
         elif isinstance(target, ast.Tuple | ast.List):
+            if isinstance(value, Vec):  # `a, b, c = v`; a matrix unpacks into rows
+                value = (
+                    list(value.elems)
+                    if len(value.shape) == 1
+                    else [value.row(i) for i in range(value.shape[0])]
+                )
+            elif isinstance(value, Matrix):
+                value = list(value)
             if not isinstance(value, tuple | list) or len(value) != len(target.elts):
                 raise self.error(
                     TaichiSyntaxError,
@@ -699,9 +768,12 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         ctx = self.ctx
-        if len(self.loops) > ctx.loop_base:
+        if any(loop.kind != "static" for loop in self.loops[ctx.loop_base :]):
             raise self.error(
-                TaichiSyntaxError, node, "'return' inside a loop is not supported"
+                TaichiSyntaxError,
+                node,
+                "Return inside non-static if/for is not supported: 'return' inside a "
+                "loop (a ti.static loop may return)",
             )
         value = self.eval(node.value) if node.value is not None else None
         at_top = self.em.block is ctx.entry_block
@@ -854,6 +926,20 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_List(self, node: ast.List) -> list[Any]:
         return expressions.lower_list(self, node)
+
+    def visit_ListComp(self, node: ast.ListComp) -> list[Any]:
+        return expressions.lower_comprehension(self, node)
+
+    def visit_DictComp(self, node: ast.DictComp) -> dict[Any, Any]:
+        return expressions.lower_comprehension(self, node)
+
+    def visit_Dict(self, node: ast.Dict) -> dict[Any, Any]:
+        return expressions.lower_dict(self, node)
+
+    def visit_NamedExpr(self, node: ast.NamedExpr) -> Any:
+        value = self.eval(node.value)
+        self.assign(node.target, value)
+        return self.eval(node.target)
 
     def visit_Name(self, node: ast.Name) -> Any:
         return expressions.lower_name(self, node)

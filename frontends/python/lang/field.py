@@ -13,7 +13,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiIndexError,
+    TaichiRuntimeError,
+)
 
 from . import program as _program
 from .dtypes import DataType, cook_dtype
@@ -29,24 +34,93 @@ def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
     return dt
 
 
-def _normalize_shape(shape: Any) -> tuple[int, ...]:
+def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, ...]:
+    """A shape as a tuple of ints; each extent a non-negative int32 (positive for an
+    ndarray), as Taichi checks it."""
+    original = shape
     if isinstance(shape, int | np.integer):
-        shape = (int(shape),)
+        shape = (shape,)
+    if not isinstance(shape, tuple | list) or not all(
+        isinstance(s, int | np.integer) and not isinstance(s, bool) for s in shape
+    ):
+        raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
-    if any(s < 0 for s in shape):
-        raise TaichiError(f"a field or ndarray shape must not be negative, got {shape}")
+    low = 1 if what == "ndarray" else 0
+    if any(not low <= s < 2**31 for s in shape):
+        raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     return shape
 
 
-def _python_index(key: Any, ndim: int) -> tuple[int, ...]:
-    """`x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index."""
-    if key is None or key == ():
+def _python_index(
+    key: Any, ndim: int, index_offset: tuple[int, ...] = ()
+) -> tuple[int, ...]:
+    """
+    `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
+    which starts at `index_offset` (a field's `offset=`). An index out of the field's
+    range raises IndexError (NumPy would wrap negative ones around).
+    """
+    if hasattr(key, "to_numpy"):  # x[ti.Vector([i, j])]
+        key = tuple(key.to_numpy().tolist())
+    if key is None or (isinstance(key, tuple) and not key):
         key = ()
     elif not isinstance(key, tuple):
         key = (key,)
+    for k in key:
+        if not isinstance(k, int | np.integer) or isinstance(k, bool):
+            raise TypeError(
+                f"Detected illegal element of type: {type(k)}. Please be aware that "
+                "slicing a ti.field is not supported so far."
+            )
     if len(key) != ndim:
-        raise TaichiError(f"a {ndim}-d field or ndarray needs {ndim} indices, got {key!r}")
-    return tuple(int(k) for k in key)
+        raise TaichiIndexError(
+            f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
+        )
+    index = tuple(int(k) for k in key)
+    if index_offset:
+        index = tuple(k - o for k, o in zip(index, index_offset))
+    return index
+
+
+def _normalize_offset(offset: Any, ndim: int) -> tuple[int, ...]:
+    """`offset=` of ti.field: an int (1-d) or one int per axis; zeros when None."""
+    if offset is None:
+        return (0,) * ndim
+    if isinstance(offset, int | np.integer):
+        offset = (int(offset),)
+    offset = tuple(int(o) for o in offset)
+    if len(offset) != ndim:
+        raise TaichiCompilationError(
+            f"The dimensionality of shape and offset must be the same ({ndim} != "
+            f"{len(offset)})"
+        )
+    return offset
+
+
+def _check_order(order: str | None, ndim: int) -> None:
+    """`order=` of ti.field: a permutation of the first `ndim` axes letters ('ji')."""
+    if order is None:
+        return
+    if len(order) != ndim:
+        raise TaichiCompilationError(
+            f"The dimensionality of shape and order must be the same ({ndim} != "
+            f"{len(order)})"
+        )
+    if len(set(order)) != len(order):
+        raise TaichiCompilationError(f"The axes in order must be different: {order!r}")
+    for axis in order:
+        if axis not in "ijkl"[:ndim]:
+            raise TaichiCompilationError(f"Invalid axis {axis!r} in order={order!r}")
+
+
+def _import_torch(what: str) -> Any:
+    try:
+        import torch
+    except ImportError:
+        raise TaichiError(
+            f"{what}() needs PyTorch, which is not installed here (pip install torch); "
+            "to_numpy()/from_numpy() work without it"
+        ) from None
+    return torch
 
 
 class _ArrayLike:
@@ -58,40 +132,97 @@ class _ArrayLike:
     def _array(self) -> np.ndarray:
         raise NotImplementedError
 
+    index_offset: tuple[int, ...] = ()
+    """The index of the first element along each axis (ti.field's `offset=`)."""
+
+    def _key(self, key: Any) -> tuple[int, ...]:
+        index = _python_index(key, len(self.shape), self.index_offset)
+        for k, n in zip(index, self.shape):
+            if not 0 <= k < n:
+                raise IndexError(
+                    f"index {key!r} is out of the bounds of a field/ndarray of shape "
+                    f"{self.shape}"
+                    + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
+                )
+        return index
+
     def __getitem__(self, key: Any) -> Any:
-        r = self._array()[_python_index(key, len(self.shape))]
-        if np.ndim(r):  # an element of a Vector/Matrix field
+        index = self._key(key)
+        if self.element_shape:  # a Vector/Matrix element: a view that writes through
             from .matrix import Matrix
 
-            return Matrix(r.copy())
-        return r.item()
+            return Matrix._view(self._array()[index])
+        return self._array()[index].item()
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[_python_index(key, len(self.shape))] = value
+        self._array()[self._key(key)] = value
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
         self._array()[...] = value
 
-    def to_numpy(self, dtype: Any = None) -> np.ndarray:
-        """A NumPy copy of the elements."""
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        """
+        A NumPy copy of the elements; the components of a Vector/Matrix element are
+        trailing axes (a vector's one axis of n, or with `keep_dims=True` two: n x 1).
+        """
         arr = self._array()
-        return arr.astype(dtype) if dtype is not None else arr.copy()
+        arr = arr.astype(dtype) if dtype is not None else arr.copy()
+        if keep_dims and len(self.element_shape) == 1:
+            arr = arr.reshape(arr.shape + (1,))
+        return arr
+
+    def to_torch(self, device: Any = None) -> Any:
+        """
+        A PyTorch tensor copy of the elements (on `device`; the CPU by default).
+
+        Raises:
+            TaichiError: PyTorch is not installed.
+        """
+        torch = _import_torch("to_torch")
+        tensor = torch.from_numpy(self.to_numpy())
+        return tensor.to(device) if device is not None else tensor
+
+    def from_torch(self, tensor: Any) -> None:
+        """Copy the elements of a PyTorch tensor of the same shape in."""
+        _import_torch("from_torch")
+        self.from_numpy(tensor.detach().cpu().numpy())
+
+    @property
+    def n(self) -> int:
+        """The rows of a Vector/Matrix field or ndarray element."""
+        if not self.element_shape:
+            raise AttributeError("a scalar field or ndarray has no attribute 'n'")
+        return self.element_shape[0]
+
+    @property
+    def m(self) -> int:
+        """The columns of a Matrix field or ndarray element (1 for vectors)."""
+        if not self.element_shape:
+            raise AttributeError("a scalar field or ndarray has no attribute 'm'")
+        return self.element_shape[1] if len(self.element_shape) == 2 else 1
 
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
         arr = np.asarray(arr)
         full = self.shape + tuple(getattr(self, "element_shape", ()))
+        if arr.shape != full and len(self.element_shape) == 1:
+            if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
+                arr = arr.reshape(full)
         if arr.shape != full:
-            raise TaichiError(
+            raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
         self._array()[...] = arr
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
+        if not isinstance(other, _ArrayLike):
+            raise TypeError(f"copy_from takes a field or an ndarray, got {type(other).__name__}")
         self.from_numpy(other._array())
 
     @property
@@ -122,6 +253,7 @@ class Field(_ArrayLike):
         self.symbol = ""
         self.program = _program.get_program()
         self.created_at: tuple[str, int] | None = None  # (file, line) of ti.field(...)
+        self.index_offset: tuple[int, ...] = ()  # set with the shape
         self._view: np.ndarray | None = None
         self._view_root: np.ndarray | None = None
 
@@ -135,16 +267,17 @@ class Field(_ArrayLike):
     primal: Field | None = None
     """On a gradient field: the field it is the gradient of."""
 
-    def _place(self, shape: tuple[int, ...]) -> None:
+    def _place(self, shape: tuple[int, ...], index_offset: Any = None) -> None:
         if self.placed:
             raise TaichiError(f"field {self.symbol or self.name or ''} is already placed")
         self.shape = shape
+        self.index_offset = _normalize_offset(index_offset, len(shape))
         self.placed = True
         self.program.place_field(self, self.name)
         grad = self.grad
         if grad is not None and not grad.placed:
             grad.name = grad.name or f"{self.symbol}_grad"
-            grad._place(shape)
+            grad._place(shape, self.index_offset)
 
     def _check_live(self) -> _program.Program:
         prog = self.program
@@ -189,13 +322,22 @@ def field(
     a 0-d field read as `x[None]`) it is placed at once; without, place it with
     `ti.root.dense(...).place(x)`.
 
+    `offset` (an int, or one per axis) is the index of the first element along each
+    axis: `ti.field(int, 16, offset=-8)` holds x[-8] .. x[7] (`Field.index_offset`).
+    `order` ('ji', ...) names the axes from the outermost in memory; taichi-xdsl stores
+    every field row-major, so it is checked but does not change the layout (the values
+    a program sees are the same).
+
     Raises:
-        TaichiError: options taichi-xdsl does not have (order, offset, needs_dual).
+        TaichiError: options taichi-xdsl does not have (needs_dual), an offset without a
+            shape or with the wrong number of axes, an order that is no permutation.
     """
-    if order is not None or offset is not None or needs_dual:
-        raise TaichiError(
-            "ti.field: order=, offset=, needs_dual= are not supported by taichi-xdsl yet"
-        )
+    if needs_dual:
+        raise TaichiError("ti.field: needs_dual= is not supported by taichi-xdsl yet")
+    if offset is not None and shape is None:
+        raise TaichiCompilationError("shape cannot be None when offset is set")
+    if order is not None and shape is None:
+        raise TaichiCompilationError("shape cannot be None when order is set")
     prog = _program.get_program()
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
@@ -211,7 +353,9 @@ def field(
     caller = sys._getframe(1)
     f.created_at = (caller.f_code.co_filename, caller.f_lineno)
     if shape is not None:
-        f._place(_normalize_shape(shape))
+        shape = _normalize_shape(shape)
+        _check_order(order, len(shape))
+        f._place(shape, offset)
     return f
 
 
@@ -260,26 +404,24 @@ class SNode:
         return SNode(extents)
 
     def place(self, *fields: Field, offset: Any = None) -> SNode:
-        """Place `fields` here: each gets the shape of this node. An `offset` of the
-        index domain other than zero is not supported yet and raises."""
-        if offset is not None:
-            offsets = (offset,) if isinstance(offset, int) else tuple(offset)
-            if any(offsets):
-                raise TaichiError(
-                    f"place(offset={offset!r}): field index offsets are not supported "
-                    "yet; index from 0"
-                )
+        """Place `fields` here: each gets the shape of this node (and `offset`, the
+        index of its first element along each axis; `Field.index_offset`)."""
         if self.extents and sorted(self.extents) != list(range(len(self.extents))):
             raise TaichiError(
                 f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
             )
         shape = tuple(self.extents[a] for a in sorted(self.extents))
-        for f in fields:
+        from .struct import StructField
+
+        expanded: list[Any] = []
+        for f in fields:  # a struct field places each of its members
+            expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
+        for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            f._place(shape)
+            f._place(shape, offset)
         return self
 
     def lazy_grad(self) -> None:

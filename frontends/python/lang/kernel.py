@@ -30,7 +30,13 @@ from . import program as _program
 from . import types as _types
 from .dtypes import DataType
 from .ndarray import Ndarray
-from .source import FunctionSource, closure_vars, is_located, parse_function
+from .source import (
+    FunctionSource,
+    bind_arguments,
+    closure_vars,
+    is_located,
+    parse_function,
+)
 from .types import NdarrayType, Template
 
 
@@ -91,6 +97,56 @@ def _is_aggregate_type(ann: Any) -> bool:
     from .struct import StructType
 
     return isinstance(ann, MatrixType | StructType)
+
+
+def _aggregate_layout(ann: Any, cfg: _program.Config) -> Any:
+    """
+    The layout of a vector/matrix/struct parameter as the code generator binds it:
+    ("vector", shape, dtype) or ("struct", StructType, [(member, layout), ...]) or
+    ("scalar", dtype); its components are consecutive scalar kernel arguments.
+    """
+    from .matrix import MatrixType
+    from .struct import StructType
+
+    if isinstance(ann, StructType):
+        return ("struct", ann, [(m, _aggregate_layout(t, cfg)) for m, t in ann.members.items()])
+    if isinstance(ann, MatrixType):
+        return ("vector", ann.shape, dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp))
+    return ("scalar", dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp))
+
+
+def _aggregate_flattener(name: str, ann: Any) -> Callable[[Any], tuple[Any, ...]]:
+    """A function from a vector/matrix/struct argument to its scalar components."""
+    from .matrix import MatrixType
+    from .struct import StructType
+
+    def flat(value: Any, t: Any, out: list[Any]) -> None:
+        if isinstance(t, StructType):
+            for m, mt in t.members.items():
+                try:
+                    member = value[m] if isinstance(value, dict) else getattr(value, m)
+                except (KeyError, AttributeError):
+                    raise TaichiTypeError(
+                        f"kernel argument '{name}': the struct has no member '{m}'"
+                    ) from None
+                flat(member, mt, out)
+        elif isinstance(t, MatrixType):
+            arr = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+            if arr.shape != t.shape:
+                raise TaichiTypeError(
+                    f"kernel argument '{name}' is expected to be a Matrix with shape "
+                    f"{t.shape}, but got {arr.shape}"
+                )
+            out.extend(x.item() for x in arr.ravel())
+        else:
+            out.append(value.item() if isinstance(value, np.generic) else value)
+
+    def flatten(value: Any) -> tuple[Any, ...]:
+        out: list[Any] = []
+        flat(value, ann, out)
+        return tuple(out)
+
+    return flatten
 
 
 def _is_texture(ann: Any) -> bool:
@@ -243,11 +299,15 @@ class Kernel:
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if not kwargs and len(args) == self._nparams:
             return args
-        try:
-            bound = inspect.signature(self.fn).bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"kernel '{self.__name__}': {e}") from None
-        bound.apply_defaults()
+        anns = _annotations(self.fn)
+
+        def describe(name: str) -> str:
+            ann = anns.get(name)
+            if ann is None:
+                return name
+            return f"{name} : {ann}"
+
+        bound = bind_arguments(inspect.signature(self.fn), args, kwargs, describe)
         return tuple(bound.arguments.values())
 
     def _resolve_params(self, prog: _program.Program) -> list[_Param]:
@@ -275,12 +335,9 @@ class Kernel:
                     "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
                 )
             elif _is_aggregate_type(ann):
-                raise self._source_located(
-                    TaichiTypeError,
-                    f"kernel parameter '{name}': vector, matrix and struct arguments are "
-                    "not supported yet; pass the components as scalars, or the values in "
-                    "a ti.types.ndarray",
-                )
+                # a vector, matrix or struct: passed as its scalar components, in order
+                p = _Param(name, "aggregate", ann, None)
+                params.append(p)
             else:
                 try:
                     dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
@@ -389,7 +446,9 @@ class Kernel:
         assert self._params is not None
         specs = []
         for p, a in zip(self._params, args):
-            if p.kind == "scalar":
+            if p.kind == "aggregate":
+                specs.append(ArgSpec(p.name, "aggregate", obj=_aggregate_layout(p.annotation, cfg)))
+            elif p.kind == "scalar":
                 specs.append(ArgSpec(p.name, "scalar", p.dtype))
             elif p.kind == "template":
                 specs.append(ArgSpec(p.name, "template", obj=a))
@@ -435,7 +494,9 @@ class Kernel:
                 f"kernel '{self.__name__}': argument '{p.name}' has {ndim} dimensions, "
                 f"the kernel expects {ann.ndim}"
             )
-        return ArgSpec(p.name, "ndarray", dt, ndim, element_shape=element_shape)
+        return ArgSpec(
+            p.name, "ndarray", dt, ndim, obj=ann.boundary, element_shape=element_shape
+        )
 
     # -- instantiation ---------------------------------------------------------------
 
@@ -486,6 +547,7 @@ class Kernel:
                 options["source_key"] = source_key
             compiled = backend.compile(module, symbol, **options)
         prog.materialize()
+        prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
@@ -526,7 +588,9 @@ class Kernel:
 
             def regroup(entry: Any, it: Any) -> Any:
                 if entry and entry[0] == "struct":
-                    return {m: regroup(e, it) for m, e in entry[1]}
+                    from .struct import Struct
+
+                    return Struct({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
                     return Matrix(np.array(part).reshape(entry))
@@ -559,6 +623,10 @@ class Kernel:
         changed = False
         for i, p in enumerate(params):
             if p.kind == "template":
+                changed = True
+            elif p.kind == "aggregate":
+                scope[f"_f{i}"] = _aggregate_flattener(p.name, p.annotation)
+                parts.append(f"*_f{i}(args[{i}])")
                 changed = True
             elif p.kind == "ndarray":
                 parts.append(f"_nd(args[{i}])")
@@ -691,3 +759,30 @@ def func(fn: Callable[..., Any]) -> Func:
 def data_oriented(cls: type) -> type:
     """Mark a class whose methods are kernels (`self` becomes a template argument)."""
     return cls
+
+
+class RealFunc(Func):
+    """
+    A `@ti.real_func`: Taichi compiles it as a function of its own, with typed
+    parameters (every one annotated) and a typed return value. taichi-xdsl inlines it
+    like a ti.func, which gives the same results for every call that does not recurse;
+    a recursive real_func is a compile error naming it.
+
+    Raises:
+        TaichiSyntaxError: a parameter without a type annotation.
+    """
+
+    def __init__(self, fn: Callable[..., Any]):
+        super().__init__(fn)
+        for p in inspect.signature(fn).parameters.values():
+            if p.annotation is inspect.Parameter.empty:
+                raise TaichiSyntaxError(
+                    f"Taichi function '{self.__name__}': parameter '{p.name}' must be "
+                    "type annotated"
+                )
+
+
+def real_func(fn: Callable[..., Any]) -> RealFunc:
+    """`@ti.real_func`: see RealFunc."""
+    return RealFunc(fn)
+

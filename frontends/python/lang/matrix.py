@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiSyntaxError
 
 from . import program as _program
 from .dtypes import DataType, cook_dtype
@@ -59,6 +59,13 @@ class Matrix:
             arr = arr.astype(cook_dtype(dt, cfg.default_ip, cfg.default_fp).np_dtype)
         self.data = arr
 
+    @classmethod
+    def _view(cls, arr: np.ndarray) -> Matrix:
+        """A Matrix over `arr` itself (a field element): writes reach the field."""
+        m = cls.__new__(cls)
+        object.__setattr__(m, "data", arr)
+        return m
+
     # -- shape and elements ----------------------------------------------------------
 
     @property
@@ -98,6 +105,26 @@ class Matrix:
         if idx is None or self.data.ndim != 1 or max(idx) >= self.n:
             raise AttributeError(f"'Matrix' object has no attribute '{name}'")
         return self.data[idx[0]].item() if len(idx) == 1 else Matrix(self.data[idx])
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        idx = swizzle_indices(name) if name != "data" else None
+        if idx is None:
+            object.__setattr__(self, name, value)
+            return
+        if self.data.ndim != 1 or max(idx) >= self.n:
+            letters = next(ls for ls in _SWIZZLE_SETS if all(c in ls for c in name))
+            have = tuple(letters[: self.n]) if self.data.ndim == 1 else ()
+            raise TaichiSyntaxError(
+                f"vec{self.n} only has attributes={have}, got={tuple(name)}"
+            )
+        if len(set(idx)) != len(idx):
+            raise TaichiSyntaxError(f"cannot assign to the repeating swizzle '{name}'")
+        value = _np(value)
+        if len(idx) > 1 and np.size(value) not in (1, len(idx)):
+            raise TaichiRuntimeError(
+                f"value len does not match the swizzle pattern={name}"
+            )
+        self.data[idx if len(idx) > 1 else idx[0]] = value
 
     def __repr__(self) -> str:
         return repr(self.data.tolist())
@@ -142,6 +169,72 @@ class Matrix:
 
     def __neg__(self) -> Matrix:
         return Matrix(-self.data)
+
+    def __pos__(self) -> Matrix:
+        return Matrix(self.data.copy())
+
+    def __abs__(self) -> Matrix:
+        return Matrix(np.abs(self.data))
+
+    def __invert__(self) -> Matrix:
+        return Matrix(~self.data)
+
+    def __rpow__(self, o: Any) -> Matrix:
+        return Matrix(_np(o) ** self.data)
+
+    def __floordiv__(self, o: Any) -> Matrix:
+        return self._bin(o, np.floor_divide)
+
+    def __rfloordiv__(self, o: Any) -> Matrix:
+        return Matrix(_np(o) // self.data)
+
+    def __mod__(self, o: Any) -> Matrix:
+        return self._bin(o, np.mod)
+
+    def __rmod__(self, o: Any) -> Matrix:
+        return Matrix(_np(o) % self.data)
+
+    def __and__(self, o: Any) -> Matrix:
+        return self._bin(o, np.bitwise_and)
+
+    __rand__ = __and__
+
+    def __or__(self, o: Any) -> Matrix:
+        return self._bin(o, np.bitwise_or)
+
+    __ror__ = __or__
+
+    def __xor__(self, o: Any) -> Matrix:
+        return self._bin(o, np.bitwise_xor)
+
+    __rxor__ = __xor__
+
+    def __lshift__(self, o: Any) -> Matrix:
+        return self._bin(o, np.left_shift)
+
+    def __rshift__(self, o: Any) -> Matrix:
+        return self._bin(o, np.right_shift)
+
+    # element-wise comparisons (as ==): a Matrix of truth values
+    def __ne__(self, other: object) -> Any:  # type: ignore[override]
+        return Matrix(self.data != _np(other))
+
+    def __lt__(self, other: Any) -> Matrix:
+        return Matrix(self.data < _np(other))
+
+    def __le__(self, other: Any) -> Matrix:
+        return Matrix(self.data <= _np(other))
+
+    def __gt__(self, other: Any) -> Matrix:
+        return Matrix(self.data > _np(other))
+
+    def __ge__(self, other: Any) -> Matrix:
+        return Matrix(self.data >= _np(other))
+
+    @property
+    def entries(self) -> list[Any]:
+        """The components, row-major."""
+        return self.data.ravel().tolist()
 
     def __matmul__(self, o: Any) -> Any:
         r = self.data @ _np(o)
@@ -211,6 +304,11 @@ class Matrix:
     @staticmethod
     def one(dt: Any, n: int, m: int | None = None) -> Matrix:
         return Matrix(np.ones((n,) if m is None else (n, m)), dt)
+
+    @staticmethod
+    def diag(dim: int, val: Any) -> Matrix:
+        """A dim x dim matrix with `val` on the diagonal."""
+        return Matrix(np.eye(dim, dtype=np.asarray(val).dtype) * val)
 
     @staticmethod
     def identity(dt: Any, n: int) -> Matrix:

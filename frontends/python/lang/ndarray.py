@@ -22,7 +22,7 @@ from taichi_xdsl.utils.errors import TaichiError
 
 from . import program as _program
 from .dtypes import DataType
-from .field import _ArrayLike, _normalize_shape, _python_index, storage_dtype
+from .field import _ArrayLike, _normalize_shape, storage_dtype
 
 _OWNERS: weakref.WeakValueDictionary[int, Ndarray] = weakref.WeakValueDictionary()
 """id(Ndarray.arr) -> the Ndarray (entries go with their Ndarray)."""
@@ -71,17 +71,20 @@ class Ndarray(_ArrayLike):
         return self.arr
 
     def __getitem__(self, key: Any) -> Any:
-        r = self._read()[_python_index(key, len(self.shape))]
-        if np.ndim(r):  # an element of a Vector/Matrix ndarray
+        index = self._key(key)
+        if self.element_shape:  # a Vector/Matrix element: a view that writes through
             from .matrix import Matrix
 
-            return Matrix(r.copy())
-        return r.item()
+            return Matrix._view(self._array()[index])
+        return self._read()[index].item()
 
-    def to_numpy(self, dtype: Any = None) -> np.ndarray:
-        """A NumPy copy of the elements."""
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        """A NumPy copy of the elements (see Field.to_numpy for `keep_dims`)."""
         arr = self._read()
-        return arr.astype(dtype) if dtype is not None else arr.copy()
+        arr = arr.astype(dtype) if dtype is not None else arr.copy()
+        if keep_dims and len(self.element_shape) == 1:
+            arr = arr.reshape(arr.shape + (1,))
+        return arr
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
@@ -92,13 +95,15 @@ class Ndarray(_ArrayLike):
         arr = np.asarray(arr)
         full = self.shape + self.element_shape
         if arr.shape != full:
-            raise TaichiError(
+            raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
         self._overwritten()[...] = arr
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
+        if not isinstance(other, _ArrayLike):
+            raise TypeError(f"copy_from takes a field or an ndarray, got {type(other).__name__}")
         source = other._read() if isinstance(other, Ndarray) else other._array()
         self.from_numpy(source)
 
@@ -113,7 +118,9 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
         element_shape, dtype = dtype.shape, dtype.dtype
-    arr = Ndarray(storage_dtype(dtype, cfg), _normalize_shape(shape), element_shape)
+    arr = Ndarray(
+        storage_dtype(dtype, cfg), _normalize_shape(shape, "ndarray"), element_shape
+    )
     if needs_grad:
         if not arr.dtype.is_float:
             raise TaichiError(f"ti.ndarray: needs_grad=True needs a float type, got {arr.dtype}")

@@ -30,10 +30,29 @@ class Intrinsic:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         if self._py is None:
             raise TaichiError(f"ti.{self.name}() can only be used inside a kernel")
+        if self.name in _ELEMENTWISE and any(hasattr(a, "to_numpy") for a in args):
+            from .matrix import Matrix  # a Python-scope vector: component-wise
+
+            arrays = [a.to_numpy() if hasattr(a, "to_numpy") else a for a in args]
+            out = np.vectorize(self._py)(*arrays, **kwargs)
+            floats = [np.asarray(x) for x in arrays if np.asarray(x).dtype.kind == "f"]
+            if floats and out.dtype.kind in "iu":  # floor/round of floats stay floats
+                out = out.astype(floats[0].dtype)
+            return Matrix(out)
         return self._py(*args, **kwargs)
 
     def __repr__(self) -> str:
         return f"<ti.{self.name}>"
+
+
+_ELEMENTWISE = frozenset(
+    (
+        "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil",
+        "abs", "asin", "acos", "atan", "round", "trunc", "atan2", "pow", "raw_div",
+        "raw_mod", "select", "min", "max",
+    )
+)  # fmt: skip
+"""The intrinsics that apply to each component of a vector/matrix argument."""
 
 
 class NdRange:
@@ -62,6 +81,25 @@ class Grouped:
 
     def __init__(self, container: Any):
         self.container = container
+
+    def __iter__(self) -> Iterator[Any]:
+        """In Python scope and under ti.static: each index as a ti.Vector."""
+        from .matrix import Vector
+
+        c = self.container
+        if isinstance(c, NdRange):
+            indices: Any = iter(c)
+        elif isinstance(c, range):
+            indices = ((i,) for i in c)
+        elif hasattr(c, "shape") and isinstance(c.shape, tuple):
+            offsets = tuple(getattr(c, "index_offset", ())) or (0,) * len(c.shape)
+            indices = itertools.product(
+                *(range(o, o + n) for o, n in zip(offsets, c.shape))
+            )
+        else:
+            raise TaichiError(f"ti.grouped({c!r}): not a range, ndrange, field or ndarray")
+        for index in indices:
+            yield Vector(list(index))
 
 
 def _static(x: Any, *xs: Any) -> Any:
@@ -132,6 +170,55 @@ abs = Intrinsic("abs", builtins.abs)
 min = Intrinsic("min", builtins.min)
 max = Intrinsic("max", builtins.max)
 
+def _round(x: Any) -> Any:
+    """Round half away from zero (C's round, as Taichi's ti.round)."""
+    return _math.copysign(_math.floor(builtins.abs(x) + 0.5), x)
+
+
+def _raw_div(a: Any, b: Any) -> Any:
+    """C's division: truncating for integers."""
+    if isinstance(a, int) and isinstance(b, int):
+        q = builtins.abs(a) // builtins.abs(b)
+        return q if (a >= 0) == (b >= 0) else -q
+    return a / b
+
+
+def _raw_mod(a: Any, b: Any) -> Any:
+    """C's remainder: the sign of the dividend."""
+    if isinstance(a, int) and isinstance(b, int):
+        return a - _raw_div(a, b) * b
+    return _math.fmod(a, b)
+
+
+def _zero(x: Any) -> Any:
+    """A zero of x's type and shape (ti.zero)."""
+    if hasattr(x, "to_numpy"):
+        from .matrix import Matrix
+
+        return Matrix(x.to_numpy() * 0)
+    return type(x)(0)
+
+
+def _one(x: Any) -> Any:
+    """A one of x's type and shape (ti.one)."""
+    if hasattr(x, "to_numpy"):
+        from .matrix import Matrix
+
+        return Matrix(x.to_numpy() * 0 + 1)
+    return type(x)(1)
+
+
+asin = Intrinsic("asin", _math.asin)
+acos = Intrinsic("acos", _math.acos)
+atan = Intrinsic("atan", _math.atan)
+round = Intrinsic("round", _round)
+trunc = Intrinsic("trunc", _math.trunc)
+raw_div = Intrinsic("raw_div", _raw_div)
+raw_mod = Intrinsic("raw_mod", _raw_mod)
+zero = Intrinsic("zero", _zero)
+one = Intrinsic("one", _one)
+
+
 def _random(dtype: Any = float) -> Any:
     import random as _py_random
 
@@ -169,6 +256,15 @@ __all__ = [
     "Intrinsic",
     "NdRange",
     "abs",
+    "acos",
+    "asin",
+    "atan",
+    "one",
+    "raw_div",
+    "raw_mod",
+    "round",
+    "trunc",
+    "zero",
     "atan2",
     "atomic_add",
     "atomic_and",

@@ -11,6 +11,8 @@ array, the old bytes copied over). Python-scope field access uses NumPy views of
 from __future__ import annotations
 
 import os
+import platform
+import warnings
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from typing import TYPE_CHECKING, Any
@@ -53,49 +55,90 @@ _ARCHS_BY_NAME = {a.name: a for a in (cpu, arm64, vulkan, gpu, cuda, metal, open
     "cpu": cpu
 }
 
-# Taichi's ti.init options that taichi-xdsl accepts and ignores (they tune things it
-# does not have, or do nothing on its CPU backend).
-_IGNORED_INIT_OPTIONS = frozenset(
+# Every option Taichi 1.7.4's ti.init accepts (its CompileConfig and the options its
+# Python layer reads itself). Those taichi-xdsl acts on are read in init(); any other is
+# accepted and recorded in Config.ignored, with one warning per option name.
+TAICHI_INIT_OPTIONS = frozenset(
     {
+        # CompileConfig
+        "opt_level", "print_ir", "print_preprocessed_ir", "print_ir_dbg_info", "debug",
+        "cfg_optimization", "check_out_of_bound", "print_accessor_ir", "use_llvm",
+        "print_struct_llvm_ir", "print_kernel_llvm_ir", "print_kernel_llvm_ir_optimized",
+        "print_kernel_asm", "print_kernel_amdgcn", "simplify_before_lower_access",
+        "simplify_after_lower_access", "lower_access", "move_loop_invariant_outside_if",
+        "cache_loop_invariant_global_vars", "default_cpu_block_dim",
+        "cpu_block_dim_adaptive", "default_gpu_block_dim", "gpu_max_reg",
+        "saturating_grid_dim", "max_block_dim", "cpu_max_num_threads", "random_seed",
+        "verbose_kernel_launches", "verbose", "demote_dense_struct_fors",
+        "kernel_profiler", "timeline", "device_memory_GB", "device_memory_fraction",
+        "fast_math", "advanced_optimization", "ad_stack_size", "flatten_if",
+        "make_thread_local", "make_block_local", "detect_read_only",
+        "real_matrix_scalarize", "force_scalarize_matrix", "half2_vectorization",
+        "make_cpu_multithreading_loop", "quant_opt_store_fusion",
+        "quant_opt_atomic_demotion", "allow_nv_shader_extension", "make_mesh_block_local",
+        "mesh_localize_to_end_mapping", "mesh_localize_from_end_mapping",
+        "optimize_mesh_reordered_mapping", "mesh_localize_all_attr_mappings",
+        "demote_no_access_mesh_fors", "experimental_auto_mesh_local",
+        "auto_mesh_local_default_occupacy", "offline_cache", "offline_cache_file_path",
+        "offline_cache_cleaning_policy", "offline_cache_max_size_of_files",
+        "offline_cache_cleaning_factor", "num_compile_threads", "vk_api_version",
+        "cuda_stack_limit",
+        # read by Taichi's Python layer
+        "log_level", "gdb_trigger", "short_circuit_operators", "print_full_traceback",
+        "unrolling_limit", "excepthook", "packed", "dynamic_index", "debug_info",
+        "use_mesh", "external_optimization_level", "experimental_auto_mixed_precision",
+        "device_type", "cpu_block_dim",
+    }
+)  # fmt: skip
+
+_ACTED_ON = frozenset(
+    {
+        "debug",
+        "check_out_of_bound",
+        "cpu_max_num_threads",
+        "print_ir",
+        "random_seed",
+        "fast_math",
+        "opt_level",
+        "print_pass_times",
         "log_level",
-        "verbose",
-        "kernel_profiler",
-        "advanced_optimization",
-        "cfg_optimization",
-        "device_memory_GB",
-        "device_memory_fraction",
-        "packed",
-        "dynamic_index",
-        "excepthook",
+        # `and`/`or` always short-circuit here, and give the same values either way
         "short_circuit_operators",
-        "simplify_before_lower_access",
-        "simplify_after_lower_access",
-        "lower_access",
-        "demote_dense_struct_fors",
-        "make_thread_local",
-        "make_block_local",
-        "flatten_if",
-        "unrolling_limit",
-        "ad_stack_size",
-        "default_gpu_block_dim",
-        "gpu_max_reg",
-        "cpu_block_dim",
-        "debug_info",
-        "print_preprocessed_ir",
-        "print_kernel_llvm_ir",
-        "print_kernel_llvm_ir_optimized",
-        "print_kernel_nvptx",
-        "print_accessor_ir",
-        "print_ir_dbg_info",
-        "use_mesh",
-        "real_matrix_scalarize",
-        "vk_api_version",
-        "num_compile_threads",
-        "external_optimization_level",
-        "experimental_auto_mixed_precision",
-        "device_type",
     }
 )
+
+_WARNED_OPTIONS: set[str] = set()
+
+# Taichi's log levels (ti.init(log_level=ti.DEBUG), ti.set_logging_level): the level of
+# the "taichi_xdsl" logger of Python's logging module.
+TRACE, DEBUG, INFO, WARN, ERROR, CRITICAL = (
+    "trace", "debug", "info", "warn", "error", "critical",
+)  # fmt: skip
+_LOG_LEVELS = {
+    "trace": 5, "debug": 10, "info": 20, "warn": 30, "warning": 30, "error": 40,
+    "critical": 50,
+}  # fmt: skip
+
+
+def set_logging_level(level: str) -> None:
+    """Set the level of the taichi_xdsl logger (ti.TRACE ... ti.ERROR)."""
+    import logging
+
+    name = str(level).lower()
+    if name not in _LOG_LEVELS:
+        raise ValueError(f"unknown log level {level!r}: use ti.TRACE, ti.DEBUG, ti.INFO, ti.WARN, ti.ERROR or ti.CRITICAL")
+    logging.getLogger("taichi_xdsl").setLevel(_LOG_LEVELS[name])
+
+
+def _warn_ignored(name: str) -> None:
+    """One warning per option name per process: the option has no effect here."""
+    if name in _WARNED_OPTIONS:
+        return
+    _WARNED_OPTIONS.add(name)
+    warnings.warn(
+        f"ti.init({name}=...): taichi-xdsl does not implement this option; it is ignored",
+        stacklevel=3,
+    )
 
 
 @dataclass
@@ -143,6 +186,8 @@ class Program:
         self.materialized = False
         self._backend: Any = None
         self.symbols: set[str] = set()
+        self.compiled_kernels = 0
+        """Kernel instances compiled (or loaded from the offline cache) so far."""
 
     # -- fields ----------------------------------------------------------------------
 
@@ -270,37 +315,110 @@ def get_program() -> Program:
     return _current
 
 
-def _resolve_arch(arch: Any) -> Arch:
-    if arch is None:
-        env = os.environ.get("TI_ARCH")
-        arch = _ARCHS_BY_NAME.get(env, cpu) if env else cpu
-    if isinstance(arch, list | tuple):
-        arch = next((a for a in arch if getattr(a, "name", None) in _CPU_ARCHS), arch[0])
-    if isinstance(arch, str):
-        arch = _ARCHS_BY_NAME.get(arch, Arch(arch))
-    if not isinstance(arch, Arch):
-        raise TaichiError(f"ti.init(arch={arch!r}): not an arch (use ti.cpu)")
+class Extension:
+    """An optional feature of an arch: `ti.extension.data64`, ..."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"extension.{self.name}"
+
+
+class _Extensions:
+    """`ti.extension`: Taichi's extension names."""
+
+    def __init__(self) -> None:
+        for name in (
+            "sparse", "quant", "quant_basic", "data64", "adstack", "bls", "assertion",
+            "extfunc", "mesh", "dynamic_index",
+        ):  # fmt: skip
+            setattr(self, name, Extension(name))
+
+
+extension = _Extensions()
+
+# What each arch does, as taichi-xdsl's tests show it (others add theirs as they land):
+# i64/f64 (data64) and assert (assertion) on both; the autodiff stack (adstack) on the
+# CPU. Vulkan's data64 also needs a device with 64-bit floats and integers.
+_EXTENSIONS: dict[str, set[str]] = {
+    "x64": {"data64", "assertion", "adstack"},
+    "arm64": {"data64", "assertion", "adstack"},
+    "vulkan": {"data64", "assertion"},
+}
+
+
+def is_extension_supported(arch: Any, ext: Any) -> bool:
+    """Whether `arch` (ti.cpu, ti.vulkan, ...) has the extension `ext` here."""
+    name = getattr(ext, "name", str(ext)).split(".")[-1]
+    arch_name = getattr(arch, "name", str(arch))
+    if arch_name in ("cpu", "x64"):
+        arch_name = "x64"
+    if arch_name not in _EXTENSIONS:
+        return False
+    if arch_name == "vulkan":
+        if not _supported(vulkan):
+            return False
+        if name == "data64":  # the device summary says "f64=1 i64=1" when it has both
+            from taichi_xdsl.targets.vulkan import vulkan_available
+
+            summary = vulkan_available()[1]
+            return "f64=1" in summary and "i64=1" in summary
+    return name in _EXTENSIONS[arch_name]
+
+
+def _supported(arch: Arch) -> bool:
+    """Whether this machine can run `arch` (Taichi's is_arch_supported)."""
+    if arch.name == "x64":
+        return True
+    if arch.name == "arm64":
+        return platform.machine().lower() in ("arm64", "aarch64")
     if arch.name in ("vulkan", "gpu"):
         from taichi_xdsl.targets.vulkan import vulkan_available
 
-        ok, reason = vulkan_available()
-        if ok:
-            return vulkan
-        if arch.name == "gpu":
-            return cpu  # Taichi's ti.gpu falls back to the CPU
-        raise TaichiError(f"ti.init(arch=ti.vulkan): no usable Vulkan device: {reason}")
-    if arch.name not in _CPU_ARCHS:
-        raise TaichiError(
-            f"ti.init(arch=ti.{arch.name}): the {arch.name} backend is not available "
-            "yet in taichi-xdsl; use arch=ti.cpu"
-        )
-    return arch
+        return vulkan_available()[0]
+    return False
+
+
+def _resolve_arch(arch: Any, enable_fallback: bool = True) -> Arch:
+    """
+    The arch to run on, as Taichi picks it: the first supported arch of `arch` (one arch,
+    or a list in order of preference; ti.gpu is any GPU backend, here Vulkan); when none
+    is, the CPU with a warning, or with `enable_fallback=False` a RuntimeError.
+    """
+    if arch is None:
+        env = os.environ.get("TI_ARCH")
+        arch = _ARCHS_BY_NAME.get(env, cpu) if env else cpu
+    candidates = list(arch) if isinstance(arch, list | tuple) else [arch]
+    resolved = []
+    for a in candidates:
+        if isinstance(a, str):
+            a = _ARCHS_BY_NAME.get(a, Arch(a))
+        if not isinstance(a, Arch):
+            raise TaichiError(f"ti.init(arch={a!r}): not an arch (use ti.cpu)")
+        resolved.append(a)
+    for a in resolved:
+        if _supported(a):
+            if a.name == "arm64":
+                return arm64
+            return vulkan if a.name in ("vulkan", "gpu") else cpu
+    names = resolved[0].name if len(resolved) == 1 else [a.name for a in resolved]
+    if not enable_fallback:
+        raise RuntimeError(f"Arch={names} is not supported")
+    if not all(a.name == "gpu" for a in resolved):  # ti.gpu falls back quietly
+        warnings.warn(f"Arch={names} is not supported, falling back to CPU", stacklevel=3)
+    return cpu
 
 
 def init(
     arch: Any = None,
     default_fp: Any = None,
     default_ip: Any = None,
+    _test_mode: bool = False,
+    enable_fallback: bool = True,
+    require_version: str | None = None,
     debug: bool = False,
     cpu_max_num_threads: int | None = None,
     print_ir: bool = False,
@@ -312,9 +430,15 @@ def init(
     one are dropped.
 
     Args:
-        arch: ti.cpu (ti.x64); other archs raise, not available yet.
-        default_fp: the type of float literals and `float` annotations (ti.f32).
-        default_ip: the type of integer literals and `int` annotations (ti.i32).
+        arch: ti.cpu (ti.x64), ti.vulkan, ti.gpu, or a list of them in order of
+            preference; an arch this machine lacks falls back to the CPU with a warning
+            (RuntimeError with `enable_fallback=False`).
+        default_fp: the type of float literals and `float` annotations (ti.f32);
+            $TI_DEFAULT_FP=32/64 sets it when not given.
+        default_ip: the type of integer literals and `int` annotations (ti.i32);
+            $TI_DEFAULT_IP=32/64 likewise.
+        require_version: a Taichi version ("1.7.0") the program needs; taichi-xdsl
+            follows Taichi 1.7.4.
         debug: bounds checks and asserts in kernels.
         cpu_max_num_threads: worker threads of the CPU backend (default: all cores).
         print_ir: print the IR of each kernel after every pass.
@@ -324,6 +448,7 @@ def init(
             offline_cache_max_size_of_files, offline_cache_cleaning_policy ("lru",
             "fifo", "never") and offline_cache_cleaning_factor tune it (utils/cache.py).
         print_pass_times (keyword): print the time of every compiler pass per kernel.
+        fast_math, opt_level, check_out_of_bound (keywords): as in Taichi.
         passes (keyword): changes to the arch's compiler pipeline (`ti.compiler.pipeline
             (arch)`), e.g. `{"after": {"ti-offload": "my-pass{opt=1}"}}`; keys
             "before", "after", "replace" (pass name -> pass-spec string), "drop" (pass
@@ -335,27 +460,46 @@ def init(
         print_pass_statistics (keyword): print, per kernel, the ops each pass added
             and removed.
 
+        Every other option of Taichi's ti.init is accepted with a warning (once per
+        name) that taichi-xdsl ignores it.
+
     Raises:
-        TaichiError: an arch that is not available.
-        TypeError: an option Taichi does not have.
+        KeyError: an option Taichi does not have (as Taichi), or default_up.
+        RuntimeError: no supported arch with enable_fallback=False; a require_version
+            newer than 1.7.4.
         ValueError: `passes` names a pass or stage the arch's pipeline lacks.
     """
     global _current
-    unknown = (
-        set(kwargs)
-        - _IGNORED_INIT_OPTIONS
-        - {"fast_math", "opt_level", "check_out_of_bound"}
-        - _CACHE_OPTIONS
-        - _RESEARCH_OPTIONS
-    )
+    if "default_up" in kwargs:
+        raise KeyError(
+            "'default_up' is always the unsigned type of 'default_ip'. Please set "
+            "'default_ip' instead."
+        )
+    unknown = set(kwargs) - TAICHI_INIT_OPTIONS - _CACHE_OPTIONS - _RESEARCH_OPTIONS
     if unknown:
-        raise TypeError(f"ti.init() got unexpected option(s): {', '.join(sorted(unknown))}")
+        raise KeyError(
+            f"Unrecognized keyword argument(s) for ti.init: {', '.join(sorted(unknown))}"
+        )
+    if require_version is not None:
+        _check_version(require_version)
+    default_fp = default_fp or _env_default("TI_DEFAULT_FP", dtypes.f32, dtypes.f64)
+    default_ip = default_ip or _env_default("TI_DEFAULT_IP", dtypes.i32, dtypes.i64)
     fp = dtypes.cook_dtype(default_fp, dtypes.i32, dtypes.f32) if default_fp else dtypes.f32
     ip = dtypes.cook_dtype(default_ip, dtypes.i32, dtypes.f32) if default_ip else dtypes.i32
     if not fp.is_float or not ip.is_int or ip is dtypes.u1:
         raise TypeError(f"ti.init: bad default types default_fp={fp}, default_ip={ip}")
+    ignored = {
+        k: v
+        for k, v in kwargs.items()
+        if k not in _ACTED_ON and k not in _CACHE_OPTIONS and k not in _RESEARCH_OPTIONS
+    }
+    for name, value in ignored.items():
+        if value is not False and value is not None:  # turning a feature off is moot
+            _warn_ignored(name)
+    if "log_level" in kwargs:
+        set_logging_level(kwargs["log_level"])
     config = Config(
-        arch=_resolve_arch(arch),
+        arch=_resolve_arch(arch, enable_fallback),
         default_fp=fp,
         default_ip=ip,
         debug=bool(debug) or bool(kwargs.get("check_out_of_bound", False)),
@@ -366,13 +510,39 @@ def init(
         opt_level=int(kwargs.get("opt_level", 3)),
         **_cache_options(kwargs),
         **_research_options(kwargs),
-        ignored={k: v for k, v in kwargs.items() if k in _IGNORED_INIT_OPTIONS},
+        ignored=ignored,
     )
     if config.passes is not None:
         from taichi_xdsl.utils.pipelines import pipeline
 
         config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
     _current = Program(config)
+
+
+TAICHI_VERSION = (1, 7, 4)
+"""The Taichi release whose behaviour taichi-xdsl follows."""
+
+
+def _check_version(required: str) -> None:
+    parts = required.lstrip("v").split(".")
+    try:
+        want = tuple(int(p) for p in parts)
+    except ValueError:
+        raise ValueError(f"ti.init(require_version={required!r}): not a version") from None
+    if want > TAICHI_VERSION[: len(want)]:
+        raise RuntimeError(
+            f"Taichi version mismatch: required v{required}, this is taichi-xdsl "
+            "following Taichi v1.7.4"
+        )
+
+
+def _env_default(var: str, bits32: DataType, bits64: DataType) -> DataType | None:
+    value = os.environ.get(var)
+    if not value:
+        return None
+    if value not in ("32", "64"):
+        raise ValueError(f"Invalid {var}={value}, should be 32 or 64")
+    return bits32 if value == "32" else bits64
 
 
 _CACHE_OPTIONS = frozenset(

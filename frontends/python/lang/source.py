@@ -111,3 +111,51 @@ __all__ = [
     "is_located",
     "parse_function",
 ]
+
+
+def bind_arguments(
+    sig: Any, args: Any, kwargs: dict[str, Any], describe: Any = None
+) -> Any:
+    """
+    `sig.bind(*args, **kwargs)` with defaults applied, failing as Taichi does: a
+    TaichiSyntaxError naming the missing, unexpected or doubled parameter, or saying
+    "Too many arguments". `describe(name)` renders a parameter ("a : i32").
+    """
+    import inspect
+
+    from taichi_xdsl.utils.errors import TaichiSyntaxError
+
+    params = list(sig.parameters.values())
+    positional = [
+        p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+    ]
+    has_varargs = any(p.kind == p.VAR_POSITIONAL for p in params)
+    has_varkw = any(p.kind == p.VAR_KEYWORD for p in params)
+    if not has_varargs and len(args) > len(positional):
+        raise TaichiSyntaxError(
+            f"Too many arguments: expected at most {len(positional)}, got {len(args)}"
+        )
+    names = {p.name for p in params}
+    for i, key in enumerate(kwargs):
+        if key not in names and not has_varkw:
+            raise TaichiSyntaxError(f"Unexpected argument '{key}'")
+        if any(p.name == key for p in positional[: len(args)]):
+            raise TaichiSyntaxError(f"Multiple values for argument '{key}'")
+    try:
+        bound = sig.bind(*args, **kwargs)
+    except TypeError:
+        bound = None
+    if bound is None:
+        given = {p.name for p in positional[: len(args)]} | set(kwargs)
+        for p in params:
+            if (
+                p.name not in given
+                and p.default is inspect.Parameter.empty
+                and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+            ):
+                shown = describe(p.name) if describe is not None else p.name
+                raise TaichiSyntaxError(f"Parameter `{shown}` missing")
+        bound = sig.bind(*args, **kwargs)  # re-raise what is left
+    bound.apply_defaults()
+    return bound
+

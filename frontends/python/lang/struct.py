@@ -31,13 +31,16 @@ class StructType:
         self.methods = dict(methods or {})
         self.name = "Struct"
 
-    def __call__(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        values = dict(zip(self.members, args))
-        values.update(kwargs)
+    def __call__(self, *args: Any, **kwargs: Any) -> Struct:
+        if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+            values = dict(args[0])  # Particle({"pos": ..., "mass": ...})
+        else:
+            values = dict(zip(self.members, args))
+            values.update(kwargs)
         unknown = set(values) - set(self.members)
         if unknown:
             raise TaichiError(f"{self.name} has no member(s) {sorted(unknown)}")
-        return {k: values.get(k, 0) for k in self.members}
+        return Struct({k: _convert(self.members[k], values.get(k, 0)) for k in self.members})
 
     def field(self, shape: Any = None, name: str = "", **kwargs: Any) -> StructField:
         """A field of this struct (member by member)."""
@@ -53,6 +56,26 @@ class StructType:
         return (
             f"ti.types.struct({', '.join(f'{k}={v!r}' for k, v in self.members.items())})"
         )
+
+
+def _convert(t: Any, value: Any) -> Any:
+    """A Python-scope member value converted to its member type (2.5 -> 2 for int)."""
+    from . import program as _program
+    from .dtypes import cook_dtype
+    from .matrix import MatrixType
+
+    if isinstance(t, StructType):
+        return t(value) if isinstance(value, dict) else value
+    if isinstance(t, MatrixType):
+        return t(value)
+    try:
+        cfg = _program.get_program().config
+        dt = cook_dtype(t, cfg.default_ip, cfg.default_fp)
+    except (TypeError, ValueError):
+        return value
+    if isinstance(value, int | float | bool):
+        return float(value) if dt.is_float else int(value)
+    return value
 
 
 class StructField:
@@ -72,8 +95,10 @@ class StructField:
     def shape(self) -> tuple[int, ...]:
         return next(iter(self.fields.values())).shape
 
-    def __getitem__(self, key: Any) -> dict[str, Any]:
-        return {m: f[key] for m, f in self.fields.items()}
+    def __getitem__(self, key: Any) -> Struct:
+        """The element at `key`: its members read as attributes or items; assigning a
+        member (`sf[i].mass = 2`) writes the field."""
+        return _FieldElement(self, key)
 
     def __setitem__(self, key: Any, value: Any) -> None:
         for m, v in value.items():
@@ -112,14 +137,56 @@ def struct(**members: Any) -> StructType:
     return StructType(members)
 
 
-class Struct:
-    """`ti.Struct.field({"a": ti.f32, ...}, shape=n)`."""
+class Struct(dict):
+    """
+    A struct value in Python scope: a dict of member values whose members are also
+    attributes (`s.pos`, `s["pos"]`). `ti.Struct(a=1, b=ti.Vector([...]))`,
+    `ti.Struct({"a": 1})`; `ti.Struct.field({"a": ti.f32, ...}, shape=n)` makes a field.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self[name]
+        except KeyError:
+            raise AttributeError(f"the struct has no member '{name}'") from None
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name not in self:
+            raise AttributeError(f"the struct has no member '{name}'")
+        self[name] = value
+
+    @property
+    def keys_(self) -> list[str]:
+        return list(self.keys())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The members as a plain dict (nested structs too)."""
+        return {k: v.to_dict() if isinstance(v, Struct) else v for k, v in self.items()}
 
     @staticmethod
     def field(
         members: dict[str, Any], shape: Any = None, name: str = "", **kw: Any
     ) -> StructField:
         return StructType(members).field(shape=shape, name=name, **kw)
+
+
+class _FieldElement(Struct):
+    """`sf[i]` of a struct field: the member values, and writes that reach the field."""
+
+    def __init__(self, sf: StructField, key: Any):
+        super().__init__({m: f[key] for m, f in sf.fields.items()})
+        object.__setattr__(self, "_sf", sf)
+        object.__setattr__(self, "_key", key)
+
+    def __setitem__(self, name: str, value: Any) -> None:
+        sf = object.__getattribute__(self, "_sf")
+        if name not in sf.fields:
+            raise AttributeError(f"the struct has no member '{name}'")
+        sf.fields[name][object.__getattribute__(self, "_key")] = value
+        dict.__setitem__(self, name, sf.fields[name][object.__getattribute__(self, "_key")])
 
 
 def dataclass(cls: type) -> StructType:

@@ -21,6 +21,11 @@ from .matrix import Matrix, MatrixType, VectorType
 from .ops import (
     Intrinsic,
     abs,
+    acos,
+    asin,
+    atan,
+    round,
+    trunc,
     atan2,
     ceil,
     cos,
@@ -90,8 +95,16 @@ dmat2, dmat3, dmat4 = (MatrixType(n, n, dtypes.f64) for n in (2, 3, 4))
 
 _ = builtins
 
+from .tmath_funcs import *  # noqa: E402, F403
+from .tmath_funcs import __all__ as _funcs_all  # noqa: E402
+
 __all__ = [
     "abs",
+    "acos",
+    "asin",
+    "atan",
+    "round",
+    "trunc",
     "atan2",
     "ceil",
     "clamp",
@@ -146,3 +159,4 @@ __all__ = [
     "vec3",
     "vec4",
 ]
+__all__ += _funcs_all

@@ -12,6 +12,7 @@ from typing import Any
 from taichi_xdsl.utils.errors import TaichiError
 
 from .dtypes import (  # noqa: F401  (re-exported as ti.types.*)
+    cook_dtype,
     DataType,
     f16,
     f32,
@@ -46,7 +47,7 @@ class NdarrayType:
 
     `element_shape=(n,)` / `(n, m)` makes the elements vectors / matrices of `dtype`;
     `needs_grad=True` requires an argument with a gradient (`ti.ndarray(...,
-    needs_grad=True)`); `boundary` is "unsafe" (no index clamping, the default).
+    needs_grad=True)`); `boundary` is "unsafe" (the default) or "clamp" (indices clamped into range).
     """
 
     def __init__(
@@ -65,17 +66,13 @@ class NdarrayType:
             )
         if element_dim is not None or element_shape is not None:
             dtype = _element_dtype(dtype, element_dim, element_shape)
-        if boundary == "clamp":
-            raise TaichiError(
-                'ti.types.ndarray(boundary="clamp") is not supported yet: indices are '
-                'not clamped (use the default boundary="unsafe")'
-            )
-        if boundary != "unsafe":
+        if boundary not in ("unsafe", "clamp"):
             raise ValueError(f"ti.types.ndarray: invalid boundary argument {boundary!r}")
         self.dtype = dtype
         self.ndim = ndim
         self.needs_grad = needs_grad
         self.boundary = boundary
+        """'clamp': an index out of range reads/writes the nearest element."""
 
     def __repr__(self) -> str:
         return f"ti.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
@@ -180,7 +177,59 @@ def sparse_matrix_builder() -> SparseMatrixBuilderType:
 
 from .texture import RWTextureType, TextureType, rw_texture, texture  # noqa: E402
 
+
+def _cooked(dt: Any) -> DataType:
+    from . import program as _program
+
+    cfg = _program.get_program().config
+    return cook_dtype(dt, cfg.default_ip, cfg.default_fp)
+
+
+def is_signed(dt: Any) -> bool:
+    """Whether `dt` is a signed type (floats are; u1..u64 are not)."""
+    d = _cooked(dt)
+    return d.is_float or d.is_signed
+
+
+def is_integral(dt: Any) -> bool:
+    """Whether `dt` is an integer type."""
+    return _cooked(dt).is_int
+
+
+def is_real(dt: Any) -> bool:
+    """Whether `dt` is a floating-point type."""
+    return _cooked(dt).is_float
+
+
+class _PrimitiveTypes:
+    """`ti.types.primitive_types`: the primitive types and their groups."""
+
+    def __init__(self) -> None:
+        from . import dtypes as d
+
+        for name in ("f16", "f32", "f64", "i8", "i16", "i32", "i64", "u1", "u8", "u16",
+                     "u32", "u64"):  # fmt: skip
+            setattr(self, name, getattr(d, name))
+        for alias, name in (("float16", "f16"), ("float32", "f32"), ("float64", "f64"),
+                            ("int8", "i8"), ("int16", "i16"), ("int32", "i32"),
+                            ("int64", "i64"), ("uint8", "u8"), ("uint16", "u16"),
+                            ("uint32", "u32"), ("uint64", "u64")):  # fmt: skip
+            setattr(self, alias, getattr(d, name))
+        self.real_types = [d.f16, d.f32, d.f64, float]
+        self.real_type_ids = [id(t) for t in self.real_types]
+        self.integer_types = [d.i8, d.i16, d.i32, d.i64, d.u8, d.u16, d.u32, d.u64, int]
+        self.integer_type_ids = [id(t) for t in self.integer_types]
+        self.all_types = self.real_types + self.integer_types
+        self.type_ids = [id(t) for t in self.all_types]
+
+
+primitive_types = _PrimitiveTypes()
+
 __all__ = [
+    "is_integral",
+    "is_real",
+    "is_signed",
+    "primitive_types",
     "DataType",
     "RWTextureType",
     "TextureType",

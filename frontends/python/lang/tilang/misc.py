@@ -1,0 +1,20 @@
+"""`ti.lang.misc`: the archs this machine runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import program as _program
+
+
+def get_host_arch_list() -> list[_program.Arch]:
+    """The CPU arch of this machine, as a list (Taichi's test helper)."""
+    return [_program.cpu]
+
+
+def is_arch_supported(arch: Any) -> bool:
+    """Whether ti.init(arch=arch) runs on `arch` here, without falling back."""
+    return isinstance(arch, _program.Arch) and _program._supported(arch)
+
+
+__all__ = ["get_host_arch_list", "is_arch_supported"]

@@ -1,0 +1,293 @@
+"""
+End-to-end: Python constructs in kernels (comprehensions, dict displays, unpacking of
+vectors and matrices, the walrus operator, all/any/pow/round/abs builtins, ti.static
+over ti.grouped, break/continue in ti.static loops, comparisons with tuples, ti.func
+parameters as copies) and the intrinsics ti.asin/acos/atan/round/trunc/raw_div/raw_mod/
+zero/one.
+"""
+
+import math
+
+import numpy as np
+
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+def test_comprehensions_dicts_unpacking_walrus():
+    x = ti.field(ti.f32, 4)
+    for i in range(4):
+        x[i] = i
+
+    @ti.kernel
+    def k() -> ti.types.vector(7, ti.f32):
+        v = ti.Vector([x[i] * 2 for i in range(4)])
+        d = {"a": 1, "b": v[1]}
+        sq = {i: i * i for i in range(4) if i != 1}
+        a, b, c, e = v
+        r0, r1 = ti.Matrix([[1, 2], [3, 4]])
+        y = 0.0
+        if (w := v[3] + 1) > 2:
+            y = w
+        return ti.Vector([d["b"], sq[3], a + b + c + e, y, r1[0], r0[1], len(sq)])
+
+    assert k().to_list() == [2, 9, 12, 7, 3, 2, 3]
+
+
+def test_builtins_on_vectors_and_tuples():
+    @ti.kernel
+    def k(s: ti.f32) -> ti.types.vector(6, ti.i32):
+        v = ti.math.vec3(0, 0, 0)
+        v.brg += 1
+        w = ti.math.vec3(1, 2, 3) * s
+        return ti.Vector(
+            [
+                all(v.xyz == (1, 1, 1)),
+                any(w > (5, 5, 5)),
+                all(w > 0),
+                pow(2, 10),
+                round(w[0] + 0.5),
+                abs(-w[2]),
+            ]
+        )
+
+    assert k(1.0).to_list() == [1, 0, 1, 1024, 2, 3]
+    assert k(2.0).to_list()[1] == 1
+
+
+def test_static_grouped_and_static_break_continue():
+    x = ti.field(ti.i32, (2, 3))
+
+    @ti.kernel
+    def k():
+        for I in ti.static(ti.grouped(ti.ndrange(2, 3))):
+            x[I] = I[0] * 10 + I[1]
+        for i in ti.static(range(6)):
+            if ti.static(i == 1):
+                continue
+            if ti.static(i == 4):
+                break
+            x[0, 0] += 100
+
+    k()
+    assert x.to_numpy().tolist() == [[300, 1, 2], [10, 11, 12]]
+    assert [list(I) for I in ti.grouped(ti.ndrange(1, 2))] == [[0, 0], [0, 1]]
+
+
+def test_break_in_static_loop_under_a_runtime_if_is_an_error():
+    @ti.kernel
+    def k(n: ti.i32):
+        for i in ti.static(range(3)):
+            if n > i:
+                break
+
+    with pytest.raises(ti.TaichiSyntaxError, match="compile time"):
+        k(1)
+
+
+def test_func_parameters_are_copies():
+    x = ti.field(ti.f32, 4)
+
+    @ti.func
+    def f(M, k):
+        M[0, 1] = 2
+        return M[0, 1] + M[1, 1] + k
+
+    @ti.func
+    def g(a):
+        a[1] = 5.0  # a field argument is the field itself
+
+    @ti.kernel
+    def k() -> ti.f32:
+        M = ti.Matrix([[1.0, 1.0], [1.0, 1.0]])
+        r = f(M, 1)
+        g(x)
+        return r + M[0, 1]
+
+    assert k() == 5
+    assert x[1] == 5
+
+
+def test_inverse_trig_rounding_and_c_division():
+    @ti.kernel
+    def k(x: ti.f32, a: ti.i32, b: ti.i32) -> ti.types.vector(9, ti.f32):
+        v = ti.Vector([1, 2])
+        return ti.Vector(
+            [
+                ti.asin(x),
+                ti.acos(x),
+                ti.atan(x),
+                ti.round(-2.5),
+                ti.trunc(-2.7),
+                ti.raw_div(a, b),
+                ti.raw_mod(a, b),
+                ti.raw_mod(-7.5, 2.0),
+                ti.zero(v)[0] + ti.one(x),
+            ]
+        )
+
+    r = k(0.5, -7, 2).to_list()
+    assert r[:3] == pytest.approx([math.asin(0.5), math.acos(0.5), math.atan(0.5)], rel=1e-5)
+    assert r[3:] == [-3, -2, -3, -1, -1.5, 1]
+    assert (ti.round(2.5), ti.raw_div(-7, 2), ti.raw_mod(-7, 2)) == (3, -3, -1)
+
+
+def test_type_predicates_and_primitive_types():
+    assert ti.types.is_signed(ti.i8) and not ti.types.is_signed(ti.u8)
+    assert ti.types.is_integral(ti.u16) and not ti.types.is_integral(ti.f32)
+    assert ti.f64 in ti.types.primitive_types.real_types
+    assert ti.i32 in ti.types.primitive_types.integer_types
+
+
+def test_real_func_is_called_with_typed_arguments():
+    @ti.real_func
+    def add(a: ti.i32, b: ti.f32) -> ti.f32:
+        return a + b
+
+    @ti.kernel
+    def k(x: ti.i32) -> ti.f32:
+        return add(x, 0.5) + add(2, 0.25)
+
+    assert k(1) == 3.75
+
+
+def test_real_func_errors():
+    with pytest.raises(ti.TaichiSyntaxError, match="must be type annotated"):
+
+        @ti.real_func
+        def unannotated(a, b: ti.i32) -> ti.i32:
+            return a + b
+
+    @ti.real_func
+    def no_return_type(a: ti.i32):
+        return a
+
+    @ti.real_func
+    def recurse(n: ti.i32) -> ti.i32:
+        r = 0
+        if n > 0:
+            r = n + recurse(n - 1)
+        return r
+
+    @ti.kernel
+    def k1() -> ti.i32:
+        return no_return_type(1)
+
+    @ti.kernel
+    def k2() -> ti.i32:
+        return recurse(3)
+
+    with pytest.raises(ti.TaichiCompilationError, match="return value must be annotated"):
+        k1()
+    with pytest.raises(ti.TaichiCompilationError, match="recursion is not supported"):
+        k2()
+
+
+def test_math_transforms_and_complex_numbers():
+    @ti.kernel
+    def k() -> ti.types.vector(8, ti.f32):
+        v = ti.math.vdir(ti.math.pi / 2)
+        r = ti.math.rotation2d(ti.math.radians(30))
+        z = ti.math.cmul(ti.math.vec2(1, 2), ti.math.vec2(3, 4))
+        q = ti.math.cdiv(ti.math.vec2(1, 2), ti.math.vec2(3, 4))
+        t = ti.math.translate(1, 2, 3) @ ti.math.vec4(1, 1, 1, 1)
+        return ti.Vector([v[1], r[1, 0], z[0], z[1], q[0], q[1], t[2], ti.math.degrees(ti.math.pi)])
+
+    r = k().to_list()
+    assert r == pytest.approx([1, 0.5, -5, 10, 0.44, 0.08, 4, 180], abs=1e-5)
+
+    @ti.kernel
+    def rot() -> ti.types.matrix(4, 4, ti.f32):
+        a = ti.math.rot_yaw_pitch_roll(1.046, 0.52, -0.785)
+        b = ti.math.rotation3d(0.52, -0.785, 1.046)
+        return a - b + ti.math.rot_by_axis(ti.math.vec3(0, 0, 2), 0.5)
+
+    m = rot().to_numpy()
+    c, s = math.cos(0.5), math.sin(0.5)
+    assert np.allclose(m[:2, :2], [[c, s], [-s, c]], atol=1e-5)
+
+
+def test_python_scope_math_on_vectors_and_swizzle_errors():
+    v = ti.math.vec3(1.5, -2.5, 3)
+    assert ti.floor(v).to_list() == [1.0, -3.0, 3.0]
+    assert ti.abs(v).to_list() == [1.5, 2.5, 3.0]
+    a = ti.math.vec2(1, 2)
+    with pytest.raises(ti.TaichiSyntaxError, match="only has attributes"):
+        a.z = 3
+    with pytest.raises(ti.TaichiRuntimeError, match="does not match the swizzle"):
+        a.xy = [1, 2, 3]
+
+
+def test_vector_matrix_and_struct_kernel_arguments():
+    P = ti.types.struct(pos=ti.math.vec2, m=ti.f32)
+
+    @ti.kernel
+    def k(v: ti.math.vec3, m: ti.types.matrix(2, 2, ti.i32), p: P) -> ti.f32:
+        v.x += 1
+        return v.sum() + m[1, 0] + p.pos.y * p.m
+
+    assert k(ti.math.vec3(1, 2, 3), ti.Matrix([[1, 2], [3, 4]]), P(pos=[1, 2], m=3.0)) == 16
+    assert k([1, 2, 3], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0}) == 12
+    with pytest.raises(ti.TaichiTypeError, match="expected to be a Matrix with shape"):
+        k([1, 2], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0})
+
+
+def test_argument_errors_name_the_parameter():
+    @ti.kernel
+    def foo(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a + b
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Parameter `a : i32` missing"):
+        foo(b=1)
+    with pytest.raises(ti.TaichiSyntaxError, match="Unexpected argument 'c'"):
+        foo(1, 2, c=3)
+    with pytest.raises(ti.TaichiSyntaxError, match="Too many arguments"):
+        foo(1, 2, 3)
+    with pytest.raises(ti.TaichiSyntaxError, match="Multiple values for argument 'a'"):
+        foo(1, a=2)
+    assert foo(1, b=2) == 3
+
+    @ti.func
+    def f(a, b):
+        return a + b
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return f(1)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Parameter `b` missing"):
+        k()
+
+
+def test_return_inside_a_static_loop_and_placed_struct_fields():
+    @ti.kernel
+    def foo() -> ti.i32:
+        a = 0
+        for i in ti.static(range(10)):
+            a += i * i
+            if ti.static(i == 8):
+                return a
+
+    assert foo() == 204
+
+    @ti.kernel
+    def bad() -> ti.i32:
+        for i in range(10):
+            return i
+
+    with pytest.raises(ti.TaichiCompilationError, match="Return inside non-static if/for"):
+        bad()
+
+    s = ti.Struct.field({"a": ti.i32, "v": ti.math.vec2})
+    ti.root.dense(ti.i, 4).place(s)
+
+    @ti.kernel
+    def fill():
+        for i in s:
+            s[i].a = i
+            s[i].v = [i, 2 * i]
+
+    fill()
+    assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
