@@ -52,11 +52,12 @@ HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
 CASES = ("saxpy", "reduce", "julia", "nbody", "stencil", "mpm88", "launch", "copy")
 MEMORY_BOUND = ("saxpy", "reduce", "stencil", "copy")
-FRAMEWORKS = ("xdsl", "taichi", "numba", "triton")
+FRAMEWORKS = ("xdsl", "taichi", "taichi-cuda", "numba", "triton")
 DEFAULT_RIVALS_PYTHON = "/tmp/rivals/bin/python"
 NAMES = {
     "xdsl": "ours",
     "taichi": "Taichi",
+    "taichi-cuda": "Taichi-CUDA",
     "numba": "Numba",
     "triton": "Triton",
     "copyref": "copy",
@@ -64,10 +65,11 @@ NAMES = {
 
 
 def _runs_on(framework: str, arch: str) -> bool:
-    """Numba is a CPU rival; Triton the GPU reference (held against our Vulkan figures)."""
+    """Numba is a CPU rival; Triton and Taichi's CUDA backend the GPU references (held
+    against our Vulkan figures)."""
     if framework == "numba":
         return arch == "cpu"
-    if framework == "triton":
+    if framework in ("triton", "taichi-cuda"):
         return arch != "cpu"
     return True
 
@@ -185,12 +187,14 @@ def run_all(options: argparse.Namespace) -> dict[str, Any]:
     pythons = {
         "xdsl": ours_python,
         "taichi": rivals_python,
+        "taichi-cuda": rivals_python,
         "numba": rivals_python,
         "triton": options.triton_python,
     }
     module_of = {
         "xdsl": "taichi_xdsl",
         "taichi": "taichi",
+        "taichi-cuda": "taichi",
         "numba": "numba",
         "triton": "triton",
     }
@@ -372,7 +376,7 @@ def report(data: dict[str, Any], markdown: bool) -> str:
     for arch in data["archs"]:
         rivals = [
             f
-            for f in ("taichi", "numba", "triton")
+            for f in ("taichi", "taichi-cuda", "numba", "triton")
             if f in data["frameworks"] and _runs_on(f, arch)
         ]
         copy_time = results.steady("copy-ref", "copyref", arch)

@@ -4,7 +4,8 @@ line. bench/run.py starts it once per (case, framework, arch, round), under the 
 that has the framework (taichi_xdsl in ours, Taichi and Numba in the rivals'
 environment), so that the two `ti` modules never meet in one process.
 
-SPEC: {"framework": "xdsl" | "taichi" | "numba" | "triton" | "copyref", "arch": "cpu" | "vulkan",
+SPEC: {"framework": "xdsl" | "taichi" | "taichi-cuda" | "numba" | "triton" | "copyref",
+       "arch": "cpu" | "vulkan" ("taichi-cuda" runs Taichi on arch cuda instead of vulkan),
        "case": name, "samples": int, "min_sample_s": float, "cache": "off" | DIR,
        "threads": int | null, "preload": bool (ours: load the compiler before timing)}
 
@@ -33,7 +34,7 @@ COPY_BYTES = 4 << 24  # the copy reference moves 64 MiB (saxpy's array size)
 
 
 def _import_ti(framework: str) -> Any:
-    if framework == "taichi":
+    if framework in ("taichi", "taichi-cuda"):
         import taichi as ti
     else:
         import taichi_xdsl as ti
@@ -41,6 +42,8 @@ def _import_ti(framework: str) -> Any:
 
 
 def _init(ti: Any, framework: str, arch: str, cache: str, threads: int | None) -> None:
+    if framework == "taichi-cuda":
+        arch = "cuda"
     kwargs: dict[str, Any] = {"arch": getattr(ti, arch), "default_fp": ti.f32}
     if threads:
         kwargs["cpu_max_num_threads"] = threads
@@ -49,10 +52,10 @@ def _init(ti: Any, framework: str, arch: str, cache: str, threads: int | None) -
     else:
         kwargs["offline_cache"] = True
         kwargs["offline_cache_file_path"] = cache
-    if framework == "taichi":
+    if framework != "xdsl":
         kwargs["log_level"] = ti.WARN
     ti.init(**kwargs)
-    if framework == "taichi" and arch != "cpu":
+    if framework != "xdsl" and arch != "cpu":
         actual = str(ti.lang.impl.current_cfg().arch)
         if arch not in actual:
             raise RuntimeError(f"Taichi fell back to {actual} (no {arch})")
