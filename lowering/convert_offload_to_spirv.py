@@ -47,7 +47,11 @@ driver may not assume that no value is NaN or Inf (`isnan(z / z)` with z = 0 is 
                                                }
 
 A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
-have it, a compare-and-swap loop on the bit pattern otherwise.
+have it, a compare-and-swap loop on the bit pattern otherwise. With the subgroup caps
+(`spirv_has_subgroup_basic` and `spirv_has_subgroup_arithmetic`), a range_for epilogue's
+atomic add of a thread-local partial sum (ti-make-thread-local) adds the subgroup's sum
+(`spirv.GroupNonUniformFAdd`/`IAdd <Subgroup> <Reduce>`) from one invocation elected by
+`spirv.GroupNonUniformElect`: one atomic a subgroup instead of one an invocation.
 """
 
 from __future__ import annotations
@@ -78,7 +82,10 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Float32Type,
+    Float64Type,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
     StringAttr,
     VectorType,
@@ -224,6 +231,8 @@ def _task_module(
             _struct_indices(task, i, body)
         entry.add_op(loop)
         if isinstance(task, offload.RangeForTask):
+            if _has_subgroup_arithmetic(caps):
+                _combine_per_subgroup(state, task.epilogue)
             _inline(task.epilogue, entry)
     entry.add_op(spirv.ReturnOp())
     module.body.block.add_ops(
@@ -242,6 +251,56 @@ def _task_module(
         )
     finish_module(state, task)
     return module
+
+
+def _has_subgroup_arithmetic(caps: dict[str, int]) -> bool:
+    return bool(
+        caps.get("spirv_has_subgroup_basic") and caps.get("spirv_has_subgroup_arithmetic")
+    )
+
+
+def _combine_per_subgroup(state: TaskState, epilogue: Region) -> None:
+    """
+    Each unused-result `taichi.atomic_add` of a 32- or 64-bit scalar in a range_for's
+    epilogue (ti-make-thread-local's combine of the per-thread partial result) adds the
+    subgroup's sum once, from one elected invocation, instead of once per invocation:
+
+        taichi.atomic_add %p, %acc      ~>   %sum = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %acc
+                                             %one = spirv.GroupNonUniformElect <Subgroup> : i1
+                                             spirv.mlir.selection {
+                                               spirv.BranchConditional %one, ^add, ^merge
+                                             ^add:
+                                               taichi.atomic_add %p, %sum
+                                               spirv.Branch ^merge
+                                             ^merge:
+                                               spirv.mlir.merge
+                                             }
+
+    The non-uniform ops combine the *active* invocations, so this holds wherever the
+    invocations diverged before; integer sums are exact, float sums only reordered.
+    """
+    if not epilogue.blocks:
+        return
+    for op in list(epilogue.block.ops):
+        if not isinstance(op, taichi.AtomicAddOp) or op.old.uses:
+            continue
+        value_type = op.value.type
+        if isinstance(value_type, IntegerType) and value_type.width.data in (32, 64):
+            reduce_op: Operation = spirv.GroupNonUniformIAddOp(op.value)
+        elif isinstance(value_type, Float32Type | Float64Type):
+            reduce_op = spirv.GroupNonUniformFAddOp(op.value)
+        else:
+            continue
+        elect = spirv.GroupNonUniformElectOp()
+        Rewriter.insert_op([reduce_op, elect], InsertPoint.before(op))
+        merge = Block([spirv.MergeOp()])
+        add = Block([spirv.BranchOp(merge)])
+        header = Block([spirv.BranchConditionalOp(elect.result, add, merge)])
+        Rewriter.insert_op(spirv.SelectionOp(Region([header, add, merge])), InsertPoint.after(op))
+        op.detach()
+        add.insert_op_before(op, add.first_op)
+        op.operands = [op.dest, reduce_op.results[0]]
+        state.capabilities.update(("GroupNonUniform", "GroupNonUniformArithmetic"))
 
 
 def _product(shape: Sequence[int]) -> int:
