@@ -44,6 +44,7 @@ PASSES: dict[str, str] = {
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
+    "ti-unroll-loops": "taichi_xdsl.lowering.unroll_loops:UnrollLoopsPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
     "convert-offload-to-llvm": (
         "taichi_xdsl.lowering.convert_offload_to_llvm:ConvertOffloadToLLVMPass"
@@ -82,7 +83,8 @@ PIPELINES: dict[str, str] = {
     ),
     "ti-to-llvm": "ti-to-offload-cpu,ti-offload-to-llvm",
     "ti-offload-to-spirv": (
-        "convert-taichi-to-spirv,convert-arith-to-spirv,convert-offload-to-spirv"
+        "ti-unroll-loops,convert-taichi-to-spirv,convert-arith-to-spirv,"
+        "convert-offload-to-spirv"
     ),
     "ti-to-spirv": "ti-to-offload,ti-offload-to-spirv",
 }
