@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-_FRONTEND = "taichi_xdsl.frontends.python"
+_FRONTEND = "taichi_xdsl.frontends.python.lang"
 
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
@@ -251,12 +251,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
-    from taichi_xdsl.frontends.python import graph
-    from taichi_xdsl.frontends.python import autodiff as ad
-    from taichi_xdsl.frontends.python import tmath as math
+    from taichi_xdsl.frontends.python.lang import graph
+    from taichi_xdsl.frontends.python.lang import autodiff as ad
+    from taichi_xdsl.frontends.python.lang import tmath as math
     from taichi_xdsl.targets import aot
-    from taichi_xdsl.frontends.python import types
-    from taichi_xdsl.frontends.python.dtypes import (
+    from taichi_xdsl.frontends.python.lang import types
+    from taichi_xdsl.frontends.python.lang.dtypes import (
         f16,
         f32,
         f64,
@@ -281,7 +281,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         uint32,
         uint64,
     )
-    from taichi_xdsl.frontends.python.field import (
+    from taichi_xdsl.frontends.python.lang.field import (
         Field,
         axes,
         field,
@@ -296,9 +296,9 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         l,
         root,
     )
-    from taichi_xdsl.frontends.python.kernel import data_oriented, func, kernel
-    from taichi_xdsl.frontends.python.ndarray import Ndarray, ndarray
-    from taichi_xdsl.frontends.python.ops import (
+    from taichi_xdsl.frontends.python.lang.kernel import data_oriented, func, kernel
+    from taichi_xdsl.frontends.python.lang.ndarray import Ndarray, ndarray
+    from taichi_xdsl.frontends.python.lang.ops import (
         abs,
         atan2,
         atomic_add,
@@ -328,7 +328,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         tan,
         tanh,
     )
-    from taichi_xdsl.frontends.python.program import (
+    from taichi_xdsl.frontends.python.lang.program import (
         arm64,
         cpu,
         cuda,
@@ -341,7 +341,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
         vulkan,
         x64,
     )
-    from taichi_xdsl.frontends.python.types import template
+    from taichi_xdsl.frontends.python.lang.types import template
     from taichi_xdsl.utils.errors import (
         TaichiAssertionError,
         TaichiCompilationError,

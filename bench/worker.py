@@ -99,8 +99,8 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
         # Load what every process pays once (xDSL, the frontend's dialects, the backend,
         # llvmlite, the thread pool), so that the first call shows this kernel's cost.
         start = time.perf_counter()
-        import taichi_xdsl.frontends.python.codegen  # noqa: F401
-        from taichi_xdsl.frontends.python import program
+        import taichi_xdsl.frontends.python.codegen.visitor  # noqa: F401
+        from taichi_xdsl.frontends.python.lang import program
         from taichi_xdsl.targets.llvm import jit
         from taichi_xdsl.targets.llvm.pool import default_num_threads, get_pool
 

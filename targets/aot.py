@@ -1,7 +1,7 @@
 """
 `ti.aot`: AOT modules. Loading needs no compiler; building does.
 
-    m = ti.aot.Module(ti.cpu)                 # frontends/python/aot.py (loaded lazily)
+    m = ti.aot.Module(ti.cpu)                 # frontends/python/lang/aot.py (loaded lazily)
     m.add_kernel(saxpy); m.archive("saxpy.tcm")
 
     mod = ti.aot.load("saxpy.tcm")            # here: numpy + llvmlite.binding only
@@ -26,7 +26,7 @@ from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import AotFormatError, ArgKind
 
 if TYPE_CHECKING:  # what static tools see; at run time loaded on first use
-    from taichi_xdsl.frontends.python.aot import (
+    from taichi_xdsl.frontends.python.lang.aot import (
         KernelTemplate,
         Module,
         Recording,
@@ -50,7 +50,7 @@ __all__ = [
     "stop_recording",
 ]
 
-_BUILDER = "taichi_xdsl.frontends.python.aot"
+_BUILDER = "taichi_xdsl.frontends.python.lang.aot"
 _LAZY = {
     "Module",
     "KernelTemplate",

@@ -1,5 +1,5 @@
 """
-The on-disk format of AOT modules, shared by the exporter (frontends/python/aot.py) and
+The on-disk format of AOT modules, shared by the exporter (frontends/python/lang/aot.py) and
 the loaders (targets/llvm/aot_loader.py). Imports nothing but the standard library.
 
 A module is a flat set of files, as Taichi 1.7's Vulkan modules:

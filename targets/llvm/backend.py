@@ -261,7 +261,7 @@ class CpuBackend:
     def source_cache_key(self, parts: dict[str, str]) -> str | None:
         """
         The first-level offline-cache key of a kernel instance from the frontend's
-        `parts` (frontends/python/source_key.py), computed without xDSL; None when the
+        `parts` (frontends/python/lang/source_key.py), computed without xDSL; None when the
         offline cache is off (or print_ir asks for the IR).
         """
         if self.offline_cache is None or self.print_ir:

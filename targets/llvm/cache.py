@@ -16,7 +16,7 @@ optimisation. The key (`kernel_key`) is the SHA-256 of
 
 A first-level key (`source_kernel_key`) is computed before the frontend runs, from the
 kernel's source, the values it names, its template signature and the field layout
-(frontends/python/source_key.py), with the same arch, caps and config and
+(frontends/python/lang/source_key.py), with the same arch, caps and config and
 `light_compiler_version` (no xDSL import; the frontend's sources are fingerprinted too).
 Its entry holds no code, only `{"ir_key": ...}`: a fresh process that hits it loads the
 IR-keyed entry without importing xDSL.
@@ -140,7 +140,7 @@ def light_compiler_version() -> str:
 def source_kernel_key(parts: dict[str, str], *, arch: str, caps: str, config: str) -> str:
     """
     The first-level key of a kernel instance: `parts` from the frontend
-    (frontends/python/source_key.py) with the backend's arch, caps, options and
+    (frontends/python/lang/source_key.py) with the backend's arch, caps, options and
     `light_compiler_version`. Its entry maps to the IR-keyed entry (`{"ir_key": ...}`).
     """
     return cache_key(

@@ -20,7 +20,7 @@ submitted in batches, and only a host read waits: `read_root(np_root)` (Python-s
 reads), a return value, a print, `sync()`.
 
 ndarrays: a `ti.ndarray` is device-resident. The backend is given `ndarray_owner`, which
-maps the NumPy array a launch receives to its Ndarray (frontends/python/ndarray.py); the
+maps the NumPy array a launch receives to its Ndarray (frontends/python/lang/ndarray.py); the
 Ndarray's `device_copy` is a `DeviceNdarray` (one device buffer), uploaded at a launch only
 when the host wrote the array since, and downloaded only when the host reads it. A plain
 NumPy array argument is uploaded before the launch and downloaded into the same array after

@@ -88,7 +88,7 @@ def program(arch: Any) -> Iterator[Any]:
     """A fresh program on `arch` for the test; synced and dropped after it."""
     init_arch(arch)
     yield arch
-    from taichi_xdsl.frontends.python import program as _program
+    from taichi_xdsl.frontends.python.lang import program as _program
 
     current = _program._current
     ti.sync()

@@ -185,7 +185,7 @@ def test_kernel_grad_by_hand_and_clear_all_gradients(arch) -> None:
 def test_vector_field_gradients(arch) -> None:
     vector = getattr(ti, "Vector", None)
     if vector is None:  # not re-exported yet: the frontend's own
-        from taichi_xdsl.frontends.python.matrix import Vector as vector
+        from taichi_xdsl.frontends.python.lang.matrix import Vector as vector
     v = vector.field(3, float, 4, needs_grad=True)
     loss = ti.field(float, (), needs_grad=True)
 

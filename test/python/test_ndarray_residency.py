@@ -1,6 +1,6 @@
 """
 ti.ndarray residency: on Vulkan an Ndarray lives on the device between launches and the
-host array is a mirror kept consistent by Python-scope access (frontends/python/ndarray.py,
+host array is a mirror kept consistent by Python-scope access (frontends/python/lang/ndarray.py,
 targets/vulkan/backend.py DeviceNdarray); on the CPU kernels use the host array. Either
 way: host writes are seen by the next launch, kernel writes by the next host read, and a
 plain NumPy array argument is updated in place by every launch.
@@ -109,7 +109,7 @@ def test_vulkan_uploads_only_host_writes(arch) -> None:
 
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
 def test_dynamic_groups(arch) -> None:
-    from taichi_xdsl.frontends.python import program as _program
+    from taichi_xdsl.frontends.python.lang import program as _program
     from taichi_xdsl.targets.vulkan.backend import GPU_FILL_GROUPS
     from taichi_xdsl.utils import spirv_abi
 

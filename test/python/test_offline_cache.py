@@ -44,7 +44,7 @@ SCRIPT = textwrap.dedent(
 
     x = np.arange(8, dtype=np.float32)
     scale(options["n"], 2.0, x)
-    from taichi_xdsl.frontends.python import program
+    from taichi_xdsl.frontends.python.lang import program
     backend = program.get_program()._backend
     print(json.dumps({
         "x": x.tolist(),

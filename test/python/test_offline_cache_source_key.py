@@ -1,5 +1,5 @@
 """
-The offline cache's first-level key (frontends/python/source_key.py): a second process
+The offline cache's first-level key (frontends/python/lang/source_key.py): a second process
 with a warm cache runs a kernel without importing xDSL, and any change of what the key
 covers (the kernel's source, a ti.func's source, a global constant, a field's shape, a
 template argument) misses and recompiles, never reusing stale code. A kernel that names
@@ -55,7 +55,7 @@ SCRIPT = textwrap.dedent(
         fill_object(1.0)
     else:
         fill(options["k"], 1.0)
-    from taichi_xdsl.frontends.python import program
+    from taichi_xdsl.frontends.python.lang import program
     backend = program.get_program()._backend
     print(json.dumps({
         "xdsl": "xdsl" in sys.modules,

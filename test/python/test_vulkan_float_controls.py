@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 import taichi_xdsl as ti
-from taichi_xdsl.frontends.python.program import get_program
+from taichi_xdsl.frontends.python.lang.program import get_program
 from taichi_xdsl.targets.vulkan.backend import preserves_nan_inf
 
 OPTION = "preserve-nan-inf=true"

@@ -15,13 +15,21 @@ Python, as in Taichi.
 
 Only the outermost loops of a kernel body run in parallel (Taichi's rule); the code
 generator marks nothing itself except `serialize` from `ti.loop_config`.
+
+`KernelCodegen` is the one visitor: it holds the state of a kernel being built (the
+Emitter, the scopes, the loop stack) and a typed `visit_<Node>` method for each Python
+construct. Statements are lowered here; the other constructs are lowered by plain
+functions taking the visitor, one module per kind: `expressions`, `calls`, `loops`,
+`vectors` (vectors, matrices, ti.math), `structs`, `random`. Imports point one way:
+visitor -> construct modules -> `values` / `emitter`. A construct module needing another
+construct calls it through the visitor (`cg.binop`, `cg.as_vec`, ...), never by import.
 """
 
 from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -45,24 +53,22 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from . import dtypes, ops
-from .calls import CallsMixin
-from .dtypes import DataType
+from ..lang import dtypes, ops
+from . import calls, expressions, loops, random, structs, vectors
+from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
-from .expressions import ExpressionsMixin
-from .field import Field
-from .loops import LoopsMixin
-from .matrix import Matrix, MatrixType
-from .ndarray import Ndarray
-from .random import RandomMixin
-from .source import FunctionSource, is_located
-from .struct import StructField, StructPlace, StructsMixin, StructType, StructVal
+from ..lang.field import Field
+from ..lang.kernel import ArgSpec
+from ..lang.matrix import Matrix, MatrixType
+from ..lang.ndarray import Ndarray
+from ..lang.source import FunctionSource, is_located
+from ..lang.struct import StructField, StructPlace, StructType, StructVal
+from .textures import TextureHandle
 from .values import (
     ATOMIC_AUGASSIGN,
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
-    ArgSpec,
     Container,
     FieldHandle,
     FunctionContext,
@@ -78,9 +84,9 @@ from .values import (
 from .vectors import (
     DynamicComponent,
     ElementVecPlace,
+    LocalVecPlace,
     Vec,
     VecPlace,
-    VectorsMixin,
     place_positions,
 )
 
@@ -89,15 +95,7 @@ from .vectors import (
 # ---------------------------------------------------------------------------------------
 
 
-class KernelCodegen(
-    LoopsMixin,
-    ExpressionsMixin,
-    CallsMixin,
-    VectorsMixin,
-    RandomMixin,
-    StructsMixin,
-    ast.NodeVisitor,
-):
+class KernelCodegen(ast.NodeVisitor):
     """Builds one `taichi.kernel` from a kernel's AST and its argument specs."""
 
     def __init__(self, program: Any, symbol: str):
@@ -169,8 +167,6 @@ class KernelCodegen(
             return spec.obj
         assert arg is not None
         if spec.kind == "texture":
-            from .texture import TextureHandle
-
             return TextureHandle(self, arg, spec.obj)
         if spec.kind == "ndarray":
             assert spec.dtype is not None
@@ -181,7 +177,7 @@ class KernelCodegen(
 
     def _finish_kernel(self, tree: ast.FunctionDef) -> None:
         if self.rng_used:
-            self.advance_rng_launch_counter()
+            random.advance_rng_launch_counter(self)
         if isinstance(self.entry.last_op, taichi.ReturnOp):
             return
         ctx = self.ctx
@@ -209,7 +205,9 @@ class KernelCodegen(
             self._locs[key] = loc
         return loc
 
-    def error(self, cls: type[Exception], node: ast.AST | None, message: str) -> Exception:
+    def error(
+        self, cls: type[Exception], node: ast.AST | None, message: str
+) -> Exception:
         return self.ctx.src.located(cls, node or self._node or self.ctx.src.tree, message)
 
     def visit(self, node: ast.AST) -> Any:
@@ -361,9 +359,9 @@ class KernelCodegen(
         if isinstance(obj, VecPlace):
             return obj.load(self)
         if isinstance(obj, StructPlace):
-            return self.load_struct(obj)
+            return structs.load_struct(self, obj)
         if isinstance(obj, Matrix):
-            return self.as_vec(obj)
+            return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
         if isinstance(obj, Ndarray | np.ndarray):
@@ -439,15 +437,15 @@ class KernelCodegen(
             if isinstance(base, Container):
                 return self.element(base, self.eval(node.slice), node)
             if isinstance(base, VecPlace):
-                return self.vec_place_component(base, self.eval(node.slice), node)
+                return vectors.vec_place_component(self, base, self.eval(node.slice), node)
             if isinstance(base, StructField):
-                return self.struct_element(base, self.eval(node.slice), node)
+                return structs.struct_element(self, base, self.eval(node.slice), node)
         if isinstance(node, ast.Attribute):
             base = self._place_or_value(node.value)
             if isinstance(base, StructPlace) and node.attr in base.places:
                 return base.places[node.attr]
             if isinstance(base, VecPlace):
-                from .matrix import swizzle_indices
+                from ..lang.matrix import swizzle_indices
 
                 idx = swizzle_indices(node.attr)
                 if idx is not None and len(base.shape) == 1:
@@ -479,17 +477,17 @@ class KernelCodegen(
             place.store(self, value, node)
             return
         if isinstance(place, _SwizzlePlace):
-            v = self.as_vec(value)
+            v = vectors.as_vec(self, value)
             if v is None or v.shape != (len(place.idx),):
                 raise self.error(TaichiTypeError, node, f"cannot store {describe(value)}")
             for k, e in zip(place.idx, v.elems):
                 self.store(place.base.component(self, k), e, node)
             return
         if isinstance(place, VecPlace):
-            self.store_vec(place, value, node)
+            vectors.store_vec(self, place, value, node)
             return
         if isinstance(place, StructPlace):
-            self.store_struct(place, value, node)
+            structs.store_struct(self, place, value, node)
             return
         if not is_scalar(value):
             raise self.error(
@@ -509,7 +507,7 @@ class KernelCodegen(
             rest = stmts[i + 1 :]
             if rest and self.ctx.ret_flag is not None and contains_return(stmt):
                 # a branch of `stmt` returned: the rest runs only if it did not
-                self.guard_rest(list(rest))
+                calls.guard_rest(self, list(rest))
                 break
 
     def visit_Expr(self, node: ast.Expr) -> None:
@@ -532,11 +530,11 @@ class KernelCodegen(
             raise self.error(TaichiSyntaxError, node, "an annotated target must be a name")
         if isinstance(ann, MatrixType):
             value = self.eval(node.value) if node.value is not None else 0
-            v = self.as_vec(value) if not is_scalar(value) else None
+            v = vectors.as_vec(self, value) if not is_scalar(value) else None
             if v is None:
-                v = self.construct_type(ann, [value], node)
+                v = vectors.construct_type(self, ann, [value], node)
             elt = self.cook_dtype(ann.dtype, node)
-            place = self.new_vec_local(node.target.id, v, elt)
+            place = vectors.new_vec_local(self, node.target.id, v, elt)
             self.ctx.scopes[-1][node.target.id] = place
             return
         dt = self.cook_dtype(ann, node.annotation)
@@ -579,10 +577,10 @@ class KernelCodegen(
             self.store(found[1], value, node)
         elif isinstance(value, StructVal | StructPlace):
             if isinstance(value, StructPlace):
-                value = self.load_struct(value)
-            self.ctx.scopes[-1][name] = self.new_struct_local(name, value)
+                value = structs.load_struct(self, value)
+            self.ctx.scopes[-1][name] = structs.new_struct_local(self, name, value)
         elif isinstance(value, Vec):
-            self.ctx.scopes[-1][name] = self.new_vec_local(name, value)
+            self.ctx.scopes[-1][name] = vectors.new_vec_local(self, name, value)
         elif isinstance(value, Value | bool | int | float):
             self.ctx.scopes[-1][name] = self.new_local(name, value)
         elif isinstance(value, np.generic):
@@ -591,7 +589,7 @@ class KernelCodegen(
             self.ctx.scopes[-1][name] = value  # a field, a tuple, a Python object
 
     def visit_AugAssign(self, node: ast.AugAssign) -> None:
-        op = self.binop_name(node.op, node)
+        op = expressions.binop_name(self, node.op, node)
         rhs = self.eval(node.value)
         target = node.target
         if isinstance(target, ast.Name):
@@ -601,12 +599,12 @@ class KernelCodegen(
                 return
         place = self.place_of(target)
         if isinstance(place, VecPlace):
-            self.vec_aug(place, op, rhs, node, ATOMIC_AUGASSIGN.get(op))
+            vectors.vec_aug(self, place, op, rhs, node, ATOMIC_AUGASSIGN.get(op))
             return
         if isinstance(place, DynamicComponent):
             atomic = ATOMIC_AUGASSIGN.get(op)
             if atomic is None:
-                self.store(place, self.binop(op, place.load(self, node), rhs, node), node)
+                self.store(place, expressions.binop(self, op, place.load(self, node), rhs, node), node)
                 return
             # `v[k] += x` with a run-time k: the atomic lands on the one slot k selects.
             for slot, hit in zip(place.base.slots, place.hits(self, node)):
@@ -624,7 +622,7 @@ class KernelCodegen(
                 (len(place.idx),),
                 [self.rvalue(place.base.component(self, k)) for k in place.idx],
             )
-            self.store(place, self.vec_binop(op, current, rhs, node), node)
+            self.store(place, vectors.vec_binop(self, op, current, rhs, node), node)
             return
         if not is_scalar(rhs):
             raise self.error(
@@ -638,7 +636,7 @@ class KernelCodegen(
             self.atomic(atomic, place, rhs, node)
             return
         current = self.em.load(place.ptr, place.dtype)
-        self.store(place, self.binop(op, current, rhs, node), node)
+        self.store(place, expressions.binop(self, op, current, rhs, node), node)
 
     def visit_If(self, node: ast.If) -> None:
         cond = self.condition(node.test)
@@ -678,7 +676,7 @@ class KernelCodegen(
         if ctx.is_kernel:
             self._kernel_return(value, node, at_top)
         else:
-            self.func_return(value, node, at_top)
+            calls.func_return(self, value, node, at_top)
         self.terminated = True
 
     def _kernel_return(self, value: Any, node: ast.Return, at_top: bool) -> None:
@@ -707,7 +705,7 @@ class KernelCodegen(
             self.ctx.ret_slots = [self.prologue_slot(t) for t in types]
         for slot, v in zip(self.ctx.ret_slots, cast):
             self.em.store(slot, v)
-        self.mark_returned()
+        calls.mark_returned(self)
 
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.condition(node.test)
@@ -741,25 +739,25 @@ class KernelCodegen(
     def flatten_value(self, v: Any) -> list[Any]:
         """A returned value's scalars: components of vectors, members of structs."""
         if isinstance(v, StructPlace):
-            v = self.load_struct(v)
+            v = structs.load_struct(self, v)
         if isinstance(v, StructVal):
             return [e for m in v.values.values() for e in self.flatten_value(m)]
-        vec = self.as_vec(v) if isinstance(v, Vec | Matrix) else None
+        vec = vectors.as_vec(self, v) if isinstance(v, Vec | Matrix) else None
         return vec.elems if vec is not None else [v]
 
     def convert_to_type(self, t: Any, v: Any, node: ast.AST | None) -> Any:
         """`v` as a value of a member/parameter type (primitive, vector, struct)."""
         if isinstance(t, StructType):
             if isinstance(v, StructPlace):
-                return self.load_struct(v)
+                return structs.load_struct(self, v)
             if isinstance(v, dict):
-                return self.make_struct(t, [], v, node)
+                return structs.make_struct(self, t, [], v, node)
             return v
         if isinstance(t, MatrixType):
-            vec = self.as_vec(v) if not is_scalar(v) else None
+            vec = vectors.as_vec(self, v) if not is_scalar(v) else None
             if vec is None:
-                return self.construct_type(t, [v], node or self.ctx.src.tree)
-            return self.vec_cast(vec, self.cook_dtype(t.dtype, node or self.ctx.src.tree))
+                return vectors.construct_type(self, t, [v], node or self.ctx.src.tree)
+            return vectors.vec_cast(self, vec, self.cook_dtype(t.dtype, node or self.ctx.src.tree))
         if isinstance(v, Vec):
             return v
         return self.em.value(v, self.cook_dtype(t, node or self.ctx.src.tree))
@@ -768,7 +766,7 @@ class KernelCodegen(
         self, op_cls: type[taichi.AtomicOp], place: Any, value: Any, node: ast.AST
     ) -> Any:
         if isinstance(place, VecPlace):
-            v = self.as_vec(value)
+            v = vectors.as_vec(self, value)
             elems = (
                 v.elems
                 if v is not None
@@ -795,6 +793,145 @@ class KernelCodegen(
             op.properties["unsigned"] = UnitAttr()
         self.em.emit(op)
         return Value(op.old, place.dtype)
+
+    # -- the constructs lowered in the modules this visitor calls -----------------------
+
+    def visit_Call(self, node: ast.Call) -> Any:
+        return calls.lower_call(self, node)
+
+    def visit_Attribute(self, node: ast.Attribute) -> Any:
+        return expressions.lower_attribute(self, node)
+
+    def visit_BinOp(self, node: ast.BinOp) -> Any:
+        return expressions.lower_bin_op(self, node)
+
+    def visit_BoolOp(self, node: ast.BoolOp) -> Any:
+        return expressions.lower_bool_op(self, node)
+
+    def visit_Compare(self, node: ast.Compare) -> Any:
+        return expressions.lower_compare(self, node)
+
+    def visit_Constant(self, node: ast.Constant) -> Any:
+        return expressions.lower_constant(self, node)
+
+    def visit_IfExp(self, node: ast.IfExp) -> Any:
+        return expressions.lower_if_exp(self, node)
+
+    def visit_JoinedStr(self, node: ast.JoinedStr) -> Any:
+        return expressions.lower_joined_str(self, node)
+
+    def visit_List(self, node: ast.List) -> list[Any]:
+        return expressions.lower_list(self, node)
+
+    def visit_Name(self, node: ast.Name) -> Any:
+        return expressions.lower_name(self, node)
+
+    def visit_Subscript(self, node: ast.Subscript) -> Any:
+        return expressions.lower_subscript(self, node)
+
+    def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
+        return expressions.lower_tuple(self, node)
+
+    def visit_UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return expressions.lower_unary_op(self, node)
+
+    def visit_Break(self, node: ast.Break) -> None:
+        return loops.lower_break(self, node)
+
+    def visit_Continue(self, node: ast.Continue) -> None:
+        return loops.lower_continue(self, node)
+
+    def visit_For(self, node: ast.For) -> None:
+        return loops.lower_for(self, node)
+
+    def visit_While(self, node: ast.While) -> None:
+        return loops.lower_while(self, node)
+
+    # -- construct operations the construct modules use from one another ---------------
+    # (they call each other through the visitor, so their imports point one way)
+
+    def fold_minmax(self, name: str, args: list[Any], node: ast.Call) -> Any:
+        return calls.fold_minmax(self, name, args, node)
+
+    def binop(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        return expressions.binop(self, op, a, b, node)
+
+    def compare(self, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+        return expressions.compare(self, op, a, b, node)
+
+    def logical(self, op: str, a: Any, b: Any) -> Any:
+        return expressions.logical(self, op, a, b)
+
+    def random_call(
+        self, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.AST
+) -> Value:
+        return random.random_call(self, name, args, kwargs, node)
+
+    def make_struct(
+        self, stype: StructType, args: list[Any], kwargs: dict[str, Any], node: Any
+) -> StructVal:
+        return structs.make_struct(self, stype, args, kwargs, node)
+
+    def new_struct_local(self, name: str | None, value: StructVal) -> StructPlace:
+        return structs.new_struct_local(self, name, value)
+
+    def struct_attr(self, obj: StructVal | StructPlace, name: str, node: Any) -> Any:
+        return structs.struct_attr(self, obj, name, node)
+
+    def struct_element(self, sf: StructField, index: Any, node: Any) -> StructPlace:
+        return structs.struct_element(self, sf, index, node)
+
+    def as_vec(self, x: Any) -> Vec | None:
+        return vectors.as_vec(self, x)
+
+    def construct_type(self, t: MatrixType, args: list[Any], node: ast.AST) -> Vec:
+        return vectors.construct_type(self, t, args, node)
+
+    def make_matrix(
+        self, args: list[Any], kwargs: dict[str, Any], node: ast.AST, is_vector: bool
+) -> Vec:
+        return vectors.make_matrix(self, args, kwargs, node, is_vector)
+
+    def math_call(self, name: str, args: list[Any], node: ast.AST) -> Any:
+        return vectors.math_call(self, name, args, node)
+
+    def matmul(self, a: Any, b: Any, node: ast.AST) -> Any:
+        return vectors.matmul(self, a, b, node)
+
+    def new_vec_local(
+        self, name: str | None, v: Vec, dt: DataType | None = None
+) -> LocalVecPlace:
+        return vectors.new_vec_local(self, name, v, dt)
+
+    def s_math(self, name: str, x: Any) -> Any:
+        return vectors.s_math(self, name, x)
+
+    def transpose(self, v: Vec, node: ast.AST) -> Vec:
+        return vectors.transpose(self, v, node)
+
+    def unary_neg(self, x: Any) -> Any:
+        return vectors.unary_neg(self, x)
+
+    def vec_attr(self, v: Vec, name: str, node: ast.AST) -> Any:
+        return vectors.vec_attr(self, v, name, node)
+
+    def vec_binop(self, op: str, a: Any, b: Any, node: ast.AST) -> Vec:
+        return vectors.vec_binop(self, op, a, b, node)
+
+    def vec_cast(self, v: Vec, dt: DataType) -> Vec:
+        return vectors.vec_cast(self, v, dt)
+
+    def vec_compare(self, op: str, a: Any, b: Any, node: ast.AST) -> Vec:
+        return vectors.vec_compare(self, op, a, b, node)
+
+    def vec_dtype(self, v: Vec) -> DataType:
+        return vectors.vec_dtype(self, v)
+
+    def vec_getitem(self, v: Vec, index: Any, node: ast.AST) -> Any:
+        return vectors.vec_getitem(self, v, index, node)
+
+    def vec_map(self, fn: Callable[..., Any], *xs: Any, node: ast.AST) -> Vec:
+        return vectors.vec_map(self, fn, *xs, node=node)
 
 
 def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:

@@ -35,8 +35,8 @@ from xdsl.dialects.builtin import f32 as ir_f32
 from xdsl.dialects.builtin import f64 as ir_f64
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
-from . import dtypes
-from .dtypes import DataType, promote
+from ..lang import dtypes
+from ..lang.dtypes import DataType, promote
 
 _IR_FLOATS = {16: ir_f16, 32: ir_f32, 64: ir_f64}
 

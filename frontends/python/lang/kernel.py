@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,19 @@ from .dtypes import DataType
 from .ndarray import Ndarray
 from .source import FunctionSource, closure_vars, is_located, parse_function
 from .types import NdarrayType, Template
+
+
+@dataclass
+class ArgSpec:
+    """One kernel parameter of one instance, as the code generator receives it: a scalar,
+    an ndarray, a template or a texture."""
+
+    name: str
+    kind: str  # "scalar", "ndarray", "template" or "texture"
+    dtype: DataType | None = None
+    ndim: int = 0
+    obj: Any = None
+    element_shape: tuple[int, ...] = ()
 
 
 class _Param:
@@ -344,8 +358,6 @@ class Kernel:
         return self._keyer(args) if self._keyer is not None else None
 
     def _arg_specs(self, args: tuple[Any, ...], cfg: _program.Config) -> list[Any]:
-        from .values import ArgSpec
-
         assert self._params is not None
         specs = []
         for p, a in zip(self._params, args):
@@ -360,8 +372,6 @@ class Kernel:
         return specs
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
-        from .values import ArgSpec
-
         arr = _ndarray_data(a)
         if not arr.flags.c_contiguous:
             raise TaichiTypeError(
@@ -405,7 +415,7 @@ class Kernel:
         self, prog: _program.Program, args: tuple[Any, ...], symbol: str | None = None
     ) -> Any:
         """The module (fields + taichi.kernel) of the instance these arguments select."""
-        from .codegen import KernelCodegen, build_module
+        from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
         specs = self._arg_specs(args, prog.config)

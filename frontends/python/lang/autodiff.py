@@ -26,6 +26,7 @@ from taichi_xdsl.utils.errors import TaichiAssertionError, TaichiError
 from . import kernel as _kernel
 from . import program as _program
 from .field import Field
+from .ops import Intrinsic
 
 AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-auto-diff"
 """What runs on a primal kernel's module before its adjoint is compiled (after
@@ -347,28 +348,9 @@ def clear_all_gradients(gradient_type: Any = None) -> None:
 # -- stop_grad -----------------------------------------------------------------------------
 
 
-def _stop_grad_in_kernel(args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
-    from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
-    from xdsl.dialects.builtin import UnitAttr
-
-    from .values import FieldHandle
-
-    if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
-        raise TaichiError("ti.stop_grad(x) takes one field")
-    # every access of the field in this kernel goes through this one get_field
-    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
-
-
-def __getattr__(name: str) -> Any:
-    # `stop_grad` is a KernelMethod of the code generator, made on first use so that
-    # `ti.ad` loads no compiler code.
-    if name == "stop_grad":
-        from .vectors import KernelMethod
-
-        value = KernelMethod("stop_grad", _stop_grad_in_kernel)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module 'ti.ad' has no attribute '{name}'")
+# `ti.stop_grad(x)` inside a kernel: no gradient flows through field x in this kernel
+# (lowered by codegen/calls.py into an attribute that ti-auto-diff reads).
+stop_grad = Intrinsic("stop_grad")
 
 
 # -- user-defined gradients ---------------------------------------------------------------

@@ -20,15 +20,15 @@ from xdsl.dialects.builtin import IndexType, IntegerAttr
 from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, Operation, SSAValue
 
-from . import dtypes
-from .dtypes import DataType
+from ..lang import dtypes
+from ..lang.dtypes import DataType
 from .emitter import Value
-from .field import Field
-from .matrix import Aggregate
-from .source import FunctionSource
+from ..lang.field import Field
+from ..lang.matrix import Aggregate
+from ..lang.source import FunctionSource
 
 if TYPE_CHECKING:
-    from .codegen import KernelCodegen
+    from .visitor import KernelCodegen
 
 # ---------------------------------------------------------------------------------------
 # What expressions evaluate to
@@ -90,18 +90,6 @@ class NdarrayHandle(Container):
             cast = cg.em.emit(arith.IndexCastOp(dim.results[0], ir_i32))
             out.append(Value(cast.results[0], dtypes.i32))
         return tuple(out)
-
-
-@dataclass
-class ArgSpec:
-    """One kernel parameter of one instance: a scalar, an ndarray or a template."""
-
-    name: str
-    kind: str  # "scalar", "ndarray" or "template"
-    dtype: DataType | None = None
-    ndim: int = 0
-    obj: Any = None
-    element_shape: tuple[int, ...] = ()
 
 
 @dataclass

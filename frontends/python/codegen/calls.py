@@ -1,0 +1,588 @@
+"""
+Calls inside kernels: `ti.*` intrinsics, Python builtins, `print`, and `@ti.func`
+functions (inlined at the call site, as Taichi does).
+
+    ti.atomic_add(x[i], v)   ->  %old = taichi.atomic_add %p, %v : memref<f32>
+    ti.sqrt(x)               ->  %r = math.sqrt %x : f32
+    print("i =", i)          ->  taichi.print "i = {}" %i : i32
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import inspect
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+from xdsl.dialects import memref
+from xdsl.ir import Operation, SSAValue
+
+from ..lang import dtypes, ops, types
+from ..lang.dtypes import DataType
+from .emitter import Value, ir_type
+from ..lang.matrix import Matrix, MatrixType
+from ..lang.source import closure_vars
+from ..lang.struct import StructPlace, StructType, StructVal
+from ..lang.types import NdarrayType, Template
+from .values import (
+    Container,
+    FieldHandle,
+    FunctionContext,
+    Place,
+    assigned_names,
+    describe,
+    is_python,
+    is_scalar,
+)
+from .vectors import KernelMethod, LocalVecPlace, Vec, VecPlace
+
+if TYPE_CHECKING:
+    from .visitor import KernelCodegen
+
+_ATOMIC_OPS: dict[str, type[taichi.AtomicOp]] = {
+    "atomic_add": taichi.AtomicAddOp,
+    "atomic_sub": taichi.AtomicSubOp,
+    "atomic_min": taichi.AtomicMinOp,
+    "atomic_max": taichi.AtomicMaxOp,
+    "atomic_and": taichi.AtomicAndOp,
+    "atomic_or": taichi.AtomicOrOp,
+    "atomic_xor": taichi.AtomicXorOp,
+}
+_UNARY_MATH = frozenset(
+    ("sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil", "abs")
+)
+_MAX_INLINE_DEPTH = 32
+_RANDOM = frozenset(("random", "randn"))
+_ELEMENTWISE_INTRINSICS = _UNARY_MATH | {"min", "max", "pow", "atan2", "clamp", "select"}
+_TMATH = frozenset(
+    (
+        "mix",
+        "step",
+        "smoothstep",
+        "fract",
+        "sign",
+        "log2",
+        "isnan",
+        "isinf",
+        "dot",
+        "cross",
+        "length",
+        "normalize",
+        "distance",
+        "reflect",
+        "determinant",
+        "inverse",
+    )
+)
+
+
+
+def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(
+        k.arg is None for k in node.keywords
+    ):
+        raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+    func = cg.eval(node.func)
+    if func is builtins.print:
+        return emit_print(cg, node)
+    if isinstance(func, ops.Intrinsic):
+        return call_intrinsic(cg, func, node)
+    if isinstance(func, KernelMethod):
+        args = [cg.eval(a) for a in node.args]
+        kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+        return func.fn(args, kwargs, node)
+    if isinstance(func, type) and issubclass(func, Matrix):  # ti.Vector / ti.Matrix
+        args = [cg.eval(a) for a in node.args]
+        kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+        from ..lang.matrix import Vector
+
+        return cg.make_matrix(args, kwargs, node, issubclass(func, Vector))
+    if isinstance(func, StructType):  # Particle(pos=..., mass=...)
+        args = [cg.eval(a) for a in node.args]
+        kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+        return cg.make_struct(func, args, kwargs, node)
+    if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
+        return cg.construct_type(func, [cg.eval(a) for a in node.args], node)
+    if func in (Matrix.rows, Matrix.cols):
+        rows = [cg.as_vec(cg.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+        m = cg.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
+        assert m is not None
+        return m if func is Matrix.rows else cg.transpose(m, node)
+    from ..lang.kernel import BoundFunc, Func, Kernel
+
+    if isinstance(func, Func | BoundFunc):
+        return inline_func(cg, func, node)
+    if isinstance(func, Kernel):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a kernel cannot call a kernel; decorate the callee with @ti.func",
+        )
+    args = [cg.eval(a) for a in node.args]
+    kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    return call_python(cg, func, args, kwargs, node)
+
+def call_python(
+    cg: KernelCodegen, func: Any, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    """A builtin or another Python callable: folded when all arguments are Python."""
+
+    has_ir = any(not is_python(x) for x in (*args, *kwargs.values()))
+    if args and isinstance(args[0], Vec):
+        if isinstance(func, DataType) or func in (int, float, bool):
+            return cg.vec_cast(args[0], cg.cook_dtype(func, node))
+        if func is builtins.abs:
+            return cg.vec_map(
+                lambda x: (
+                    cg.s_math("abs", x) if is_python(x) else cg.em.math1("abs", x)
+                ),
+                args[0],
+                node=node,
+            )
+        if func in (builtins.min, builtins.max) and len(args) >= 2:
+            name = func.__name__
+            return cg.vec_map(
+                lambda *xs: fold_minmax(cg, name, list(xs), node), *args, node=node
+            )
+        if func is builtins.len:
+            return args[0].n
+    if isinstance(func, DataType) or func in (int, float, bool):
+        if has_ir:
+            expect_args(cg, node, args, 1)
+            return cg.em.value(args[0], cg.cook_dtype(func, node))
+    elif func is builtins.abs and has_ir:
+        return intrinsic_math(cg, "abs", args, node)
+    elif func in (builtins.min, builtins.max) and has_ir:
+        return fold_minmax(cg, func.__name__, args, node)
+    elif func is builtins.len and args and isinstance(args[0], Container):
+        shape = args[0].shape(cg)
+        if not shape:
+            raise cg.error(TaichiTypeError, node, "len() of a 0-d field")
+        return shape[0]
+    elif has_ir:
+        name = getattr(func, "__name__", repr(func))
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"cannot call Python function '{name}' with Taichi values "
+            "in a kernel (decorate it with @ti.func)",
+        )
+    return cg.rvalue(func(*args, **kwargs))
+
+def expect_args(cg: KernelCodegen, node: ast.Call, args: list[Any], n: int) -> None:
+    if len(args) != n:
+        name = ast.unparse(node.func)
+        raise cg.error(
+            TaichiSyntaxError, node, f"{name}() takes {n} argument(s), got {len(args)}"
+        )
+
+# -- ti.* intrinsics -------------------------------------------------------------
+
+def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> Any:
+
+    name = func.name
+    if name in _ATOMIC_OPS:
+        if len(node.args) != 2 or node.keywords:
+            raise cg.error(
+                TaichiSyntaxError, node, f"ti.{name}(x, value) takes two arguments"
+            )
+        place = cg.place_of(node.args[0])
+        return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
+    args = [cg.eval(a) for a in node.args]
+    kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    if name == "loop_config":
+        cg.pending_loop_config = kwargs
+        return None
+    if name == "static":
+        for x in (*args, *kwargs.values()):
+            if isinstance(x, Value):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    node,
+                    "ti.static() needs values known at compile time",
+                )
+        return ops.static(*args)
+    if name in _RANDOM:
+        return cg.random_call(name, args, kwargs, node)
+    if name == "stop_grad":
+        return _stop_grad(args, kwargs)
+    if all(is_python(x) for x in (*args, *kwargs.values())):
+        return cg.rvalue(func(*args, **kwargs))  # fold at compile time
+    if name in ("ndrange", "grouped"):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"ti.{name}() works only as the iterable of a for loop",
+        )
+    return intrinsic_ir(cg, name, args, kwargs, node)
+
+def _stop_grad(args: list[Any], kwargs: dict[str, Any]) -> None:
+    """`ti.stop_grad(x)`: marks field x's `get_field` so that ti-auto-diff leaves it out."""
+    from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
+    from xdsl.dialects.builtin import UnitAttr
+
+    if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
+        raise TaichiError("ti.stop_grad(x) takes one field")
+    # every access of the field in this kernel goes through this one get_field
+    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+
+
+def intrinsic_ir(
+    cg: KernelCodegen, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    em = cg.em
+    if name in _RANDOM:
+        return cg.random_call(name, args, kwargs, node)
+    if name in _TMATH:
+        return cg.math_call(name, args, node)
+    if any(isinstance(a, Vec) for a in args) and name in _ELEMENTWISE_INTRINSICS:
+        return cg.vec_map(
+            lambda *xs: intrinsic_ir(cg, name, list(xs), kwargs, node),
+            *args,
+            node=node,
+        )
+    if name == "cast":
+        dt = kwargs.get("dtype", args[1] if len(args) > 1 else None)
+        if isinstance(args[0], Vec):
+            return cg.vec_cast(args[0], cg.cook_dtype(dt, node))
+        return em.value(scalar(cg, args[0], node), cg.cook_dtype(dt, node))
+    if name == "select":
+        expect_args(cg, node, args, 3)
+        return em.select(*(scalar(cg, a, node) for a in args))
+    if name in _UNARY_MATH:
+        result = intrinsic_math(cg, name, args, node)
+        dt = kwargs.get("dtype")
+        return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
+    if name in ("pow", "atan2"):
+        expect_args(cg, node, args, 2)
+        a, b = (scalar(cg, a, node) for a in args)
+        return em.binary("**" if name == "pow" else "atan2", a, b)
+    if name in ("min", "max"):
+        return fold_minmax(cg, name, args, node)
+    if name == "clamp" and any(isinstance(a, Vec) for a in args):
+        return cg.math_call("clamp", args, node)
+    if name == "clamp":
+        expect_args(cg, node, args, 3)
+        x, lo, hi = (scalar(cg, a, node) for a in args)
+        return em.binary("min", em.binary("max", x, lo), hi)
+    raise cg.error(
+        TaichiSyntaxError, node, f"ti.{name}() is not supported in kernels"
+    )
+
+def scalar(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
+
+    if not is_scalar(x):
+        raise cg.error(TaichiTypeError, node, f"expected a scalar, got {describe(x)}")
+    return x
+
+def intrinsic_math(
+    cg: KernelCodegen, name: str, args: list[Any], node: ast.Call
+) -> Value:
+    if not args:
+        raise cg.error(TaichiSyntaxError, node, f"ti.{name}() needs an argument")
+    return cg.em.math1(name, cg.em.value(scalar(cg, args[0], node)))
+
+def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -> Any:
+    if len(args) == 1 and isinstance(args[0], tuple | list):
+        args = list(args[0])
+    if len(args) < 2:
+        raise cg.error(TaichiSyntaxError, node, f"{name}() needs two or more values")
+    result = scalar(cg, args[0], node)
+    for x in args[1:]:
+        result = cg.em.binary(name, result, scalar(cg, x, node))
+    return result
+
+# -- print -----------------------------------------------------------------------
+
+def emit_print(cg: KernelCodegen, node: ast.Call) -> None:
+    """`print(a, "b", f"{c}")` -> taichi.print "... {} ..." (no trailing newline)."""
+    sep = " "
+    for kw in node.keywords:
+        value = cg.eval(kw.value)
+        if kw.arg == "sep" and isinstance(value, str):
+            sep = value
+        elif kw.arg == "end" and value == "\n":
+            pass
+        else:
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                f"print(..., {kw.arg}=...) is not supported in kernels",
+            )
+    pieces: list[str] = []
+    values: list[SSAValue] = []
+    for arg in node.args:
+        if isinstance(arg, ast.JoinedStr):
+            pieces.append(_format_joined(cg, arg, values))
+        else:
+            pieces.append(_format_one(cg, cg.eval(arg), values, arg))
+    cg.em.emit(taichi.PrintOp(sep.join(pieces), values))
+
+def _format_one(
+    cg: KernelCodegen, x: Any, values: list[SSAValue], node: ast.AST
+) -> str:
+    if isinstance(x, Value):
+        if x.dtype.is_unsigned and x.dtype.bits < 64:
+            # The IR is signless and prints integers as signed: widen an unsigned
+            # value (zero-extended) so that 4294967295 does not print as -1.
+            x = cg.em.cast(x, dtypes.i64)
+        values.append(x.ssa)
+        return "{}"
+    if isinstance(x, Vec):
+        if len(x.shape) == 2:
+            return (
+                "["
+                + ", ".join(
+                    _format_one(cg, x.row(i), values, node) for i in range(x.n)
+                )
+                + "]"
+            )
+        return "[" + ", ".join(_format_one(cg, e, values, node) for e in x.elems) + "]"
+    if is_python(x) and not isinstance(x, tuple | list):
+        return str(x)
+    if isinstance(x, tuple | list):
+        return "(" + ", ".join(_format_one(cg, e, values, node) for e in x) + ")"
+    raise cg.error(TaichiTypeError, node, f"cannot print {describe(x)} in a kernel")
+
+def _format_joined(
+    cg: KernelCodegen, node: ast.JoinedStr, values: list[SSAValue]
+) -> str:
+    text = ""
+    for part in node.values:
+        if isinstance(part, ast.FormattedValue):
+            text += _format_one(cg, cg.eval(part.value), values, part)
+        else:
+            text += str(part.value)  # type: ignore[attr-defined]
+    return text
+
+# -- @ti.func --------------------------------------------------------------------
+
+def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
+    """Inline a ti.func: its body is compiled here with its parameters bound."""
+    from ..lang.kernel import BoundFunc
+
+    bound_self = func.obj if isinstance(func, BoundFunc) else None
+    func = func.func if isinstance(func, BoundFunc) else func
+    if cg.func_depth >= _MAX_INLINE_DEPTH:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"ti.func '{func.fn.__name__}' recurses; recursion is not supported",
+        )
+    src = func.source()
+    annotations = func.annotations()
+    arguments = _bind_func_args(cg, func, bound_self, annotations, node)
+    ctx = FunctionContext(
+        src,
+        func.fn.__globals__,
+        closure_vars(func.fn),
+        False,
+        cg.em.block,
+        len(cg.loops),
+    )  # type: ignore[arg-type]
+    ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
+    ret_ann = annotations.get("return")
+    if isinstance(ret_ann, MatrixType):
+        ret_ann = None  # checked on the returned value below
+        vec_ret = annotations.get("return")
+    else:
+        vec_ret = None
+    if ret_ann is not None:
+        ctx.return_types = [cg.cook_dtype(ret_ann, node)]
+    assigned = assigned_names(src.tree.body)
+    for name, value in arguments.items():
+        ctx.scopes[0][name] = _bind_param(cg, 
+            name, value, annotations.get(name), assigned, node
+        )
+    saved = (cg.ctx, cg.terminated, cg.pending_loop_config)
+    cg.ctx, cg.terminated, cg.pending_loop_config = ctx, False, None
+    cg.func_depth += 1
+    try:
+        cg.visit_stmts(src.tree.body)
+    finally:
+        cg.func_depth -= 1
+        cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if vec_ret is not None and ctx.ret_vec is None:
+        v = cg.as_vec(ctx.result)
+        if v is None:
+            v = cg.construct_type(vec_ret, [ctx.result], node)
+        return cg.vec_cast(v, cg.cook_dtype(vec_ret.dtype, node))
+    if ctx.ret_vec is not None:
+        return ctx.ret_vec.load(cg)
+    if ctx.ret_slots is not None:
+        assert ctx.return_types is not None
+        return cg.em.load(ctx.ret_slots[0], ctx.return_types[0])
+    if ctx.return_types and ctx.result is not None:
+        return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
+    return ctx.result
+
+def _bind_func_args(
+    cg: KernelCodegen,
+    func: Any,
+    bound_self: Any,
+    annotations: dict[str, Any],
+    node: ast.Call,
+) -> dict[str, Any]:
+    sig = func.signature()
+    params = list(sig.parameters)
+    offset = 1 if bound_self is not None else 0
+
+    def arg_value(param: str | None, arg: ast.expr) -> Any:
+        # A template parameter given a variable receives the variable itself.
+        if (
+            param is not None
+            and _is_template(annotations.get(param))
+            and isinstance(arg, ast.Name)
+        ):
+            binding = cg.lookup(arg.id)
+
+            if isinstance(binding, Place | VecPlace | StructPlace):
+                return binding
+            return cg.rvalue(binding)
+        return cg.eval(arg)
+
+    positional = [
+        arg_value(params[i + offset] if i + offset < len(params) else None, a)
+        for i, a in enumerate(node.args)
+    ]
+    keywords = {k.arg: arg_value(k.arg, k.value) for k in node.keywords}
+    try:
+        head = [bound_self] if bound_self is not None else []
+        bound = sig.bind(*head, *positional, **keywords)
+    except TypeError as e:
+        raise cg.error(
+            TaichiSyntaxError, node, f"calling ti.func '{func.fn.__name__}': {e}"
+        ) from None
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+def _bind_param(
+    cg: KernelCodegen, name: str, value: Any, ann: Any, assigned: set[str], node: ast.AST
+) -> Any:
+
+    if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
+        return value
+    if isinstance(ann, StructType) or isinstance(value, StructVal):
+        if isinstance(ann, StructType):
+            value = cg.convert_to_type(ann, value, node)
+        return cg.new_struct_local(name, value) if name in assigned else value
+    if isinstance(ann, MatrixType):
+        v = cg.as_vec(value)
+        if v is None:
+            v = cg.construct_type(ann, [value], node)
+        v = cg.vec_cast(v, cg.cook_dtype(ann.dtype, node))
+        return cg.new_vec_local(name, v) if name in assigned else v
+    if isinstance(value, Vec):
+        return cg.new_vec_local(name, value) if name in assigned else value
+    if isinstance(ann, NdarrayType) or ann is types.ndarray:
+        if not isinstance(value, Container):
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"parameter '{name}' expects an ndarray or a field",
+            )
+        return value
+    if ann is not None and ann is not inspect.Parameter.empty:
+        dt = cg.cook_dtype(ann, node)
+        value = cg.em.value(scalar(cg, value, node), dt)
+        return cg.new_local(name, value, dt) if name in assigned else value
+    if is_scalar(value) and name in assigned:
+        return cg.new_local(name, value)
+    return value
+
+def func_return(cg: KernelCodegen, value: Any, node: ast.Return, at_top: bool) -> None:
+    """A `return` in a ti.func: the value itself at top level, else through a slot."""
+    ctx = cg.ctx
+    if at_top and ctx.ret_slots is None and ctx.ret_vec is None:
+        ctx.result = value
+        return
+    v = (
+        cg.as_vec(value)
+        if not isinstance(value, Value | bool | int | float)
+        else None
+    )
+    if v is not None:  # a vector returned from inside if/else: through local slots
+        if ctx.ret_vec is None:
+            zero = Vec(v.shape, [0] * len(v.elems))
+            ctx.ret_vec = _func_vec_slot(cg, ctx, zero, cg.vec_dtype(v))
+        ctx.ret_vec.store(cg, v)
+        mark_returned(cg)
+        return
+    if not isinstance(value, Value | bool | int | float):
+        raise cg.error(
+            TaichiSyntaxError, node, "a 'return' inside if/else must return one scalar"
+        )
+    if ctx.ret_slots is None:
+        dt = (
+            ctx.return_types[0]
+            if ctx.return_types
+            else (
+                value.dtype
+                if isinstance(value, Value)
+                else cg.em.literal_dtype(value)
+            )
+        )
+        ctx.return_types = [dt]
+        ctx.ret_slots = [ctx_slot(cg, dt)]
+    cg.em.store(ctx.ret_slots[0], cg.em.value(value, ctx.return_types[0]))
+    mark_returned(cg)
+
+def _func_vec_slot(
+    cg: KernelCodegen, ctx: FunctionContext, zero: Vec, dt: DataType
+) -> LocalVecPlace:
+    slots = [Place(ctx_slot(cg, dt, ctx), dt, False) for _ in zero.elems]
+    return LocalVecPlace(zero.shape, dt, slots)
+
+def ctx_slot(
+    cg: KernelCodegen, dt: DataType, ctx: FunctionContext | None = None
+) -> SSAValue:
+    """A zero-initialized slot at the start of the current kernel or ti.func call."""
+    ctx = ctx or cg.ctx
+    if ctx.is_kernel:
+        return cg.prologue_slot(dt)
+    alloca = memref.AllocaOp.get(ir_type(dt), shape=[])
+    zero = cg.em.make_const(0, dt)
+    store = memref.StoreOp.get(zero.results[0], alloca.results[0], [])
+    for op in (alloca, zero, store):
+        _insert_at_anchor(cg, ctx, op)
+    return alloca.results[0]
+
+def _insert_at_anchor(cg: KernelCodegen, ctx: FunctionContext, op: Operation) -> None:
+    op.location = cg.em.loc  # pyright: ignore[reportAttributeAccessIssue]
+    block = ctx.entry_block
+    if ctx.anchor is None:
+        first = block.first_op
+        if first is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, first)
+    else:
+        block.insert_op_after(op, ctx.anchor)
+    ctx.anchor = op
+
+def mark_returned(cg: KernelCodegen) -> None:
+    """Record that a branch returned: later statements are skipped at run time."""
+    ctx = cg.ctx
+    if ctx.ret_flag is None:
+        ctx.ret_flag = ctx_slot(cg, dtypes.u1)
+    cg.em.store(ctx.ret_flag, cg.em.const(True, dtypes.u1))
+
+def guard_rest(cg: KernelCodegen, rest: list[ast.stmt]) -> None:
+    """Run `rest` only if no earlier branch returned: `if !returned { rest }`."""
+    from xdsl.ir import Block
+
+    ctx = cg.ctx
+    assert ctx.ret_flag is not None
+    returned = cg.em.load(ctx.ret_flag, dtypes.u1)
+    go = cg.em.logical_not(returned)
+    block = Block()
+    with cg.body(block):
+        cg.visit_stmts(rest)
+        cg.close(block)
+    cg.em.emit(taichi.IfOp(go.ssa, block))
+
+
+def _is_template(ann: Any) -> bool:
+    return isinstance(ann, Template) or ann is Template or ann is types.template

@@ -1,0 +1,79 @@
+"""
+Struct values and places inside kernels: a struct field's element, a local struct
+variable, `Particle(pos=..., mass=...)` and member access.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.utils.errors import TaichiError
+
+from ..lang.struct import StructField, StructPlace, StructType, StructVal
+
+if TYPE_CHECKING:
+    from .visitor import KernelCodegen
+
+
+
+def struct_element(
+    cg: KernelCodegen, sf: StructField, index: Any, node: Any
+) -> StructPlace:
+    places = {
+        m: cg.element(cg.field_handle(f), index, node) for m, f in sf.fields.items()
+    }
+    return StructPlace(sf.stype, places)
+
+def load_struct(cg: KernelCodegen, place: StructPlace) -> StructVal:
+    return StructVal(place.stype, {m: cg.rvalue(p) for m, p in place.places.items()})
+
+def make_struct(
+    cg: KernelCodegen, stype: StructType, args: list[Any], kwargs: dict[str, Any], node: Any
+) -> StructVal:
+    values = dict(zip(stype.members, args))
+    values.update(kwargs)
+    out = {}
+    for m, t in stype.members.items():
+        v = values.get(m, 0)
+        out[m] = cg.convert_to_type(t, v, node)
+    return StructVal(stype, out)
+
+def new_struct_local(
+    cg: KernelCodegen, name: str | None, value: StructVal
+) -> StructPlace:
+    places = {}
+    for m, v in value.values.items():
+        t = value.stype.members[m]
+        v = cg.convert_to_type(t, v, None)
+        if isinstance(v, StructVal):
+            places[m] = new_struct_local(cg, None, v)
+        elif hasattr(v, "elems"):
+            places[m] = cg.new_vec_local(f"{name}_{m}" if name else None, v)
+        else:
+            places[m] = cg.new_local(f"{name}_{m}" if name else None, v)
+    return StructPlace(value.stype, places)
+
+def store_struct(cg: KernelCodegen, place: StructPlace, value: Any, node: Any) -> None:
+    if isinstance(value, StructPlace):
+        value = load_struct(cg, value)
+    if isinstance(value, dict):
+        value = StructVal(place.stype, value)
+    if not isinstance(value, StructVal):
+        raise TaichiError(f"cannot store {type(value).__name__} into a struct")
+    for m, p in place.places.items():
+        if m in value.values:
+            cg.store(p, value.values[m], node)
+
+def struct_attr(
+    cg: KernelCodegen, obj: StructVal | StructPlace, name: str, node: Any
+) -> Any:
+    if name in obj.stype.methods:
+        from ..lang.kernel import BoundFunc
+
+        return BoundFunc(obj.stype.methods[name], obj)
+    if isinstance(obj, StructPlace):
+        if name in obj.places:
+            return cg.rvalue(obj.places[name])
+    elif name in obj.values:
+        return obj.values[name]
+    raise TaichiError(f"struct {obj.stype.name} has no member '{name}'")
