@@ -49,7 +49,7 @@ def main() -> None:
 
     vulkan_backend.VulkanBackend.compile = compile_and_keep  # type: ignore[method-assign]
     ti.init(arch=ti.vulkan, default_fp=ti.f32, offline_cache=False)
-    from taichi_xdsl.frontends.python import program
+    from taichi_xdsl.frontends.python.lang import program
 
     rt = program.get_program().backend.runtime
     print(f"device: {rt.caps.name}, subgroup {rt.caps.subgroup_size}")
