@@ -52,6 +52,17 @@ have it, a compare-and-swap loop on the bit pattern otherwise. With the subgroup
 atomic add of a thread-local partial sum (ti-make-thread-local) adds the subgroup's sum
 (`spirv.GroupNonUniformFAdd`/`IAdd <Subgroup> <Reduce>`) from one invocation elected by
 `spirv.GroupNonUniformElect`: one atomic a subgroup instead of one an invocation.
+
+With `unroll=N` (the Vulkan backend gives 4), a range_for whose body is straight-line code
+(no control flow, thread-local slot, print or assert; at most 64 ops; not `debug`) first
+runs a grid-stride loop of N iterations at a time while all N are in range, their bodies
+interleaved op by op, so the loads of the N iterations are in flight together; the plain
+loop does the rest:
+
+    i = begin                                     // N = 2, body: v = x[i]; y[i] = v
+    for (; i < hi - stride; i += 2 * stride) { v0 = x[i]; v1 = x[i + stride];
+                                               y[i] = v0; y[i + stride] = v1; }
+    for (; i < hi; i += stride) { v = x[i]; y[i] = v }
 """
 
 from __future__ import annotations
@@ -171,6 +182,7 @@ def _task_module(
     debug: bool = False,
     asserts: list[str] | None = None,
     preserve_nan_inf: bool = False,
+    unroll: int = 1,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -222,8 +234,17 @@ def _task_module(
         if isinstance(task, offload.RangeForTask):
             _inline(task.prologue, entry)
         _inline(task.body, body)
+        start = begin.results[0]
+        if (
+            unroll > 1
+            and isinstance(task, offload.RangeForTask)
+            and _lockstep_ok(state, body)
+        ):
+            start = _unrolled_grid_stride(
+                entry, task.index, start, hi, stride.results[0], body, unroll
+            )
         tail: list[Operation] = []
-        loop, i = _grid_stride(i32, begin.results[0], hi, stride.results[0], body, tail)
+        loop, i = _grid_stride(i32, start, hi, stride.results[0], body, tail)
         entry.add_ops(tail)
         if isinstance(task, offload.RangeForTask):
             task.index.replace_all_uses_with(i)
@@ -251,6 +272,79 @@ def _task_module(
         )
     finish_module(state, task)
     return module
+
+
+_LOCKSTEP_MAX_OPS = 64
+_NOT_LOCKSTEP = (offload.ThreadLocalOp, taichi.PrintOp, taichi.AssertOp)
+
+
+def _lockstep_ok(state: TaskState, body: Block) -> bool:
+    """Whether iterations of this range_for body may run interleaved op by op: straight
+    line (no regions), short, nothing shared between iterations of one invocation (a
+    thread-local slot), nothing whose order shows (print, assert, debug checks)."""
+    if state.debug:
+        return False
+    count = 0
+    for op in body.ops:
+        count += 1
+        if op.regions or isinstance(op, _NOT_LOCKSTEP) or count > _LOCKSTEP_MAX_OPS:
+            return False
+    return count > 0
+
+
+def _unrolled_grid_stride(
+    entry: Block,
+    index: SSAValue,
+    begin: SSAValue,
+    end: SSAValue,
+    stride: SSAValue,
+    body: Block,
+    factor: int,
+) -> SSAValue:
+    """
+    Ahead of the grid-stride loop, a loop that runs `factor` iterations at a time while
+    all of them are in range (i < end - (factor - 1) * stride), their bodies interleaved
+    op by op (lockstep), so the loads of all come before the stores of any and are in
+    flight together. Adds it to `entry`; returns the index where the plain loop goes on.
+
+        for (i = begin; i < end - 3s; i += 4s) { a(i) a(i+s) a(i+2s) a(i+3s); b(i) ... }
+
+    Iterations of a parallel loop may run in any order, so interleaving them is allowed.
+    """
+    last = int_const(factor - 1)
+    reach = spirv.IMulOp(stride, last)
+    limit = spirv.ISubOp(end, reach)
+    width = int_const(factor)
+    step = spirv.IMulOp(stride, width)
+    iv = spirv.VariableOp(spirv.PointerType(i32, "Function"))
+    entry.add_ops([last, reach, limit, width, step, iv, spirv.StoreOp(iv, begin)])
+    i = spirv.LoadOp(iv)
+    lt = spirv.SLessThanOp(i, limit)
+    unrolled = Block()
+    header, cont, merge = Block(), Block(), Block([spirv.MergeOp()])
+    header.add_ops([i, lt, spirv.BranchConditionalOp(lt, unrolled, merge)])
+    maps: list[dict[SSAValue, SSAValue]] = []
+    for k in range(factor):
+        if k == 0:
+            maps.append({index: i.results[0]})
+            continue
+        offset = int_const(k)
+        scaled = spirv.IMulOp(stride, offset)
+        at = spirv.IAddOp(i, scaled)
+        unrolled.add_ops([offset, scaled, at])
+        maps.append({index: at.results[0]})
+    for op in body.ops:
+        for mapping in maps:
+            unrolled.add_op(op.clone(value_mapper=mapping))
+    unrolled.add_op(spirv.BranchOp(cont))
+    again = spirv.LoadOp(iv)
+    advance = spirv.IAddOp(again, step)
+    cont.add_ops([again, advance, spirv.StoreOp(iv, advance), spirv.BranchOp(header)])
+    start = Block([spirv.BranchOp(header)])
+    entry.add_op(spirv.LoopOp(Region([start, header, unrolled, cont, merge])))
+    rest = spirv.LoadOp(iv)
+    entry.add_op(rest)
+    return rest.results[0]
 
 
 def _has_subgroup_arithmetic(caps: dict[str, int]) -> bool:
@@ -364,6 +458,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS). With `debug`, element
     accesses are bounds-checked and asserts checked, writing the error record. With
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
+    With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
+    (see the module docstring).
     """
 
     name = "convert-offload-to-spirv"
@@ -371,6 +467,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     caps: str = ""
     debug: bool = False
     preserve_nan_inf: bool = False
+    unroll: int = 1
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -393,6 +490,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.debug,
                     asserts,
                     self.preserve_nan_inf,
+                    self.unroll,
                 )
                 specs = ArrayAttr(
                     ArrayAttr(

@@ -70,6 +70,9 @@ GPU_FILL_GROUPS = 4096
 """The most workgroups a range_for gets on a GPU, and what a dynamic-bound one with no
 ndarray argument gets: about two waves of 128-invocation groups on a 132-SM GPU (2048
 resident invocations an SM); each invocation loops grid-stride over the rest."""
+UNROLL = 4
+"""Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
+`unroll`): four loads in flight an invocation where one was (see that pass)."""
 REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 """The most workgroups of a task with an epilogue (a thread-local reduction): each
 invocation combines its partial sum with an atomic on one address, so more invocations
@@ -721,7 +724,7 @@ class VulkanBackend:
         debug = " debug=true" if self.debug else ""
         preserve = " preserve-nan-inf=true" if self.preserve_nan_inf else ""
         return [
-            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve}}}'
+            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve} unroll={UNROLL}}}'
             if p == "convert-offload-to-spirv"
             else p
             for p in expand_pipeline(SPIRV_PIPELINE)

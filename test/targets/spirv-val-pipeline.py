@@ -4,7 +4,7 @@
 # Every spirv.module that `ti-to-spirv` emits passes spirv-val (Vulkan 1.1 rules), for
 # kernels that exercise each conversion: ndarrays and a dynamic bound, a float atomic
 # (native and as a compare-and-swap loop), a thread-local reduction (also combined per
-# subgroup), serial while/break, if/else and continue, print, 64-bit and boolean return
+# subgroup), range_for bodies run four iterations at a time, serial while/break, if/else and continue, print, 64-bit and boolean return
 # values, a struct_for.
 
 import subprocess
@@ -117,12 +117,12 @@ taichi.kernel @mix(%a: i32, %b: f64, %c: i64, %d: i1) -> (i32, f64, i64, i1) {
 """
 
 
-def validate(caps: str) -> None:
+def validate(caps: str, options: str = "") -> None:
     ctx = registry.make_context()
     module = Parser(ctx, SOURCE).parse_module()
     pipeline = (
         "ti-to-offload,convert-taichi-to-spirv,convert-arith-to-spirv,"
-        f'convert-offload-to-spirv{{caps="{caps}"}}'
+        f'convert-offload-to-spirv{{caps="{caps}"{options}}}'
     )
     registry.build_pipeline(pipeline).apply(ctx, module)
     module.verify()
@@ -146,7 +146,11 @@ def validate(caps: str) -> None:
 
 validate("spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add")
 validate("spirv_has_int64+spirv_has_float64")
-validate("spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic")
+# with the subgroup combine, and straight-line range_for bodies unrolled as on Vulkan
+validate(
+    "spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic",
+    " unroll=4",
+)
 
 # CHECK:      spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 1: valid
