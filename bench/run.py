@@ -19,8 +19,9 @@ Printed per case and arch:
 - steady state: time a call (launch: a call of the tiny kernel), ratios ours / rival
   (below 1: ours is faster);
 - GB/s for the memory-bound cases (bytes a call / time), and its share of the copy
-  bandwidth measured in the same run (CPU: numpy copyto on every core; Vulkan:
-  vkCmdCopyBuffer), copying the same 64 MiB. Bytes count what the memory bus carries:
+  bandwidth measured in the same run (CPU: numpy copyto on every core; GPU: torch's
+  copy_ on the CUDA device where torch has one, else vkCmdCopyBuffer), copying the same
+  64 MiB. Bytes count what the memory bus carries:
   every array read once, and every array written twice (the write-allocate read of the
   line, then the write), so a copy moves 12 bytes an f32, saxpy 12 (y is read anyway),
   the reduction 4 and the stencil 12 a point;

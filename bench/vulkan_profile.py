@@ -34,6 +34,9 @@ def main() -> None:
     parser.add_argument("--cases", default=",".join(CASES))
     parser.add_argument("--calls", type=int, default=100)
     parser.add_argument("--spirv-dir", default=None)
+    parser.add_argument(
+        "--unroll", type=int, default=None, help="convert-offload-to-spirv's unroll"
+    )
     options = parser.parse_args()
     sys.path.insert(0, str(HERE.parent.parent))
     import taichi_xdsl as ti
@@ -48,6 +51,9 @@ def main() -> None:
         return kernel
 
     vulkan_backend.VulkanBackend.compile = compile_and_keep  # type: ignore[method-assign]
+    if options.unroll is not None:
+        vulkan_backend.UNROLL = options.unroll
+        print(f"unroll={options.unroll}")
     ti.init(arch=ti.vulkan, default_fp=ti.f32, offline_cache=False)
     from taichi_xdsl.frontends.python.lang import program
 

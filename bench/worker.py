@@ -213,6 +213,16 @@ def _case_constants(case: str) -> dict[str, Any]:
     return names
 
 
+def _torch_cuda() -> bool:
+    """Whether torch with a CUDA device is here (then it gives the GPU copy reference:
+    vkCmdCopyBuffer runs far below the copy bandwidth a kernel reaches on NVIDIA GPUs)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
 def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
     """The copy bandwidth the memory-bound cases are held against (same run, same size)."""
     import numpy as np
@@ -236,6 +246,17 @@ def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
 
         sync = lambda: None
         result["what"] = f"numpy copyto on {threads} threads"
+    elif _torch_cuda():
+        import torch
+
+        src = torch.ones(COPY_BYTES // 4, dtype=torch.float32, device="cuda")
+        dst = torch.zeros_like(src)
+
+        def step() -> None:
+            dst.copy_(src)
+
+        sync = torch.cuda.synchronize
+        result["what"] = f"torch copy_ on {torch.cuda.get_device_name()}"
     else:
         from taichi_xdsl.targets.vulkan import VulkanRuntime
 
