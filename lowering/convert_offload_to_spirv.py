@@ -63,6 +63,17 @@ loop does the rest:
     for (; i < hi - stride; i += 2 * stride) { v0 = x[i]; v1 = x[i + stride];
                                                y[i] = v0; y[i + stride] = v1; }
     for (; i < hi; i += stride) { v = x[i]; y[i] = v }
+
+With `fold-bounds=true` (the Vulkan backend's choice), a range_for bound that a serial
+task computes from the kernel's arguments alone (`for i in range(x.shape[0])`: ti-offload
+stores the shape in a global temporary) and that nothing else reads is recomputed at the
+start of the range_for task; a serial task that does nothing else gets the module
+attribute `ti.skip`, and the backend does not dispatch it (one dispatch and one barrier
+fewer a launch):
+
+    offload.serial { %n = memref.dim %x ...; memref.store %n, %gtmp0 }   (ti.skip)
+    offload.range_for %i = %c0 to (load %gtmp0) { ... }
+      ~>  spirv.func @k__task1 { %n = <the shape, read from the argument buffer>; loop to %n }
 """
 
 from __future__ import annotations
@@ -98,6 +109,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     StringAttr,
     VectorType,
     i32,
@@ -111,13 +123,19 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import Pure
 from xdsl.transforms.dead_code_elimination import region_dce
 
 _VEC3 = VectorType(i32, [3])
 _INPUT_PTR = spirv.PointerType(_VEC3, "Input")
 
 
-def _bound_value(state: TaskState, bound: SSAValue, ops: list[Operation]) -> SSAValue:
+def _bound_value(
+    state: TaskState,
+    bound: SSAValue,
+    ops: list[Operation],
+    folded: dict[int, tuple[list[Operation], int]] | None = None,
+) -> SSAValue:
     owner = bound.owner
     if isinstance(owner, arith.ConstantOp):
         assert isinstance(owner.value, IntegerAttr)
@@ -128,8 +146,107 @@ def _bound_value(state: TaskState, bound: SSAValue, ops: list[Operation]) -> SSA
         owner.memref.owner, offload.GlobalTmpOp
     )
     tmp = owner.memref.owner
+    offset = tmp.offset.value.data
+    if folded and offset in folded:  # recompute it here from the arguments
+        templates, result = folded[offset]
+        mapping: dict[SSAValue, SSAValue] = {}
+        clones = [op.clone(value_mapper=mapping) for op in templates]
+        ops.extend(clones)
+        return clones[-1].results[result]
     ptr = state.byte_slot(spirv_abi.GTMP_BINDING, tmp.offset.value.data, bound.type, ops)
     return load_value(state, ptr, ops)
+
+
+def _slice(value: SSAValue) -> list[Operation]:
+    """The ops `value` is computed from, in order (all in one block)."""
+    needed: set[Operation] = set()
+    work = [value]
+    while work:
+        op = work.pop().owner
+        if isinstance(op, Operation) and op not in needed:
+            needed.add(op)
+            work.extend(op.operands)
+    block = value.owner.parent_block()  # type: ignore[union-attr]
+    return [op for op in block.ops if op in needed]  # type: ignore[union-attr]
+
+
+def _computes_from_arguments(op: Operation) -> bool:
+    """An op a bound may be recomputed from: an argument, its shape, pure arithmetic."""
+    if isinstance(op, offload.ArgOp | memref.DimOp):
+        return True
+    return not op.regions and op.has_trait(Pure)
+
+
+def _only_bounds(tmp: Operation) -> bool:
+    """Every use of the global temporary `tmp` loads a value used only as loop bounds."""
+    return all(
+        isinstance(use.operation, memref.LoadOp)
+        and all(
+            isinstance(bound.operation, offload.RangeForTask)
+            for bound in use.operation.res.uses
+        )
+        for use in tmp.results[0].uses
+    )
+
+
+def _foldable_bounds(
+    kernel: offload.KernelOp,
+) -> tuple[dict[int, tuple[list[Operation], int]], set[int]]:
+    """
+    Range_for bounds that a serial task computes from the kernel's arguments alone
+    (`x.shape[0]`, `n - 1`) and stores to global temporaries that nothing but range_for
+    bounds read: {offset: (detached copies of the ops computing the value, in order; its
+    result index in the last)}, and the indices of the serial tasks that do
+    nothing else (the range_for tasks recompute the bound themselves, so the backend may
+    skip dispatching these).
+    """
+    readers: dict[int, list[Operation]] = {}
+    for op in kernel.walk():
+        if isinstance(op, offload.GlobalTmpOp):
+            readers.setdefault(op.offset.value.data, []).append(op)
+    bounds: set[int] = set()
+    for task in kernel.tasks:
+        if isinstance(task, offload.RangeForTask):
+            for bound in (task.lower, task.upper):
+                load = bound.owner
+                if isinstance(load, memref.LoadOp) and isinstance(
+                    load.memref.owner, offload.GlobalTmpOp
+                ):
+                    bounds.add(load.memref.owner.offset.value.data)
+    folded: dict[int, tuple[list[Operation], int]] = {}
+    skip: set[int] = set()
+    for index, task in enumerate(kernel.tasks):
+        if not isinstance(task, offload.SerialTask):
+            continue
+        stores: dict[int, SSAValue] = {}
+        pure = True
+        for op in task.body.block.ops:
+            if isinstance(op, memref.StoreOp) and isinstance(
+                op.memref.owner, offload.GlobalTmpOp
+            ):
+                stores[op.memref.owner.offset.value.data] = op.value
+            elif not (
+                isinstance(op, offload.GlobalTmpOp) or _computes_from_arguments(op)
+            ):
+                pure = False
+        if not pure or not stores:
+            continue
+        ok = True
+        for offset in stores:
+            in_tasks = [r for r in readers[offset] if r.parent_op() is not kernel]
+            outside = [r for r in readers[offset] if r.parent_op() is kernel]
+            if len(in_tasks) != 1 or offset not in bounds or not all(
+                _only_bounds(r) for r in outside
+            ):
+                ok = False
+                break
+        if ok:
+            for offset, value in stores.items():
+                mapping: dict[SSAValue, SSAValue] = {}
+                templates = [op.clone(value_mapper=mapping) for op in _slice(value)]
+                folded[offset] = (templates, value.index)  # type: ignore[union-attr]
+            skip.add(index)
+    return folded, skip
 
 
 def _builtin_x(module: spirv.ModuleOp, name: str, ops: list[Operation]) -> SSAValue:
@@ -183,6 +300,7 @@ def _task_module(
     asserts: list[str] | None = None,
     preserve_nan_inf: bool = False,
     unroll: int = 1,
+    folded: dict[int, tuple[list[Operation], int]] | None = None,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -221,8 +339,8 @@ def _task_module(
             index_type = task.lower.type
             if index_type != i32:
                 raise fail(task, f"a range_for over {index_type} has no SPIR-V lowering")
-            lo = _bound_value(state, task.lower, ops)
-            hi = _bound_value(state, task.upper, ops)
+            lo = _bound_value(state, task.lower, ops, folded)
+            hi = _bound_value(state, task.upper, ops, folded)
         else:
             shape = task.field_type.get_shape()
             lo_op, hi_op = int_const(0), int_const(_product(shape))
@@ -459,7 +577,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     accesses are bounds-checked and asserts checked, writing the error record. With
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
-    (see the module docstring).
+    (see the module docstring). With `fold-bounds`, range_for bounds that a serial task
+    computes from the arguments alone are recomputed in the range_for task, and that
+    serial task's module is marked `ti.skip` when it does nothing else.
     """
 
     name = "convert-offload-to-spirv"
@@ -468,6 +588,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     debug: bool = False
     preserve_nan_inf: bool = False
     unroll: int = 1
+    fold_bounds: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -478,6 +599,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
             prints: list[tuple[str, tuple[str, ...]]] = []
             asserts: list[str] = []
             modules: list[spirv.ModuleOp] = []
+            folded, skip = _foldable_bounds(kernel) if self.fold_bounds else ({}, set())
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
                 module = _task_module(
@@ -491,7 +613,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     asserts,
                     self.preserve_nan_inf,
                     self.unroll,
+                    folded,
                 )
+                if index in skip:
+                    module.attributes["ti.skip"] = UnitAttr()
                 specs = ArrayAttr(
                     ArrayAttr(
                         [

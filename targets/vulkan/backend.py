@@ -44,7 +44,7 @@ from __future__ import annotations
 import struct
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import IO, Any
 
 import numpy as np
@@ -91,6 +91,9 @@ class TaskPlan:
     combines: bool = False
     """The task has an epilogue: every invocation combines its thread-local partial
     result once (atomics on one address), so it gets at most REDUCTION_GROUPS groups."""
+    skip: bool = False
+    """Not dispatched: a serial task that only computes range_for bounds, which the
+    range_for tasks recompute (convert-offload-to-spirv{fold-bounds=true})."""
 
 
 @dataclass(frozen=True)
@@ -345,6 +348,8 @@ class VulkanKernel:
     __call__ = launch
 
     def _groups(self, task: TaskPlan, pipeline: Any) -> int:
+        if task.skip:
+            return 0
         if task.kind == "serial":
             return 1
         local = pipeline.local_size[0] if pipeline.local_size else 1
@@ -686,6 +691,7 @@ class VulkanBackend:
         plan = read_plan(kernels[0])
         self._run(ctx, module, self.spirv_pipeline(), kernel_name)
         binaries: dict[int, bytes] = {}
+        skipped: set[int] = set()
         prints: dict[int, tuple[str, tuple[str, ...]]] = {}
         asserts: dict[int, str] = {}
         for op in module.body.block.ops:
@@ -693,7 +699,10 @@ class VulkanBackend:
                 continue
             if op.attributes["ti.kernel"].data != kernel_name:  # type: ignore[union-attr]
                 continue
-            binaries[op.attributes["ti.task"].value.data] = serialize(op)  # type: ignore[union-attr]
+            task_index = op.attributes["ti.task"].value.data  # type: ignore[union-attr]
+            binaries[task_index] = serialize(op)
+            if "ti.skip" in op.attributes:
+                skipped.add(task_index)
             for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
                 texts = [s.data for s in spec.data]  # type: ignore[union-attr]
                 prints[int(texts[0])] = (texts[1], tuple(texts[2:]))
@@ -713,8 +722,12 @@ class VulkanBackend:
             )
             for binary, task in zip(ordered, plan.tasks)
         ]
+        tasks = tuple(
+            replace(task, skip=True) if index in skipped else task
+            for index, task in enumerate(plan.tasks)
+        )
         plan = KernelPlan(
-            plan.name, plan.args, plan.returns, plan.tasks, plan.gtmp_bytes, prints, asserts
+            plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts
         )
         return VulkanKernel(self, plan, pipelines, ordered)
 
@@ -724,7 +737,8 @@ class VulkanBackend:
         debug = " debug=true" if self.debug else ""
         preserve = " preserve-nan-inf=true" if self.preserve_nan_inf else ""
         return [
-            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve} unroll={UNROLL}}}'
+            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve} unroll={UNROLL}'
+            " fold-bounds=true}"
             if p == "convert-offload-to-spirv"
             else p
             for p in expand_pipeline(SPIRV_PIPELINE)

@@ -173,3 +173,23 @@ def test_reductions_exact_at_any_size(arch, n: int) -> None:
     out[None] = 1.5
     fsum_into(y, out)
     assert out[None] == float(halves.astype(np.float64).sum()) + 1.5
+
+
+@ti.kernel
+def shifted(x: ti.types.ndarray(dtype=ti.i32, ndim=1), k: ti.i32):
+    for i in range(x.shape[0] - k):  # a bound computed from the arguments alone
+        x[i + k] = i
+
+
+def test_bounds_from_arguments(arch) -> None:
+    # On Vulkan the range_for recomputes these bounds and the serial task that computed
+    # them is not dispatched (convert-offload-to-spirv{fold-bounds=true}).
+    x = ti.ndarray(ti.i32, shape=50)
+    x.fill(-1)
+    shifted(x, 3)
+    assert list(x.to_numpy()) == [-1] * 3 + list(range(47))
+    shifted(x, 40)
+    assert list(x.to_numpy()[40:]) == list(range(10))
+    if arch == ti.vulkan:
+        (compiled,) = [i.compiled for i in shifted._instances.values()]
+        assert [t.skip for t in compiled.plan.tasks] == [True, False]

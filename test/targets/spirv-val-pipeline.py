@@ -149,7 +149,7 @@ validate("spirv_has_int64+spirv_has_float64")
 # with the subgroup combine, and straight-line range_for bodies unrolled as on Vulkan
 validate(
     "spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic",
-    " unroll=4",
+    " unroll=4 fold-bounds=true",
 )
 
 # CHECK:      spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 0: valid
