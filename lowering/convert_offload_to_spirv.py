@@ -54,10 +54,10 @@ atomic add of a thread-local partial sum (ti-make-thread-local) adds the subgrou
 `spirv.GroupNonUniformElect`: one atomic a subgroup instead of one an invocation.
 
 With `unroll=N` (the Vulkan backend gives 4), a range_for whose body is straight-line code
-(no control flow, thread-local slot, print or assert; at most 64 ops; not `debug`) first
-runs a grid-stride loop of N iterations at a time while all N are in range, their bodies
-interleaved op by op, so the loads of the N iterations are in flight together; the plain
-loop does the rest:
+(no control flow, print or assert; at most 64 ops; not `debug`) first runs a grid-stride
+loop of N iterations at a time while all N are in range, their bodies interleaved op by
+op, so the loads of the N iterations are in flight together (one after another instead
+where they share a thread-local slot: a reduction); the plain loop does the rest:
 
     i = begin                                     // N = 2, body: v = x[i]; y[i] = v
     for (; i < hi - stride; i += 2 * stride) { v0 = x[i]; v1 = x[i + stride];
@@ -353,13 +353,10 @@ def _task_module(
             _inline(task.prologue, entry)
         _inline(task.body, body)
         start = begin.results[0]
-        if (
-            unroll > 1
-            and isinstance(task, offload.RangeForTask)
-            and _lockstep_ok(state, body)
-        ):
+        mode = _unroll_mode(state, body) if unroll > 1 else None
+        if mode is not None and isinstance(task, offload.RangeForTask):
             start = _unrolled_grid_stride(
-                entry, task.index, start, hi, stride.results[0], body, unroll
+                entry, task.index, start, hi, stride.results[0], body, unroll, mode
             )
         tail: list[Operation] = []
         loop, i = _grid_stride(i32, start, hi, stride.results[0], body, tail)
@@ -392,22 +389,28 @@ def _task_module(
     return module
 
 
-_LOCKSTEP_MAX_OPS = 64
-_NOT_LOCKSTEP = (offload.ThreadLocalOp, taichi.PrintOp, taichi.AssertOp)
+_UNROLL_MAX_OPS = 64
+_NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp)
 
 
-def _lockstep_ok(state: TaskState, body: Block) -> bool:
-    """Whether iterations of this range_for body may run interleaved op by op: straight
-    line (no regions), short, nothing shared between iterations of one invocation (a
-    thread-local slot), nothing whose order shows (print, assert, debug checks)."""
+def _unroll_mode(state: TaskState, body: Block) -> str | None:
+    """
+    How iterations of this range_for body may run several at a time: None (not at all:
+    control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
+    "sequential" (one after another: they share a thread-local slot), else "lockstep"
+    (interleaved op by op).
+    """
     if state.debug:
-        return False
+        return None
     count = 0
+    mode = "lockstep"
     for op in body.ops:
         count += 1
-        if op.regions or isinstance(op, _NOT_LOCKSTEP) or count > _LOCKSTEP_MAX_OPS:
-            return False
-    return count > 0
+        if op.regions or isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
+            return None
+        if isinstance(op, offload.ThreadLocalOp):
+            mode = "sequential"
+    return mode if count else None
 
 
 def _unrolled_grid_stride(
@@ -418,14 +421,19 @@ def _unrolled_grid_stride(
     stride: SSAValue,
     body: Block,
     factor: int,
+    mode: str = "lockstep",
 ) -> SSAValue:
     """
     Ahead of the grid-stride loop, a loop that runs `factor` iterations at a time while
-    all of them are in range (i < end - (factor - 1) * stride), their bodies interleaved
-    op by op (lockstep), so the loads of all come before the stores of any and are in
-    flight together. Adds it to `entry`; returns the index where the plain loop goes on.
+    all of them are in range (i < end - (factor - 1) * stride). In "lockstep" mode their
+    bodies are interleaved op by op, so the loads of all come before the stores of any
+    and are in flight together; in "sequential" mode the bodies follow one another (the
+    iterations share a thread-local slot, which the driver keeps in a register, so it
+    can still issue the loads together). Adds it to `entry`; returns the index where the
+    plain loop goes on.
 
-        for (i = begin; i < end - 3s; i += 4s) { a(i) a(i+s) a(i+2s) a(i+3s); b(i) ... }
+        lockstep:   for (i = begin; i < end - 3s; i += 4s) { a(i) a(i+s) ...; b(i) ... }
+        sequential: for (i = begin; i < end - 3s; i += 4s) { a(i) b(i) ...; a(i+s) ... }
 
     Iterations of a parallel loop may run in any order, so interleaving them is allowed.
     """
@@ -451,9 +459,14 @@ def _unrolled_grid_stride(
         at = spirv.IAddOp(i, scaled)
         unrolled.add_ops([offset, scaled, at])
         maps.append({index: at.results[0]})
-    for op in body.ops:
+    if mode == "lockstep":
+        for op in body.ops:
+            for mapping in maps:
+                unrolled.add_op(op.clone(value_mapper=mapping))
+    else:
         for mapping in maps:
-            unrolled.add_op(op.clone(value_mapper=mapping))
+            for op in body.ops:
+                unrolled.add_op(op.clone(value_mapper=mapping))
     unrolled.add_op(spirv.BranchOp(cont))
     again = spirv.LoadOp(iv)
     advance = spirv.IAddOp(again, step)

@@ -66,15 +66,30 @@ offload.kernel @copy : (memref<?xf32>, memref<?xf32>) -> () {
   }
 }
 
-// Left as one loop: a body with control flow, and one that accumulates into a
-// thread-local slot (iterations of one invocation share it).
+// Left as one loop: a body with control flow.
 // CHECK-LABEL:   spirv.func @branchy__task0() "None" {
 // CHECK-COUNT-2:   spirv.mlir.{{loop|selection}}
 // CHECK-NOT:       spirv.mlir.loop
 // CHECK:           spirv.Return
+
+// A body that accumulates into a thread-local slot: the iterations of one invocation
+// share it, so the copies follow one another (load, add, store of the slot each).
 // CHECK-LABEL:   spirv.func @sum__task0() "None" {
-// CHECK-COUNT-1:   spirv.mlir.loop
-// CHECK-NOT:       spirv.mlir.loop
+// CHECK:           spirv.mlir.loop {
+// CHECK:             %[[I1:.*]] = spirv.IAdd %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[P0:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %{{.*}}]
+// CHECK-NEXT:        %[[V0:.*]] = spirv.Load "StorageBuffer" %[[P0]] : f32
+// CHECK-NEXT:        %[[A0:.*]] = spirv.Load "Function" %[[TL:.*]] : f32
+// CHECK-NEXT:        %[[B0:.*]] = spirv.FAdd %[[A0]], %[[V0]] : f32
+// CHECK-NEXT:        spirv.Store "Function" %[[TL]], %[[B0]] : f32
+// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[P1:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I1]]]
+// CHECK-NEXT:        %[[V1:.*]] = spirv.Load "StorageBuffer" %[[P1]] : f32
+// CHECK-NEXT:        %[[A1:.*]] = spirv.Load "Function" %[[TL]] : f32
+// CHECK-NEXT:        %[[B1:.*]] = spirv.FAdd %[[A1]], %[[V1]] : f32
+// CHECK-NEXT:        spirv.Store "Function" %[[TL]], %[[B1]] : f32
+// CHECK:           spirv.mlir.loop {
 // CHECK:           spirv.Return
 offload.kernel @branchy : (memref<?xf32>) -> () {
   %lo = arith.constant 0 : i32
