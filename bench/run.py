@@ -522,11 +522,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", default=None, help="also write the raw results here")
+    parser.add_argument(
+        "--report",
+        default=None,
+        metavar="JSON",
+        help="print the tables of a --json file (bench/results/) instead of running",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     options = parser.parse_args(argv)
     options.cases = [c for c in options.cases.split(",") if c]
     options.frameworks = [f for f in options.frameworks.split(",") if f]
     options.archs = [a for a in options.archs.split(",") if a]
+    if options.report:
+        print(report(from_json(json.loads(Path(options.report).read_text())), options.markdown))
+        return
     unknown = set(options.cases) - set(CASES)
     if unknown:
         parser.error(f"unknown case(s) {sorted(unknown)}; cases: {', '.join(CASES)}")
@@ -537,14 +546,64 @@ def main(argv: list[str] | None = None) -> None:
     print()
     print(report(data, options.markdown))
     if options.json:
-        results: Results = data["results"]
-        raw = {"|".join(k): v for k, v in results.runs.items()}
-        warm = {"|".join(k): v for k, v in data["compile"]["warm"].items()}
-        Path(options.json).write_text(
-            json.dumps(
-                {"runs": raw, "import": data["compile"]["import"], "warm": warm}, indent=1
-            )
-        )
+        Path(options.json).write_text(json.dumps(to_json(data, options), indent=1))
+
+
+CHECK_SAMPLE = 64
+"""Result values kept per run in the JSON (enough for the check column)."""
+
+
+def to_json(data: dict[str, Any], options: argparse.Namespace) -> dict[str, Any]:
+    """The raw results, enough for `--report` to print the same tables again."""
+    results: Results = data["results"]
+    runs = {}
+    for key, values in results.runs.items():
+        runs["|".join(key)] = [
+            {
+                k: (v[:CHECK_SAMPLE] if k in ("check", "expected") else v)
+                for k, v in run.items()
+            }
+            for run in values
+        ]
+    warm = {"|".join(k): v for k, v in data["compile"]["warm"].items()}
+    return {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "cpus": len(os.sched_getaffinity(0)),
+        "cases": data["cases"],
+        "archs": data["archs"],
+        "frameworks": data["frameworks"],
+        "runs": runs,
+        "import": data["compile"]["import"],
+        "warm": warm,
+        "preload": data["compile"]["preload"],
+    }
+
+
+def from_json(raw: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of to_json (files written before it kept fewer keys: inferred)."""
+    results = Results()
+    for key, values in raw["runs"].items():
+        case, framework, arch = key.split("|")
+        for run in values:
+            results.add(case, framework, arch, run)
+    keys = [k.split("|") for k in raw["runs"]]
+    cases = raw.get("cases") or [c for c in CASES if any(k[0] == c for k in keys)]
+    archs = raw.get("archs") or sorted({k[2] for k in keys if k[1] != "copyref"})
+    frameworks = raw.get("frameworks") or [
+        f for f in FRAMEWORKS if any(k[1] == f for k in keys)
+    ]
+    warm = {tuple(k.split("|")): tuple(v) for k, v in raw.get("warm", {}).items()}
+    return {
+        "results": results,
+        "cases": cases,
+        "archs": archs,
+        "frameworks": frameworks,
+        "compile": {
+            "import": raw.get("import", {}),
+            "warm": warm,
+            "preload": raw.get("preload", []),
+        },
+    }
 
 
 if __name__ == "__main__":
