@@ -21,6 +21,7 @@ import concurrent.futures
 import ctypes
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 from taichi_xdsl.targets.llvm import jit
@@ -171,25 +172,9 @@ def per_call_us(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
-COMPILED_SAXPY = """
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
-
+COMPILED_SAXPY = (
+    Path(__file__).resolve().parents[1] / "test" / "Inputs" / "saxpy.mlir"
+).read_text() + """
 taichi.kernel @empty() {
   taichi.return
 }

@@ -23,7 +23,7 @@ The demoted op's result is the value *loaded* before the update, as the atomic's
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
@@ -64,12 +64,27 @@ def _enclosing_task(op: Operation) -> offload.TaskOp | None:
     return parent
 
 
-def _container(ptr: taichi.ElementPtrOp) -> object:
-    """What `ptr` points into: a field's symbol name, or the ndarray value."""
-    base = ptr.base.owner
-    if isinstance(base, taichi.GetFieldOp):
-        return base.field.root_reference.data
-    return ptr.base
+def container(value: SSAValue) -> Hashable | None:
+    """
+    The global container `value` points into: `("field", name)`, `("arg", index)` or
+    `("tmp", offset)`, seen through `taichi.element_ptr`; None for a thread-private slot
+    (`memref.alloca`, `offload.thread_local`) or an address of unknown origin.
+
+    A container is named by what it is, not by the SSA value that reads it: a task may
+    hold two `offload.arg 0` ops, and both are the same ndarray.
+    """
+    owner = value.owner
+    match owner:
+        case taichi.ElementPtrOp():
+            return container(owner.base)
+        case taichi.GetFieldOp():
+            return ("field", owner.field.root_reference.data)
+        case offload.ArgOp():
+            return ("arg", owner.index.value.data)
+        case offload.GlobalTmpOp():
+            return ("tmp", owner.offset.value.data)
+        case _:
+            return None
 
 
 def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
@@ -80,11 +95,13 @@ def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
     ptr = place.owner
     if not isinstance(ptr, taichi.ElementPtrOp) or tuple(ptr.indices) != (task.index,):
         return False
-    container = _container(ptr)
+    # An address of unknown origin is only known to be itself.
+    key = container(ptr.base) or ptr.base
     return all(
         tuple(other.indices) == (task.index,)
         for other in task.walk()
-        if isinstance(other, taichi.ElementPtrOp) and _container(other) == container
+        if isinstance(other, taichi.ElementPtrOp)
+        and (container(other.base) or other.base) == key
     )
 
 

@@ -73,7 +73,7 @@ from xdsl.traits import is_side_effect_free
 from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import offload, taichi
-from taichi_xdsl.lowering.demote_atomics import DemoteAtomic
+from taichi_xdsl.lowering.demote_atomics import DemoteAtomic, container
 from taichi_xdsl.lowering.offload import byte_size
 
 _FAMILY: dict[type[taichi.AtomicOp], str] = {
@@ -88,21 +88,6 @@ Place = tuple[Hashable, tuple[Hashable, ...]]
 indices (a constant's value, or the SSA value)."""
 
 
-def _container(value: SSAValue) -> Hashable | None:
-    owner = value.owner
-    match owner:
-        case taichi.ElementPtrOp():
-            return _container(owner.base)
-        case taichi.GetFieldOp():
-            return ("field", owner.field.root_reference.data)
-        case offload.ArgOp():
-            return ("arg", owner.index.value.data)
-        case offload.GlobalTmpOp():
-            return ("tmp", owner.offset.value.data)
-        case _:
-            return None  # a local slot, thread-private
-
-
 def _index_key(value: SSAValue) -> Hashable:
     owner = value.owner
     if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
@@ -111,12 +96,12 @@ def _index_key(value: SSAValue) -> Hashable:
 
 
 def _place(value: SSAValue) -> Place | None:
-    container = _container(value)
-    if container is None:
-        return None
+    where = container(value)
+    if where is None:
+        return None  # a local slot, thread-private
     owner = value.owner
     indices = owner.indices if isinstance(owner, taichi.ElementPtrOp) else ()
-    return container, tuple(_index_key(index) for index in indices)
+    return where, tuple(_index_key(index) for index in indices)
 
 
 def _may_alias(a: Place, b: Place) -> bool:

@@ -65,7 +65,7 @@ compare-and-swap loop on the bit pattern otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 ROOT_BINDING = 0
 GTMP_BINDING = 1
@@ -176,7 +176,3 @@ def format_caps(caps: Mapping[str, int]) -> str:
     ]
     return "+".join(items) if items else "none"
 
-
-def caps_from(names: Iterable[str]) -> dict[str, int]:
-    """Caps with each of `names` set to 1."""
-    return {name: 1 for name in names}

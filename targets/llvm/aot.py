@@ -78,16 +78,6 @@ class CpuTarget:
             "cpu.triple": self.triple,
         }
 
-    @classmethod
-    def from_required_caps(cls, caps: dict[str, Any]) -> CpuTarget:
-        try:
-            return cls(
-                str(caps["cpu.triple"]), str(caps["cpu.name"]), str(caps["cpu.features"])
-            )
-        except KeyError as error:
-            raise AotFormatError(
-                f"metadata.json.required_caps: {error} is missing"
-            ) from None
 
 
 def _machine(target: CpuTarget, opt_level: int) -> Any:

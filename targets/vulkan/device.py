@@ -827,10 +827,6 @@ class VulkanDevice:
         self.vk.lib.vkGetPhysicalDeviceProperties(self.physical.handle, props)
         return props
 
-    def wait_idle(self) -> None:
-        if self.handle is not None:
-            check(self.vk.lib.vkDeviceWaitIdle(self.handle), "vkDeviceWaitIdle")
-
     def close(self) -> None:
         """Destroy the device and the instance (idempotent)."""
         if self.handle is not None:

@@ -88,11 +88,6 @@ class Buffer:
     def released(self) -> bool:
         return self.alloc is None
 
-    @property
-    def host_visible(self) -> bool:
-        """Whether the host maps this buffer's memory directly (no staging copies)."""
-        return self.alloc is not None and self.alloc.view is not None
-
     def __repr__(self) -> str:
         state = "released" if self.alloc is None else repr(self.alloc)
         return f"Buffer({self.nbytes} bytes, {state})"

@@ -314,3 +314,12 @@ func.func @tensors_untouched(%x: tensor<4xf32>) -> tensor<4xf32> {
   %1 = arith.cmpf olt, %0, %x : tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
+
+// A conversion removes nothing it does not convert: an unused value stays (dce decides).
+// CHECK-LABEL: func.func @unused_value_stays
+// CHECK-NEXT:    %{{.*}} = {{arith.addi|llvm.add}} %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    func.return
+func.func @unused_value_stays(%a: i32) {
+  %unused = arith.addi %a, %a : i32
+  func.return
+}

@@ -112,3 +112,26 @@ offload.kernel @bounds : (memref<?xf32>) -> () {
     memref.store %s, %g[] : memref<i32>
   }
 }
+
+// Equality of integers is IEqual / INotEqual; of booleans LogicalEqual /
+// LogicalNotEqual (SPIR-V has no integer compare of bools). Truncation to a bool keeps
+// the lowest bit: (x & 1) != 0.
+// CHECK-LABEL: func.func @equality_and_bool_truncation
+// CHECK-SAME:    (%[[A:.*]]: i32, %[[B:.*]]: i32, %[[P:.*]]: i1, %[[Q:.*]]: i1)
+// CHECK-NEXT:    %[[EQ:.*]] = spirv.IEqual %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[NE:.*]] = spirv.INotEqual %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[BEQ:.*]] = spirv.LogicalEqual %[[P]], %[[Q]] : i1
+// CHECK-NEXT:    %[[BNE:.*]] = spirv.LogicalNotEqual %[[P]], %[[Q]] : i1
+// CHECK-NEXT:    %[[ONE:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[LOW:.*]] = spirv.BitwiseAnd %[[A]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[BIT:.*]] = spirv.INotEqual %[[LOW]], %[[ZERO]] : i32
+// CHECK-NEXT:    func.return %[[EQ]], %[[NE]], %[[BEQ]], %[[BNE]], %[[BIT]]
+func.func @equality_and_bool_truncation(%a: i32, %b: i32, %p: i1, %q: i1) -> (i1, i1, i1, i1, i1) {
+  %0 = arith.cmpi eq, %a, %b : i32
+  %1 = arith.cmpi ne, %a, %b : i32
+  %2 = arith.cmpi eq, %p, %q : i1
+  %3 = arith.cmpi ne, %p, %q : i1
+  %4 = arith.trunci %a : i32 to i1
+  func.return %0, %1, %2, %3, %4 : i1, i1, i1, i1, i1
+}

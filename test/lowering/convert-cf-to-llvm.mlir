@@ -66,3 +66,12 @@ func.func @switch_untouched(%x: i32, %a: f32) -> f32 {
 ^bb1(%r: f32):
   func.return %r : f32
 }
+
+// A conversion removes nothing it does not convert: an unused value stays (dce decides).
+// CHECK-LABEL: func.func @unused_value_stays
+// CHECK-NEXT:    %{{.*}} = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    func.return
+func.func @unused_value_stays(%a: i32) {
+  %unused = arith.addi %a, %a : i32
+  func.return
+}

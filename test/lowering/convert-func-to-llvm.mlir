@@ -29,3 +29,32 @@ func.func @nothing() {
 func.func @memref_untouched(%m: memref<4xf32>) {
   func.return
 }
+
+// A call converts with its own signature (two operands, one result); a call whose
+// callee takes a memref stays a func.call, also inside a function that converts.
+// CHECK:       llvm.func @add2(f32, f32) -> f32
+// CHECK-NEXT:  func.func private @keep(memref<4xf32>) -> ()
+// CHECK-LABEL: llvm.func @calls(%{{.*}}: f32, %{{.*}}: f32) -> f32 {
+// CHECK-NEXT:    %[[S:.*]] = llvm.call @add2(%{{.*}}, %{{.*}}) : (f32, f32) -> f32
+// CHECK-NEXT:    %[[M:.*]] = memref.alloca() : memref<4xf32>
+// CHECK-NEXT:    func.call @keep(%[[M]]) : (memref<4xf32>) -> ()
+// CHECK-NEXT:    llvm.return %[[S]] : f32
+func.func private @add2(f32, f32) -> f32
+func.func private @keep(memref<4xf32>)
+func.func @calls(%x: f32, %y: f32) -> f32 {
+  %s = func.call @add2(%x, %y) : (f32, f32) -> f32
+  %m = memref.alloca() : memref<4xf32>
+  func.call @keep(%m) : (memref<4xf32>) -> ()
+  func.return %s : f32
+}
+
+// A vector of index is a vector of i64, in signatures, calls and returns.
+// CHECK:       llvm.func @vector_callee(vector<4xi64>) -> vector<4xi64>
+// CHECK-LABEL: llvm.func @vector_index(%{{.*}}: vector<4xi64>) -> vector<4xi64> {
+// CHECK:         %[[W:.*]] = llvm.call @vector_callee(%{{.*}}) : (vector<4xi64>) -> vector<4xi64>
+// CHECK:         llvm.return %[[W]] : vector<4xi64>
+func.func private @vector_callee(vector<4xindex>) -> vector<4xindex>
+func.func @vector_index(%v: vector<4xindex>) -> vector<4xindex> {
+  %w = func.call @vector_callee(%v) : (vector<4xindex>) -> vector<4xindex>
+  func.return %w : vector<4xindex>
+}

@@ -1,5 +1,14 @@
 // RUN: ti-opt %s -p convert-math-to-llvm | filecheck %s
 
+// A conversion removes nothing it does not convert: an unused value stays (dce decides).
+// CHECK-LABEL: func.func @unused_value_stays
+// CHECK-NEXT:    %{{.*}} = arith.addi %{{.*}}, %{{.*}} : i32
+// CHECK-NEXT:    func.return
+func.func @unused_value_stays(%a: i32) {
+  %unused = arith.addi %a, %a : i32
+  func.return
+}
+
 // Ops with an intrinsic op in xDSL's llvm dialect map one to one, fast-math flags kept.
 // CHECK-LABEL: func.func @intrinsic_ops
 // CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f32, %[[Z:.*]]: f32)
@@ -109,3 +118,4 @@ func.func @vector_libm_untouched(%v: vector<4xf32>) -> vector<4xf32> {
 // CHECK-NEXT:  llvm.func @atan2f(f32, f32) -> f32
 // CHECK-NEXT:  llvm.func @tanhf(f32) -> f32
 // CHECK-NOT:   llvm.func
+

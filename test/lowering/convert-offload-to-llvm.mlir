@@ -159,3 +159,29 @@ offload.kernel @two_exits : (i1) -> () {
     }
   }
 }
+
+// printf's integer promotion, as C varargs do it: a bool (i1) zero-extends to 1, never
+// -1; i8 and i16 sign-extend (the IR is signless and prints as signed: -5, -300); i64
+// passes as %lld and f64 as is, with Taichi's 12 decimals.
+// CHECK:       llvm.mlir.global internal constant @promote.str0("%d %d %d %lld %.12f\0A\00")
+// CHECK-LABEL: llvm.func @promote__task0
+// CHECK-NEXT:    %[[B:.*]] = arith.constant true
+// CHECK-NEXT:    %[[C:.*]] = arith.constant -5 : i8
+// CHECK-NEXT:    %[[S:.*]] = arith.constant -300 : i16
+// CHECK-NEXT:    %[[L:.*]] = arith.constant -7 : i64
+// CHECK-NEXT:    %[[D:.*]] = arith.constant 2.500000e+00 : f64
+// CHECK-NEXT:    %[[FMT:.*]] = llvm.mlir.addressof @promote.str0 : !llvm.ptr
+// CHECK-NEXT:    %[[B32:.*]] = llvm.zext %[[B]] : i1 to i32
+// CHECK-NEXT:    %[[C32:.*]] = llvm.sext %[[C]] : i8 to i32
+// CHECK-NEXT:    %[[S32:.*]] = llvm.sext %[[S]] : i16 to i32
+// CHECK-NEXT:    %{{.*}} = llvm.call @printf(%[[FMT]], %[[B32]], %[[C32]], %[[S32]], %[[L]], %[[D]]) vararg(!llvm.func<i32 (!llvm.ptr, ...)>) : (!llvm.ptr, i32, i32, i32, i64, f64) -> i32
+offload.kernel @promote : () -> () {
+  offload.serial {
+    %b = arith.constant true
+    %c = arith.constant -5 : i8
+    %s = arith.constant -300 : i16
+    %l = arith.constant -7 : i64
+    %d = arith.constant 2.5 : f64
+    taichi.print "{} {} {} {} {}" %b, %c, %s, %l, %d : i1, i8, i16, i64, f64
+  }
+}

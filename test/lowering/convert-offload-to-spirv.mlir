@@ -196,3 +196,26 @@ offload.kernel @reduce : (memref<?xf32>) -> () {
 func.func @not_a_kernel() {
   func.return
 }
+
+// A struct_for task (one that ti-demote-dense-struct-for left) visits the field's
+// flattened indices with the grid-stride loop; the body's indices are recovered
+// row-major: i = k / 8, j = k % 8 for a 4x8 field.
+// CHECK-LABEL: spirv.func @visit__task0() "None" {
+// CHECK:           %[[K:.*]] = spirv.Load "Function" %[[IV:.*]] : i32
+// CHECK-NEXT:      %[[GO:.*]] = spirv.SLessThan %[[K]], %{{.*}} : i32
+// CHECK-NEXT:      spirv.BranchConditional %[[GO]], ^[[BODY:.*]], ^{{.*}}
+// CHECK-NEXT:    ^[[BODY]]:
+// CHECK-NEXT:      %[[EIGHT:.*]] = spirv.Constant 8 : i32
+// CHECK-NEXT:      %[[I:.*]] = spirv.SDiv %[[K]], %[[EIGHT]] : i32
+// CHECK-NEXT:      %[[J:.*]] = spirv.SRem %[[K]], %[[EIGHT]] : i32
+// CHECK:           spirv.Store "StorageBuffer" %{{.*}}, %[[I]] : i32
+// CHECK-NEXT:      spirv.Store "StorageBuffer" %{{.*}}, %[[J]] : i32
+offload.kernel @visit : () -> () {
+  offload.struct_for @x : memref<4x8xf32> {
+  ^bb0(%i: i32, %j: i32):
+    %t = offload.global_tmp 0 : memref<i32>
+    %u = offload.global_tmp 4 : memref<i32>
+    memref.store %i, %t[] : memref<i32>
+    memref.store %j, %u[] : memref<i32>
+  }
+}

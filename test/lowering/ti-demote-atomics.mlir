@@ -112,3 +112,51 @@ offload.kernel @neighbour_access : () -> () {
     %0 = taichi.atomic_add %own, %v : memref<f32>
   }
 }
+
+// Two `offload.arg 0` ops read the same ndarray: x[0], updated by every iteration
+// through %b, is also x[i] of iteration 0 through %a. The atomic on x[i] races with
+// them and stays an atomic (a container is the argument's index, not the SSA value).
+// CHECK-LABEL: offload.kernel @two_reads_of_one_argument
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           %[[OWN:.*]] = taichi.element_ptr %{{.*}}[%[[I]]]
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[OWN]], %{{.*}} : memref<i32>
+// CHECK:           %[[FIRST:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}]
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_add %[[FIRST]], %{{.*}} : memref<i32>
+// CHECK-NOT:       memref.store
+offload.kernel @two_reads_of_one_argument : (memref<?xi32>) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %a = offload.arg 0 : memref<?xi32>
+    %b = offload.arg 0 : memref<?xi32>
+    %one = arith.constant 1 : i32
+    %c0 = arith.constant 0 : i32
+    %own = taichi.element_ptr %a[%i] : memref<?xi32> -> memref<i32>
+    %0 = taichi.atomic_add %own, %one : memref<i32>
+    %first = taichi.element_ptr %b[%c0] : memref<?xi32> -> memref<i32>
+    %1 = taichi.atomic_add %first, %one : memref<i32>
+  }
+}
+
+// Distinct arguments are distinct ndarrays (as in Taichi): x[i] of argument 0 is owned
+// by its iteration although argument 1 is read at index 0.
+// CHECK-LABEL: offload.kernel @two_arguments
+// CHECK:           %[[OWN:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}]
+// CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[OWN]][] : memref<i32>
+// CHECK-NEXT:      %[[NEW:.*]] = arith.addi %[[OLD]], %{{.*}} : i32
+// CHECK-NEXT:      memref.store %[[NEW]], %[[OWN]][] : memref<i32>
+// CHECK:           taichi.atomic_add
+offload.kernel @two_arguments : (memref<?xi32>, memref<?xi32>) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %a = offload.arg 0 : memref<?xi32>
+    %b = offload.arg 1 : memref<?xi32>
+    %one = arith.constant 1 : i32
+    %c0 = arith.constant 0 : i32
+    %own = taichi.element_ptr %a[%i] : memref<?xi32> -> memref<i32>
+    %0 = taichi.atomic_add %own, %one : memref<i32>
+    %first = taichi.element_ptr %b[%c0] : memref<?xi32> -> memref<i32>
+    %1 = taichi.atomic_add %first, %one : memref<i32>
+  }
+}

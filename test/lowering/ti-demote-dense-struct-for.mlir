@@ -26,7 +26,8 @@ taichi.kernel @field_2d() {
   taichi.return
 }
 
-// A 1-d field: the loop index is the field index, no div/rem.
+// A 1-d field: the loop index is the field index, no div/rem. Attributes (the
+// block_dim of ti.loop_config) stay.
 // CHECK-LABEL: taichi.kernel @field_1d
 // CHECK-NEXT:    %{{.*}} = taichi.get_field @y : memref<16xi32>
 // CHECK-NEXT:    %[[N:.*]] = arith.constant 16 : i32
@@ -34,13 +35,13 @@ taichi.kernel @field_2d() {
 // CHECK-NEXT:    taichi.range_for %[[L:.*]] = %[[LO]] to %[[N]] : i32 {
 // CHECK-NEXT:      taichi.print "{}" %[[L]] : i32
 // CHECK-NEXT:      taichi.yield
-// CHECK-NEXT:    }
+// CHECK-NEXT:    } {block_dim = 32 : i64}
 taichi.kernel @field_1d() {
   %y = taichi.get_field @y : memref<16xi32>
   taichi.struct_for (%i) in %y : memref<16xi32> {
     taichi.print "{}" %i : i32
     taichi.yield
-  }
+  } {block_dim = 32 : i64}
   taichi.return
 }
 

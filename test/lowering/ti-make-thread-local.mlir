@@ -41,7 +41,22 @@ offload.kernel @sum : (f32) -> () {
 // combine with the same atomic in the epilogue. Slots take offsets in order, aligned:
 // i32 at 0, i32 at 4, f64 at 8.
 // CHECK-LABEL: offload.kernel @min_max
-// CHECK:         } prologue {
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[S0:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[S4:.*]] = offload.thread_local 4 : memref<i32>
+// CHECK-NEXT:      %[[S8:.*]] = offload.thread_local 8 : memref<f64>
+// Each atomic updates its own slot with its own (signed, unsigned, float) op.
+// CHECK:           %[[O0:.*]] = memref.load %[[S0]][] : memref<i32>
+// CHECK-NEXT:      %[[N0:.*]] = arith.minsi %[[O0]], %[[I]] : i32
+// CHECK-NEXT:      memref.store %[[N0]], %[[S0]][] : memref<i32>
+// CHECK-NEXT:      %[[O1:.*]] = memref.load %[[S4]][] : memref<i32>
+// CHECK-NEXT:      %[[N1:.*]] = arith.maxui %[[O1]], %[[I]] : i32
+// CHECK-NEXT:      memref.store %[[N1]], %[[S4]][] : memref<i32>
+// CHECK:           %[[V:.*]] = offload.arg 1 : f64
+// CHECK-NEXT:      %[[O2:.*]] = memref.load %[[S8]][] : memref<f64>
+// CHECK-NEXT:      %[[N2:.*]] = arith.maxnumf %[[O2]], %[[V]] : f64
+// CHECK-NEXT:      memref.store %[[N2]], %[[S8]][] : memref<f64>
+// CHECK-NEXT:    } prologue {
 // CHECK-NEXT:      %[[A:.*]] = offload.thread_local 0 : memref<i32>
 // CHECK-NEXT:      %[[MAX:.*]] = arith.constant 2147483647 : i32
 // CHECK-NEXT:      memref.store %[[MAX]], %[[A]][] : memref<i32>
@@ -51,10 +66,24 @@ offload.kernel @sum : (f32) -> () {
 // CHECK-NEXT:      %[[C:.*]] = offload.thread_local 8 : memref<f64>
 // CHECK-NEXT:      %[[NINF:.*]] = arith.constant 0xfff0000000000000 : f64
 // CHECK-NEXT:      memref.store %[[NINF]], %[[C]][] : memref<f64>
+// Slot 0 goes to h[0] (min), slot 4 to h[1] (unsigned max), slot 8 to d (max).
 // CHECK-NEXT:    } epilogue {
-// CHECK:           %{{.*}} = taichi.atomic_min %{{.*}}, %{{.*}} : memref<i32>
-// CHECK:           %{{.*}} = taichi.atomic_max unsigned %{{.*}}, %{{.*}} : memref<i32>
-// CHECK:           %{{.*}} = taichi.atomic_max %{{.*}}, %{{.*}} : memref<f64>
+// CHECK-NEXT:      %[[E0:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[A0:.*]] = memref.load %[[E0]][] : memref<i32>
+// CHECK-NEXT:      %[[H:.*]] = taichi.get_field @h : memref<8xi32>
+// CHECK-NEXT:      %[[C0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:      %[[P0:.*]] = taichi.element_ptr %[[H]][%[[C0]]] : memref<8xi32> -> memref<i32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_min %[[P0]], %[[A0]] : memref<i32>
+// CHECK-NEXT:      %[[E4:.*]] = offload.thread_local 4 : memref<i32>
+// CHECK-NEXT:      %[[A4:.*]] = memref.load %[[E4]][] : memref<i32>
+// CHECK-NEXT:      %[[C1:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:      %[[P1:.*]] = taichi.element_ptr %[[H]][%[[C1]]] : memref<8xi32> -> memref<i32>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_max unsigned %[[P1]], %[[A4]] : memref<i32>
+// CHECK-NEXT:      %[[E8:.*]] = offload.thread_local 8 : memref<f64>
+// CHECK-NEXT:      %[[A8:.*]] = memref.load %[[E8]][] : memref<f64>
+// CHECK-NEXT:      %[[D:.*]] = taichi.get_field @d : memref<f64>
+// CHECK-NEXT:      %[[PD:.*]] = taichi.element_ptr %[[D]][] : memref<f64> -> memref<f64>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_max %[[PD]], %[[A8]] : memref<f64>
 // CHECK-NEXT:    }
 offload.kernel @min_max : (i32, f64) -> () {
   %lo = arith.constant 0 : i32

@@ -16,12 +16,26 @@ reason, where `vulkan_available()` finds no device (lavapipe in CI). A test mark
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from functools import cache
 from typing import Any
 
 import pytest
-import taichi_xdsl as ti
+
+# Tests never write into the user's home: the offline cache (on by default, as for users)
+# and every other cache under $XDG_CACHE_HOME (Mesa's shader cache) go to a directory of
+# this process (each xdist worker has its own), removed at exit. Set before taichi_xdsl
+# or a Vulkan driver is loaded; subprocesses of tests inherit it.
+_CACHE_ROOT = tempfile.mkdtemp(prefix="taichi_xdsl-tests-")
+atexit.register(shutil.rmtree, _CACHE_ROOT, ignore_errors=True)
+os.environ["XDG_CACHE_HOME"] = _CACHE_ROOT
+os.environ["TI_OFFLINE_CACHE_FILE_PATH"] = os.path.join(_CACHE_ROOT, "ticache")
+
+import taichi_xdsl as ti  # noqa: E402
 
 ARCHS = ("cpu", "vulkan")
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -33,25 +34,7 @@ def compile_kernel(source: str, name: str, **options: object) -> CpuKernel:
     return CpuBackend(**options).compile(parse(source), name)  # pyright: ignore
 
 
-SAXPY = """
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
-"""
+SAXPY = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text()
 
 
 @pytest.mark.parametrize("n", [0, 3, 100_000])

@@ -1,6 +1,7 @@
 // REQUIRES: spirv-tools
 // RUN: ti-opt %s -t spirv -o %t.spv
 // RUN: spirv-val --target-env vulkan1.1 %t.spv
+// RUN: ti-opt %s -t spirv-asm | filecheck %s
 
 // Control flow the conversions will produce, each shape checked by spirv-val:
 // - a serial task: only invocation 0 runs the body (a selection with an early return);
@@ -10,6 +11,62 @@
 //   continue block;
 // - shared memory and a workgroup barrier, a helper function, GLSL.std.450 and
 //   conversions.
+
+
+// The serializer gives each structured construct its merge and branch instructions, in
+// the order spirv-val requires, naming the right blocks:
+// CHECK:      OpEntryPoint GLCompute %[[SERIAL:[0-9]+]] "serial"
+// CHECK-NEXT: OpEntryPoint GLCompute %[[LOOPS:[0-9]+]] "loops"
+// CHECK:      %[[SERIAL]] = OpFunction
+// The early return of every invocation but the first.
+// CHECK:      %[[NOT_FIRST:[0-9]+]] = OpINotEqual
+// CHECK:      OpSelectionMerge %[[M0:[0-9]+]] None
+// CHECK-NEXT: OpBranchConditional %[[NOT_FIRST]] %[[SKIP:[0-9]+]] %[[M0]]
+// CHECK-NEXT: %[[SKIP]] = OpLabel
+// CHECK-NEXT: OpReturn
+// CHECK-NEXT: %[[M0]] = OpLabel
+// A selection in the header block of another: the inner merge block holds the outer
+// selection's merge instruction.
+// CHECK:      %[[BIG:[0-9]+]] = OpFOrdGreaterThan
+// CHECK:      OpBranch %[[OUTER:[0-9]+]]
+// CHECK-NEXT: %[[OUTER]] = OpLabel
+// CHECK-NEXT: OpBranch %[[INNER:[0-9]+]]
+// CHECK-NEXT: %[[INNER]] = OpLabel
+// CHECK-NEXT: OpSelectionMerge %[[IM:[0-9]+]] None
+// CHECK-NEXT: OpBranchConditional %[[BIG]] %[[THEN:[0-9]+]] %[[IM]]
+// CHECK-NEXT: %[[THEN]] = OpLabel
+// CHECK:      OpBranch %[[IM]]
+// CHECK-NEXT: %[[IM]] = OpLabel
+// CHECK:      %[[NEG:[0-9]+]] = OpFOrdLessThan
+// CHECK-NEXT: OpSelectionMerge %[[OM:[0-9]+]] None
+// CHECK-NEXT: OpBranchConditional %[[NEG]] %[[T2:[0-9]+]] %[[E2:[0-9]+]]
+// CHECK-NEXT: %[[T2]] = OpLabel
+// CHECK-NEXT: OpFunctionCall %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}}
+// CHECK:      OpBranch %[[OM]]
+// CHECK-NEXT: %[[E2]] = OpLabel
+// CHECK-NEXT: OpBranch %[[OM]]
+// CHECK-NEXT: %[[OM]] = OpLabel
+// CHECK:      OpFunctionEnd
+// The loop: the block argument becomes a phi of the entry value and the continue
+// block's; `break` branches to the merge block; the continue block's selection merges
+// into the block that steps the counter.
+// CHECK:      %[[LOOPS]] = OpFunction
+// CHECK:      OpControlBarrier
+// CHECK:      OpBranch %[[HEAD:[0-9]+]]
+// CHECK-NEXT: %[[HEAD]] = OpLabel
+// CHECK-NEXT: %[[I:[0-9]+]] = OpPhi %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}} %[[NEXT:[0-9]+]] %[[STEP:[0-9]+]]
+// CHECK-NEXT: %[[LT:[0-9]+]] = OpSLessThan %{{[0-9]+}} %[[I]]
+// CHECK-NEXT: OpLoopMerge %[[LM:[0-9]+]] %[[CONT:[0-9]+]] None
+// CHECK-NEXT: OpBranchConditional %[[LT]] %[[BODY:[0-9]+]] %[[LM]]
+// CHECK-NEXT: %[[BODY]] = OpLabel
+// CHECK:      %[[OVER:[0-9]+]] = OpFOrdGreaterThan
+// CHECK-NEXT: OpBranchConditional %[[OVER]] %[[LM]] %[[CONT]]
+// CHECK-NEXT: %[[CONT]] = OpLabel
+// CHECK:      OpSelectionMerge %[[STEP]] None
+// CHECK:      %[[STEP]] = OpLabel
+// CHECK-NEXT: %[[NEXT]] = OpIAdd %{{[0-9]+}} %[[I]]
+// CHECK-NEXT: OpBranch %[[HEAD]]
+// CHECK-NEXT: %[[LM]] = OpLabel
 
 spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], []> {
   spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>

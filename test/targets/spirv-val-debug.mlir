@@ -5,10 +5,47 @@
 
 // Debug-mode checks (bounds checks on a field and an ndarray, an atomic, an assert)
 // inside a grid-stride loop: spirv-val must accept the nested selections.
-// CHECK-DAG: OpULessThan
-// CHECK-DAG: OpAtomicCompareExchange
-// CHECK-DAG: OpAtomicIAdd
-// CHECK-DAG: OpLogicalNot
+// CHECK-DAG:  %[[C4:[0-9]+]] = OpConstant %{{[0-9]+}} 4{{$}}
+// CHECK-DAG:  %[[C8:[0-9]+]] = OpConstant %{{[0-9]+}} 8{{$}}
+// CHECK:      OpBranch %[[HEAD:[0-9]+]]
+// CHECK-NEXT: %[[HEAD]] = OpLabel
+// CHECK-NEXT: %[[I:[0-9]+]] = OpLoad
+// CHECK-NEXT: %{{[0-9]+}} = OpSLessThan %{{[0-9]+}} %[[I]] %{{[0-9]+}}
+// CHECK-NEXT: OpLoopMerge %[[EXIT:[0-9]+]] %{{[0-9]+}} None
+// x[i, n]: both indices (unsigned: a negative one fails) below the shape (4, 8); the
+// load only where both hold, else the first failure is recorded (compare-exchange).
+// CHECK:      %[[N:[0-9]+]] = OpLoad
+// CHECK:      %[[IN0:[0-9]+]] = OpULessThan %{{[0-9]+}} %[[I]] %[[C4]]
+// CHECK-NEXT: %[[IN1:[0-9]+]] = OpULessThan %{{[0-9]+}} %[[N]] %[[C8]]
+// CHECK:      %[[IN:[0-9]+]] = OpLogicalAnd %{{[0-9]+}} %[[IN0]] %[[IN1]]
+// CHECK:      OpBranchConditional %[[IN]] %[[LOAD:[0-9]+]] %[[RECORD:[0-9]+]]
+// CHECK-NEXT: %[[LOAD]] = OpLabel
+// CHECK-NEXT: OpLoad
+// CHECK:      %[[RECORD]] = OpLabel
+// CHECK:      OpAtomicCompareExchange
+// The store to x[i, n] is guarded by the same check.
+// CHECK:      OpBranchConditional %[[IN]] %[[STORE:[0-9]+]] %{{[0-9]+}}
+// CHECK-NEXT: %[[STORE]] = OpLabel
+// CHECK-NEXT: OpStore
+// The assert: where i < n fails, the failure is recorded.
+// CHECK:      %[[LT:[0-9]+]] = OpSLessThan %{{[0-9]+}} %[[I]] %[[N]]
+// CHECK-NEXT: %[[FAIL:[0-9]+]] = OpLogicalNot %{{[0-9]+}} %[[LT]]
+// CHECK:      OpBranchConditional %[[FAIL]] %[[ASSERT:[0-9]+]] %{{[0-9]+}}
+// CHECK-NEXT: %[[ASSERT]] = OpLabel
+// CHECK:      OpAtomicCompareExchange
+// a[n] += n became a thread-local sum, added once after the loop: the index below the
+// ndarray's length (read from the arguments), the atomic only then.
+// CHECK:      %[[EXIT]] = OpLabel
+// CHECK-NEXT: %[[SUM:[0-9]+]] = OpLoad
+// CHECK-NEXT: %{{[0-9]+}} = OpAccessChain
+// CHECK-NEXT: %[[IDX:[0-9]+]] = OpLoad
+// CHECK-NEXT: %{{[0-9]+}} = OpAccessChain
+// CHECK-NEXT: %[[LEN:[0-9]+]] = OpLoad
+// CHECK-NEXT: %[[ELEM:[0-9]+]] = OpAccessChain %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}} %[[IDX]]
+// CHECK-NEXT: %[[OK:[0-9]+]] = OpULessThan %{{[0-9]+}} %[[IDX]] %[[LEN]]
+// CHECK:      OpBranchConditional %[[OK]] %[[ADD:[0-9]+]] %{{[0-9]+}}
+// CHECK-NEXT: %[[ADD]] = OpLabel
+// CHECK-NEXT: %{{[0-9]+}} = OpAtomicIAdd %{{[0-9]+}} %[[ELEM]] %{{[0-9]+}} %{{[0-9]+}} %[[SUM]]
 taichi.field @x : memref<4x8xf32> offset 0
 taichi.kernel @k(%a: memref<?xi32>, %n: i32) {
   %lo = arith.constant 0 : i32

@@ -9,6 +9,7 @@
 
 import subprocess
 import tempfile
+from pathlib import Path
 
 from taichi_xdsl.dialects import spirv
 from taichi_xdsl.targets.spirv.serializer import serialize
@@ -18,24 +19,6 @@ from xdsl.parser import Parser
 SOURCE = """
 taichi.field @x : memref<64x64xf32> offset 0
 taichi.field @total : memref<f32> offset 16384
-
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
 
 taichi.kernel @sum() {
   %x = taichi.get_field @x : memref<64x64xf32>
@@ -115,6 +98,7 @@ taichi.kernel @mix(%a: i32, %b: f64, %c: i64, %d: i1) -> (i32, f64, i64, i1) {
   taichi.return %a1, %b2, %cc, %nd : i32, f64, i64, i1
 }
 """
+SOURCE = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text() + SOURCE
 
 
 def validate(caps: str, options: str = "") -> None:

@@ -9,15 +9,44 @@
 // CHECK-DAG:  OpCapability Sampled1D
 // CHECK-DAG:  OpCapability Image1D
 // CHECK-DAG:  OpCapability StorageImageExtendedFormats
-// CHECK-DAG:  OpDecorate %[[S1:[0-9]+]] Binding 6
+// Each texture argument is a variable at binding 6 + its position, of its own type.
 // CHECK-DAG:  OpDecorate %[[W3:[0-9]+]] Binding 9
+// CHECK-DAG:  OpDecorate %[[W1:[0-9]+]] Binding 8
+// CHECK-DAG:  OpDecorate %[[S2:[0-9]+]] Binding 7
+// CHECK-DAG:  OpDecorate %[[S1:[0-9]+]] Binding 6
 // CHECK-DAG:  %[[IMG3:[0-9]+]] = OpTypeImage %{{[0-9]+}} 3D 0 0 0 2 Rgba16f
+// CHECK-DAG:  %[[IMG1W:[0-9]+]] = OpTypeImage %{{[0-9]+}} 1D 0 0 0 2 R16f
+// CHECK-DAG:  %[[IMG2S:[0-9]+]] = OpTypeImage %{{[0-9]+}} 2D 0 0 0 1 Unknown
 // CHECK-DAG:  %[[IMG1S:[0-9]+]] = OpTypeImage %{{[0-9]+}} 1D 0 0 0 1 Unknown
-// CHECK-DAG:  OpTypeSampledImage %[[IMG1S]]
-// CHECK:      OpImageSampleExplicitLod %{{[0-9]+}} %{{[0-9]+}} %{{[0-9]+}} Lod %{{[0-9]+}}
-// CHECK:      OpImageFetch
-// CHECK:      OpImageRead
-// CHECK:      OpImageWrite
+// CHECK-DAG:  %[[SI1:[0-9]+]] = OpTypeSampledImage %[[IMG1S]]
+// CHECK-DAG:  %[[SI2:[0-9]+]] = OpTypeSampledImage %[[IMG2S]]
+// CHECK:      %[[H_S1:[0-9]+]] = OpLoad %[[SI1]] %[[S1]]
+// CHECK-NEXT: %[[H_S2:[0-9]+]] = OpLoad %[[SI2]] %[[S2]]
+// CHECK-NEXT: %[[H_W1:[0-9]+]] = OpLoad %[[IMG1W]] %[[W1]]
+// CHECK-NEXT: %[[H_W3:[0-9]+]] = OpLoad %[[IMG3]] %[[W3]]
+// CHECK:      OpBranch %[[HEAD:[0-9]+]]
+// CHECK-NEXT: %[[HEAD]] = OpLabel
+// CHECK-NEXT: %[[I:[0-9]+]] = OpLoad
+// s1 sampled at x = i / 64, lod 0; s2 fetched at (i, 0), lod 0 (through OpImage of
+// the sampled image); w1 read at i; their red channels summed.
+// CHECK:      %[[F:[0-9]+]] = OpConvertSToF %{{[0-9]+}} %[[I]]
+// CHECK-NEXT: %[[X:[0-9]+]] = OpFMul %{{[0-9]+}} %[[F]]
+// CHECK-NEXT: %[[S:[0-9]+]] = OpImageSampleExplicitLod %[[V4:[0-9]+]] %[[H_S1]] %[[X]] Lod %{{[0-9]+}}
+// CHECK-NEXT: %[[R:[0-9]+]] = OpCompositeExtract %{{[0-9]+}} %[[S]] 0
+// CHECK:      %[[IM:[0-9]+]] = OpImage %[[IMG2S]] %[[H_S2]]
+// CHECK-NEXT: %[[C2:[0-9]+]] = OpCompositeConstruct %{{[0-9]+}} %[[I]] %[[ZERO:[0-9]+]]
+// CHECK-NEXT: %[[T:[0-9]+]] = OpImageFetch %[[V4]] %[[IM]] %[[C2]] Lod %[[ZERO]]
+// CHECK-NEXT: %[[R2:[0-9]+]] = OpCompositeExtract %{{[0-9]+}} %[[T]] 0
+// CHECK:      %[[L:[0-9]+]] = OpImageRead %[[V4]] %[[H_W1]] %[[I]]
+// CHECK-NEXT: %[[R3:[0-9]+]] = OpCompositeExtract %{{[0-9]+}} %[[L]] 0
+// CHECK:      %[[Y:[0-9]+]] = OpFAdd %{{[0-9]+}} %[[R]] %[[R2]]
+// CHECK-NEXT: %[[Z:[0-9]+]] = OpFAdd %{{[0-9]+}} %[[Y]] %[[R3]]
+// The sum written to w1 at i and to w3 at (i, 0, 0).
+// CHECK-NEXT: %[[TEX1:[0-9]+]] = OpCompositeConstruct %[[V4]] %[[Z]]
+// CHECK-NEXT: OpImageWrite %[[H_W1]] %[[I]] %[[TEX1]]
+// CHECK-NEXT: %[[C3:[0-9]+]] = OpCompositeConstruct %{{[0-9]+}} %[[I]] %[[ZERO]] %[[ZERO]]
+// CHECK-NEXT: %[[TEX3:[0-9]+]] = OpCompositeConstruct %[[V4]] %[[Z]]
+// CHECK-NEXT: OpImageWrite %[[H_W3]] %[[C3]] %[[TEX3]]
 taichi.kernel @tex(%s1: !taichi.texture<1, sampled>, %s2: !taichi.texture<2, sampled>, %w1: !taichi.texture<1, rw, r16f>, %w3: !taichi.texture<3, rw, rgba16f>) {
   %lo = arith.constant 0 : i32
   %hi = arith.constant 64 : i32

@@ -12,10 +12,16 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+)
 from xdsl.dialects import memref
 from xdsl.ir import Operation, SSAValue
 
@@ -193,7 +199,7 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     args = [cg.eval(a) for a in node.args]
     kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
     if name == "loop_config":
-        cg.pending_loop_config = kwargs
+        cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
     if name == "static":
         for x in (*args, *kwargs.values()):
@@ -248,6 +254,18 @@ def intrinsic_ir(
         if isinstance(args[0], Vec):
             return cg.vec_cast(args[0], cg.cook_dtype(dt, node))
         return em.value(scalar(cg, args[0], node), cg.cook_dtype(dt, node))
+    if name == "bit_cast":
+        expect_args(cg, node, args, 2)
+        x = em.value(scalar(cg, args[0], node))
+        dt = cg.cook_dtype(args[1], node)
+        if x.dtype.bits != dt.bits:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"ti.bit_cast: {x.dtype.name} has {x.dtype.bits} bits, {dt.name} has "
+                f"{dt.bits}; the types must be of one width",
+            )
+        return em.bitcast(x, dt)
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
@@ -365,6 +383,15 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
 
     bound_self = func.obj if isinstance(func, BoundFunc) else None
     func = func.func if isinstance(func, BoundFunc) else func
+    arguments = _bind_func_args(cg, func, bound_self, func.annotations(), node)
+    return inline_bound_func(cg, func, arguments, node)
+
+
+def inline_bound_func(
+    cg: KernelCodegen, func: Any, arguments: dict[str, Any], node: ast.AST
+) -> Any:
+    """Inline the ti.func `func` with its parameters bound to `arguments` (values, or
+    places for template parameters), as a call at `node` would."""
     if cg.func_depth >= _MAX_INLINE_DEPTH:
         raise cg.error(
             TaichiSyntaxError,
@@ -373,7 +400,6 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
         )
     src = func.source()
     annotations = func.annotations()
-    arguments = _bind_func_args(cg, func, bound_self, annotations, node)
     ctx = FunctionContext(
         src,
         func.fn.__globals__,
@@ -401,6 +427,8 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     cg.func_depth += 1
     try:
         cg.visit_stmts(src.tree.body)
+    except TaichiCompilationError as e:
+        raise _called_from(e, saved[0], node) from None
     finally:
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
@@ -417,6 +445,15 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     if ctx.return_types and ctx.result is not None:
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
+
+def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
+    """The error raised inside an inlined ti.func, followed by the call that inlined it,
+    so that an error inside a library ti.func also names the user's line."""
+    where = caller.src.located(type(e), node, "called from here")
+    err = type(e)(f"{e}\n{where}")
+    err.located = True  # type: ignore[attr-defined]
+    return err
+
 
 def _bind_func_args(
     cg: KernelCodegen,
@@ -586,3 +623,59 @@ def guard_rest(cg: KernelCodegen, rest: list[ast.stmt]) -> None:
 
 def _is_template(ann: Any) -> bool:
     return isinstance(ann, Template) or ann is Template or ann is types.template
+
+
+_LOOP_CONFIG_WARNED: set[str] = set()
+
+
+def loop_config(
+    cg: KernelCodegen, node: ast.Call, args: list[Any], kwargs: dict[str, Any]
+) -> dict[str, Any]:
+    """
+    `ti.loop_config(...)` for the next loop, checked: `serialize` and `block_dim` (the
+    threads of a group on Vulkan) are honoured; `parallelize` and
+    `block_dim_adaptive=False` (CPU scheduling hints) warn once by name that they are
+    not; `bit_vectorize=True` raises (no quantized types).
+    """
+    known = ("block_dim", "serialize", "parallelize", "block_dim_adaptive", "bit_vectorize")
+    unknown = [k for k in kwargs if k not in known]
+    if args or unknown:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "ti.loop_config takes keyword arguments " + ", ".join(known)
+            + (f", not {', '.join(unknown)}" if unknown else ""),
+        )
+    config = dict(kwargs)
+    block_dim = config.get("block_dim")
+    if block_dim is not None and (
+        isinstance(block_dim, Value) or isinstance(block_dim, bool)
+        or not isinstance(block_dim, int) or not 0 < block_dim <= 1024
+    ):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"ti.loop_config(block_dim=...) must be a constant from 1 to 1024, got "
+            f"{describe(block_dim)}",
+        )
+    if config.get("bit_vectorize"):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "ti.loop_config(bit_vectorize=True) needs quantized types, which "
+            "taichi-xdsl does not support",
+        )
+    ignored = []
+    if config.get("parallelize") is not None:
+        ignored.append("parallelize")
+    if config.get("block_dim_adaptive", True) is False:
+        ignored.append("block_dim_adaptive")
+    for option in ignored:
+        if option not in _LOOP_CONFIG_WARNED:
+            _LOOP_CONFIG_WARNED.add(option)
+            warnings.warn(
+                f"ti.loop_config({option}=...) is not supported by taichi-xdsl and is "
+                "ignored: the loop is scheduled over every CPU thread as usual",
+                stacklevel=2,
+            )
+    return config

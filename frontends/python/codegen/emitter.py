@@ -184,6 +184,13 @@ class Emitter:
             return self._v(op(v.ssa, target), dt)  # pyright: ignore
         return self._v(arith.TruncIOp(v.ssa, target), dt)  # pyright: ignore
 
+    def bitcast(self, v: Value, dt: DataType) -> Value:
+        """v's bits read as dt, a type of the same width (`ti.bit_cast`)."""
+        target = ir_type(dt)
+        if ir_type(v.dtype) == target:  # i32 <-> u32: the same signless IR value
+            return Value(v.ssa, dt)
+        return self._v(arith.BitcastOp(v.ssa, target), dt)
+
     def to_bool(self, v: Operand) -> Value:
         """`v != 0` as a u1 (i1) value."""
         v = self.value(v)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
-from xdsl.dialects.builtin import UnitAttr
+from xdsl.dialects.builtin import IntegerAttr, UnitAttr
 from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, SSAValue
 
@@ -91,6 +91,7 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'for ... else'")
     config, cg.pending_loop_config = cg.pending_loop_config, None
     serialize = bool(config and config.get("serialize"))
+    block_dim = config.get("block_dim") if config else None
     it = node.iter
     if cg.is_call_to(it, ops.static):
         assert isinstance(it, ast.Call)
@@ -106,6 +107,13 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         struct_for(cg, node, payload, serialize)
     else:
         static_for(cg, node, payload)
+        return
+    if block_dim is not None:
+        # The threads of a group on Vulkan (ti-offload carries it to the task).
+        assert cg.em.block is not None
+        loop = cg.em.block.last_op  # the loop just emitted
+        assert isinstance(loop, taichi.RangeForOp | taichi.StructForOp)
+        loop.attributes["block_dim"] = IntegerAttr(block_dim, 64)
 
 def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     """Classify a loop's iterable: range, ndrange, struct (a container) or static."""

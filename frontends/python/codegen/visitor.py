@@ -456,6 +456,32 @@ class KernelCodegen(ast.NodeVisitor):
             TaichiSyntaxError, node, "expected a variable or a field/ndarray element"
         )
 
+    def _python_owner(self, node: ast.expr) -> Any:
+        """The Python object a name or attribute chain names, or None (no IR is made)."""
+        if isinstance(node, ast.Name):
+            binding = self.lookup(node.id)
+            return binding if is_python(binding) else None
+        if isinstance(node, ast.Attribute):
+            base = self._python_owner(node.value)
+            return getattr(base, node.attr, None) if base is not None else None
+        return None
+
+    def _subscript_add(self, add: Any, target: ast.Subscript, value: Any) -> None:
+        """`obj[i, j] += v` for a Python object whose ti.func `ti_subscript_add(i, j, v)`
+        says what adding to an element means."""
+        index = self.eval(target.slice)
+        index = list(index) if isinstance(index, tuple) else [index]
+        func, owner = add.func, add.obj  # a BoundFunc: the method and its object
+        params = list(func.signature().parameters)
+        if len(params) != len(index) + 2:
+            raise self.error(
+                TaichiSyntaxError,
+                target,
+                f"{type(owner).__name__} takes {len(params) - 2} indices, got {len(index)}",
+            )
+        arguments = dict(zip(params, [owner, *index, value]))
+        calls.inline_bound_func(self, func, arguments, target)
+
     def _place_or_value(self, node: ast.expr) -> Any:
         """A sub-expression of an assignment target: a place where it names one."""
         if isinstance(node, ast.Name):
@@ -596,6 +622,12 @@ class KernelCodegen(ast.NodeVisitor):
             found = self.find_binding(target.id)
             if found is not None and is_python(found[1]) and is_python(rhs):
                 found[0][target.id] = PY_BINOPS[op](found[1], rhs)
+                return
+        if isinstance(target, ast.Subscript) and op in ("+", "-"):
+            owner = self._python_owner(target.value)
+            add = getattr(owner, "ti_subscript_add", None)
+            if add is not None:  # e.g. a SparseMatrixBuilder: `A[i, j] += v` appends
+                self._subscript_add(add, target, rhs if op == "+" else self.unary_neg(rhs))
                 return
         place = self.place_of(target)
         if isinstance(place, VecPlace):

@@ -259,8 +259,16 @@ class SNode:
             extents[index] = extents.get(index, 1) * int(extent)
         return SNode(extents)
 
-    def place(self, *fields: Field, **_ignored: Any) -> SNode:
-        """Place `fields` here: each gets the shape of this node."""
+    def place(self, *fields: Field, offset: Any = None) -> SNode:
+        """Place `fields` here: each gets the shape of this node. An `offset` of the
+        index domain other than zero is not supported yet and raises."""
+        if offset is not None:
+            offsets = (offset,) if isinstance(offset, int) else tuple(offset)
+            if any(offsets):
+                raise TaichiError(
+                    f"place(offset={offset!r}): field index offsets are not supported "
+                    "yet; index from 0"
+                )
         if self.extents and sorted(self.extents) != list(range(len(self.extents))):
             raise TaichiError(
                 f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."

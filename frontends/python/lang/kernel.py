@@ -330,10 +330,22 @@ class Kernel:
             if p.kind == "template":
                 parts.append(f"_tk(args[{i}])")
             elif p.kind == "ndarray":
-                parts.append(f"_nk(args[{i}])")
+                part = f"_nk(args[{i}])"
+                dtype = getattr(p.annotation, "dtype", None)
+                if hasattr(dtype, "cooked") and hasattr(dtype, "shape"):
+                    # Vector/matrix elements: a NumPy argument's trailing dimensions
+                    # are checked on the slow path, so they belong to the key.
+                    part += f" + (_nd(args[{i}]).shape[-{len(dtype.shape)}:],)"
+                if getattr(p.annotation, "needs_grad", None):
+                    part += f" + (args[{i}].grad is not None,)"
+                parts.append(part)
         if not parts:
             return None
-        scope: dict[str, Any] = {"_tk": _template_key, "_nk": _ndarray_key}
+        scope: dict[str, Any] = {
+            "_tk": _template_key,
+            "_nk": _ndarray_key,
+            "_nd": _ndarray_data,
+        }
         exec(f"def key(args):\n    return ({', '.join(parts)},)", scope)  # noqa: S102
         return scope["key"]
 
@@ -344,6 +356,15 @@ class Kernel:
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
                     f"a NumPy array, got {type(a).__name__}"
+                )
+            if (
+                p.kind == "ndarray"
+                and getattr(p.annotation, "needs_grad", None)
+                and getattr(a, "grad", None) is None
+            ):
+                raise TaichiTypeError(
+                    f"kernel '{self.__name__}': argument '{p.name}' has no gradient; the "
+                    "kernel expects needs_grad=True (ti.ndarray(..., needs_grad=True))"
                 )
             if p.kind == "texture" and not hasattr(a, "vulkan_image"):
                 raise TaichiTypeError(

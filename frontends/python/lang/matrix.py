@@ -254,7 +254,7 @@ def _np(x: Any) -> Any:
 class Vector(Matrix):
     """`ti.Vector([...])`: a 1-d Matrix; `ti.Vector.field(n, dtype, shape)`."""
 
-    def __init__(self, data: Any, dt: Any = None, **_kwargs: Any):
+    def __init__(self, data: Any, dt: Any = None):
         super().__init__(data, dt)
         if self.data.ndim != 1:
             raise TaichiError(f"ti.Vector takes a flat list, got {data!r}")

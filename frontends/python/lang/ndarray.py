@@ -106,7 +106,7 @@ class Ndarray(_ArrayLike):
         return f"<ti.ndarray {self.dtype} {self.shape}>"
 
 
-def ndarray(dtype: Any, shape: Any, needs_grad: bool = False, **_ignored: Any) -> Ndarray:
+def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     """A zero-filled ndarray of `dtype` and `shape` (an int or a tuple); with
     `needs_grad=True` it has a zero-filled gradient `.grad` of the same shape (ti.ad)."""
     cfg = _program.get_program().config

@@ -12,6 +12,7 @@ import math as _math
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
 
 from .dtypes import DataType
@@ -73,6 +74,20 @@ def _cast(x: Any, dtype: Any) -> Any:
     return dtype(x)
 
 
+def _bit_cast(x: Any, dtype: Any) -> Any:
+    """Python scope: the bits of x read as dtype. A Python number is taken as the float
+    or signed integer of dtype's width; a NumPy scalar keeps its own type."""
+    dst = np.dtype(dtype.np_dtype)
+    if isinstance(x, np.generic):
+        src = np.asarray(x)
+    else:
+        kind = "f" if isinstance(x, float) else "i"
+        src = np.asarray(x, dtype=np.dtype(f"{kind}{dst.itemsize}"))
+    if src.dtype.itemsize != dst.itemsize:
+        raise TaichiError(f"ti.bit_cast: {src.dtype} and {dst} differ in width")
+    return src.reshape(1).view(dst)[0].item()
+
+
 def _select(c: Any, a: Any, b: Any) -> Any:
     return a if c else b
 
@@ -91,6 +106,7 @@ grouped = Intrinsic("grouped", Grouped)
 loop_config = Intrinsic("loop_config", _loop_config)
 cast = Intrinsic("cast", _cast)
 select = Intrinsic("select", _select)
+bit_cast = Intrinsic("bit_cast", _bit_cast)
 
 atomic_add = Intrinsic("atomic_add")
 atomic_sub = Intrinsic("atomic_sub")
@@ -161,6 +177,7 @@ __all__ = [
     "atomic_or",
     "atomic_sub",
     "atomic_xor",
+    "bit_cast",
     "cast",
     "ceil",
     "cos",

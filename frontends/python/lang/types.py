@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from taichi_xdsl.utils.errors import TaichiError
+
 from .dtypes import (  # noqa: F401  (re-exported as ti.types.*)
     DataType,
     f16,
@@ -39,21 +41,89 @@ from .dtypes import (  # noqa: F401  (re-exported as ti.types.*)
 
 class NdarrayType:
     """
-    `ti.types.ndarray(dtype=None, ndim=None)`: an ndarray parameter. What is left
+    `ti.types.ndarray(dtype=None, ndim=None, ...)`: an ndarray parameter. What is left
     unspecified is taken from the argument of each call (and keys the instantiation).
+
+    `element_shape=(n,)` / `(n, m)` makes the elements vectors / matrices of `dtype`;
+    `needs_grad=True` requires an argument with a gradient (`ti.ndarray(...,
+    needs_grad=True)`); `boundary` is "unsafe" (no index clamping, the default).
     """
 
-    def __init__(self, dtype: Any = None, ndim: int | None = None, **_ignored: Any):
+    def __init__(
+        self,
+        dtype: Any = None,
+        ndim: int | None = None,
+        element_dim: int | None = None,
+        element_shape: tuple[int, ...] | None = None,
+        field_dim: int | None = None,
+        needs_grad: bool | None = None,
+        boundary: str = "unsafe",
+    ):
+        if field_dim is not None:
+            raise ValueError(
+                "ti.types.ndarray: field_dim is deprecated (as in Taichi); use ndim"
+            )
+        if element_dim is not None or element_shape is not None:
+            dtype = _element_dtype(dtype, element_dim, element_shape)
+        if boundary == "clamp":
+            raise TaichiError(
+                'ti.types.ndarray(boundary="clamp") is not supported yet: indices are '
+                'not clamped (use the default boundary="unsafe")'
+            )
+        if boundary != "unsafe":
+            raise ValueError(f"ti.types.ndarray: invalid boundary argument {boundary!r}")
         self.dtype = dtype
         self.ndim = ndim
+        self.needs_grad = needs_grad
+        self.boundary = boundary
 
     def __repr__(self) -> str:
         return f"ti.types.ndarray(dtype={self.dtype!r}, ndim={self.ndim!r})"
 
 
-def ndarray(dtype: Any = None, ndim: int | None = None, **kwargs: Any) -> NdarrayType:
+def _element_dtype(
+    dtype: Any, element_dim: int | None, element_shape: tuple[int, ...] | None
+) -> Any:
+    """The vector or matrix type that `element_dim` / `element_shape` make of `dtype`."""
+    if hasattr(dtype, "cooked") and hasattr(dtype, "shape"):
+        raise TypeError(
+            f"ti.types.ndarray: a {dtype} dtype and an element shape or dim at once"
+        )
+    if element_shape is not None:
+        element_shape = tuple(element_shape)
+        if element_dim is not None and element_dim != len(element_shape):
+            raise ValueError(
+                f"ti.types.ndarray: element_shape {element_shape} does not have "
+                f"element_dim={element_dim} dimensions"
+            )
+        if len(element_shape) > 2:
+            raise ValueError("ti.types.ndarray: elements are scalars, vectors or matrices")
+        if not element_shape:
+            return dtype
+        if len(element_shape) == 1:
+            return vector(element_shape[0], dtype)
+        return matrix(element_shape[0], element_shape[1], dtype)
+    if element_dim == 0:
+        return dtype
+    raise TaichiError(
+        f"ti.types.ndarray(element_dim={element_dim}) without element_shape is not "
+        "supported: give element_shape, or dtype=ti.types.vector(n, ...) / matrix(n, m, ...)"
+    )
+
+
+def ndarray(
+    dtype: Any = None,
+    ndim: int | None = None,
+    element_dim: int | None = None,
+    element_shape: tuple[int, ...] | None = None,
+    field_dim: int | None = None,
+    needs_grad: bool | None = None,
+    boundary: str = "unsafe",
+) -> NdarrayType:
     """An ndarray parameter annotation (`ti.types.ndarray(dtype=ti.f32, ndim=2)`)."""
-    return NdarrayType(dtype, ndim, **kwargs)
+    return NdarrayType(
+        dtype, ndim, element_dim, element_shape, field_dim, needs_grad, boundary
+    )
 
 
 def vector(n: int, dtype: Any = None) -> Any:
@@ -92,6 +162,22 @@ def template() -> Template:
     return Template()
 
 
+class SparseMatrixBuilderType(Template):
+    """
+    `ti.types.sparse_matrix_builder()`: the parameter takes a
+    `ti.linalg.SparseMatrixBuilder`, whose fields the kernel writes through
+    `builder[i, j] += v` (a template argument: one instance per builder).
+    """
+
+    def __repr__(self) -> str:
+        return "ti.types.sparse_matrix_builder()"
+
+
+def sparse_matrix_builder() -> SparseMatrixBuilderType:
+    """The annotation of a SparseMatrixBuilder parameter."""
+    return SparseMatrixBuilderType()
+
+
 from .texture import RWTextureType, TextureType, rw_texture, texture  # noqa: E402
 
 __all__ = [
@@ -99,6 +185,7 @@ __all__ = [
     "RWTextureType",
     "TextureType",
     "NdarrayType",
+    "SparseMatrixBuilderType",
     "Template",
     "f16",
     "f32",
@@ -108,6 +195,7 @@ __all__ = [
     "i32",
     "i64",
     "matrix",
+    "sparse_matrix_builder",
     "ndarray",
     "struct",
     "template",

@@ -1,0 +1,67 @@
+"""End-to-end: ti.algorithms.parallel_sort, PrefixSumExecutor and ti.bit_cast."""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+@pytest.mark.parametrize("dtype", [ti.i32, ti.u32, ti.f32])
+@pytest.mark.parametrize("n", [1, 2, 255, 70001])
+def test_parallel_sort_keys_and_values(dtype, n):
+    rng = np.random.default_rng(n)
+    if dtype == ti.f32:
+        k = (rng.standard_normal(n) * 1e3).astype(np.float32)
+        k[: min(n, 4)] = np.array([np.inf, -np.inf, -0.0, 1e-40], np.float32)[: min(n, 4)]
+    elif dtype == ti.i32:
+        k = rng.integers(-(2**31), 2**31 - 1, n, dtype=np.int64).astype(np.int32)
+    else:
+        k = rng.integers(0, 2**32, n, dtype=np.uint64).astype(np.uint32)
+    k[n // 2 :: 7] = k[0]  # duplicates: the sort must be stable
+    keys, values = ti.field(dtype, n), ti.field(ti.i32, n)
+    keys.from_numpy(k)
+    values.from_numpy(np.arange(n, dtype=np.int32))
+    ti.algorithms.parallel_sort(keys, values)
+    order = np.argsort(k, kind="stable")
+    np.testing.assert_array_equal(keys.to_numpy(), k[order])
+    np.testing.assert_array_equal(values.to_numpy(), order)
+
+
+def test_parallel_sort_rejects_what_it_cannot_sort():
+    with pytest.raises(ti.TaichiError, match="f64"):
+        ti.algorithms.parallel_sort(ti.field(ti.f64, 4))
+    with pytest.raises(ti.TaichiError, match="4 keys but 3 values"):
+        ti.algorithms.parallel_sort(ti.field(ti.i32, 4), ti.field(ti.i32, 3))
+
+
+@pytest.mark.parametrize("dtype", [ti.i32, ti.f32])
+@pytest.mark.parametrize("n", [1, 256, 1000, 65537])
+def test_prefix_sum(dtype, n):
+    a = np.random.default_rng(n).integers(-50, 50, n).astype(dtype.np_dtype)
+    arr = ti.field(dtype, n)
+    arr.from_numpy(a)
+    ti.algorithms.PrefixSumExecutor(n).run(arr)
+    np.testing.assert_allclose(arr.to_numpy(), np.cumsum(a), rtol=1e-6)
+
+
+def test_bit_cast():
+    @ti.kernel
+    def bits(x: ti.f32) -> ti.u32:
+        return ti.bit_cast(x, ti.u32)
+
+    @ti.kernel
+    def back(x: ti.i32) -> ti.f32:
+        return ti.bit_cast(x, ti.f32)
+
+    assert bits(1.0) == 0x3F800000
+    assert bits(-2.5) == int(np.array(-2.5, np.float32).view(np.uint32))
+    assert back(0x40490FDB) == np.float32(np.pi)
+    assert ti.bit_cast(1.0, ti.i32) == 0x3F800000
+
+    @ti.kernel
+    def bad(x: ti.f32) -> ti.i64:
+        return ti.bit_cast(x, ti.i64)
+
+    with pytest.raises(ti.TaichiTypeError, match="of one width"):
+        bad(1.0)

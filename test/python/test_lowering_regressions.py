@@ -1,0 +1,55 @@
+"""
+End-to-end checks, on cpu and vulkan, of lowering details that the mutation check
+(utils/mutation.py) found untested: each test fails when the detail is broken.
+"""
+
+from __future__ import annotations
+
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+@pytest.mark.parametrize("a, b", [(0, 0), (3, 0), (0, -2), (5, 6), (2, 2)])
+def test_bool_and_int_equality(a: int, b: int):
+    out = ti.field(ti.i32, shape=6)
+
+    @ti.kernel
+    def compare(a: ti.i32, b: ti.i32):
+        p = a > 0
+        q = b > 0
+        out[0] = p == q
+        out[1] = p != q
+        out[2] = a == b
+        out[3] = a != b
+        out[4] = ti.cast(a, ti.u1)  # non-zero is True, as in Taichi 1.7.4
+        out[5] = (a == b) == (p == q)
+
+    compare(a, b)
+    p, q = a > 0, b > 0
+    want = [p == q, p != q, a == b, a != b, a != 0, (a == b) == (p == q)]
+    assert list(out.to_numpy()) == [int(w) for w in want]
+
+
+def test_assert_messages_of_two_tasks(arch):
+    """In debug mode each task's asserts are numbered after the previous tasks' (one
+    table per kernel): a failure in the second loop names the second loop's assert."""
+    from taichi_xdsl.utils.errors import TaichiAssertionError
+
+    ti.init(arch=arch, debug=True)
+    x = ti.field(ti.i32, 8)
+
+    @ti.kernel
+    def check(n: ti.i32):
+        for i in x:
+            assert x[i] >= 0, "the first loop's assert"
+        for i in x:
+            assert i < n, "the second loop's assert"
+
+    check(8)
+    with pytest.raises(TaichiAssertionError, match="the second loop's assert"):
+        check(4)
+    x[2] = -1
+    with pytest.raises(TaichiAssertionError, match="the first loop's assert"):
+        check(8)
