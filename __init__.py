@@ -18,11 +18,14 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 _FRONTEND = "taichi_xdsl.frontends.python.lang"
+_GUI = "taichi_xdsl.frontends.python.lang.gui"
 
 # Public name -> (module, attribute); a module itself when attribute is None.
 _LAZY: dict[str, tuple[str, str | None]] = {
     "math": (f"{_FRONTEND}.tmath", None),
     "aot": ("taichi_xdsl.targets.aot", None),  # loading needs no frontend
+    "compiler": ("taichi_xdsl.utils.compiler", None),  # pipelines, passes; no xDSL
+    "compile_ir": (f"{_FRONTEND}.ir", "compile_ir"),
     "graph": (f"{_FRONTEND}.graph", None),
     "types": (f"{_FRONTEND}.types", None),
     "f16": (f"{_FRONTEND}.dtypes", "f16"),
@@ -126,6 +129,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "randn": (f"{_FRONTEND}.ops", "randn"),
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
+    "GUI": (f"{_GUI}.gui2d", "GUI"),
+    "ui": (f"{_GUI}.ui", None),
+    "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
+    "_lib": (f"{_GUI}.compat", None),  # ti._lib.core.with_vulkan() in GGUI programs
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -138,6 +145,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 
 __all__ = [
     "Field",
+    "GUI",
     "Matrix",
     "Vector",
     "Struct",
@@ -228,12 +236,14 @@ __all__ = [
     "tan",
     "tanh",
     "template",
+    "tools",
     "types",
     "u1",
     "u8",
     "u16",
     "u32",
     "u64",
+    "ui",
     "uint8",
     "uint16",
     "uint32",
@@ -264,6 +274,9 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
     from taichi_xdsl.frontends.python.lang import tmath as math
     from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python.lang import types
+    from taichi_xdsl.frontends.python.lang import tools
+    from taichi_xdsl.frontends.python.lang.gui import ui
+    from taichi_xdsl.frontends.python.lang.gui.gui2d import GUI
     from taichi_xdsl.frontends.python.lang.dtypes import (
         f16,
         f32,

@@ -7,7 +7,9 @@ environment), so that the two `ti` modules never meet in one process.
 SPEC: {"framework": "xdsl" | "taichi" | "taichi-cuda" | "numba" | "triton" | "copyref",
        "arch": "cpu" | "vulkan" ("taichi-cuda" runs Taichi on arch cuda instead of vulkan),
        "case": name, "samples": int, "min_sample_s": float, "cache": "off" | DIR,
-       "threads": int | null, "preload": bool (ours: load the compiler before timing)}
+       "threads": int | null, "preload": bool (ours: load the compiler before timing),
+       ours only: "passes": ti.init(passes=...), "pass_plugins": [file.py, ...],
+       "case_file": a case file outside bench/cases (bench/passes.py)}
 
 The case's source (bench/cases/<case>.py) is compiled with its real file name (so that
 `inspect.getsource` finds the kernels) and run with `ti` bound to `taichi` or
@@ -41,10 +43,22 @@ def _import_ti(framework: str) -> Any:
     return ti
 
 
-def _init(ti: Any, framework: str, arch: str, cache: str, threads: int | None) -> None:
+def _init(
+    ti: Any,
+    framework: str,
+    arch: str,
+    cache: str,
+    threads: int | None,
+    passes: dict[str, Any] | None = None,
+    pass_plugins: list[str] | None = None,
+) -> None:
     if framework == "taichi-cuda":
         arch = "cuda"
     kwargs: dict[str, Any] = {"arch": getattr(ti, arch), "default_fp": ti.f32}
+    for plugin in pass_plugins or ():
+        ti.compiler.load_pass_plugin(plugin)
+    if passes:
+        kwargs["passes"] = passes
     if threads:
         kwargs["cpu_max_num_threads"] = threads
     if cache == "off":
@@ -93,7 +107,15 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     start = time.perf_counter()
-    _init(ti, framework, arch, spec["cache"], spec.get("threads"))
+    _init(
+        ti,
+        framework,
+        arch,
+        spec["cache"],
+        spec.get("threads"),
+        spec.get("passes"),
+        spec.get("pass_plugins"),
+    )
     result["init_s"] = time.perf_counter() - start
     if spec.get("preload") and framework == "xdsl":
         # Load what every process pays once (xDSL, the frontend's dialects, the backend,
@@ -108,7 +130,7 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
         jit.host_target()
         get_pool(spec.get("threads") or default_num_threads(), "native")
         result["preload_s"] = time.perf_counter() - start
-    path = HERE / "cases" / f"{spec['case']}.py"
+    path = Path(spec.get("case_file") or HERE / "cases" / f"{spec['case']}.py")
     namespace: dict[str, Any] = {
         "ti": ti,
         "np": np,

@@ -39,6 +39,7 @@ from abc import ABC
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from taichi_xdsl.dialects.symbols import lookup_symbol
 from xdsl.dialects.builtin import (
     I64,
     AnyFloatConstr,
@@ -306,7 +307,7 @@ class GetFieldOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        declared = SymbolTable.lookup_symbol(self, self.field)
+        declared = lookup_symbol(self, self.field)
         if declared is None:
             return  # a kernel verified on its own, without its module
         if not isinstance(declared, FieldOp):

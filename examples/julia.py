@@ -1,6 +1,7 @@
 """
 The Julia set (Taichi's classic demo, the kernel of seed 003): one ti.Vector per
-pixel, a while loop with z.norm(); writes julia.png.
+pixel, a while loop with z.norm(). Animated in a ti.GUI window where a display exists
+(Escape or closing the window ends it); without one, writes julia.png.
 
     python examples/julia.py [out.png]
 """
@@ -8,7 +9,6 @@ pixel, a while loop with z.norm(); writes julia.png.
 import sys
 
 import taichi_xdsl as ti
-from taichi_xdsl.utils.png import write_png
 
 ti.init(arch=ti.cpu)
 
@@ -35,6 +35,13 @@ def paint(t: float):
 
 def main() -> None:
     out = sys.argv[1] if len(sys.argv) > 1 else "julia.png"
+    gui = ti.GUI("Julia Set", res=(n * 2, n))
+    frame = 0
+    while gui.window is not None and gui.running and not gui.get_event(ti.GUI.ESCAPE):
+        paint(frame * 0.03)
+        gui.set_image(pixels)
+        gui.show()
+        frame += 1
     for frame in range(10):
         paint(frame * 0.03)
     img = pixels.to_numpy()
@@ -42,7 +49,8 @@ def main() -> None:
         f"julia: {img.shape[0]}x{img.shape[1]}, mean {img.mean():.4f}, "
         f"min {img.min():.2f}, max {img.max():.2f}"
     )
-    write_png(out, img.T[::-1])  # x to the right, y up
+    gui.set_image(pixels)
+    gui.show(out)
     print(f"wrote {out}")
 
 

@@ -1,6 +1,7 @@
 """
-MLS-MPM in 88 lines (Taichi's classic mpm88), unchanged but for the import and the
-output: 8192 particles fall in a box; writes mpm88.png with the particles.
+MLS-MPM in 88 lines (Taichi's classic mpm88), unchanged but for the import: 8192
+particles fall in a box, drawn in a ti.GUI window where a display exists (Escape or
+closing the window ends it); without one, it runs [steps] frames and writes mpm88.png.
 
     python examples/mpm88.py [steps] [out.png]
 """
@@ -9,7 +10,6 @@ import sys
 
 import numpy as np
 import taichi_xdsl as ti
-from taichi_xdsl.utils.png import write_png
 
 ti.init(arch=ti.cpu)
 
@@ -104,24 +104,26 @@ def stats() -> str:
     )
 
 
-def render(path: str, res: int = 512) -> None:
-    img = np.full((res, res, 3), 0x11 / 255, dtype=np.float32)
-    px = np.clip((x.to_numpy() * res).astype(int), 0, res - 1)
-    img[res - 1 - px[:, 1], px[:, 0]] = (0x06 / 255, 0x85 / 255, 0x87 / 255)
-    write_png(path, img)
-
-
 def main() -> None:
     frames = int(sys.argv[1]) if len(sys.argv) > 1 else 200
     out = sys.argv[2] if len(sys.argv) > 2 else "mpm88.png"
+    gui = ti.GUI("MPM88", res=512, background_color=0x112F41)
     init()
     print(f"step 0: {stats()}")
+    if gui.window is not None:  # a display: animate until closed
+        while gui.running and not gui.get_event(ti.GUI.ESCAPE):
+            for _ in range(50):
+                substep()
+            gui.circles(x.to_numpy(), radius=1.5, color=0x068587)
+            gui.show()
+        return
     for frame in range(frames):
         for _ in range(50):
             substep()
         if (frame + 1) % max(1, frames // 4) == 0:
             print(f"frame {frame + 1} ({(frame + 1) * 50} substeps): {stats()}")
-    render(out)
+    gui.circles(x.to_numpy(), radius=1.5, color=0x068587)
+    gui.show(out)
     print(f"wrote {out}")
 
 

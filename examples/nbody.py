@@ -1,7 +1,8 @@
 """
 O(n^2) gravitational n-body on a ti.Vector.field(3, ti.f32, n): each particle sums the
 pull of all others in an inner serial loop (the outer loop runs in parallel), then a
-leapfrog (kick-drift-kick) step. Prints the relative energy drift.
+leapfrog (kick-drift-kick) step. Prints the relative energy drift; where a display
+exists, first shows the bodies as lit spheres in a ti.ui window until it is closed.
 
     python examples/nbody.py [n] [steps]
 """
@@ -78,9 +79,37 @@ def energy() -> ti.f64:
     return e
 
 
+def show_window() -> bool:
+    """Animate the bodies in a ti.ui window until it is closed; False (and nothing
+    shown) where no display exists."""
+    window = ti.ui.Window("n-body", (640, 640))
+    if window._window is None:
+        return False
+    canvas, scene, camera = window.get_canvas(), ti.ui.Scene(), ti.ui.Camera()
+    camera.position(0.0, 0.0, 4.0)
+    camera.lookat(0.0, 0.0, 0.0)
+    while window.running:
+        for _ in range(5):
+            kick(dt / 2)
+            drift(dt)
+            compute_acc()
+            kick(dt / 2)
+        scene.set_camera(camera)
+        scene.ambient_light((0.2, 0.2, 0.2))
+        scene.point_light(pos=(2.0, 3.0, 4.0), color=(1.0, 1.0, 1.0))
+        scene.particles(pos, radius=0.02, color=(0.9, 0.7, 0.3))
+        canvas.set_background_color((0.05, 0.05, 0.1))
+        canvas.scene(scene)
+        window.show()
+    return True
+
+
 def main() -> None:
     init()
     compute_acc()
+    if show_window():  # start again for the measurement
+        init()
+        compute_acc()
     e0 = energy()
     p0 = (pos.to_numpy().astype(np.float64) * mass.to_numpy()[:, None]).sum(0)
     for _ in range(steps):

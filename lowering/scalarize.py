@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
@@ -51,7 +52,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
     op_type_rewrite_pattern,
 )
-from xdsl.utils.exceptions import PassFailedException
 
 
 def _positions(vtype: VectorType) -> list[tuple[int, ...]]:
@@ -302,8 +302,8 @@ class ScalarizePass(ModulePass):
         ).rewrite_module(op)
         left = _vector_users_left(op)
         if left is not None:
-            raise PassFailedException(
-                f"ti-scalarize: cannot scalarize '{left.name}' on vector values"
+            raise PassFailedAt(
+                left, f"ti-scalarize: cannot scalarize '{left.name}' on vector values"
             )
 
 

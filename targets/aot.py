@@ -125,6 +125,17 @@ def load(
         )
     except AotFormatError as error:
         raise AotFormatError(f"AOT module '{path}': {error}") from None
+    try:
+        return _load_checked(path, files, runtime, num_threads, device)
+    except AotFormatError as error:
+        if f"'{path}'" in str(error):
+            raise
+        raise AotFormatError(f"AOT module '{path}': {error}") from None
+
+
+def _load_checked(
+    path: Any, files: dict[str, bytes], runtime: GfxRuntime140, num_threads: Any, device: Any
+) -> Any:
     arch = runtime.metadata.arch
     if arch == "x64":
         from taichi_xdsl.targets.llvm.aot_loader import CpuAotModule

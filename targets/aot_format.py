@@ -23,6 +23,7 @@ depend on nothing but the files. JSON is written with sorted keys and a fixed la
 from __future__ import annotations
 
 import enum
+import hashlib
 import io
 import json
 import os
@@ -45,6 +46,17 @@ ZIP_DATE = (1980, 1, 1, 0, 0, 0)
 """The timestamp of every .tcm entry (the earliest a zip can hold)."""
 
 MAX_MODULE_BYTES = 1 << 31
+
+MAX_EXTENT = 1 << 31
+"""Bound of every extent, index and small count in metadata.json."""
+MAX_NDIM = 16
+MAX_SMALL_BUFFER = 1 << 24
+"""Bound of a kernel's argument, return, global-temporary and thread-local blocks."""
+MAX_ROOT_BUFFER = 1 << 40
+
+INTEGRITY_KEY = "integrity"
+"""metadata.json's entry of SHA-256 digests: `files` (every other file by name) and
+`metadata` (metadata.json itself, as `dumps` writes it without this entry)."""
 
 
 class AotFormatError(TaichiError):
@@ -89,8 +101,80 @@ def check_file_name(name: str) -> str:
     return name
 
 
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def seal(files: dict[str, bytes]) -> dict[str, bytes]:
+    """
+    `files` with metadata.json carrying the SHA-256 of every other file and of itself,
+    so that a loader finds any corrupted or truncated file before it runs any code.
+    Files whose metadata.json is not a JSON object are returned as they are.
+    """
+    if METADATA_FILE not in files:
+        return dict(files)
+    try:
+        metadata = json.loads(files[METADATA_FILE].decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return dict(files)
+    if not isinstance(metadata, dict):
+        return dict(files)
+    metadata.pop(INTEGRITY_KEY, None)
+    metadata[INTEGRITY_KEY] = {
+        "files": {
+            name: _sha256(data)
+            for name, data in sorted(files.items())
+            if name != METADATA_FILE
+        },
+        "metadata": _sha256(dumps(metadata_without_integrity(metadata))),
+    }
+    return {**files, METADATA_FILE: dumps(metadata)}
+
+
+def metadata_without_integrity(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in metadata.items() if key != INTEGRITY_KEY}
+
+
+def check_integrity(
+    files: dict[str, bytes], metadata: dict[str, Any], source: Any
+) -> dict[str, bytes]:
+    """
+    The files metadata.json's digests name, each checked; files it does not name (a
+    stray file in the folder) are left out. Raises AotFormatError naming the bad file.
+    """
+    integrity = metadata.get(INTEGRITY_KEY)
+    digests = integrity.get("files") if isinstance(integrity, dict) else None
+    own = integrity.get("metadata") if isinstance(integrity, dict) else None
+    if not isinstance(digests, dict) or not isinstance(own, str) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in digests.items()
+    ):
+        raise AotFormatError(
+            f"AOT module '{source}': metadata.json has no valid '{INTEGRITY_KEY}' digests "
+            "(corrupt, or written by an older taichi-xdsl: export it again)"
+        )
+    if _sha256(dumps(metadata_without_integrity(metadata))) != own:
+        raise AotFormatError(
+            f"AOT module '{source}': metadata.json is corrupt (its SHA-256 digest does "
+            "not match)"
+        )
+    checked = {METADATA_FILE: files[METADATA_FILE]}
+    for name, digest in sorted(digests.items()):
+        if name not in files:
+            raise AotFormatError(
+                f"AOT module '{source}': '{name}' is missing (a truncated module?)"
+            )
+        if _sha256(files[name]) != digest:
+            raise AotFormatError(
+                f"AOT module '{source}': '{name}' is corrupt or truncated (its SHA-256 "
+                "digest differs from the one in metadata.json)"
+            )
+        checked[name] = files[name]
+    return checked
+
+
 def write_folder(files: dict[str, bytes], path: str | os.PathLike[str]) -> Path:
-    """Write `files` into the folder `path` (created, parents included)."""
+    """Write `files`, sealed (`seal`), into the folder `path` (created with its parents)."""
+    files = seal(files)
     folder = Path(path)
     folder.mkdir(parents=True, exist_ok=True)
     for name in sorted(files):
@@ -99,7 +183,8 @@ def write_folder(files: dict[str, bytes], path: str | os.PathLike[str]) -> Path:
 
 
 def tcm_bytes(files: dict[str, bytes]) -> bytes:
-    """The `.tcm` archive of `files`: stored (uncompressed), sorted, fixed metadata."""
+    """The `.tcm` archive of `files`, sealed: stored (uncompressed), sorted, fixed dates."""
+    files = seal(files)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_STORED) as archive:
         for name in sorted(files):
@@ -157,6 +242,7 @@ def read_module_files(path: str | os.PathLike[str]) -> dict[str, bytes]:
             f"AOT module '{source}': metadata.json is not a taichi-xdsl module "
             "(a module of another Taichi implementation?)"
         )
+    files = check_integrity(files, metadata, source)
     for name in referenced_files(metadata):
         if name not in files:
             raise AotFormatError(
@@ -254,6 +340,13 @@ class _Reader:
             )
         return item
 
+    def natural(self, key: str, limit: int, default: Any = ...) -> int:
+        """A non-negative int below `limit` (sizes, offsets, ranks, counts)."""
+        item = self.get(key, int, default)
+        if not 0 <= item < limit:
+            raise AotFormatError(f"{self.where}.{key}: {item} is outside [0, {limit})")
+        return item
+
     def dtype(self, key: str) -> str:
         name = self.get(key, str)
         if name not in SCALAR_DTYPES:
@@ -263,7 +356,8 @@ class _Reader:
     def ints(self, key: str, default: Any = ...) -> list[int]:
         items = self.get(key, list, default)
         if items is None or not all(
-            isinstance(i, int) and not isinstance(i, bool) and i >= 0 for i in items
+            isinstance(i, int) and not isinstance(i, bool) and 0 <= i < MAX_EXTENT
+            for i in items
         ):
             raise AotFormatError(f"{self.where}.{key}: expected non-negative integers")
         return list(items)
@@ -308,14 +402,14 @@ class ArgAttributes:
         r = _Reader(value, where)
         kind = _kind(r)
         return cls(
-            r.get("index", int),
+            r.natural("index", MAX_EXTENT),
             r.get("name", str),
             kind,
             r.dtype("dtype"),
-            r.get("ndim", int, 0),
+            r.natural("ndim", MAX_NDIM + 1, 0),
             tuple(r.ints("element_shape", [])),
-            r.get("num_channels", int, 0),
-            r.get("lod", int, 0),
+            r.natural("num_channels", 5, 0),
+            r.natural("lod", 32, 0),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -348,15 +442,30 @@ class Bound:
     def from_json(cls, value: Any, where: str) -> Bound:
         r = _Reader(value, where)
         constant = r.get("value", int, None)
-        offset = r.get("gtmp_offset", int, None)
+        offset = r.natural("gtmp_offset", MAX_SMALL_BUFFER, None) if "gtmp_offset" in r.value else None
         if (constant is None) == (offset is None):
             raise AotFormatError(f"{where}: needs exactly one of 'value', 'gtmp_offset'")
-        return cls(r.get("dtype", str), constant, offset)
+        dtype = r.get("dtype", str)
+        if dtype not in ("i32", "i64"):
+            raise AotFormatError(f"{where}.dtype: a loop bound is i32 or i64, got '{dtype}'")
+        bits = int(dtype[1:])
+        if constant is not None and not -(1 << (bits - 1)) <= constant < 1 << (bits - 1):
+            raise AotFormatError(f"{where}.value: {constant} does not fit {dtype}")
+        if offset is not None and offset % (bits // 8):
+            raise AotFormatError(f"{where}.gtmp_offset: {offset} is not {dtype}-aligned")
+        return cls(dtype, constant, offset)
 
     def to_json(self) -> dict[str, Any]:
         if self.value is not None:
             return {"dtype": self.dtype, "value": self.value}
         return {"dtype": self.dtype, "gtmp_offset": self.gtmp_offset}
+
+
+def _block_dim(r: _Reader) -> int | None:
+    block_dim = r.get("block_dim", int, None, allow_none=True)
+    if block_dim is not None and not 0 < block_dim <= 1 << 16:
+        raise AotFormatError(f"{r.where}.block_dim: {block_dim} is outside [1, 65536]")
+    return block_dim
 
 
 class TaskAttributes:
@@ -390,7 +499,7 @@ class TaskAttributes:
             task_type,
             begin,
             end,
-            r.get("block_dim", int, None, allow_none=True),
+            _block_dim(r),
             r.get("spirv", str, None),
         )
 
@@ -466,18 +575,28 @@ class KernelAttributes:
                 if not all(isinstance(k, str) for k in kinds):
                     raise AotFormatError(f"{pr.where}.kinds: expected type names")
                 prints.append((pr.get("id", int), pr.get("format", str), tuple(kinds)))
-        return cls(
+        kernel = cls(
             name,
             args,
             rets,
             tasks,
-            r.get("gtmp_bytes", int, 0),
-            r.get("thread_local_bytes", int, 0),
+            r.natural("gtmp_bytes", MAX_SMALL_BUFFER, 0),
+            r.natural("thread_local_bytes", MAX_SMALL_BUFFER, 0),
             r.get("object", str, None),
-            ctx.get("args_bytes", int, 0),
-            ctx.get("rets_bytes", int, 0),
+            ctx.natural("args_bytes", MAX_SMALL_BUFFER, 0),
+            ctx.natural("rets_bytes", MAX_SMALL_BUFFER, 0),
             prints,
         )
+        for i, task in enumerate(tasks):
+            for bound in (task.begin, task.end):
+                if bound is not None and bound.gtmp_offset is not None and (
+                    bound.gtmp_offset + int(bound.dtype[1:]) // 8 > kernel.gtmp_bytes
+                ):
+                    raise AotFormatError(
+                        f"{where}.tasks_attribs[{i}]: a bound at gtmp_offset "
+                        f"{bound.gtmp_offset} lies outside gtmp_bytes {kernel.gtmp_bytes}"
+                    )
+        return kernel
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {
@@ -516,7 +635,7 @@ class FieldAttributes:
             r.get("name", str),
             r.dtype("dtype"),
             tuple(r.ints("shape")),
-            r.get("offset", int),
+            r.natural("offset", MAX_ROOT_BUFFER),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -541,7 +660,9 @@ class ModuleMetadata:
         fields: list[FieldAttributes],
         kernels: list[KernelAttributes],
         compile_options: dict[str, Any] | None = None,
+        integrity: dict[str, Any] | None = None,
     ):
+        self.integrity = integrity
         self.arch, self.required_caps = arch, dict(required_caps)
         self.root_buffer_size = root_buffer_size
         self.fields = sorted(fields, key=lambda f: f.name)
@@ -570,10 +691,11 @@ class ModuleMetadata:
         meta = cls(
             r.get("arch", str),
             caps,
-            r.get("root_buffer_size", int),
+            r.natural("root_buffer_size", MAX_ROOT_BUFFER),
             fields,
             kernels,
             r.get("compile_options", dict, {}),
+            r.get(INTEGRITY_KEY, dict, None),
         )
         for f in meta.fields:
             nbytes = _prod(f.shape) * _itemsize(f.dtype)
@@ -598,7 +720,7 @@ class ModuleMetadata:
             "root_buffer_size": self.root_buffer_size,
             "fields": [f.to_json() for f in self.fields],
             "kernels": [k.to_json() for k in self.kernels],
-        }
+        } | ({INTEGRITY_KEY: self.integrity} if self.integrity is not None else {})
 
 
 class GraphArg:
@@ -628,9 +750,9 @@ class GraphArg:
             r.get("name", str),
             _kind(r, "tag"),
             dtype,
-            r.get("ndim", int, 0),
+            r.natural("ndim", MAX_NDIM + 1, 0),
             tuple(r.ints("element_shape", [])),
-            r.get("num_channels", int, 0),
+            r.natural("num_channels", 5, 0),
             tuple(r.ints("shape", [])),
         )
 
@@ -670,7 +792,7 @@ class GraphAttributes:
             dr = _Reader(d, f"{where}.dispatches[{i}]")
             names = dr.get("symbolic_args", list)
             for arg in names:
-                if arg not in known:
+                if not isinstance(arg, str) or arg not in known:
                     raise AotFormatError(f"{dr.where}: unknown graph argument {arg!r}")
             dispatches.append((dr.get("kernel_name", str), list(names)))
         return cls(name, args, dispatches)

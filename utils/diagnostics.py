@@ -11,30 +11,81 @@ verifier or pass failure found later can still name its source position.
 
 from __future__ import annotations
 
+import bisect
 import linecache
+import re
+from collections.abc import Sequence
 from pathlib import Path
 
+from taichi_xdsl.dialects.symbols import cached_symbol_tables
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
+from xdsl.ir import Block, BlockArgument, OpResult
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import DiagnosticException, PassFailedException, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    ParseError,
+    PassFailedException,
+    VerifyException,
+)
+
+# xDSL's string-literal pattern nests `+` inside `*`, so an unclosed literal followed by a
+# few dozen characters backtracks exponentially; this unrolled form matches the same
+# literals in linear time.
+_STRING_LITERAL = re.compile(r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
 
 
 class LocatingParser(Parser):
-    """xDSL's parser, recording where each op starts unless it names its own `loc(...)`."""
+    """
+    xDSL's parser, recording where each op starts unless it names its own `loc(...)`,
+    and turning every fault of xDSL's parser on malformed input (an exception other than
+    a ParseError) into a ParseError at the token where it happened.
+    """
 
     line_offset: int = 0
     """Lines before this input in its file (a chunk of `--split-input-file`)."""
 
+    def __init__(self, ctx, input: str, name: str = "<unknown>"):
+        super().__init__(ctx, input, name)
+        self.lexer._unescaped_characters_regex = _STRING_LITERAL
+        self._newlines = [m.start() for m in re.finditer("\n", input)]
+        self._filename = StringAttr(name)
+
+    def _location_of(self, position: int) -> FileLineColLoc:
+        """The location of `position` in O(log n) (xDSL counts newlines from the start)."""
+        line = bisect.bisect_left(self._newlines, position)
+        line_start = self._newlines[line - 1] + 1 if line else 0
+        return FileLineColLoc(
+            self._filename,
+            IntAttr(line + 1 + self.line_offset),
+            IntAttr(position - line_start + 1),
+        )
+
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        op = super().parse_operation()
+        try:
+            op = super().parse_operation()
+        except (ParseError, LocatedDiagnostic, RecursionError):
+            raise
+        except DiagnosticException as error:  # a constructor's check, e.g. an int's range
+            raise LocatedDiagnostic(format_at(self._location_of(span.start), str(error))) from None
+        except Exception as error:  # a fault in xDSL on malformed input
+            message = f"malformed operation ({type(error).__name__}: {error})"
+            raise ParseError(span, message) from None
         if not isinstance(op.location, FileLineColLoc):
-            where = span.get_location()
-            op.location = FileLineColLoc(
-                StringAttr(where.file), IntAttr(where.line + self.line_offset), IntAttr(where.col)
-            )
+            op.location = self._location_of(span.start)
         return op
+
+    def _parse_block(self) -> Block:
+        # xDSL forgets a block's definition once a forward reference to it is resolved,
+        # so a third `^bb1:` label fails with a KeyError instead of a diagnostic.
+        token = self._current_token
+        name = token.text[1:]
+        if name in self.blocks and name not in self.forward_block_references:
+            raise ParseError(token.span, f"re-declaration of block '{name}'")
+        block = super()._parse_block()
+        self.blocks[name] = (block, token.span)
+        return block
 
 
 def format_at(location: object, message: str) -> str:
@@ -70,9 +121,163 @@ def verify_located(module: ModuleOp) -> None:
     Verify `module` op by op, outermost first; the first failure becomes a
     LocatedDiagnostic naming the op's source position.
     """
-    for op in module.walk():
-        try:
-            op.verify(verify_nested_ops=False)
-        except VerifyException as error:
-            message = str(error).removeprefix("Operation does not verify: ")
-            raise LocatedDiagnostic(format_at(op.location, message)) from None
+    with cached_symbol_tables():
+        for op in module.walk():
+            try:
+                op.verify(verify_nested_ops=False)
+            except VerifyException as error:
+                message = str(error).removeprefix("Operation does not verify: ")
+                location = _location_for(op, message)
+                raise LocatedDiagnostic(format_at(location, message)) from None
+
+
+def _location_for(op: Operation, message: str) -> object:
+    """
+    Where to report a fault of `op`: its own location or, for an op the parser made up
+    (the implicit module), the symbol a redefinition names or else its first located op.
+    """
+    if isinstance(op.location, FileLineColLoc):
+        return op.location
+    redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)
+    first = None
+    seen = False
+    for inner in op.walk():
+        if inner is op or not isinstance(inner.location, FileLineColLoc):
+            continue
+        first = first or inner.location
+        name = inner.attributes.get("sym_name") or inner.properties.get("sym_name")
+        if redefined and isinstance(name, StringAttr) and name.data == redefined.group(1):
+            if seen:
+                return inner.location
+            seen = True
+    return first or op.location
+
+
+def decode_source(data: bytes | str, filename: str) -> str:
+    """`data` as text, or a LocatedDiagnostic naming the file and the first bad byte."""
+    if isinstance(data, str):
+        return data
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        column = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
+        raise LocatedDiagnostic(
+            f"{filename}:{line}:{column}: error: not UTF-8 text (byte "
+            f"0x{data[error.start]:02x}); is this a binary file?"
+        ) from None
+
+
+def _dominator_tree(region) -> tuple[Block, dict[int, list[Block]], list[Block]]:
+    """
+    The entry block, each reachable block's children in the dominator tree (Cooper,
+    Harvey and Kennedy's algorithm), and the unreachable blocks of a CFG region.
+    """
+    entry = region.blocks.first
+    rpo: list[Block] = []
+    seen = {id(entry)}
+    stack = [(entry, iter(_successors(entry)))]
+    while stack:
+        block, successors = stack[-1]
+        for successor in successors:
+            if id(successor) not in seen:
+                seen.add(id(successor))
+                stack.append((successor, iter(_successors(successor))))
+                break
+        else:
+            stack.pop()
+            rpo.append(block)
+    rpo.reverse()
+    number = {id(block): i for i, block in enumerate(rpo)}
+    predecessors: dict[int, list[int]] = {id(block): [] for block in rpo}
+    for block in rpo:
+        for successor in _successors(block):
+            predecessors[id(successor)].append(number[id(block)])
+    idom = {0: 0}
+    changed = True
+    while changed:
+        changed = False
+        for i, block in enumerate(rpo[1:], 1):
+            new = None
+            for pred in predecessors[id(block)]:
+                if pred not in idom:
+                    continue
+                if new is None:
+                    new = pred
+                    continue
+                x, y = pred, new
+                while x != y:
+                    while x > y:
+                        x = idom[x]
+                    while y > x:
+                        y = idom[y]
+                new = x
+            if new is not None and idom.get(i) != new:
+                idom[i] = new
+                changed = True
+    children: dict[int, list[Block]] = {}
+    for i, block in enumerate(rpo[1:], 1):
+        children.setdefault(id(rpo[idom[i]]), []).append(block)
+    unreachable = [block for block in region.blocks if id(block) not in seen]
+    return entry, children, unreachable
+
+
+def _successors(block: Block) -> Sequence[Block]:
+    last = block.last_op
+    return last.successors if last is not None else ()
+
+
+def verify_dominance(module: ModuleOp) -> None:
+    """
+    Check that every operand is defined before its use, as MLIR's verifier does and
+    xDSL's does not: `%m = arith.mulf %a, %m` would otherwise reach the passes (and
+    ti-scalarize would loop forever on it). One walk in dominator-tree order keeps the
+    set of values in scope, so the check is linear however deep the nesting. The
+    first fault is a LocatedDiagnostic.
+    """
+    visible: set[int] = set()
+
+    def visit_region(region, graph: bool) -> None:
+        if region.blocks.first is None:
+            return
+        if graph or region.blocks.first is region.blocks.last:
+            for block in region.blocks:
+                visit_block(block, {}, graph, check=True)
+            return
+        entry, children, unreachable = _dominator_tree(region)
+        visit_block(entry, children, graph, check=True)
+        for block in unreachable:  # MLIR checks no dominance in unreachable code
+            visit_block(block, children, graph, check=False)
+
+    def visit_block(block: Block, children, graph: bool, check: bool) -> None:
+        added = [id(arg) for arg in block.args]
+        if graph:  # a graph region (the module body): every value is in scope
+            added += [id(result) for op in block.ops for result in op.results]
+        visible.update(added)
+        for op in block.ops:
+            if check:
+                for number, operand in enumerate(op.operands):
+                    if id(operand) not in visible and isinstance(
+                        operand, OpResult | BlockArgument
+                    ):
+                        _raise_not_dominated(op, number, operand)
+            for region in op.regions:
+                visit_region(region, isinstance(op, ModuleOp))
+            for result in op.results:
+                visible.add(id(result))
+                added.append(id(result))
+        for child in children.get(id(block), ()):
+            visit_block(child, children, graph, check)
+        visible.difference_update(added)
+
+    visit_region(module.body, graph=True)
+
+
+def _raise_not_dominated(user: Operation, number: int, operand) -> None:
+    message = f"operand #{number} of '{user.name}' does not dominate this use"
+    text = format_at(user.location, message)
+    definer = operand.op if isinstance(operand, OpResult) else None
+    if definer is not None and isinstance(definer.location, FileLineColLoc):
+        note = format_at(definer.location, "operand defined here")
+        text += "\n" + note.replace(": error: ", ": note: ", 1)
+    raise LocatedDiagnostic(text)

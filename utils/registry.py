@@ -18,6 +18,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from taichi_xdsl.utils.pipelines import named_pipelines
+
 if TYPE_CHECKING:
     from xdsl.context import Context
     from xdsl.ir import Dialect
@@ -64,31 +66,11 @@ PASSES: dict[str, str] = {
     ),
 }
 
-PIPELINES: dict[str, str] = {
-    "ti-to-offload": (
-        "ti-scalarize,ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,ti-offload,"
-        "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
-    ),
-    # On CPU threads an nd parallel loop runs best as parallel rows with a serial inner
-    # loop LLVM can vectorise; a GPU wants the flat loop (one invocation per element).
-    "ti-to-offload-cpu": (
-        "ti-scalarize,ti-mem2reg,canonicalize,cse,ti-demote-dense-struct-for,"
-        "ti-split-parallel-loop,ti-offload,"
-        "ti-demote-atomics,ti-make-thread-local,canonicalize,cse"
-    ),
-    "ti-offload-to-llvm": (
-        "ti-lower-access,convert-taichi-to-cf,convert-offload-to-llvm,"
-        "convert-arith-to-llvm,convert-math-to-llvm,convert-cf-to-llvm,"
-        "reconcile-unrealized-casts,dce"
-    ),
-    "ti-to-llvm": "ti-to-offload-cpu,ti-offload-to-llvm",
-    "ti-offload-to-spirv": (
-        "ti-unroll-loops,convert-taichi-to-spirv,convert-arith-to-spirv,"
-        "convert-offload-to-spirv"
-    ),
-    "ti-to-spirv": "ti-to-offload,ti-offload-to-spirv",
-}
-"""Named pipelines: a pass-spec string each, usable wherever a pass name is."""
+PIPELINES: dict[str, str] = named_pipelines()
+"""
+Named pipelines: a pass-spec string each, usable wherever a pass name is. They are the
+stages of each arch's pipeline, defined once in utils/pipelines.py.
+"""
 
 TARGETS: dict[str, str] = {
     "llvm": "taichi_xdsl.targets.llvm.translate:emit_llvm_ir",
@@ -130,6 +112,7 @@ def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
     factories = dict(get_all_passes())
     factories.update({name: _lazy(spec) for name, spec in PASSES.items()})
     factories.update(_plugin_pass_factories())
+    factories.update({name: (lambda t=t: t) for name, t in _REGISTERED_PASSES.items()})
     for name, spec in PIPELINES.items():
         factories[name] = _pipeline_factory(name, spec)
     return factories
@@ -142,6 +125,81 @@ def _plugin_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
         ep.name: (lambda ep=ep: ep.load())
         for ep in entry_points(group=PLUGIN_ENTRY_POINT_GROUP)
     }
+
+
+_REGISTERED_PASSES: dict[str, type[ModulePass]] = {}
+
+
+def register_pass(pass_type: type[ModulePass]) -> type[ModulePass]:
+    """
+    Make a ModulePass subclass usable by name in every pipeline of this process (the
+    JIT's, `ti.init(passes=...)`'s); usable as a class decorator. A name already taken
+    by another pass is an error.
+
+    Raises:
+        TypeError: `pass_type` is not a ModulePass subclass.
+        ValueError: another pass has that name.
+    """
+    from xdsl.passes import ModulePass
+
+    if not (isinstance(pass_type, type) and issubclass(pass_type, ModulePass)):
+        raise TypeError(f"register_pass takes a ModulePass subclass, got {pass_type!r}")
+    name = pass_type.name
+    known = _REGISTERED_PASSES.get(name)
+    if known is None and (name in PASSES or name in PIPELINES):
+        raise ValueError(f"a pass named '{name}' already exists")
+    _REGISTERED_PASSES[name] = pass_type
+    _all_pass_factories.cache_clear()
+    return pass_type
+
+
+def plugin_fingerprint(names: list[str]) -> str:
+    """
+    A digest of the source files of the passes among `names` that are not ours nor
+    xDSL's (registered with register_pass, or installed through the entry-point group):
+    part of the offline-cache key of a pipeline that runs them, so that editing a
+    plugin's code never brings back code compiled by its old version. "" when none.
+    """
+    import hashlib
+
+    found: dict[str, Any] = {}
+    for name in names:
+        if name in _REGISTERED_PASSES:
+            found[name] = _REGISTERED_PASSES[name]
+    missing = [n for n in names if n not in found and n not in PASSES and n not in PIPELINES]
+    if missing:
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=PLUGIN_ENTRY_POINT_GROUP):
+            if ep.name in missing:
+                found[ep.name] = ep.load()
+    digest = hashlib.sha256()
+    for name in sorted(found):
+        source = b""
+        for path in _source_files(found[name]):
+            try:
+                source += Path(path).read_bytes()
+            except OSError:  # defined where no file holds it (a REPL): its name only
+                pass
+        digest.update(name.encode() + b"\0" + source + b"\0")
+    return digest.hexdigest()[:16] if found else ""
+
+
+def _source_files(pass_type: type) -> list[str]:
+    """The files defining `pass_type`: its module's, else those of its methods' code
+    (a class from `load_pass_plugin` has no module in sys.modules)."""
+    import inspect
+
+    try:
+        return [inspect.getfile(pass_type)]
+    except TypeError:
+        pass
+    files = {
+        value.__code__.co_filename
+        for value in vars(pass_type).values()
+        if hasattr(value, "__code__")
+    }
+    return sorted(files)
 
 
 def load_pass_plugin(path: str | Path) -> dict[str, type[ModulePass]]:

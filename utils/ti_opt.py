@@ -5,6 +5,7 @@ targets registered from utils/registry.py.
     ti-opt kernel.mlir -p ti-demote-atomics,canonicalize
     ti-opt kernel.mlir -p ti-to-llvm -t llvm
     ti-opt kernel.mlir --pass-plugin my_pass.py -p my-pass
+    ti-opt --from-python program.py                 # the taichi IR of its kernels
 
 Bad input never ends in a Python traceback: a parse error, a verifier failure or a failed
 pass prints a located diagnostic to stderr and exits with status 1.
@@ -13,19 +14,56 @@ pass prints a located diagnostic to stderr and exits with status 1.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
+import threading
 from collections.abc import Sequence
 
-from xdsl.utils.exceptions import DiagnosticException, ParseError, VerifyException
+from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.diagnostics import (
     LocatedDiagnostic,
     LocatingParser,
+    decode_source,
+    verify_dominance,
     verify_located,
 )
+
+
+def _memoize_hint_constraints() -> None:
+    """
+    Cache the constraint that xDSL's `isa(value, Hint[...])` builds from a type hint.
+    xDSL rebuilds it on every call, and `MemRefType.__init__` calls it once per type the
+    parser reads: a seventh of the time to parse a large file went there.
+    """
+    import xdsl.irdl
+
+    build = xdsl.irdl.irdl_to_attr_constraint
+    cache: dict[object, object] = {}
+
+    def irdl_to_attr_constraint(irdl, *, allow_type_var: bool = False):
+        try:
+            return cache[irdl, allow_type_var]
+        except KeyError:
+            constraint = cache[irdl, allow_type_var] = build(
+                irdl, allow_type_var=allow_type_var
+            )
+            return constraint
+        except TypeError:  # an unhashable hint
+            return build(irdl, allow_type_var=allow_type_var)
+
+    xdsl.irdl.irdl_to_attr_constraint = irdl_to_attr_constraint
+
+
+def _input_name(argv: Sequence[str] | None) -> str:
+    """The input file named on the command line, for errors raised before parsing."""
+    pre = argparse.ArgumentParser(add_help=False)
+    pre.add_argument("input_file", nargs="?", default="stdin")
+    known, _ = pre.parse_known_args(list(sys.argv[1:] if argv is None else argv))
+    return known.input_file
 
 
 def _plugin_paths(argv: Sequence[str]) -> list[str]:
@@ -36,11 +74,40 @@ def _plugin_paths(argv: Sequence[str]) -> list[str]:
     return known.pass_plugin
 
 
+def pipelines_help() -> str:
+    """The `--help` epilog: each arch's pipeline, its stages and their passes."""
+    from taichi_xdsl.utils.pipelines import PIPELINES_BY_ARCH
+
+    lines = [
+        "named pipelines (utils/pipelines.py; the JIT runs these; `-p NAME` runs one):",
+    ]
+    for p in PIPELINES_BY_ARCH.values():
+        stages = " + ".join(s.pipeline for s in p.stages)
+        lines.append(f"  {p.name} = {stages}   (the {p.arch} JIT, taichi -> {p.stages[-1].name})")
+        for stage in p.stages:
+            lines.append(f"    {stage.pipeline}: {stage.spec}")
+    return "\n".join(lines)
+
+
+def _from_python(argv: list[str]) -> list[str]:
+    """`--from-python FILE.py` is FILE.py as the input (read by the `py` frontend)."""
+    out: list[str] = []
+    items = iter(argv)
+    for item in items:
+        if item == "--from-python":
+            out.append(next(items, ""))
+        elif item.startswith("--from-python="):
+            out.append(item.split("=", 1)[1])
+        else:
+            out.append(item)
+    return out
+
+
 class TiOptMain(xDSLOptMain):
     """xDSLOptMain with our registry in place of xDSL's plugin discovery."""
 
     def __init__(self, args: Sequence[str] | None = None):
-        argv = list(sys.argv[1:] if args is None else args)
+        argv = _from_python(list(sys.argv[1:] if args is None else args))
         self.plugin_passes = {}
         self.chunk_line_offset = 0
         for path in _plugin_paths(argv):
@@ -49,6 +116,8 @@ class TiOptMain(xDSLOptMain):
 
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         super().register_all_arguments(arg_parser)
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        arg_parser.epilog = pipelines_help()
         arg_parser.add_argument(
             "--pass-plugin",
             action="append",
@@ -56,25 +125,57 @@ class TiOptMain(xDSLOptMain):
             metavar="FILE.py",
             help="load the ModulePass subclasses defined in a Python file",
         )
+        arg_parser.add_argument(
+            "--from-python",
+            metavar="FILE.py",
+            help="run a Taichi program and take the taichi-dialect IR of every kernel it "
+            "compiles (and of every uncalled kernel whose annotations fix its types) as "
+            "the input; the same as giving FILE.py as the input file",
+        )
 
     def register_all_frontends(self):
         super().register_all_frontends()
 
         def parse_mlir(io):
-            parser = LocatingParser(self.ctx, io.read(), self.get_input_name())
+            name = self.get_input_name()
+            parser = LocatingParser(self.ctx, decode_source(io.read(), name), name)
             parser.line_offset = self.chunk_line_offset
             return parser.parse_module(not self.args.no_implicit_module)
 
         self.available_frontends["mlir"] = parse_mlir
 
+        def parse_python(io):
+            # A Python program: it runs, and the taichi-dialect IR of its kernels is the
+            # input (frontends/python/lang/ir.py kernels_of_file).
+            from taichi_xdsl.frontends.python.lang.ir import kernels_of_file
+
+            return kernels_of_file(self.args.input_file)
+
+        self.available_frontends["py"] = parse_python
+
     def setup_pipeline(self):
         # Named pipelines (ti-to-llvm, ...) run pass by pass, so that --time-passes and
         # --print-between-passes see each pass rather than the pipeline as one.
         if self.args.passes:
-            from taichi_xdsl.targets.llvm.backend import expand_pipeline
+            from taichi_xdsl.utils.pipelines import expand
 
-            self.args.passes = ",".join(expand_pipeline(self.args.passes))
+            self.args.passes = ",".join(expand(self.args.passes))
         super().setup_pipeline()
+        # xDSL's callback verifies the module before the first pass and after each; ours
+        # verifies op by op (a located diagnostic), once: apply_passes did the first.
+        callback = self.pipeline.callback
+        verify = not self.args.disable_verify
+
+        def located_callback(previous_pass, module, next_pass):
+            if verify and previous_pass is not None:
+                verify_located(module)
+            self.args.disable_verify = True
+            try:
+                callback(previous_pass, module, next_pass)
+            finally:
+                self.args.disable_verify = not verify
+
+        self.pipeline = dataclasses.replace(self.pipeline, callback=located_callback)
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self.chunk_line_offset = start_offset
@@ -83,11 +184,8 @@ class TiOptMain(xDSLOptMain):
     def apply_passes(self, prog):
         if not self.args.disable_verify:
             verify_located(prog)
-        try:
-            super().apply_passes(prog)
-        except VerifyException:
-            verify_located(prog)  # names the op that a pass left invalid
-            raise
+            verify_dominance(prog)
+        super().apply_passes(prog)
 
     def register_all_dialects(self):
         for name, factory in registry.dialect_factories().items():
@@ -123,6 +221,37 @@ class TiOptMain(xDSLOptMain):
 
 
 def main(args: Sequence[str] | None = None) -> int:
+    """
+    Run ti-opt on a thread with a deep stack: xDSL's parser, printer and walkers recurse
+    once per nested region, and Python's default limit stops them near 140 levels.
+    """
+    result: list[int] = []
+    threading.stack_size(_STACK_BYTES)
+    old_limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(_RECURSION_LIMIT)
+    try:
+        def run() -> None:
+            try:
+                result.append(_main(args))
+            except SystemExit as exit:  # --help, or argparse rejecting the command line
+                code = exit.code
+                result.append(code if isinstance(code, int) else 0 if code is None else 2)
+
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+    finally:
+        sys.setrecursionlimit(old_limit)
+        threading.stack_size(0)
+    return result[0] if result else 2
+
+
+_STACK_BYTES = 1 << 30
+_RECURSION_LIMIT = 200_000
+
+
+def _main(args: Sequence[str] | None) -> int:
+    _memoize_hint_constraints()
     try:
         TiOptMain(args).run()
     except LocatedDiagnostic as error:
@@ -132,6 +261,16 @@ def main(args: Sequence[str] | None = None) -> int:
         print(f"ti-opt: error: {error}", file=sys.stderr)
         for note in getattr(error, "__notes__", ()):
             print(note, file=sys.stderr)
+        return 1
+    except RecursionError:
+        print(
+            f"ti-opt: error: {_input_name(args)}: regions nested too deeply "
+            f"(over {_RECURSION_LIMIT} Python frames)",
+            file=sys.stderr,
+        )
+        return 1
+    except ArgSpecParseError as error:
+        print(f"ti-opt: error: in the pass pipeline: {error}", file=sys.stderr)
         return 1
     except (FileNotFoundError, ValueError) as error:
         print(f"ti-opt: error: {error}", file=sys.stderr)

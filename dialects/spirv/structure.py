@@ -37,6 +37,7 @@ from taichi_xdsl.dialects.spirv.attributes import (
     is_scalar_type,
     is_vector_type,
 )
+from taichi_xdsl.dialects.symbols import lookup_symbol
 from xdsl.dialects.builtin import (
     ArrayAttr,
     DenseIntOrFPElementsAttr,
@@ -378,7 +379,7 @@ class EntryPointOp(IRDLOperation):
 
     def verify_(self) -> None:
         _verify_in_module_like(self)
-        function = SymbolTable.lookup_symbol(self, self.fn)
+        function = lookup_symbol(self, self.fn)
         if not isinstance(function, FuncOp):
             parent = self.parent_op()
             raise VerifyException(
@@ -386,7 +387,7 @@ class EntryPointOp(IRDLOperation):
                 f"'{parent.name if parent else 'its module'}'"
             )
         for symbol in self.interface:
-            if not isinstance(SymbolTable.lookup_symbol(self, symbol), GlobalVariableOp):
+            if not isinstance(lookup_symbol(self, symbol), GlobalVariableOp):
                 raise VerifyException(
                     f"interface entry '{symbol.string_value()}' of @{self.fn.string_value()} "
                     "is not a spirv.GlobalVariable"
@@ -459,7 +460,7 @@ class ExecutionModeOp(IRDLOperation):
                 f"execution mode '{self.execution_mode.data}' takes {expected} values, "
                 f"got {len(self.values.data)}"
             )
-        if not isinstance(SymbolTable.lookup_symbol(self, self.fn), FuncOp):
+        if not isinstance(lookup_symbol(self, self.fn), FuncOp):
             raise VerifyException(f"function '{self.fn.string_value()}' not found")
 
     def print(self, printer: Printer) -> None:
@@ -564,7 +565,7 @@ class GlobalVariableOp(IRDLOperation):
                 f"'{self.name}' @{self.sym_name.data} needs both binding and descriptor_set"
             )
         if self.initializer is not None:
-            target = SymbolTable.lookup_symbol(self, self.initializer)
+            target = lookup_symbol(self, self.initializer)
             if not isinstance(target, GlobalVariableOp):
                 raise VerifyException(
                     "op initializer must be result of a spirv.GlobalVariable op"
@@ -646,7 +647,7 @@ class AddressOfOp(IRDLOperation):
         )
 
     def verify_(self) -> None:
-        target = SymbolTable.lookup_symbol(self, self.variable)
+        target = lookup_symbol(self, self.variable)
         if target is None and self.parent_op() is None:
             return
         if not isinstance(target, GlobalVariableOp):
@@ -773,7 +774,7 @@ class FunctionCallOp(IRDLOperation):
                 f"result group starting at #0 requires 0 or 1 element, but found "
                 f"{len(self.return_value)}"
             )
-        callee = SymbolTable.lookup_symbol(self, self.callee)
+        callee = lookup_symbol(self, self.callee)
         if callee is None:
             raise VerifyException(
                 f"op callee function '{self.callee.string_value()}' not found in nearest "

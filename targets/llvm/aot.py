@@ -135,35 +135,25 @@ def compile_pool_object(target: CpuTarget) -> bytes:
     )
 
 
-def lower_kernel(module: Any, kernel_name: str, *, debug: bool = False) -> tuple[Any, str]:
+def lower_kernel(
+    module: Any, kernel_name: str, *, debug: bool = False, passes: Any = None
+) -> tuple[Any, str]:
     """
     `taichi.kernel @kernel_name` of `module` (left unchanged) -> (LaunchPlan, LLVM IR),
-    through the same pipelines as the JIT (targets/llvm/backend.py).
+    through the same pipeline as the JIT (utils/pipelines.py, with the program's
+    PipelineEdits `passes`).
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
     """
-    from taichi_xdsl.targets.llvm.backend import (
-        _find_kernel,
-        launch_plan,
-        llvm_pipeline,
-        offload_pipeline,
-    )
+    from taichi_xdsl.targets.llvm.backend import CpuBackend
     from taichi_xdsl.targets.llvm.translate import to_llvm_ir
     from taichi_xdsl.utils import registry
-    from xdsl.utils.exceptions import DiagnosticException, VerifyException
 
+    backend = CpuBackend(debug=debug, pool_kind="python", passes=passes)
     module = module.clone()
-    ctx = registry.make_context()
-    for passes in (offload_pipeline(), None):
-        if passes is None:
-            plan = launch_plan(_find_kernel(module, kernel_name))
-            passes = llvm_pipeline(debug=debug)
-        try:
-            registry.build_pipeline(",".join(passes)).apply(ctx, module)
-            module.verify()
-        except (DiagnosticException, VerifyException) as error:
-            raise TaichiCompilationError(f"kernel '{kernel_name}': {error}") from error
+    plan = backend._lower(registry.make_context(), module, kernel_name, backend.pipeline(), None)
+    assert plan is not None
     try:
         llvm_ir = to_llvm_ir(module)
     except Exception as error:  # translation failures come in several types

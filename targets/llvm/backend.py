@@ -5,17 +5,23 @@ The CPU backend: a `taichi.kernel` -> machine code -> a launchable `CpuKernel`.
     kernel = backend.compile(module, "saxpy")     # module: fields + taichi.kernel @saxpy
     kernel.launch(root, (2.0, x, y))              # -> tuple of return values
 
-compile() is a recipe, as Taichi's compile_to_offloads:
-1. `ti-to-offload-cpu` (utils/registry.py): the kernel becomes an `offload.kernel` of tasks;
+compile() is a recipe, as Taichi's compile_to_offloads; the pipeline's stages are defined
+in utils/pipelines.py (`pipeline("cpu")`) and a program may edit them (`passes=`):
+1. the `offload` stage (`ti-to-offload-cpu`): the kernel becomes an `offload.kernel` of tasks;
 2. the launch plan is read off the offload.kernel (`launch_plan`): tasks in order with
    their kind and bounds (a constant, or the global temporary a bound is loaded from),
    argument and return types, buffer sizes;
-3. `ti-offload-to-llvm` (with `ti-lower-access{debug=true}` in debug mode): one LLVM
-   function per task;
+3. the `llvm` stage (`ti-offload-to-llvm`, with `ti-lower-access{debug=true}` in debug
+   mode): one LLVM function per task; the plan rides along as the module attribute
+   `ti.launch_plans`, so IR of this stage can be compiled again (`compile` starts at
+   whatever stage its module is in: taichi, offload or llvm);
 4. targets/llvm/translate.py: LLVM IR text; targets/llvm/jit.py: host machine code (O3,
    fast math);
 5. a `CpuKernel` (targets/llvm/runtime.py) holds the plan and the machine code.
-With `print_ir=True` the IR is printed after every pass, then the LLVM IR.
+With `print_ir=True` the IR is printed after every pass, then the LLVM IR; `dump_ir=dir`
+writes each kernel's IR at each stage to `dir/<kernel>.<stage>.mlir` (and `.ll`);
+`print_pass_statistics=True` reports the ops each pass added and removed
+(utils/pass_runner.py).
 
 Offline cache (`offline_cache=OfflineCache(...)`, utils/cache.py and
 targets/llvm/cache.py): before step 1 the kernel's module is printed and hashed with the
@@ -50,6 +56,12 @@ from taichi_xdsl.targets.llvm.runtime import (
 )
 from taichi_xdsl.utils import abi, registry
 from taichi_xdsl.utils.cache import OfflineCache
+from taichi_xdsl.utils.pass_runner import (
+    PassRunner,
+    format_pass_statistics,
+    format_pass_times,
+)
+from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.utils.errors import TaichiCompilationError
 
 if TYPE_CHECKING:
@@ -62,8 +74,8 @@ if TYPE_CHECKING:
 # an offline-cache hit needs none of them (the frontend has already loaded the few
 # dialects it builds the IR with).
 
-OFFLOAD_PIPELINE = "ti-to-offload-cpu"
-LLVM_PIPELINE = "ti-offload-to-llvm"
+PLANS_ATTRIBUTE = "ti.launch_plans"
+"""Module attribute: kernel name -> launch plan (JSON text), set after the offload stage."""
 
 
 class CpuKernel(Kernel):
@@ -111,6 +123,10 @@ class CpuBackend:
         ir_stream: where print_ir writes; None: sys.stdout at the time of printing.
         offline_cache: where compiled kernels are kept across processes (None: nowhere).
         print_pass_times: print the time of each pass and stage after each compile.
+        passes: edits to the arch's pipeline (utils/pipelines.py PipelineEdits).
+        dump_ir: a folder: each kernel's IR at each stage goes to `<kernel>.<stage>.mlir`.
+        print_pass_statistics: print the ops each pass added and removed, per compile.
+        verify_each: verify after every pass (None: when `passes` edits the pipeline).
 
     Attributes:
         pass_times: (stage, seconds) of the last compile, in order.
@@ -129,6 +145,10 @@ class CpuBackend:
         ir_stream: IO[str] | None = None,
         offline_cache: OfflineCache | None = None,
         print_pass_times: bool = False,
+        passes: PipelineEdits | None = None,
+        dump_ir: str | None = None,
+        print_pass_statistics: bool = False,
+        verify_each: bool | None = None,
     ):
         self.num_threads = num_threads
         self.debug = debug
@@ -143,26 +163,57 @@ class CpuBackend:
 
             pool.use_offline_cache(offline_cache)  # the pool's code too
         self.print_pass_times = print_pass_times
-        self.pass_times: list[tuple[str, float]] = []
+        self.print_pass_statistics = print_pass_statistics
+        self.passes = passes
+        self.dump_ir = dump_ir
+        self.verify_each = verify_each
+        self.runner = PassRunner(
+            print_ir=print_ir,
+            ir_stream=ir_stream,
+            dump_dir=dump_ir,
+            collect_statistics=print_pass_statistics,
+        )
+        self.pass_times = self.runner.times
         self.cache_hits = 0
         self.cache_misses = 0
 
+    def pipeline(self, passes: PipelineEdits | None = None) -> Pipeline:
+        """
+        The pipeline this backend runs: the arch's, with this backend's options (debug
+        mode), its edits and then `passes` (a kernel's own edits).
+        """
+        p = pipeline("cpu").with_options("ti-lower-access", "debug=true" if self.debug else "")
+        edits = self.passes.merged(passes) if self.passes is not None else passes
+        return p.edited(edits)
+
+    def _edited(self, passes: PipelineEdits | None) -> bool:
+        return bool(self.passes) or bool(passes)
+
     def compile(
-        self, module: ModuleOp, kernel_name: str, *, source_key: str | None = None
+        self,
+        module: ModuleOp,
+        kernel_name: str,
+        *,
+        source_key: str | None = None,
+        passes: PipelineEdits | None = None,
     ) -> CpuKernel:
         """
-        Compile `taichi.kernel @kernel_name` of `module` (which is left unchanged), or
-        load it from the offline cache. With `source_key` (`source_cache_key`), the
-        offline cache also maps that key to this kernel's entry (`load_by_source`).
+        Compile kernel `kernel_name` of `module` (which is left unchanged), or load it
+        from the offline cache. The module may be at any stage of the pipeline: a
+        `taichi.kernel` (the frontend's), an `offload.kernel` or llvm-dialect IR with its
+        `ti.launch_plans` attribute (stage_of). `passes`: this kernel's own pipeline
+        edits, after the backend's. With `source_key` (`source_cache_key`), the offline
+        cache also maps that key to this kernel's entry (`load_by_source`).
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
         """
-        self.pass_times = []
+        self.pass_times.clear()
+        self.runner.statistics.clear()
         key = None
-        if self.offline_cache is not None and not self.print_ir:
+        if self.offline_cache is not None and not self.print_ir and self.dump_ir is None:
             start = time.perf_counter()
-            key = self.cache_key(module)
+            key = self.cache_key(module, passes=passes)
             self._time("offline cache key", start)
             start = time.perf_counter()
             kernel = self._load_cached(key, kernel_name)
@@ -177,21 +228,8 @@ class CpuBackend:
         module = module.clone()
         ctx = registry.make_context()
         self._time("clone + context", start)
-        # The frontend verified its module and the final llvm-dialect module is verified
-        # below; verifying in between (a tenth of a large kernel's compile time) is for
-        # debug mode, where it names the pipeline that broke the IR.
-        self._run(
-            ctx,
-            module,
-            offload_pipeline(),
-            kernel_name,
-            print_input=True,
-            verify=self.debug or self.print_ir,
-        )
-        start = time.perf_counter()
-        plan = launch_plan(_find_kernel(module, kernel_name))
-        self._time("launch plan", start)
-        self._run(ctx, module, llvm_pipeline(debug=self.debug), kernel_name)
+        plan = self._lower(ctx, module, kernel_name, self.pipeline(passes), passes)
+        assert plan is not None
         start = time.perf_counter()
         from taichi_xdsl.targets.llvm.translate import to_llvm_ir
 
@@ -204,6 +242,7 @@ class CpuBackend:
         self._time("translate to LLVM IR", start)
         if self.print_ir:
             self._print(f"// -----// LLVM IR of {kernel_name} //----- //\n{llvm_ir}")
+        self.runner.dump(module, kernel_name, "ll", llvm_ir)
         start = time.perf_counter()
         try:
             if key is None:
@@ -236,39 +275,118 @@ class CpuBackend:
             pool_kind=self.pool_kind,
         )
 
+    def lower(
+        self,
+        module: ModuleOp,
+        kernel_name: str,
+        stop: str,
+        *,
+        passes: PipelineEdits | None = None,
+    ) -> ModuleOp:
+        """
+        A copy of `module` lowered until `stop`: a stage (`taichi`, `offload`, `llvm`)
+        or a pass of the pipeline (the IR right after its first run).
+
+        Raises:
+            ValueError: the pipeline has no such stage or pass.
+            TaichiCompilationError: a pass rejected the kernel.
+        """
+        module = module.clone()
+        ctx = registry.make_context()
+        self.pass_times.clear()
+        self.runner.statistics.clear()
+        dump_dir, self.runner.dump_dir = self.runner.dump_dir, None  # a query: no dumps
+        try:
+            self._lower(ctx, module, kernel_name, self.pipeline(passes), passes, stop=stop)
+        finally:
+            self.runner.dump_dir = dump_dir
+        return module
+
+    def _lower(
+        self,
+        ctx: Any,
+        module: ModuleOp,
+        kernel_name: str,
+        p: Pipeline,
+        passes: PipelineEdits | None,
+        *,
+        stop: str | None = None,
+    ) -> LaunchPlan | None:
+        """Run `p` on `module` from its stage (until `stop`); return the launch plan
+        (None when stopped before it exists)."""
+        from taichi_xdsl.utils.pass_runner import stage_of, truncate
+
+        self.runner.verify_each = (
+            self.verify_each if self.verify_each is not None else self._edited(passes)
+        )
+        first = stage_of(module, kernel_name)
+        stages = truncate(p, first, stop)
+        plan: LaunchPlan | None = None
+        if first == "taichi":
+            self.runner.dump(module, kernel_name, "taichi")
+        for stage, stage_passes in stages:
+            # The frontend verified its module and the final llvm-dialect module is
+            # verified; verifying in between (a tenth of a large kernel's compile time)
+            # is for debug mode, where it names the pipeline that broke the IR.
+            self.runner.run(
+                ctx,
+                module,
+                stage_passes,
+                kernel_name,
+                print_input=stage == "offload",
+                verify=stage != "offload" or self.debug or self.print_ir,
+            )
+            if stage == "offload" and len(stage_passes) == len(p.stage(stage).passes):
+                start = time.perf_counter()
+                plan = launch_plan(_find_kernel(module, kernel_name))
+                _set_plan(module, plan)
+                self._time("launch plan", start)
+            self.runner.dump(module, kernel_name, stage)
+        if plan is None and (stop is None or first == p.stages[-1].name):
+            plan = _plan_attribute(module, kernel_name)
+        return plan
+
     # -- the offline cache ---------------------------------------------------------------
 
-    def _target_parts(self) -> dict[str, str]:
-        """The arch, caps and config parts of this backend's cache keys."""
+    def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
+        """The arch, caps and config parts of this backend's cache keys (the pipeline,
+        edits included, is part of the config)."""
         host = jit.host_target()
+        p = self.pipeline(passes)
         config = (
             f"debug={self.debug};fast_math={self.fast_math};opt_level={self.opt_level};"
-            f"offload={','.join(offload_pipeline())};"
-            f"llvm={','.join(llvm_pipeline(debug=self.debug))}"
+            + ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
         )
+        if self._edited(passes):
+            from taichi_xdsl.utils.pipelines import pass_base_name
+
+            names = sorted({pass_base_name(q) for q in p.passes})
+            config += f";plugins={registry.plugin_fingerprint(names)}"
         return {
             "arch": f"cpu:{host.triple}",
             "caps": f"{host.cpu};{host.features}",
             "config": config,
         }
 
-    def cache_key(self, module: ModuleOp) -> str:
+    def cache_key(self, module: ModuleOp, *, passes: PipelineEdits | None = None) -> str:
         """The offline-cache key of `module` compiled by this backend (deterministic)."""
         from taichi_xdsl.targets.llvm.cache import kernel_key
 
-        return kernel_key(str(module), **self._target_parts())
+        return kernel_key(str(module), **self._target_parts(passes))
 
-    def source_cache_key(self, parts: dict[str, str]) -> str | None:
+    def source_cache_key(
+        self, parts: dict[str, str], *, passes: PipelineEdits | None = None
+    ) -> str | None:
         """
         The first-level offline-cache key of a kernel instance from the frontend's
         `parts` (frontends/python/lang/source_key.py), computed without xDSL; None when the
         offline cache is off (or print_ir asks for the IR).
         """
-        if self.offline_cache is None or self.print_ir:
+        if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
             return None
         from taichi_xdsl.targets.llvm.cache import source_kernel_key
 
-        return source_kernel_key(parts, **self._target_parts())
+        return source_kernel_key(parts, **self._target_parts(passes))
 
     def load_by_source(self, source_key: str, kernel_name: str) -> CpuKernel | None:
         """
@@ -277,7 +395,7 @@ class CpuBackend:
         """
         if self.offline_cache is None:
             return None
-        self.pass_times = []
+        self.pass_times.clear()
         start = time.perf_counter()
         entry = self.offline_cache.load(source_key)
         ir_key = entry.meta.get("ir_key") if entry is not None else None
@@ -333,121 +451,16 @@ class CpuBackend:
         self.pass_times.append((stage, time.perf_counter() - start))
 
     def _report(self, kernel_name: str, what: str) -> None:
-        if not self.print_pass_times:
-            return
-        self._print(format_pass_times(self.pass_times, f"{kernel_name} ({what})"))
-
-    def _run(
-        self,
-        ctx: Any,
-        module: ModuleOp,
-        passes: list[str],
-        kernel_name: str,
-        *,
-        print_input: bool = False,
-        verify: bool = True,
-    ) -> None:
-        """Run `passes` on `module`, printing after each when print_ir, then verify."""
-        from xdsl.utils.exceptions import DiagnosticException, VerifyException
-
-        running: list[str] = [passes[0] if passes else "(none)"]
-        timing = [time.perf_counter()]
-
-        def callback(previous: ModulePass | None, op: ModuleOp, next_: ModulePass | None):
-            if previous is not None:
-                self._time(previous.name, timing[0])
-            if self.print_ir and (previous is not None or print_input):
-                title = (
-                    "Initial IR" if previous is None else f"IR Dump After {previous.name}"
-                )
-                self._print(f"// -----// {title} ({kernel_name}) //----- //\n{op}\n")
-            running[0] = next_.name if next_ is not None else "the verifier"
-            timing[0] = time.perf_counter()
-
-        start = time.perf_counter()
-        pipeline = registry.build_pipeline(",".join(passes), callback)
-        self._time("build pipeline", start)
-        try:
-            pipeline.apply(ctx, module)
-            if verify:
-                start = time.perf_counter()
-                module.verify()
-                self._time("verify", start)
-        except (DiagnosticException, VerifyException) as error:
-            raise TaichiCompilationError(
-                f"kernel '{kernel_name}': {running[0]} failed: {error}"
-            ) from error
+        if self.print_pass_times:
+            self._print(format_pass_times(self.pass_times, f"{kernel_name} ({what})"))
+        if self.print_pass_statistics and self.runner.statistics:
+            self._print(
+                format_pass_statistics(self.runner.statistics, f"{kernel_name} ({what})")
+            )
 
     def _print(self, text: str) -> None:
         stream = self.ir_stream or sys.stdout
         print(text, file=stream, flush=True)
-
-
-def format_pass_times(times: list[tuple[str, float]], title: str) -> str:
-    """
-    A pass-timing report, stages in order (a pass run twice, such as canonicalize, gets
-    one line per run):
-
-        // -----// pass times of saxpy (cold compile) //----- //
-             ms       %  stage
-           3.10   10.2%  ti-mem2reg
-           ...
-          30.40  100.0%  total
-    """
-    total = sum(seconds for _, seconds in times) or 1e-12
-    lines = [f"// -----// pass times of {title} //----- //", "       ms       %  stage"]
-    for stage, seconds in times:
-        lines.append(f"  {seconds * 1e3:7.2f}  {seconds / total:6.1%}  {stage}")
-    lines.append(f"  {total * 1e3:7.2f}  {1:6.1%}  total")
-    return "\n".join(lines)
-
-
-# -- pipelines -----------------------------------------------------------------------------
-
-
-def expand_pipeline(spec: str) -> list[str]:
-    """
-    The passes of a pass-spec string, named pipelines expanded (so that print_ir sees
-    every pass): "ti-to-llvm" -> ["ti-mem2reg", "canonicalize", ...].
-    """
-    passes: list[str] = []
-    for item in _split_spec(spec):
-        if item in registry.PIPELINES:
-            passes.extend(expand_pipeline(registry.PIPELINES[item]))
-        else:
-            passes.append(item)
-    return passes
-
-
-def offload_pipeline() -> list[str]:
-    """`ti-to-offload-cpu`, expanded."""
-    return expand_pipeline(OFFLOAD_PIPELINE)
-
-
-def llvm_pipeline(*, debug: bool = False) -> list[str]:
-    """`ti-offload-to-llvm`, expanded; in debug mode with `ti-lower-access{debug=true}`."""
-    passes = expand_pipeline(LLVM_PIPELINE)
-    if debug:
-        passes = [
-            "ti-lower-access{debug=true}" if p == "ti-lower-access" else p for p in passes
-        ]
-    return passes
-
-
-def _split_spec(spec: str) -> list[str]:
-    """Split a pass-spec at top-level commas (`a{x=1,y=2},b` -> [`a{x=1,y=2}`, `b`])."""
-    items: list[str] = []
-    depth, start = 0, 0
-    for index, char in enumerate(spec):
-        if char == "{":
-            depth += 1
-        elif char == "}":
-            depth -= 1
-        elif char == "," and depth == 0:
-            items.append(spec[start:index].strip())
-            start = index + 1
-    items.append(spec[start:].strip())
-    return [item for item in items if item]
 
 
 # -- the launch plan -----------------------------------------------------------------------
@@ -459,7 +472,38 @@ def _find_kernel(module: ModuleOp, name: str) -> offload.KernelOp:
     for op in module.walk():
         if isinstance(op, offload.KernelOp) and op.sym_name.data == name:
             return op
-    raise TaichiCompilationError(f"no offload.kernel @{name} after {OFFLOAD_PIPELINE}")
+    raise TaichiCompilationError(f"no offload.kernel @{name} after the offload stage")
+
+
+def _set_plan(module: ModuleOp, plan: LaunchPlan) -> None:
+    """Record `plan` in `module`'s PLANS_ATTRIBUTE (JSON text per kernel)."""
+    import json
+
+    from taichi_xdsl.targets.llvm.cache import plan_to_json
+    from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+
+    from taichi_xdsl.utils.pass_runner import root_bytes
+
+    plans = dict(module.attributes.get(PLANS_ATTRIBUTE, DictionaryAttr({})).data)  # type: ignore[union-attr]
+    data = {**plan_to_json(plan), "root_bytes": root_bytes(module)}
+    plans[plan.name] = StringAttr(json.dumps(data, sort_keys=True))
+    module.attributes[PLANS_ATTRIBUTE] = DictionaryAttr(plans)
+
+
+def _plan_attribute(module: ModuleOp, kernel_name: str) -> LaunchPlan:
+    """The launch plan that `_set_plan` recorded in `module` for `kernel_name`."""
+    import json
+
+    from taichi_xdsl.targets.llvm.cache import plan_from_json
+
+    plans = module.attributes.get(PLANS_ATTRIBUTE)
+    entry = getattr(plans, "data", {}).get(kernel_name)
+    if entry is None:
+        raise TaichiCompilationError(
+            f"kernel '{kernel_name}': llvm-dialect IR without its launch plan (the "
+            f"module attribute {PLANS_ATTRIBUTE} that the offload stage records)"
+        )
+    return plan_from_json(json.loads(entry.data))
 
 
 def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:

@@ -96,60 +96,38 @@ class VulkanAotKernel:
     prints: list[tuple[int, str, tuple[str, ...]]]
 
 
-def lower_kernel(module: Any, kernel_name: str, caps: dict[str, int]) -> VulkanAotKernel:
+def lower_kernel(
+    module: Any, kernel_name: str, caps: dict[str, int], *, passes: Any = None
+) -> VulkanAotKernel:
     """
     `taichi.kernel @kernel_name` of `module` (left unchanged) -> plan and SPIR-V per task,
-    through VulkanBackend's pipelines with `caps`.
+    through VulkanBackend's pipeline (utils/pipelines.py) with `caps` and the program's
+    PipelineEdits `passes`.
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
     """
     from taichi_xdsl.dialects import offload, spirv
     from taichi_xdsl.targets.spirv.serializer import serialize
-    from taichi_xdsl.targets.vulkan.backend import (
-        OFFLOAD_PIPELINE,
-        SPIRV_PIPELINE,
-        expand_pipeline,
-        read_plan,
-    )
-    from taichi_xdsl.utils import registry
+    from taichi_xdsl.targets.vulkan.backend import lower, vulkan_pipeline
+    from taichi_xdsl.utils.pass_runner import PassRunner
     from xdsl.dialects import memref
-    from xdsl.utils.exceptions import DiagnosticException, VerifyException
+
+    bounds: dict[tuple[int, str], int] = {}
+
+    def read_bounds(kernel: Any) -> None:
+        for index, task in enumerate(kernel.tasks):
+            if isinstance(task, offload.RangeForTask):
+                for side, value in (("begin", task.lower), ("end", task.upper)):
+                    owner = value.owner
+                    if isinstance(owner, memref.LoadOp) and isinstance(
+                        owner.memref.owner, offload.GlobalTmpOp
+                    ):
+                        bounds[(index, side)] = owner.memref.owner.offset.value.data
 
     module = module.clone()
-    ctx = registry.make_context()
-    option = spirv_abi.format_caps(caps)
-    spirv_passes = [
-        f'convert-offload-to-spirv{{caps="{option}"}}'
-        if p == "convert-offload-to-spirv"
-        else p
-        for p in expand_pipeline(SPIRV_PIPELINE)
-    ]
-    plan = None
-    bounds: dict[tuple[int, str], int] = {}
-    for passes in (expand_pipeline(OFFLOAD_PIPELINE), spirv_passes):
-        if plan is None and passes is spirv_passes:
-            kernels = [
-                op
-                for op in module.walk()
-                if isinstance(op, offload.KernelOp) and op.sym_name.data == kernel_name
-            ]
-            if not kernels:
-                raise TaichiCompilationError(f"no offload.kernel @{kernel_name}")
-            plan = read_plan(kernels[0])
-            for index, task in enumerate(kernels[0].tasks):
-                if isinstance(task, offload.RangeForTask):
-                    for side, value in (("begin", task.lower), ("end", task.upper)):
-                        owner = value.owner
-                        if isinstance(owner, memref.LoadOp) and isinstance(
-                            owner.memref.owner, offload.GlobalTmpOp
-                        ):
-                            bounds[(index, side)] = owner.memref.owner.offset.value.data
-        try:
-            registry.build_pipeline(",".join(passes)).apply(ctx, module)
-            module.verify()
-        except (DiagnosticException, VerifyException) as error:
-            raise TaichiCompilationError(f"kernel '{kernel_name}': {error}") from error
+    p = vulkan_pipeline(caps, passes=passes)
+    plan = lower(PassRunner(), module, kernel_name, p, on_offload=read_bounds)
     assert plan is not None
     binaries: dict[int, bytes] = {}
     prints: list[tuple[int, str, tuple[str, ...]]] = []

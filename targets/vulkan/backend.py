@@ -6,11 +6,14 @@ launchable `VulkanKernel`, with the same interface as the CPU backend.
     kernel = backend.compile(module, "saxpy")      # module: fields + taichi.kernel @saxpy
     kernel.launch(root, (2.0, x, y))               # -> tuple of return values
 
-compile() is a recipe, like CpuBackend's:
-1. `ti-to-offload`; the launch plan is read off the offload.kernel (tasks, their bounds,
-   argument and return types, global temporaries);
-2. `ti-offload-to-spirv` with `convert-offload-to-spirv{caps=...}`: one spirv.module per
-   task, generated for the declared caps (default: the device's `taichi_caps()`);
+compile() is a recipe, like CpuBackend's, through `pipeline("vulkan")` of
+utils/pipelines.py (with a program's edits, `passes=`):
+1. the `offload` stage (`ti-to-offload`); the launch plan is read off the offload.kernel
+   (tasks, their bounds, argument and return types, global temporaries) and recorded in
+   the module attribute `ti.launch_plans`, so IR of any stage can be compiled again;
+2. the `spirv` stage (`ti-offload-to-spirv` with `convert-offload-to-spirv{caps=...}`):
+   one spirv.module per task, generated for the declared caps (default: the device's
+   `taichi_caps()`);
 3. targets/spirv/serializer.py: the binaries; VulkanRuntime.load_kernel: the pipelines.
 
 Fields live on the device: the backend keeps a device copy of the program's root buffer.
@@ -49,6 +52,12 @@ from typing import IO, Any
 
 import numpy as np
 from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.pass_runner import (
+    PassRunner,
+    format_pass_statistics,
+    format_pass_times,
+)
+from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
@@ -57,8 +66,8 @@ from taichi_xdsl.utils.errors import (
     TaichiTypeError,
 )
 
-OFFLOAD_PIPELINE = "ti-to-offload"
-SPIRV_PIPELINE = "ti-offload-to-spirv"
+PLANS_ATTRIBUTE = "ti.launch_plans"
+"""Module attribute: kernel name -> launch plan (JSON text), set after the offload stage."""
 
 _PACK = {
     "f16": struct.Struct("<e"),
@@ -170,23 +179,103 @@ def preserves_nan_inf(caps: Any) -> bool:
     )
 
 
-def expand_pipeline(spec: str) -> list[str]:
-    """The passes of a pass-spec string, named pipelines expanded (for print_ir)."""
-    from taichi_xdsl.utils import registry
+def vulkan_pipeline(
+    caps: Mapping[str, int],
+    *,
+    debug: bool = False,
+    preserve_nan_inf: bool = False,
+    passes: PipelineEdits | None = None,
+) -> Pipeline:
+    """The Vulkan pipeline with the options of a backend (or an AOT module), then the
+    program's edits `passes`."""
+    options = f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+    if debug:
+        options += " debug=true"
+    if preserve_nan_inf:
+        options += " preserve-nan-inf=true"
+    return pipeline("vulkan").with_options("convert-offload-to-spirv", options).edited(passes)
 
-    passes: list[str] = []
-    depth, start, items = 0, 0, []
-    for index, char in enumerate(spec + ","):
-        depth += {"{": 1, "}": -1}.get(char, 0)
-        if char == "," and depth == 0:
-            items.append(spec[start:index].strip())
-            start = index + 1
-    for item in filter(None, items):
-        if item in registry.PIPELINES:
-            passes.extend(expand_pipeline(registry.PIPELINES[item]))
-        else:
-            passes.append(item)
-    return passes
+
+def lower(
+    runner: PassRunner,
+    module: Any,
+    kernel_name: str,
+    p: Pipeline,
+    *,
+    stop: str | None = None,
+    on_offload: Callable[[Any], None] | None = None,
+) -> KernelPlan | None:
+    """
+    Run pipeline `p` on `module` (in place) from the stage it is in (taichi, offload or
+    spirv: pass_runner.stage_of) until `stop` (a stage or pass; None: the end). After the
+    offload stage the plan is recorded in PLANS_ATTRIBUTE and `on_offload` sees the
+    offload.kernel. Returns the plan (None when stopped before it exists).
+
+    Raises:
+        TaichiCompilationError: a pass rejected the kernel.
+    """
+    from taichi_xdsl.utils import registry
+    from taichi_xdsl.utils.pass_runner import stage_of, truncate
+
+    ctx = registry.make_context()
+    first = stage_of(module, kernel_name)
+    plan: KernelPlan | None = None
+    if first == "taichi":
+        runner.dump(module, kernel_name, "taichi")
+    for stage, passes in truncate(p, first, stop):
+        runner.run(ctx, module, passes, kernel_name, print_input=stage == "offload")
+        if stage == "offload" and len(passes) == len(p.stage(stage).passes):
+            kernels = [
+                op for op in module.body.block.ops
+                if op.name == "offload.kernel" and op.sym_name.data == kernel_name
+            ]  # fmt: skip
+            if not kernels:
+                raise TaichiCompilationError(
+                    f"no offload.kernel @{kernel_name} after the offload stage"
+                )
+            plan = read_plan(kernels[0])
+            _set_plan(module, plan)
+            if on_offload is not None:
+                on_offload(kernels[0])
+        runner.dump(module, kernel_name, stage)
+    if plan is None and (stop is None or first == p.stages[-1].name):
+        plan = _plan_attribute(module, kernel_name)
+    return plan
+
+
+def _set_plan(module: Any, plan: KernelPlan) -> None:
+    import json
+    from dataclasses import asdict
+
+    from xdsl.dialects.builtin import DictionaryAttr, StringAttr
+
+    from taichi_xdsl.utils.pass_runner import root_bytes
+
+    plans = dict(module.attributes.get(PLANS_ATTRIBUTE, DictionaryAttr({})).data)
+    data = {**asdict(plan), "root_bytes": root_bytes(module)}
+    plans[plan.name] = StringAttr(json.dumps(data, sort_keys=True))
+    module.attributes[PLANS_ATTRIBUTE] = DictionaryAttr(plans)
+
+
+def _plan_attribute(module: Any, kernel_name: str) -> KernelPlan:
+    import json
+
+    plans = module.attributes.get(PLANS_ATTRIBUTE)
+    entry = getattr(plans, "data", {}).get(kernel_name)
+    if entry is None:
+        raise TaichiCompilationError(
+            f"kernel '{kernel_name}': spirv-dialect IR without its launch plan (the "
+            f"module attribute {PLANS_ATTRIBUTE} that the offload stage records)"
+        )
+    data = json.loads(entry.data)
+    return KernelPlan(
+        data["name"],
+        tuple((dtype, rank) for dtype, rank in data["args"]),
+        tuple(data["returns"]),
+        tuple(TaskPlan(**task) for task in data["tasks"]),
+        data["gtmp_bytes"],
+        {},
+    )
 
 
 def _scalar_name(t: Any) -> str:
@@ -576,6 +665,11 @@ class VulkanBackend:
         fast_math: False (`ti.init(fast_math=False)`): kernels declare
             SignedZeroInfNanPreserve (`convert-offload-to-spirv{preserve-nan-inf=true}`)
             so NaN and Inf survive, where the device allows it (`preserves_nan_inf`).
+        passes: edits to the arch's pipeline (utils/pipelines.py PipelineEdits).
+        dump_ir: a folder: each kernel's IR at each stage goes to `<kernel>.<stage>.mlir`.
+        print_pass_times, print_pass_statistics: report each pass's time, and the ops it
+            added and removed, after each compile.
+        verify_each: verify after every pass (None: when `passes` edits the pipeline).
     """
 
     def __init__(
@@ -589,6 +683,11 @@ class VulkanBackend:
         runtime: Any = None,
         ndarray_owner: Callable[[Any], Any] | None = None,
         fast_math: bool = True,
+        passes: PipelineEdits | None = None,
+        dump_ir: str | None = None,
+        print_pass_times: bool = False,
+        print_pass_statistics: bool = False,
+        verify_each: bool | None = None,
     ):
         if runtime is None:
             runtime = shared_runtime(device)
@@ -599,6 +698,18 @@ class VulkanBackend:
         self.preserve_nan_inf = not fast_math and preserves_nan_inf(runtime.caps)
         self.print_ir = print_ir
         self.ir_stream = ir_stream
+        self.passes = passes
+        self.dump_ir = dump_ir
+        self.print_pass_times = print_pass_times
+        self.print_pass_statistics = print_pass_statistics
+        self.verify_each = verify_each
+        self.runner = PassRunner(
+            print_ir=print_ir,
+            ir_stream=ir_stream,
+            dump_dir=dump_ir,
+            collect_statistics=print_pass_statistics,
+        )
+        self.pass_times = self.runner.times
         self._root_buffer: Any = None
         self._root_array: np.ndarray | None = None
         self._host_root_dirty = True
@@ -666,30 +777,66 @@ class VulkanBackend:
 
     # -- compilation -------------------------------------------------------------------
 
-    def compile(self, module: Any, kernel_name: str) -> VulkanKernel:
+    def pipeline(self, passes: PipelineEdits | None = None) -> Pipeline:
+        """The pipeline this backend runs: the arch's with this backend's caps and
+        options, its edits, then `passes` (a kernel's own edits)."""
+        edits = self.passes.merged(passes) if self.passes is not None else passes
+        return vulkan_pipeline(
+            self.caps,
+            debug=self.debug,
+            preserve_nan_inf=self.preserve_nan_inf,
+            passes=edits,
+        )
+
+    def spirv_pipeline(self) -> list[str]:
+        """The passes of the `spirv` stage, with this backend's caps."""
+        return list(self.pipeline().stage("spirv").passes)
+
+    def _prepare(self, passes: PipelineEdits | None) -> None:
+        self.pass_times.clear()
+        self.runner.statistics.clear()
+        edited = bool(self.passes) or bool(passes)
+        self.runner.verify_each = self.verify_each if self.verify_each is not None else edited
+
+    def lower(
+        self,
+        module: Any,
+        kernel_name: str,
+        stop: str,
+        *,
+        passes: PipelineEdits | None = None,
+    ) -> Any:
+        """A copy of `module` lowered until `stop` (a stage or a pass of the pipeline)."""
+        module = module.clone()
+        self._prepare(passes)
+        dump_dir, self.runner.dump_dir = self.runner.dump_dir, None  # a query: no dumps
+        try:
+            lower(self.runner, module, kernel_name, self.pipeline(passes), stop=stop)
+        finally:
+            self.runner.dump_dir = dump_dir
+        return module
+
+    def compile(
+        self, module: Any, kernel_name: str, *, passes: PipelineEdits | None = None
+    ) -> VulkanKernel:
         """
-        Compile `taichi.kernel @kernel_name` of `module` (left unchanged).
+        Compile kernel `kernel_name` of `module` (left unchanged): a `taichi.kernel`, an
+        `offload.kernel` or spirv-dialect IR with its `ti.launch_plans` attribute.
+        `passes`: this kernel's own pipeline edits, after the backend's.
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
         """
-        from taichi_xdsl.dialects import offload, spirv
+        import time
+
+        from taichi_xdsl.dialects import spirv
         from taichi_xdsl.targets.spirv.serializer import serialize
-        from taichi_xdsl.utils import registry
 
         module = module.clone()
-        ctx = registry.make_context()
-        self._run(ctx, module, expand_pipeline(OFFLOAD_PIPELINE), kernel_name, True)
-        kernels = [
-            op for op in module.walk()
-            if isinstance(op, offload.KernelOp) and op.sym_name.data == kernel_name
-        ]  # fmt: skip
-        if not kernels:
-            raise TaichiCompilationError(
-                f"no offload.kernel @{kernel_name} after {OFFLOAD_PIPELINE}"
-            )
-        plan = read_plan(kernels[0])
-        self._run(ctx, module, self.spirv_pipeline(), kernel_name)
+        self._prepare(passes)
+        plan = lower(self.runner, module, kernel_name, self.pipeline(passes))
+        assert plan is not None
+        start = time.perf_counter()
         binaries: dict[int, bytes] = {}
         skipped: set[int] = set()
         prints: dict[int, tuple[str, tuple[str, ...]]] = {}
@@ -709,10 +856,17 @@ class VulkanBackend:
             for spec in op.attributes.get("ti.asserts", ()):  # type: ignore[union-attr]
                 ident, message = (a.data for a in spec.data)  # type: ignore[union-attr]
                 asserts[int(ident)] = message
+        missing = [i for i in range(len(plan.tasks)) if i not in binaries]
+        if missing:
+            raise TaichiCompilationError(
+                f"kernel '{kernel_name}': no spirv.module for task(s) {missing}"
+            )
         ordered = [binaries[i] for i in range(len(plan.tasks))]
+        self.pass_times.append(("serialize SPIR-V", time.perf_counter() - start))
         num_bindings = (
             spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
         )
+        start = time.perf_counter()
         pipelines = [
             self.runtime.load_kernel(
                 binary,
@@ -722,6 +876,7 @@ class VulkanBackend:
             )
             for binary, task in zip(ordered, plan.tasks)
         ]
+        self.pass_times.append(("load pipelines", time.perf_counter() - start))
         tasks = tuple(
             replace(task, skip=True) if index in skipped else task
             for index, task in enumerate(plan.tasks)
@@ -729,50 +884,17 @@ class VulkanBackend:
         plan = KernelPlan(
             plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts
         )
+        self._report(kernel_name)
         return VulkanKernel(self, plan, pipelines, ordered)
 
-    def spirv_pipeline(self) -> list[str]:
-        """`ti-offload-to-spirv`, expanded, with this backend's caps."""
-        caps = spirv_abi.format_caps(self.caps)
-        debug = " debug=true" if self.debug else ""
-        preserve = " preserve-nan-inf=true" if self.preserve_nan_inf else ""
-        return [
-            f'convert-offload-to-spirv{{caps="{caps}"{debug}{preserve} unroll={UNROLL}'
-            " fold-bounds=true}"
-            if p == "convert-offload-to-spirv"
-            else p
-            for p in expand_pipeline(SPIRV_PIPELINE)
-        ]
-
-    def _run(
-        self,
-        ctx: Any,
-        module: Any,
-        passes: list[str],
-        kernel_name: str,
-        print_input: bool = False,
-    ) -> None:
-        from taichi_xdsl.utils import registry
-        from xdsl.utils.exceptions import DiagnosticException, VerifyException
-
-        running = [passes[0] if passes else "(none)"]
-
-        def callback(previous: Any, op: Any, next_: Any) -> None:
-            if self.print_ir and (previous is not None or print_input):
-                title = (
-                    "Initial IR" if previous is None else f"IR Dump After {previous.name}"
-                )
-                print(f"// -----// {title} ({kernel_name}) //----- //\n{op}\n",
-                      file=self.ir_stream or sys.stdout, flush=True)  # fmt: skip
-            running[0] = next_.name if next_ is not None else "the verifier"
-
-        try:
-            registry.build_pipeline(",".join(passes), callback).apply(ctx, module)
-            module.verify()
-        except (DiagnosticException, VerifyException) as error:
-            raise TaichiCompilationError(
-                f"kernel '{kernel_name}': {running[0]} failed: {error}"
-            ) from error
+    def _report(self, kernel_name: str) -> None:
+        stream = self.ir_stream or sys.stdout
+        title = f"{kernel_name} (cold compile)"
+        if self.print_pass_times:
+            print(format_pass_times(self.pass_times, title), file=stream, flush=True)
+        if self.print_pass_statistics and self.runner.statistics:
+            text = format_pass_statistics(self.runner.statistics, title)
+            print(text, file=stream, flush=True)
 
     # -- the device root buffer ----------------------------------------------------------
 

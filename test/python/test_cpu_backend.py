@@ -15,7 +15,8 @@ import pytest
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
-from taichi_xdsl.targets.llvm.backend import CpuBackend, CpuKernel, expand_pipeline
+from taichi_xdsl.targets.llvm.backend import CpuBackend, CpuKernel
+from taichi_xdsl.utils.pipelines import pipeline
 from taichi_xdsl.targets.llvm.runtime import Bound, NdarrayArg, ScalarArg
 from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.errors import (
@@ -354,7 +355,7 @@ def test_print_ir_prints_every_pass():
     compile_kernel(SAXPY, "saxpy", print_ir=True, ir_stream=stream)
     text = stream.getvalue()
     assert "Initial IR (saxpy)" in text
-    for name in expand_pipeline("ti-to-llvm"):
+    for name in pipeline("cpu").passes:
         assert f"IR Dump After {name} (saxpy)" in text, name
     assert "LLVM IR of saxpy" in text and "define void" in text
 
@@ -372,10 +373,8 @@ def test_missing_kernel():
 
 
 def test_debug_pipeline_option():
-    from taichi_xdsl.targets.llvm.backend import llvm_pipeline
-
-    assert "ti-lower-access{debug=true}" in llvm_pipeline(debug=True)
-    assert "ti-lower-access" in llvm_pipeline(debug=False)
+    assert "ti-lower-access{debug=true}" in CpuBackend(debug=True).pipeline().passes
+    assert "ti-lower-access" in CpuBackend(debug=False).pipeline().passes
 
 
 TASKS = """

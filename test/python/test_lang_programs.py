@@ -4,6 +4,7 @@ julia kernel on an ndarray, an O(n^2) n-body (checked against NumPy), mpm88 (phy
 sane over hundreds of substeps), and the examples/ scripts.
 """
 
+import os
 import runpy
 import subprocess
 import sys
@@ -125,6 +126,7 @@ def test_examples_run(tmp_path, arch, script, args, expect):
         text=True,
         timeout=300,
         check=False,
+        env={**os.environ, "TI_GUI_SHOW": "0"},  # headless even where a display exists
     )
     assert proc.returncode == 0, proc.stderr
     assert expect in proc.stdout

@@ -343,7 +343,9 @@ class Module:
         cfg = prog.config
         if self.arch == "vulkan":
             return self._compile_vulkan(kernel, params, args, name, module, symbol)
-        plan, llvm_ir = lower_kernel(module, symbol, debug=cfg.debug)
+        plan, llvm_ir = lower_kernel(
+            module, symbol, debug=cfg.debug, passes=_edits(cfg.passes, kernel.passes)
+        )
         code = compile_object(
             llvm_ir, self.target, opt_level=cfg.opt_level, fast_math=cfg.fast_math
         )
@@ -389,7 +391,8 @@ class Module:
         from taichi_xdsl.targets.vulkan.aot import lower_kernel, required_caps
         from taichi_xdsl.utils import abi
 
-        compiled = lower_kernel(module, symbol, self.vulkan_caps)
+        passes = _edits(self.program.config.passes, kernel.passes)
+        compiled = lower_kernel(module, symbol, self.vulkan_caps, passes=passes)
         needed = required_caps(compiled.binaries)
         extra = [
             cap
@@ -680,3 +683,10 @@ def stop_recording() -> Recording:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(recording.to_yaml())
     return recording
+
+
+def _edits(program: Any, kernel: Any) -> Any:
+    """The pipeline edits of a kernel: ti.init's, then the kernel's own."""
+    if program is None:
+        return kernel
+    return program.merged(kernel)

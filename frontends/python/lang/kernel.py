@@ -133,12 +133,19 @@ _call_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = N
 _tape_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
 """Called with every kernel call's arguments inside a `ti.ad.Tape` (autodiff.py)."""
 
+_build_hook: Callable[[Any, Any], None] | None = None
+"""Called with (kernel, module) for every module a kernel builds (lang/ir.py)."""
+
 
 class Kernel:
     """A `@ti.kernel` function: call it to compile (once per signature) and run."""
 
-    def __init__(self, fn: Callable[..., Any]):
+    def __init__(self, fn: Callable[..., Any], passes: Any = None):
+        from taichi_xdsl.utils.pipelines import PipelineEdits
+
         self.fn = fn
+        self.passes = PipelineEdits.parse(passes)
+        """This kernel's own pipeline edits (`@ti.kernel(passes=...)`), after ti.init's."""
         self.__name__ = getattr(fn, "__name__", "kernel")
         self.__doc__ = fn.__doc__
         self.__wrapped__ = fn
@@ -445,7 +452,10 @@ class Kernel:
         kernel_op = cg.build_kernel(
             self._source, self.fn.__globals__, closure_vars(self.fn), specs, self._returns
         )
-        return build_module(prog, kernel_op)
+        module = build_module(prog, kernel_op)
+        if _build_hook is not None:  # ti-opt --from-python
+            _build_hook(self, module)
+        return module
 
     def _instantiate(self, prog: _program.Program, args: tuple[Any, ...]) -> Any:
         assert self._params is not None
@@ -469,10 +479,12 @@ class Kernel:
             module = self.build_module(prog, args, symbol)
             if field_layouts(prog) != fields:  # the frontend placed a field (ti.random)
                 source_key = None
-            if source_key is None:
-                compiled = backend.compile(module, symbol)
-            else:
-                compiled = backend.compile(module, symbol, source_key=source_key)
+            options: dict[str, Any] = {}
+            if self.passes is not None:
+                options["passes"] = self.passes
+            if source_key is not None:
+                options["source_key"] = source_key
+            compiled = backend.compile(module, symbol, **options)
         prog.materialize()
         run = self._launcher(prog, compiled.launch)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
@@ -489,7 +501,9 @@ class Kernel:
         from .source_key import source_key_parts
 
         parts = source_key_parts(self, prog, args, symbol)
-        return None if parts is None else make_key(parts)
+        if parts is None:
+            return None
+        return make_key(parts) if self.passes is None else make_key(parts, passes=self.passes)
 
     def _launcher(self, prog: _program.Program, launch: Callable[..., Any]) -> Any:
         assert self._params is not None
@@ -563,10 +577,17 @@ class Kernel:
 
     # -- debugging -------------------------------------------------------------------
 
-    def get_ir(self, *args: Any, **kwargs: Any) -> Any:
+    def get_ir(self, *args: Any, stage: str = "taichi", **kwargs: Any) -> Any:
         """
-        The `builtin.module` (fields + `taichi.kernel`) these arguments would compile,
-        without compiling it: what the lit tests in test/frontends print.
+        The `builtin.module` these arguments select, at `stage` of the current arch's
+        pipeline: "taichi" (default: fields + the frontend's `taichi.kernel`, not
+        compiled), "offload", "llvm" / "spirv", or the name of a pass (the IR right
+        after it). `str()` of it is text that `ti-opt` and `ti.compile_ir` read back;
+        `ti.compiler.print_ir_text(m, locations=True)` adds the Python source positions.
+        ti.init's and this kernel's pipeline edits apply.
+
+        Raises:
+            ValueError: `stage` is neither a stage nor a pass of the pipeline.
         """
         prog = _program.get_program()
         if prog.generation != self._generation:
@@ -576,7 +597,10 @@ class Kernel:
         self._resolve_params(prog)
         args = self._bind(args, kwargs)
         self._key_checked(args)
-        return self.build_module(prog, args, self.__name__)
+        module = self.build_module(prog, args, self.__name__)
+        if stage == "taichi":
+            return module
+        return prog.backend.lower(module, self.__name__, stage, passes=self.passes)
 
 
 class _BoundKernel:
@@ -591,8 +615,8 @@ class _BoundKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.kernel(self.obj, *args, **kwargs)
 
-    def get_ir(self, *args: Any, **kwargs: Any) -> Any:
-        return self.kernel.get_ir(self.obj, *args, **kwargs)
+    def get_ir(self, *args: Any, stage: str = "taichi", **kwargs: Any) -> Any:
+        return self.kernel.get_ir(self.obj, *args, stage=stage, **kwargs)
 
     @property
     def grad(self) -> Any:
@@ -602,9 +626,15 @@ class _BoundKernel:
         return AdjointKernel(self.kernel, self.obj)
 
 
-def kernel(fn: Callable[..., Any]) -> Kernel:
-    """Decorate a Taichi kernel: compiled on first call, run on the current arch."""
-    return Kernel(fn)
+def kernel(fn: Callable[..., Any] | None = None, *, passes: Any = None) -> Any:
+    """
+    Decorate a Taichi kernel: compiled on first call, run on the current arch.
+    `@ti.kernel(passes={...})` gives the kernel its own pipeline edits, applied after
+    ti.init's (the same dict as `ti.init(passes=...)`, ti.compiler.PipelineEdits).
+    """
+    if fn is None:
+        return lambda f: Kernel(f, passes)
+    return Kernel(fn, passes)
 
 
 class Func:

@@ -117,6 +117,9 @@ class Config:
     offline_cache_cleaning_policy: str = "lru"
     offline_cache_cleaning_factor: float = 0.25
     print_pass_times: bool = False
+    passes: Any = None  # utils/pipelines.PipelineEdits: the program's pipeline edits
+    dump_ir: str | None = None
+    print_pass_statistics: bool = False
     ignored: dict[str, Any] = dataclass_field(default_factory=dict)
 
 
@@ -202,11 +205,16 @@ class Program:
 
             from .ndarray import owner_of
 
+            cfg = self.config
             self._backend = VulkanBackend(
-                print_ir=self.config.print_ir,
-                debug=self.config.debug,
+                print_ir=cfg.print_ir,
+                debug=cfg.debug,
                 ndarray_owner=owner_of,
-                fast_math=self.config.fast_math,
+                fast_math=cfg.fast_math,
+                passes=cfg.passes,
+                dump_ir=cfg.dump_ir,
+                print_pass_times=cfg.print_pass_times,
+                print_pass_statistics=cfg.print_pass_statistics,
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
@@ -220,6 +228,9 @@ class Program:
                 opt_level=cfg.opt_level,
                 offline_cache=offline_cache(cfg),
                 print_pass_times=cfg.print_pass_times,
+                passes=cfg.passes,
+                dump_ir=cfg.dump_ir,
+                print_pass_statistics=cfg.print_pass_statistics,
             )
         return self._backend
 
@@ -313,10 +324,21 @@ def init(
             offline_cache_max_size_of_files, offline_cache_cleaning_policy ("lru",
             "fifo", "never") and offline_cache_cleaning_factor tune it (utils/cache.py).
         print_pass_times (keyword): print the time of every compiler pass per kernel.
+        passes (keyword): changes to the arch's compiler pipeline (`ti.compiler.pipeline
+            (arch)`), e.g. `{"after": {"ti-offload": "my-pass{opt=1}"}}`; keys
+            "before", "after", "replace" (pass name -> pass-spec string), "drop" (pass
+            names), "stages" (stage name -> pass-spec string); see
+            ti.compiler.PipelineEdits. Every pass is then verified after it runs.
+        dump_ir (keyword): a folder; each kernel's IR at each stage is written to
+            `<kernel>.<stage>.mlir` there (taichi, offload, llvm or spirv; `.ll` on cpu),
+            text that `ti-opt` and `ti.compile_ir` read back.
+        print_pass_statistics (keyword): print, per kernel, the ops each pass added
+            and removed.
 
     Raises:
         TaichiError: an arch that is not available.
         TypeError: an option Taichi does not have.
+        ValueError: `passes` names a pass or stage the arch's pipeline lacks.
     """
     global _current
     unknown = (
@@ -324,6 +346,7 @@ def init(
         - _IGNORED_INIT_OPTIONS
         - {"fast_math", "opt_level", "check_out_of_bound"}
         - _CACHE_OPTIONS
+        - _RESEARCH_OPTIONS
     )
     if unknown:
         raise TypeError(f"ti.init() got unexpected option(s): {', '.join(sorted(unknown))}")
@@ -342,8 +365,13 @@ def init(
         fast_math=bool(kwargs.get("fast_math", True)),
         opt_level=int(kwargs.get("opt_level", 3)),
         **_cache_options(kwargs),
+        **_research_options(kwargs),
         ignored={k: v for k, v in kwargs.items() if k in _IGNORED_INIT_OPTIONS},
     )
+    if config.passes is not None:
+        from taichi_xdsl.utils.pipelines import pipeline
+
+        config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
     _current = Program(config)
 
 
@@ -357,6 +385,23 @@ _CACHE_OPTIONS = frozenset(
         "print_pass_times",
     }
 )
+
+
+_RESEARCH_OPTIONS = frozenset({"passes", "dump_ir", "print_pass_statistics"})
+
+
+def _research_options(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """`passes`, `dump_ir` and `print_pass_statistics` of `ti.init`, as Config fields
+    (a bad `passes` raises here, naming what is wrong)."""
+    from taichi_xdsl.utils.pipelines import PipelineEdits
+
+    edits = PipelineEdits.parse(kwargs.get("passes"))
+    dump = kwargs.get("dump_ir")
+    return {
+        "passes": edits or None,
+        "dump_ir": None if dump is None else os.fspath(dump),
+        "print_pass_statistics": bool(kwargs.get("print_pass_statistics", False)),
+    }
 
 
 def _cache_options(kwargs: dict[str, Any]) -> dict[str, Any]:

@@ -1,0 +1,90 @@
+"""
+Run a program written for Taichi (`import taichi as ti`) unchanged on taichi-xdsl,
+headless, and save the picture its GUI shows at a given frame.
+
+    python examples/run_taichi_example.py [--frames 100] [--out frame.png]
+                                          [--arch cpu|vulkan] [--window] PROGRAM.py [ARGS]
+
+`taichi` (and taichi.math / .ui / .tools / .types) resolve to taichi_xdsl; every
+ti.GUI / ti.ui.Window is headless unless --window; at the chosen frame's show() the
+canvas is written to --out and the program stops.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import runpy
+import sys
+import time
+
+
+class _Done(Exception):
+    pass
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("program")
+    ap.add_argument("--frames", type=int, default=100, help="save at this frame's show()")
+    ap.add_argument("--out", default="frame.png")
+    ap.add_argument("--arch", default=None, help="force ti.init's arch (cpu, vulkan)")
+    ap.add_argument("--window", action="store_true", help="open windows (needs a display)")
+    ap.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
+    opts = ap.parse_args()
+    if not opts.window:
+        os.environ["TI_GUI_SHOW"] = "0"
+
+    import taichi_xdsl as ti
+
+    sys.modules["taichi"] = ti
+    for sub in ("math", "ui", "tools", "types"):
+        sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
+    if opts.arch:
+        init = ti.init
+
+        def forced_init(*args, **kwargs):
+            kwargs["arch"] = getattr(ti, opts.arch)
+            return init(*args[1:], **kwargs) if args else init(**kwargs)
+
+        ti.init = forced_init
+
+    shown = {"n": 0}
+    start = time.perf_counter()
+
+    def on_show(save) -> bool:
+        shown["n"] += 1
+        if shown["n"] == opts.frames:
+            save(opts.out)
+            raise _Done
+        return False
+
+    gui_show = ti.GUI.show
+
+    def show(self, file=None):
+        on_show(lambda out: gui_show(self, out))
+        gui_show(self, file)
+
+    ti.GUI.show = show
+    win_show = ti.ui.Window.show
+
+    def window_show(self):
+        on_show(self.save_image)
+        win_show(self)
+
+    ti.ui.Window.show = window_show
+
+    sys.argv = [opts.program, *opts.args]
+    try:
+        runpy.run_path(opts.program, run_name="__main__")
+    except _Done:
+        pass
+    took = time.perf_counter() - start
+    if shown["n"] < opts.frames:
+        print(f"{opts.program}: ended after {shown['n']} frames, nothing saved ({took:.1f} s)")
+        sys.exit(1)
+    print(f"{opts.program}: frame {opts.frames} -> {opts.out} ({took:.1f} s)")
+
+
+if __name__ == "__main__":
+    main()

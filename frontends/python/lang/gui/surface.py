@@ -1,0 +1,221 @@
+"""
+`Surface`: the image a GUI draws into — a `ti.ndarray(ti.u32, (width, height))` of
+0xRRGGBB pixels, y up — and the Python side of each primitive: it turns the user's
+arguments (NumPy arrays, fields, ndarrays, lists, scalars) into the flat arrays the
+`raster` kernels take, then launches the kernel. Shared by ti.GUI and ti.ui's Canvas.
+"""
+
+from __future__ import annotations
+
+from numbers import Number
+from typing import Any
+
+import numpy as np
+
+import taichi_xdsl as ti
+
+from . import font, raster
+
+
+def to_numpy(x: Any) -> np.ndarray:
+    """A NumPy view of a field, ndarray, NumPy array, list or tuple."""
+    if isinstance(x, np.ndarray):
+        return x
+    if hasattr(x, "to_numpy"):
+        return x.to_numpy()
+    return np.asarray(x)
+
+
+def rgb_to_hex(c: Any) -> int:
+    """0xRRGGBB of an (r, g, b) in [0, 1]."""
+    r, g, b = (int(np.clip(v, 0.0, 1.0) * 255) for v in list(c)[:3])
+    return (r << 16) | (g << 8) | b
+
+
+def hex_to_rgb(color: int) -> tuple[float, float, float]:
+    """(r, g, b) in [0, 1] of 0xRRGGBB."""
+    return ((color >> 16) & 0xFF) / 255, ((color >> 8) & 0xFF) / 255, (color & 0xFF) / 255
+
+
+def colors_u32(rgb: np.ndarray) -> np.ndarray:
+    """(n, 3+) float colours in [0, 1] -> (n,) uint32 0xRRGGBB (truncated, as Taichi)."""
+    c = (np.clip(np.asarray(rgb, np.float32)[:, :3], 0.0, 1.0) * 255.0).astype(np.uint32)
+    return (c[:, 0] << 16) | (c[:, 1] << 8) | c[:, 2]
+
+
+def _points(x: Any, name: str) -> np.ndarray:
+    a = to_numpy(x)
+    a = np.asarray(a, np.float32)
+    if a.ndim == 1 and a.shape[0] == 2:
+        a = a[None]
+    if a.ndim == 3 and a.shape[2] == 1:
+        a = a[:, :, 0]
+    if a.ndim != 2 or a.shape[1] < 2:
+        raise ValueError(f"{name}: positions of shape (n, 2), got {a.shape}")
+    return np.ascontiguousarray(a[:, :2])
+
+
+def _per_item(value: Any, n: int, dtype: Any, name: str) -> np.ndarray:
+    """A scalar or an n-array as an n-array of `dtype`."""
+    if isinstance(value, Number) or np.ndim(value) == 0:
+        return np.full(n, value, dtype)
+    a = to_numpy(value)
+    if a.shape[0] != n:
+        raise ValueError(f"{name}: {n} values expected, got shape {a.shape}")
+    return np.ascontiguousarray(a.reshape(n).astype(dtype))
+
+
+class Surface:
+    """A (width, height) canvas of packed pixels on the program's arch."""
+
+    def __init__(self, res: tuple[int, int]):
+        self.res = (int(res[0]), int(res[1]))
+        self.pixels = ti.ndarray(ti.u32, self.res)
+        self._font = None
+        self._depth = None
+        self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
+
+    def depth_buffer(self):
+        """The i32 depth buffer of 3-D renders (render3d), allocated on first use."""
+        if self._depth is None:
+            self._depth = ti.ndarray(ti.i32, self.res)
+        return self._depth
+
+    def depth_as_numpy(self) -> np.ndarray:
+        """The last render's depth, (w, h) float32: 0 at z_near, 1 at z_far or empty."""
+        near, far = self.depth_range
+        if self._depth is None:
+            return np.ones(self.res, np.float32)
+        q = self._depth.to_numpy().astype(np.float64)
+        dist = q * far / 2**30
+        out = np.clip((dist - near) / (far - near), 0.0, 1.0)
+        out[q >= 2**31 - 1] = 1.0
+        return out.astype(np.float32)
+
+    def bands(self, budget: int = 32768) -> int:
+        """Row bands per primitive (see raster.py): 1 on the CPU; on Vulkan enough that
+        a thread visits at most `budget` pixels (lavapipe ends a shader invocation's
+        loops after 65,535 steps in all, counting every loop's iterations)."""
+        from taichi_xdsl.frontends.python import program
+
+        if program.get_program().config.arch is not program.vulkan:
+            return 1
+        w, h = self.res
+        return max(1, -(-(w * h) // budget))
+
+    # -- whole image ------------------------------------------------------------
+    def fill(self, color: int) -> None:
+        raster.fill(self.pixels, int(color) & 0xFFFFFF)
+
+    def set_image(self, img: Any) -> None:
+        """img: (w, h), (w, h, 1..4) or a vector field/ndarray of 2..4 channels; floats
+        in [0, 1] or unsigned integers of their full range. Must match the resolution."""
+        a = to_numpy(img)
+        if a.ndim == 2:
+            a = a[:, :, None]
+        if a.ndim != 3 or a.shape[2] not in (1, 2, 3, 4):
+            raise ValueError(
+                f"set_image: an image of shape (w, h) or (w, h, 1..4), got {a.shape}"
+            )
+        if tuple(a.shape[:2]) != self.res:
+            raise ValueError(
+                f"set_image: image resolution {tuple(a.shape[:2])} does not match the GUI "
+                f"resolution {self.res}"
+            )
+        if a.dtype == np.uint8:
+            raster.image_u8(self.pixels, np.ascontiguousarray(a))
+            return
+        if a.dtype.kind == "u":
+            a = a.astype(np.float32) * (1.0 / np.iinfo(a.dtype).max)
+        elif a.dtype.kind == "f":
+            a = a.astype(np.float32, copy=False)
+        else:
+            raise ValueError(f"set_image: data type {a.dtype} not supported")
+        raster.image_f32(self.pixels, np.ascontiguousarray(a))
+
+    # -- primitives -------------------------------------------------------------
+    def circles(self, pos: Any, radius: Any, color: Any) -> None:
+        p = _points(pos, "circles")
+        n = p.shape[0]
+        if n == 0:
+            return
+        raster.circles(
+            self.pixels,
+            p,
+            _per_item(radius, n, np.float32, "circles radius"),
+            _per_item(color, n, np.uint32, "circles color"),
+            self.bands(),
+        )
+
+    def lines(self, begin: Any, end: Any, radius: Any, color: Any, color_end: Any = None) -> None:
+        """Segments begin[k] -> end[k]; colours 0xRRGGBB, shading to color_end if given."""
+        a = _points(begin, "lines")
+        b = _points(end, "lines")
+        if a.shape != b.shape:
+            raise ValueError(f"lines: begin {a.shape} and end {b.shape} differ")
+        n = a.shape[0]
+        if n == 0:
+            return
+        c0 = _per_item(color, n, np.uint32, "lines color")
+        c1 = c0 if color_end is None else _per_item(color_end, n, np.uint32, "lines color")
+        raster.lines(
+            self.pixels, a, b, _per_item(radius, n, np.float32, "lines radius"), c0, c1,
+            self.bands(),
+        )  # fmt: skip
+
+    def triangles(self, a: Any, b: Any, c: Any, color: Any, corner_colors: Any = None) -> None:
+        """Filled triangles; one colour each, or corner_colors = (ca, cb, cc) to shade."""
+        pa, pb, pc = _points(a, "triangles"), _points(b, "triangles"), _points(c, "triangles")
+        n = pa.shape[0]
+        if n == 0:
+            return
+        if corner_colors is None:
+            ca = cb = cc = _per_item(color, n, np.uint32, "triangles color")
+        else:
+            ca, cb, cc = (_per_item(k, n, np.uint32, "triangles color") for k in corner_colors)
+        raster.triangles(self.pixels, pa, pb, pc, ca, cb, cc, self.bands())
+
+    def text(self, content: str, left: float, top: float, size: float, color: int) -> None:
+        """Text whose first cell's top-left corner is (left, top) in pixels, y up;
+        `size` is the cell height in pixels."""
+        if not content:
+            return
+        if self._font is None:
+            self._font = ti.ndarray(ti.u8, font.FONT.shape)
+            self._font.from_numpy(font.FONT)
+        scale = max(1.0, float(size) / font.CELL_H)
+        for i, line in enumerate(content.split("\n")):
+            if line:
+                raster.glyphs(
+                    self.pixels,
+                    self._font,
+                    font.codes(line),
+                    float(left),
+                    float(top) - i * font.CELL_H * scale,
+                    scale,
+                    int(color) & 0xFFFFFF,
+                )
+
+    # -- read back --------------------------------------------------------------
+    def read(self) -> np.ndarray:
+        """The pixels, (width, height) uint32 0xRRGGBB, y up."""
+        return self.pixels.to_numpy()
+
+    def rgb8(self, pixels: np.ndarray | None = None) -> np.ndarray:
+        """The picture as (height, width, 3) uint8, top row first (for image files)."""
+        p = self.read() if pixels is None else pixels
+        rows = p.T[::-1]
+        return np.stack(
+            [(rows >> 16) & 0xFF, (rows >> 8) & 0xFF, rows & 0xFF], axis=-1
+        ).astype(np.uint8)
+
+    def rgba_f32(self, pixels: np.ndarray | None = None) -> np.ndarray:
+        """The picture as (width, height, 4) float32 in [0, 1], y up (alpha 1)."""
+        p = self.read() if pixels is None else pixels
+        out = np.empty(p.shape + (4,), np.float32)
+        out[..., 0] = (p >> 16) & 0xFF
+        out[..., 1] = (p >> 8) & 0xFF
+        out[..., 2] = p & 0xFF
+        out[..., :3] *= 1.0 / 255.0
+        out[..., 3] = 1.0
+        return out

@@ -1,0 +1,182 @@
+"""
+ti.GUI headless: every primitive rasterized by our kernels on cpu and vulkan, read
+back and compared pixel by pixel with what the geometry says (within one 8-bit step
+where an edge is blended); show(file) and the event API without a display.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+BG = 0x112F41
+
+
+def gui(res=(64, 48)):
+    return ti.GUI("test", res=res, background_color=BG, show_gui=False)
+
+
+def rgb(img: np.ndarray, x: int, y: int) -> tuple[int, int, int]:
+    """The 8-bit colour of pixel (x, y) of a get_image() picture."""
+    return tuple(int(round(v * 255)) for v in img[x, y, :3])
+
+
+def hexrgb(c: int) -> tuple[int, int, int]:
+    return (c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF
+
+
+def test_clear_is_background():
+    g = gui()
+    img = g.get_image()
+    assert img.shape == (64, 48, 4)
+    assert (np.rint(img[..., :3] * 255) == hexrgb(BG)).all()
+    assert (img[..., 3] == 1).all()
+
+
+def test_circle_covers_its_disc_with_blended_edge():
+    g = gui()
+    g.circle((20 / 64, 30 / 48), radius=3, color=0xFF8000)
+    img = g.get_image()
+    assert rgb(img, 20, 30) == (255, 128, 0)  # centre
+    assert rgb(img, 22, 30) == (255, 128, 0)  # d = 2: full
+    assert rgb(img, 20, 33) == hexrgb(BG)  # d = 3: not covered
+    # d = sqrt(8): covered by 3 - 2.83 = 0.17 -> a blend between background and colour
+    edge = np.array(rgb(img, 22, 32))
+    expect = np.array(hexrgb(BG)) + (np.array([255, 128, 0]) - hexrgb(BG)) * (3 - 8**0.5)
+    assert np.abs(edge - expect).max() <= 1.5
+    lit = (np.rint(img[..., :3] * 255) != hexrgb(BG)).any(-1)
+    ys, xs = np.nonzero(lit.T)
+    assert xs.min() == 18 and xs.max() == 22 and ys.min() == 28 and ys.max() == 32
+
+
+def test_circles_per_item_radius_color_and_palette():
+    g = gui()
+    pos = np.array([[0.25, 0.5], [0.75, 0.5]], np.float32)
+    g.circles(pos, radius=np.array([1.0, 4.0]), color=np.array([0xFF0000, 0x00FF00]))
+    img = g.get_image()
+    assert rgb(img, 16, 24) == (255, 0, 0) and rgb(img, 17, 24) == hexrgb(BG)
+    assert rgb(img, 48, 24) == (0, 255, 0) and rgb(img, 51, 24) == (0, 255, 0)
+    g.circles(pos, radius=2, palette=[0x0000FF, 0xFFFFFF], palette_indices=[1, 0])
+    img = g.get_image()
+    assert rgb(img, 16, 24) == (255, 255, 255) and rgb(img, 48, 24) == (0, 0, 255)
+
+
+def test_lines_are_radius_wide():
+    g = gui()
+    g.line((0.1, 20.5 / 48), (0.9, 20.5 / 48), radius=1, color=0xFFFFFF)  # on a row centre
+    g.line((40 / 64, 0.1), (40 / 64, 0.9), radius=1, color=0x00FF00)  # on a column edge
+    img = g.get_image()
+    assert rgb(img, 20, 20) == (255, 255, 255)
+    assert rgb(img, 20, 19) == hexrgb(BG) and rgb(img, 20, 21) == hexrgb(BG)
+    # x = 40 is the edge between columns 39 and 40: each is half covered
+    for x in (39, 40):
+        c = np.array(rgb(img, x, 30))
+        assert np.abs(c - (np.array(hexrgb(BG)) + np.array([0, 255, 0])) / 2).max() <= 1.5
+    assert rgb(img, 38, 30) == hexrgb(BG) and rgb(img, 41, 30) == hexrgb(BG)
+
+
+def test_lines_batch_and_rect_outline():
+    g = gui((100, 100))
+    g.rect((0.2, 0.8), (0.6, 0.3), radius=1.5, color=0xFFFF00)
+    img = g.get_image()
+    assert rgb(img, 40, 80) == (255, 255, 0) and rgb(img, 60, 50) == (255, 255, 0)
+    assert rgb(img, 40, 50) == hexrgb(BG)  # inside the outline
+    g.lines(
+        np.array([[0.1, 0.1], [0.1, 0.9]]),
+        np.array([[0.9, 0.9], [0.9, 0.1]]),
+        radius=np.array([1.0, 2.0]),
+        color=np.array([0xFF0000, 0x0000FF]),
+    )
+    img = g.get_image()
+    assert rgb(img, 70, 70)[0] > 200  # the rising diagonal
+    assert rgb(img, 70, 30)[2] > 200  # the falling one
+
+
+def test_triangle_fill_matches_its_area():
+    g = gui((100, 100))
+    g.triangle((0.1, 0.1), (0.9, 0.1), (0.1, 0.9), color=0xFFFFFF)
+    img = g.get_image()
+    lit = (img[..., 0] == 1.0).sum()
+    assert abs(lit - 0.5 * 80 * 80) <= 80  # area within one pixel of the hypotenuse
+    assert rgb(img, 20, 20) == (255, 255, 255) and rgb(img, 80, 80) == hexrgb(BG)
+    g.triangles(  # a batch, both windings
+        np.array([[0.0, 0.0], [1.0, 1.0]]),
+        np.array([[1.0, 0.0], [0.0, 1.0]]),
+        np.array([[0.0, 1.0], [1.0, 0.0]]),
+        color=np.array([0xFF0000, 0x00FF00]),
+    )
+    img = g.get_image()
+    assert rgb(img, 10, 10) == (255, 0, 0) and rgb(img, 90, 90) == (0, 255, 0)
+
+
+def test_arrow_and_text_stay_in_their_box():
+    g = gui((120, 60))
+    g.text("Hi!", (0.1, 0.9), font_size=16, color=0xFFFFFF)
+    img = g.get_image()
+    lit = img[..., 0] == 1.0
+    xs, ys = np.nonzero(lit)
+    assert lit.sum() > 20
+    # three 6x8 cells of 2x2-pixel font pixels, top-left at (12, 54)
+    assert xs.min() >= 12 and xs.max() < 12 + 3 * 12 and ys.max() < 54 and ys.min() >= 54 - 16
+    g.clear()
+    g.arrow((0.1, 0.5), (0.5, 0.0), radius=1, color=0x00FF00)
+    img = g.get_image()
+    assert rgb(img, 40, 30)[1] > 100  # the shaft
+    assert img[13:70, 30, 1].min() > 0.4
+
+
+def test_set_image_kinds():
+    g = gui((8, 6))
+    rng = np.random.default_rng(1)
+    f = rng.random((8, 6, 3), dtype=np.float32)
+    g.set_image(f)
+    assert np.array_equal(
+        np.rint(g.get_image()[..., :3] * 255), np.floor(f * 255)
+    )  # truncated, as Taichi
+    u = rng.integers(0, 256, (8, 6, 4), dtype=np.uint8)
+    g.set_image(u)
+    assert np.array_equal(np.rint(g.get_image()[..., :3] * 255), u[..., :3])
+    grey = rng.random((8, 6)).astype(np.float64)
+    g.set_image(grey)
+    out = np.rint(g.get_image()[..., :3] * 255)
+    assert np.array_equal(out, np.repeat(np.floor(grey * 255)[..., None], 3, -1))
+    field = ti.Vector.field(3, ti.f32, (8, 6))
+    field.from_numpy(f)
+    g.set_image(field)
+    assert np.array_equal(np.rint(g.get_image()[..., :3] * 255), np.floor(f * 255))
+    with pytest.raises(ValueError, match="resolution"):
+        g.set_image(np.zeros((6, 8, 3), np.float32))
+
+
+def test_show_writes_file_then_clears(tmp_path):
+    g = gui((32, 16))
+    g.circle((0.25, 0.75), radius=2, color=0xFF0000)
+    before = g.get_image()
+    path = tmp_path / "frame.png"
+    g.show(str(path))
+    assert g.frame == 1
+    back = ti.tools.imread(str(path))
+    assert back.shape == (32, 16, 3)
+    assert np.array_equal(back, np.rint(before[..., :3] * 255).astype(np.uint8))
+    assert (np.rint(g.get_image()[..., :3] * 255) == hexrgb(BG)).all()  # cleared
+
+
+def test_headless_events_and_widgets():
+    g = gui()
+    assert g.running and g.window is None
+    assert not g.get_event(ti.GUI.ESCAPE) and not g.get_event()
+    assert list(g.get_events(ti.GUI.PRESS)) == []
+    assert not g.is_pressed(ti.GUI.LMB, "a")
+    assert g.get_cursor_pos() == (0.0, 0.0)
+    s = g.slider("speed", 0, 10, step=1)
+    s.value = 3
+    assert s.value == 3 and g.label("frame").value == 0
+    assert g.button("reset") == "WidgetButton_reset"
+    assert g.button("go", "go_event") == "go_event"
+    g.fps_limit = 30
+    g.show()
+    g.running = False
+    assert not g.running

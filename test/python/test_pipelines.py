@@ -1,0 +1,325 @@
+"""
+One pipeline definition per arch (utils/pipelines.py), read by ti-opt, the JIT backends
+and AOT export; program edits to it (PipelineEdits); the pass runner's research hooks
+(IR text ti-opt reads back, dumps, statistics, a pass that breaks the IR named).
+"""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from taichi_xdsl.utils import registry
+from taichi_xdsl.utils.errors import TaichiCompilationError
+from taichi_xdsl.utils.pipelines import (
+    PipelineEdits,
+    expand,
+    named_pipelines,
+    pipeline,
+    split_spec,
+)
+
+SAXPY = """
+taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
+  %lo = arith.constant 0 : i32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %ni = arith.index_cast %n : index to i32
+  taichi.range_for %i = %lo to %ni : i32 {
+    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
+    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
+    %vx = memref.load %px[] : memref<f32>
+    %vy = memref.load %py[] : memref<f32>
+    %ax = arith.mulf %a, %vx : f32
+    %r = arith.addf %ax, %vy : f32
+    memref.store %r, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+"""
+
+
+def parse(source: str) -> Any:
+    from taichi_xdsl.utils.diagnostics import LocatingParser
+
+    return LocatingParser(registry.make_context(), source, "saxpy.mlir").parse_module()
+
+
+def backend(arch: Any, **options: Any) -> Any:
+    if pipeline(arch).arch == "cpu":
+        from taichi_xdsl.targets.llvm.backend import CpuBackend
+
+        return CpuBackend(**options)
+    from taichi_xdsl.targets.vulkan.backend import VulkanBackend
+
+    return VulkanBackend(**options)
+
+
+def run_saxpy(kernel: Any) -> np.ndarray:
+    x = np.arange(8, dtype=np.float32)
+    y = np.ones(8, dtype=np.float32)
+    kernel.launch(None, (2.0, x, y))
+    if hasattr(kernel, "backend"):
+        kernel.backend.sync()
+    return y
+
+
+# -- the definition ---------------------------------------------------------------------
+
+
+def test_registry_pipelines_are_the_arch_stages() -> None:
+    assert registry.PIPELINES == named_pipelines()
+    for arch in ("cpu", "vulkan"):
+        p = pipeline(arch)
+        assert expand(p.name) == list(p.passes)
+        for stage in p.stages:
+            assert registry.PIPELINES[stage.pipeline] == stage.spec
+    assert pipeline("cpu").stage("offload").pipeline == "ti-to-offload-cpu"
+    assert pipeline("vulkan").stages[-1].name == "spirv"
+
+
+def test_pipeline_by_arch_object_and_alias() -> None:
+    import taichi_xdsl as ti
+
+    assert ti.compiler.pipeline(ti.cpu) is pipeline("cpu")
+    assert ti.compiler.pipeline(ti.vulkan).name == "ti-to-spirv"
+    assert pipeline("x64") is pipeline("cpu")
+    with pytest.raises(ValueError, match="no pipeline for arch 'metal'"):
+        pipeline("metal")
+
+
+def test_compiler_api_loads_no_xdsl() -> None:
+    code = (
+        "import sys, taichi_xdsl as ti\n"
+        "p = ti.compiler.pipeline(ti.cpu)\n"
+        "assert p.spec.startswith('ti-scalarize,'), p.spec\n"
+        "assert not any(m == 'xdsl' or m.startswith('xdsl.') for m in sys.modules)\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_backends_run_the_definition(arch: Any) -> None:
+    """The JIT's passes are the definition's, plus the backend's own options."""
+    jit = backend(arch).pipeline()
+    bases = [q.split("{")[0] for q in jit.passes]
+    assert bases == list(pipeline(arch).passes)
+
+
+def test_split_spec_keeps_options() -> None:
+    assert split_spec('a{x=1,y="p,q"}, b ,c{}') == ['a{x=1,y="p,q"}', "b", "c{}"]
+
+
+# -- edits ------------------------------------------------------------------------------
+
+
+def test_edits_insert_replace_drop_and_stages() -> None:
+    p = pipeline("cpu")
+    edits = PipelineEdits.parse(
+        {
+            "before": {"ti-offload": "b1"},
+            "after": {"ti-offload": "a1{opt=1},a2"},
+            "replace": {"ti-mem2reg": "m"},
+            "drop": ["ti-split-parallel-loop"],
+        }
+    )
+    assert edits is not None
+    offload = edits.apply(p).stage("offload").passes
+    assert offload[:2] == ("ti-scalarize", "m")
+    assert "ti-split-parallel-loop" not in offload
+    at = offload.index("ti-offload")
+    assert offload[at - 1 : at + 3] == ("b1", "ti-offload", "a1{opt=1}", "a2")
+    # every occurrence of a pass run twice
+    twice = PipelineEdits.parse({"after": {"cse": "x"}}).apply(p)  # type: ignore[union-attr]
+    assert twice.passes.count("x") == 2
+    whole = PipelineEdits.parse({"stages": {"llvm": "ti-offload-to-llvm,dce"}})
+    assert whole.apply(p).stage("llvm").passes[-2:] == ("dce", "dce")  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "match"),
+    [
+        ({"after": {"no-such-pass": "x"}}, ValueError, "no pass 'no-such-pass'; its passes: ti-scalarize"),
+        ({"drop": ["nope"]}, ValueError, "no pass 'nope'"),
+        ({"stages": {"ptx": "x"}}, ValueError, "no stage 'ptx'"),
+        ({"insert": {}}, ValueError, "unknown key"),
+        ("ti-scalarize", TypeError, "takes a dict"),
+        ({"after": {"cse": 3}}, TypeError, "pass-spec string"),
+    ],
+)
+def test_bad_edits_are_named(value: object, error: type, match: str) -> None:
+    with pytest.raises(error, match=match):
+        edits = PipelineEdits.parse(value)
+        assert edits is not None
+        edits.apply(pipeline("cpu"))
+
+
+def _register_test_passes() -> None:
+    from xdsl.context import Context
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import ModuleOp
+    from xdsl.passes import ModulePass
+
+    @dataclass(frozen=True)
+    class SwapAddf(ModulePass):
+        name = "test-swap-addf"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            for add in op.walk():
+                if isinstance(add, arith.AddfOp):
+                    add.operands = (add.rhs, add.lhs)
+
+    @dataclass(frozen=True)
+    class BreakIR(ModulePass):
+        """Leaves a store of an f32 into an i32 memref: invalid IR."""
+
+        name = "test-break-ir"
+
+        def apply(self, ctx: Context, op: ModuleOp) -> None:
+            from xdsl.dialects import memref
+
+            for store in op.walk():
+                if isinstance(store, memref.StoreOp):
+                    store.operands = (store.memref, store.memref, *store.indices)
+                    return
+
+    registry.register_pass(SwapAddf)
+    registry.register_pass(BreakIR)
+
+
+def test_edited_pipeline_runs_a_registered_pass(arch: Any) -> None:
+    _register_test_passes()
+    edits = PipelineEdits.parse({"after": {"ti-offload": "test-swap-addf"}})
+    stream = io.StringIO()
+    b = backend(arch, passes=edits, print_ir=True, ir_stream=stream)
+    kernel = b.compile(parse(SAXPY), "saxpy")
+    assert "IR Dump After test-swap-addf (saxpy)" in stream.getvalue()
+    np.testing.assert_allclose(run_saxpy(kernel), 2 * np.arange(8) + 1)
+
+
+def test_a_pass_that_breaks_the_ir_is_named_with_a_location(arch: Any) -> None:
+    _register_test_passes()
+    edits = PipelineEdits.parse({"after": {"ti-mem2reg": "test-break-ir"}})
+    with pytest.raises(TaichiCompilationError) as info:
+        backend(arch, passes=edits).compile(parse(SAXPY), "saxpy")
+    message = str(info.value)
+    assert "pass 'test-break-ir' left invalid IR" in message
+    assert "saxpy.mlir:" in message  # the op's source position
+
+
+def test_unknown_pass_in_edits_is_a_compilation_error(arch: Any) -> None:
+    edits = PipelineEdits.parse({"after": {"ti-offload": "no-such-pass"}})
+    with pytest.raises(TaichiCompilationError, match="no-such-pass"):
+        backend(arch, passes=edits).compile(parse(SAXPY), "saxpy")
+
+
+def test_offline_cache_key_includes_the_pipeline(tmp_path: Path) -> None:
+    from taichi_xdsl.targets.llvm.backend import CpuBackend
+    from taichi_xdsl.utils.cache import OfflineCache
+
+    cache = OfflineCache(str(tmp_path))
+    module = parse(SAXPY)
+    plain = CpuBackend(offline_cache=cache).cache_key(module)
+    edited = CpuBackend(
+        offline_cache=cache, passes=PipelineEdits.parse({"drop": ["ti-split-parallel-loop"]})
+    ).cache_key(module)
+    per_kernel = CpuBackend(offline_cache=cache).cache_key(
+        module, passes=PipelineEdits.parse({"after": {"cse": "dce"}})
+    )
+    assert len({plain, edited, per_kernel}) == 3
+
+
+# -- IR out and back in -----------------------------------------------------------------
+
+
+def test_print_ir_is_text_ti_opt_reads(arch: Any, tmp_path: Path) -> None:
+    stream = io.StringIO()
+    backend(arch, print_ir=True, ir_stream=stream).compile(parse(SAXPY), "saxpy")
+    text = stream.getvalue()
+    assert "ModuleOp(" not in text
+    dump = text.split("// -----// IR Dump After ti-offload (saxpy) //----- //\n")[1]
+    dump = dump.split("// -----//")[0]
+    path = tmp_path / "after-offload.mlir"
+    path.write_text(dump)
+    done = subprocess.run(
+        [sys.executable, "-m", "taichi_xdsl.utils.ti_opt", str(path), "-p", "ti-demote-atomics"],
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "offload.kernel @saxpy" in done.stdout
+
+
+def test_dump_ir_and_compile_every_stage_back(arch: Any, tmp_path: Path) -> None:
+    """Each stage's dump compiles and runs again, giving the same answer."""
+    b = backend(arch, dump_ir=str(tmp_path))
+    b.compile(parse(SAXPY), "saxpy")
+    last = pipeline(arch).stages[-1].name
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert {f"saxpy.{s}.mlir" for s in ("taichi", "offload", last)} <= set(names)
+    for stage in ("taichi", "offload", last):
+        text = (tmp_path / f"saxpy.{stage}.mlir").read_text()
+        kernel = backend(arch).compile(parse(text), "saxpy")
+        np.testing.assert_allclose(run_saxpy(kernel), 2 * np.arange(8) + 1)
+
+
+def test_lower_stops_at_a_stage_or_pass(arch: Any) -> None:
+    b = backend(arch)
+    assert "offload.kernel" in str(b.lower(parse(SAXPY), "saxpy", "ti-offload"))
+    assert "taichi.kernel" in str(b.lower(parse(SAXPY), "saxpy", "taichi"))
+    with pytest.raises(ValueError, match="neither a stage"):
+        b.lower(parse(SAXPY), "saxpy", "no-such-pass")
+
+
+def test_missing_kernel_is_named(arch: Any) -> None:
+    with pytest.raises(TaichiCompilationError, match="no kernel 'nope' in the module"):
+        backend(arch).compile(parse(SAXPY), "nope")
+
+
+def test_pass_statistics(arch: Any) -> None:
+    from taichi_xdsl.utils.pass_runner import format_pass_statistics
+
+    stream = io.StringIO()
+    b = backend(arch, print_pass_statistics=True, ir_stream=stream)
+    b.compile(parse(SAXPY), "saxpy")
+    stats = {s.name: s for s in b.runner.statistics}
+    assert stats["ti-offload"].delta.get("offload.range_for") == 1
+    assert stats["ti-offload"].delta.get("taichi.range_for") == -1
+    for s in b.runner.statistics:
+        assert s.after - s.before == sum(s.delta.values())
+    text = stream.getvalue()
+    assert "pass statistics of saxpy" in text and "offload.range_for +1" in text
+    report = format_pass_statistics(b.runner.statistics, "t").splitlines()
+    assert len(report) == 2 + len(b.runner.statistics)
+
+
+def test_offline_cache_key_follows_plugin_source(tmp_path: Path) -> None:
+    """Editing a plugin pass's file changes the key: no stale code from its old version."""
+    from taichi_xdsl.targets.llvm.backend import CpuBackend
+    from taichi_xdsl.utils.cache import OfflineCache
+
+    plugin = tmp_path / "plugin.py"
+    source = (
+        "from dataclasses import dataclass\n"
+        "from xdsl.passes import ModulePass\n"
+        "@dataclass(frozen=True)\n"
+        "class P(ModulePass):\n"
+        "    name = 'test-fingerprinted'\n"
+        "    def apply(self, ctx, op):\n"
+        "        pass\n"
+    )
+    edits = PipelineEdits.parse({"after": {"cse": "test-fingerprinted"}})
+    keys = []
+    for version in ("", "# version 2\n"):
+        plugin.write_text(version + source)
+        for pass_type in registry.load_pass_plugin(plugin).values():
+            registry.register_pass(pass_type)
+        backend = CpuBackend(offline_cache=OfflineCache(str(tmp_path / "c")), passes=edits)
+        keys.append(backend.cache_key(parse(SAXPY)))
+    assert keys[0] != keys[1]
