@@ -19,8 +19,9 @@ Printed per case and arch:
 - steady state: time a call (launch: a call of the tiny kernel), ratios ours / rival
   (below 1: ours is faster);
 - GB/s for the memory-bound cases (bytes a call / time), and its share of the copy
-  bandwidth measured in the same run (CPU: numpy copyto on every core; Vulkan:
-  vkCmdCopyBuffer), copying the same 64 MiB. Bytes count what the memory bus carries:
+  bandwidth measured in the same run (CPU: numpy copyto on every core; GPU: torch's
+  copy_ on the CUDA device where torch has one, else vkCmdCopyBuffer), copying the same
+  64 MiB. Bytes count what the memory bus carries:
   every array read once, and every array written twice (the write-allocate read of the
   line, then the write), so a copy moves 12 bytes an f32, saxpy 12 (y is read anyway),
   the reduction 4 and the stencil 12 a point;
@@ -55,11 +56,12 @@ CASES = (
     "svd3", "sort", "poisson", "cg",
 )
 MEMORY_BOUND = ("saxpy", "reduce", "stencil", "copy")
-FRAMEWORKS = ("xdsl", "taichi", "numba", "triton")
+FRAMEWORKS = ("xdsl", "taichi", "taichi-cuda", "numba", "triton")
 DEFAULT_RIVALS_PYTHON = "/tmp/rivals/bin/python"
 NAMES = {
     "xdsl": "ours",
     "taichi": "Taichi",
+    "taichi-cuda": "Taichi-CUDA",
     "numba": "Numba",
     "triton": "Triton",
     "copyref": "copy",
@@ -67,10 +69,11 @@ NAMES = {
 
 
 def _runs_on(framework: str, arch: str) -> bool:
-    """Numba is a CPU rival; Triton the GPU reference (held against our Vulkan figures)."""
+    """Numba is a CPU rival; Triton and Taichi's CUDA backend the GPU references (held
+    against our Vulkan figures)."""
     if framework == "numba":
         return arch == "cpu"
-    if framework == "triton":
+    if framework in ("triton", "taichi-cuda"):
         return arch != "cpu"
     return True
 
@@ -188,12 +191,14 @@ def run_all(options: argparse.Namespace) -> dict[str, Any]:
     pythons = {
         "xdsl": ours_python,
         "taichi": rivals_python,
+        "taichi-cuda": rivals_python,
         "numba": rivals_python,
         "triton": options.triton_python,
     }
     module_of = {
         "xdsl": "taichi_xdsl",
         "taichi": "taichi",
+        "taichi-cuda": "taichi",
         "numba": "numba",
         "triton": "triton",
     }
@@ -375,7 +380,7 @@ def report(data: dict[str, Any], markdown: bool) -> str:
     for arch in data["archs"]:
         rivals = [
             f
-            for f in ("taichi", "numba", "triton")
+            for f in ("taichi", "taichi-cuda", "numba", "triton")
             if f in data["frameworks"] and _runs_on(f, arch)
         ]
         copy_time = results.steady("copy-ref", "copyref", arch)
@@ -520,11 +525,20 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", default=None, help="also write the raw results here")
+    parser.add_argument(
+        "--report",
+        default=None,
+        metavar="JSON",
+        help="print the tables of a --json file (bench/results/) instead of running",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
     options = parser.parse_args(argv)
     options.cases = [c for c in options.cases.split(",") if c]
     options.frameworks = [f for f in options.frameworks.split(",") if f]
     options.archs = [a for a in options.archs.split(",") if a]
+    if options.report:
+        print(report(from_json(json.loads(Path(options.report).read_text())), options.markdown))
+        return
     unknown = set(options.cases) - set(CASES)
     if unknown:
         parser.error(f"unknown case(s) {sorted(unknown)}; cases: {', '.join(CASES)}")
@@ -535,14 +549,64 @@ def main(argv: list[str] | None = None) -> None:
     print()
     print(report(data, options.markdown))
     if options.json:
-        results: Results = data["results"]
-        raw = {"|".join(k): v for k, v in results.runs.items()}
-        warm = {"|".join(k): v for k, v in data["compile"]["warm"].items()}
-        Path(options.json).write_text(
-            json.dumps(
-                {"runs": raw, "import": data["compile"]["import"], "warm": warm}, indent=1
-            )
-        )
+        Path(options.json).write_text(json.dumps(to_json(data, options), indent=1))
+
+
+CHECK_SAMPLE = 64
+"""Result values kept per run in the JSON (enough for the check column)."""
+
+
+def to_json(data: dict[str, Any], options: argparse.Namespace) -> dict[str, Any]:
+    """The raw results, enough for `--report` to print the same tables again."""
+    results: Results = data["results"]
+    runs = {}
+    for key, values in results.runs.items():
+        runs["|".join(key)] = [
+            {
+                k: (v[:CHECK_SAMPLE] if k in ("check", "expected") else v)
+                for k, v in run.items()
+            }
+            for run in values
+        ]
+    warm = {"|".join(k): v for k, v in data["compile"]["warm"].items()}
+    return {
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "cpus": len(os.sched_getaffinity(0)),
+        "cases": data["cases"],
+        "archs": data["archs"],
+        "frameworks": data["frameworks"],
+        "runs": runs,
+        "import": data["compile"]["import"],
+        "warm": warm,
+        "preload": data["compile"]["preload"],
+    }
+
+
+def from_json(raw: dict[str, Any]) -> dict[str, Any]:
+    """The inverse of to_json (files written before it kept fewer keys: inferred)."""
+    results = Results()
+    for key, values in raw["runs"].items():
+        case, framework, arch = key.split("|")
+        for run in values:
+            results.add(case, framework, arch, run)
+    keys = [k.split("|") for k in raw["runs"]]
+    cases = raw.get("cases") or [c for c in CASES if any(k[0] == c for k in keys)]
+    archs = raw.get("archs") or sorted({k[2] for k in keys if k[1] != "copyref"})
+    frameworks = raw.get("frameworks") or [
+        f for f in FRAMEWORKS if any(k[1] == f for k in keys)
+    ]
+    warm = {tuple(k.split("|")): tuple(v) for k, v in raw.get("warm", {}).items()}
+    return {
+        "results": results,
+        "cases": cases,
+        "archs": archs,
+        "frameworks": frameworks,
+        "compile": {
+            "import": raw.get("import", {}),
+            "warm": warm,
+            "preload": raw.get("preload", []),
+        },
+    }
 
 
 if __name__ == "__main__":

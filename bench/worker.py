@@ -4,7 +4,8 @@ line. bench/run.py starts it once per (case, framework, arch, round), under the 
 that has the framework (taichi_xdsl in ours, Taichi and Numba in the rivals'
 environment), so that the two `ti` modules never meet in one process.
 
-SPEC: {"framework": "xdsl" | "taichi" | "numba" | "triton" | "copyref", "arch": "cpu" | "vulkan",
+SPEC: {"framework": "xdsl" | "taichi" | "taichi-cuda" | "numba" | "triton" | "copyref",
+       "arch": "cpu" | "vulkan" ("taichi-cuda" runs Taichi on arch cuda instead of vulkan),
        "case": name, "samples": int, "min_sample_s": float, "cache": "off" | DIR,
        "threads": int | null, "preload": bool (ours: load the compiler before timing),
        ours only: "passes": ti.init(passes=...), "pass_plugins": [file.py, ...],
@@ -35,7 +36,7 @@ COPY_BYTES = 4 << 24  # the copy reference moves 64 MiB (saxpy's array size)
 
 
 def _import_ti(framework: str) -> Any:
-    if framework == "taichi":
+    if framework in ("taichi", "taichi-cuda"):
         import taichi as ti
     else:
         import taichi_xdsl as ti
@@ -51,6 +52,8 @@ def _init(
     passes: dict[str, Any] | None = None,
     pass_plugins: list[str] | None = None,
 ) -> None:
+    if framework == "taichi-cuda":
+        arch = "cuda"
     kwargs: dict[str, Any] = {"arch": getattr(ti, arch), "default_fp": ti.f32}
     for plugin in pass_plugins or ():
         ti.compiler.load_pass_plugin(plugin)
@@ -63,10 +66,10 @@ def _init(
     else:
         kwargs["offline_cache"] = True
         kwargs["offline_cache_file_path"] = cache
-    if framework == "taichi":
+    if framework != "xdsl":
         kwargs["log_level"] = ti.WARN
     ti.init(**kwargs)
-    if framework == "taichi" and arch != "cpu":
+    if framework != "xdsl" and arch != "cpu":
         actual = str(ti.lang.impl.current_cfg().arch)
         if arch not in actual:
             raise RuntimeError(f"Taichi fell back to {actual} (no {arch})")
@@ -232,6 +235,16 @@ def _case_constants(case: str) -> dict[str, Any]:
     return names
 
 
+def _torch_cuda() -> bool:
+    """Whether torch with a CUDA device is here (then it gives the GPU copy reference:
+    vkCmdCopyBuffer runs far below the copy bandwidth a kernel reaches on NVIDIA GPUs)."""
+    try:
+        import torch
+    except ImportError:
+        return False
+    return bool(torch.cuda.is_available())
+
+
 def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
     """The copy bandwidth the memory-bound cases are held against (same run, same size)."""
     import numpy as np
@@ -255,6 +268,17 @@ def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
 
         sync = lambda: None
         result["what"] = f"numpy copyto on {threads} threads"
+    elif _torch_cuda():
+        import torch
+
+        src = torch.ones(COPY_BYTES // 4, dtype=torch.float32, device="cuda")
+        dst = torch.zeros_like(src)
+
+        def step() -> None:
+            dst.copy_(src)
+
+        sync = torch.cuda.synchronize
+        result["what"] = f"torch copy_ on {torch.cuda.get_device_name()}"
     else:
         from taichi_xdsl.targets.vulkan import VulkanRuntime
 

@@ -47,7 +47,33 @@ driver may not assume that no value is NaN or Inf (`isnan(z / z)` with z = 0 is 
                                                }
 
 A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
-have it, a compare-and-swap loop on the bit pattern otherwise.
+have it, a compare-and-swap loop on the bit pattern otherwise. With the subgroup caps
+(`spirv_has_subgroup_basic` and `spirv_has_subgroup_arithmetic`), a range_for epilogue's
+atomic add of a thread-local partial sum (ti-make-thread-local) adds the subgroup's sum
+(`spirv.GroupNonUniformFAdd`/`IAdd <Subgroup> <Reduce>`) from one invocation elected by
+`spirv.GroupNonUniformElect`: one atomic a subgroup instead of one an invocation.
+
+With `unroll=N` (the Vulkan backend gives 4), a range_for whose body is straight-line code
+(no control flow, print or assert; at most 64 ops; not `debug`) first runs a grid-stride
+loop of N iterations at a time while all N are in range, their bodies interleaved op by
+op, so the loads of the N iterations are in flight together (one after another instead
+where they share a thread-local slot: a reduction); the plain loop does the rest:
+
+    i = begin                                     // N = 2, body: v = x[i]; y[i] = v
+    for (; i < hi - stride; i += 2 * stride) { v0 = x[i]; v1 = x[i + stride];
+                                               y[i] = v0; y[i + stride] = v1; }
+    for (; i < hi; i += stride) { v = x[i]; y[i] = v }
+
+With `fold-bounds=true` (the Vulkan backend's choice), a range_for bound that a serial
+task computes from the kernel's arguments alone (`for i in range(x.shape[0])`: ti-offload
+stores the shape in a global temporary) and that nothing else reads is recomputed at the
+start of the range_for task; a serial task that does nothing else gets the module
+attribute `ti.skip`, and the backend does not dispatch it (one dispatch and one barrier
+fewer a launch):
+
+    offload.serial { %n = memref.dim %x ...; memref.store %n, %gtmp0 }   (ti.skip)
+    offload.range_for %i = %c0 to (load %gtmp0) { ... }
+      ~>  spirv.func @k__task1 { %n = <the shape, read from the argument buffer>; loop to %n }
 """
 
 from __future__ import annotations
@@ -78,8 +104,12 @@ from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    Float32Type,
+    Float64Type,
     IntegerAttr,
+    IntegerType,
     ModuleOp,
+    UnitAttr,
     StringAttr,
     VectorType,
     i32,
@@ -93,13 +123,19 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import Pure
 from xdsl.transforms.dead_code_elimination import region_dce
 
 _VEC3 = VectorType(i32, [3])
 _INPUT_PTR = spirv.PointerType(_VEC3, "Input")
 
 
-def _bound_value(state: TaskState, bound: SSAValue, ops: list[Operation]) -> SSAValue:
+def _bound_value(
+    state: TaskState,
+    bound: SSAValue,
+    ops: list[Operation],
+    folded: dict[int, tuple[list[Operation], int]] | None = None,
+) -> SSAValue:
     owner = bound.owner
     if isinstance(owner, arith.ConstantOp):
         assert isinstance(owner.value, IntegerAttr)
@@ -110,8 +146,107 @@ def _bound_value(state: TaskState, bound: SSAValue, ops: list[Operation]) -> SSA
         owner.memref.owner, offload.GlobalTmpOp
     )
     tmp = owner.memref.owner
+    offset = tmp.offset.value.data
+    if folded and offset in folded:  # recompute it here from the arguments
+        templates, result = folded[offset]
+        mapping: dict[SSAValue, SSAValue] = {}
+        clones = [op.clone(value_mapper=mapping) for op in templates]
+        ops.extend(clones)
+        return clones[-1].results[result]
     ptr = state.byte_slot(spirv_abi.GTMP_BINDING, tmp.offset.value.data, bound.type, ops)
     return load_value(state, ptr, ops)
+
+
+def _slice(value: SSAValue) -> list[Operation]:
+    """The ops `value` is computed from, in order (all in one block)."""
+    needed: set[Operation] = set()
+    work = [value]
+    while work:
+        op = work.pop().owner
+        if isinstance(op, Operation) and op not in needed:
+            needed.add(op)
+            work.extend(op.operands)
+    block = value.owner.parent_block()  # type: ignore[union-attr]
+    return [op for op in block.ops if op in needed]  # type: ignore[union-attr]
+
+
+def _computes_from_arguments(op: Operation) -> bool:
+    """An op a bound may be recomputed from: an argument, its shape, pure arithmetic."""
+    if isinstance(op, offload.ArgOp | memref.DimOp):
+        return True
+    return not op.regions and op.has_trait(Pure)
+
+
+def _only_bounds(tmp: Operation) -> bool:
+    """Every use of the global temporary `tmp` loads a value used only as loop bounds."""
+    return all(
+        isinstance(use.operation, memref.LoadOp)
+        and all(
+            isinstance(bound.operation, offload.RangeForTask)
+            for bound in use.operation.res.uses
+        )
+        for use in tmp.results[0].uses
+    )
+
+
+def _foldable_bounds(
+    kernel: offload.KernelOp,
+) -> tuple[dict[int, tuple[list[Operation], int]], set[int]]:
+    """
+    Range_for bounds that a serial task computes from the kernel's arguments alone
+    (`x.shape[0]`, `n - 1`) and stores to global temporaries that nothing but range_for
+    bounds read: {offset: (detached copies of the ops computing the value, in order; its
+    result index in the last)}, and the indices of the serial tasks that do
+    nothing else (the range_for tasks recompute the bound themselves, so the backend may
+    skip dispatching these).
+    """
+    readers: dict[int, list[Operation]] = {}
+    for op in kernel.walk():
+        if isinstance(op, offload.GlobalTmpOp):
+            readers.setdefault(op.offset.value.data, []).append(op)
+    bounds: set[int] = set()
+    for task in kernel.tasks:
+        if isinstance(task, offload.RangeForTask):
+            for bound in (task.lower, task.upper):
+                load = bound.owner
+                if isinstance(load, memref.LoadOp) and isinstance(
+                    load.memref.owner, offload.GlobalTmpOp
+                ):
+                    bounds.add(load.memref.owner.offset.value.data)
+    folded: dict[int, tuple[list[Operation], int]] = {}
+    skip: set[int] = set()
+    for index, task in enumerate(kernel.tasks):
+        if not isinstance(task, offload.SerialTask):
+            continue
+        stores: dict[int, SSAValue] = {}
+        pure = True
+        for op in task.body.block.ops:
+            if isinstance(op, memref.StoreOp) and isinstance(
+                op.memref.owner, offload.GlobalTmpOp
+            ):
+                stores[op.memref.owner.offset.value.data] = op.value
+            elif not (
+                isinstance(op, offload.GlobalTmpOp) or _computes_from_arguments(op)
+            ):
+                pure = False
+        if not pure or not stores:
+            continue
+        ok = True
+        for offset in stores:
+            in_tasks = [r for r in readers[offset] if r.parent_op() is not kernel]
+            outside = [r for r in readers[offset] if r.parent_op() is kernel]
+            if len(in_tasks) != 1 or offset not in bounds or not all(
+                _only_bounds(r) for r in outside
+            ):
+                ok = False
+                break
+        if ok:
+            for offset, value in stores.items():
+                mapping: dict[SSAValue, SSAValue] = {}
+                templates = [op.clone(value_mapper=mapping) for op in _slice(value)]
+                folded[offset] = (templates, value.index)  # type: ignore[union-attr]
+            skip.add(index)
+    return folded, skip
 
 
 def _builtin_x(module: spirv.ModuleOp, name: str, ops: list[Operation]) -> SSAValue:
@@ -164,6 +299,8 @@ def _task_module(
     debug: bool = False,
     asserts: list[str] | None = None,
     preserve_nan_inf: bool = False,
+    unroll: int = 1,
+    folded: dict[int, tuple[list[Operation], int]] | None = None,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -202,8 +339,8 @@ def _task_module(
             index_type = task.lower.type
             if index_type != i32:
                 raise fail(task, f"a range_for over {index_type} has no SPIR-V lowering")
-            lo = _bound_value(state, task.lower, ops)
-            hi = _bound_value(state, task.upper, ops)
+            lo = _bound_value(state, task.lower, ops, folded)
+            hi = _bound_value(state, task.upper, ops, folded)
         else:
             shape = task.field_type.get_shape()
             lo_op, hi_op = int_const(0), int_const(_product(shape))
@@ -215,8 +352,14 @@ def _task_module(
         if isinstance(task, offload.RangeForTask):
             _inline(task.prologue, entry)
         _inline(task.body, body)
+        start = begin.results[0]
+        mode = _unroll_mode(state, body) if unroll > 1 else None
+        if mode is not None and isinstance(task, offload.RangeForTask):
+            start = _unrolled_grid_stride(
+                entry, task.index, start, hi, stride.results[0], body, unroll, mode
+            )
         tail: list[Operation] = []
-        loop, i = _grid_stride(i32, begin.results[0], hi, stride.results[0], body, tail)
+        loop, i = _grid_stride(i32, start, hi, stride.results[0], body, tail)
         entry.add_ops(tail)
         if isinstance(task, offload.RangeForTask):
             task.index.replace_all_uses_with(i)
@@ -224,6 +367,8 @@ def _task_module(
             _struct_indices(task, i, body)
         entry.add_op(loop)
         if isinstance(task, offload.RangeForTask):
+            if _has_subgroup_arithmetic(caps):
+                _combine_per_subgroup(state, task.epilogue)
             _inline(task.epilogue, entry)
     entry.add_op(spirv.ReturnOp())
     module.body.block.add_ops(
@@ -242,6 +387,145 @@ def _task_module(
         )
     finish_module(state, task)
     return module
+
+
+_UNROLL_MAX_OPS = 64
+_NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp)
+
+
+def _unroll_mode(state: TaskState, body: Block) -> str | None:
+    """
+    How iterations of this range_for body may run several at a time: None (not at all:
+    control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
+    "sequential" (one after another: they share a thread-local slot), else "lockstep"
+    (interleaved op by op).
+    """
+    if state.debug:
+        return None
+    count = 0
+    mode = "lockstep"
+    for op in body.ops:
+        count += 1
+        if op.regions or isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
+            return None
+        if isinstance(op, offload.ThreadLocalOp):
+            mode = "sequential"
+    return mode if count else None
+
+
+def _unrolled_grid_stride(
+    entry: Block,
+    index: SSAValue,
+    begin: SSAValue,
+    end: SSAValue,
+    stride: SSAValue,
+    body: Block,
+    factor: int,
+    mode: str = "lockstep",
+) -> SSAValue:
+    """
+    Ahead of the grid-stride loop, a loop that runs `factor` iterations at a time while
+    all of them are in range (i < end - (factor - 1) * stride). In "lockstep" mode their
+    bodies are interleaved op by op, so the loads of all come before the stores of any
+    and are in flight together; in "sequential" mode the bodies follow one another (the
+    iterations share a thread-local slot, which the driver keeps in a register, so it
+    can still issue the loads together). Adds it to `entry`; returns the index where the
+    plain loop goes on.
+
+        lockstep:   for (i = begin; i < end - 3s; i += 4s) { a(i) a(i+s) ...; b(i) ... }
+        sequential: for (i = begin; i < end - 3s; i += 4s) { a(i) b(i) ...; a(i+s) ... }
+
+    Iterations of a parallel loop may run in any order, so interleaving them is allowed.
+    """
+    last = int_const(factor - 1)
+    reach = spirv.IMulOp(stride, last)
+    limit = spirv.ISubOp(end, reach)
+    width = int_const(factor)
+    step = spirv.IMulOp(stride, width)
+    iv = spirv.VariableOp(spirv.PointerType(i32, "Function"))
+    entry.add_ops([last, reach, limit, width, step, iv, spirv.StoreOp(iv, begin)])
+    i = spirv.LoadOp(iv)
+    lt = spirv.SLessThanOp(i, limit)
+    unrolled = Block()
+    header, cont, merge = Block(), Block(), Block([spirv.MergeOp()])
+    header.add_ops([i, lt, spirv.BranchConditionalOp(lt, unrolled, merge)])
+    maps: list[dict[SSAValue, SSAValue]] = []
+    for k in range(factor):
+        if k == 0:
+            maps.append({index: i.results[0]})
+            continue
+        offset = int_const(k)
+        scaled = spirv.IMulOp(stride, offset)
+        at = spirv.IAddOp(i, scaled)
+        unrolled.add_ops([offset, scaled, at])
+        maps.append({index: at.results[0]})
+    if mode == "lockstep":
+        for op in body.ops:
+            for mapping in maps:
+                unrolled.add_op(op.clone(value_mapper=mapping))
+    else:
+        for mapping in maps:
+            for op in body.ops:
+                unrolled.add_op(op.clone(value_mapper=mapping))
+    unrolled.add_op(spirv.BranchOp(cont))
+    again = spirv.LoadOp(iv)
+    advance = spirv.IAddOp(again, step)
+    cont.add_ops([again, advance, spirv.StoreOp(iv, advance), spirv.BranchOp(header)])
+    start = Block([spirv.BranchOp(header)])
+    entry.add_op(spirv.LoopOp(Region([start, header, unrolled, cont, merge])))
+    rest = spirv.LoadOp(iv)
+    entry.add_op(rest)
+    return rest.results[0]
+
+
+def _has_subgroup_arithmetic(caps: dict[str, int]) -> bool:
+    return bool(
+        caps.get("spirv_has_subgroup_basic") and caps.get("spirv_has_subgroup_arithmetic")
+    )
+
+
+def _combine_per_subgroup(state: TaskState, epilogue: Region) -> None:
+    """
+    Each unused-result `taichi.atomic_add` of a 32- or 64-bit scalar in a range_for's
+    epilogue (ti-make-thread-local's combine of the per-thread partial result) adds the
+    subgroup's sum once, from one elected invocation, instead of once per invocation:
+
+        taichi.atomic_add %p, %acc      ~>   %sum = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %acc
+                                             %one = spirv.GroupNonUniformElect <Subgroup> : i1
+                                             spirv.mlir.selection {
+                                               spirv.BranchConditional %one, ^add, ^merge
+                                             ^add:
+                                               taichi.atomic_add %p, %sum
+                                               spirv.Branch ^merge
+                                             ^merge:
+                                               spirv.mlir.merge
+                                             }
+
+    The non-uniform ops combine the *active* invocations, so this holds wherever the
+    invocations diverged before; integer sums are exact, float sums only reordered.
+    """
+    if not epilogue.blocks:
+        return
+    for op in list(epilogue.block.ops):
+        if not isinstance(op, taichi.AtomicAddOp) or op.old.uses:
+            continue
+        value_type = op.value.type
+        if isinstance(value_type, IntegerType) and value_type.width.data in (32, 64):
+            reduce_op: Operation = spirv.GroupNonUniformIAddOp(op.value)
+        elif isinstance(value_type, Float32Type | Float64Type):
+            reduce_op = spirv.GroupNonUniformFAddOp(op.value)
+        else:
+            continue
+        elect = spirv.GroupNonUniformElectOp()
+        Rewriter.insert_op([reduce_op, elect], InsertPoint.before(op))
+        merge = Block([spirv.MergeOp()])
+        add = Block([spirv.BranchOp(merge)])
+        header = Block([spirv.BranchConditionalOp(elect.result, add, merge)])
+        Rewriter.insert_op(spirv.SelectionOp(Region([header, add, merge])), InsertPoint.after(op))
+        op.detach()
+        add.insert_op_before(op, add.first_op)
+        op.operands = [op.dest, reduce_op.results[0]]
+        state.capabilities.update(("GroupNonUniform", "GroupNonUniformArithmetic"))
 
 
 def _product(shape: Sequence[int]) -> int:
@@ -305,6 +589,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
     (see utils/spirv_abi.parse_caps; empty: DEFAULT_CAPS). With `debug`, element
     accesses are bounds-checked and asserts checked, writing the error record. With
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
+    With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
+    (see the module docstring). With `fold-bounds`, range_for bounds that a serial task
+    computes from the arguments alone are recomputed in the range_for task, and that
+    serial task's module is marked `ti.skip` when it does nothing else.
     """
 
     name = "convert-offload-to-spirv"
@@ -312,6 +600,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     caps: str = ""
     debug: bool = False
     preserve_nan_inf: bool = False
+    unroll: int = 1
+    fold_bounds: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -322,6 +612,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
             prints: list[tuple[str, tuple[str, ...]]] = []
             asserts: list[str] = []
             modules: list[spirv.ModuleOp] = []
+            folded, skip = _foldable_bounds(kernel) if self.fold_bounds else ({}, set())
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
                 module = _task_module(
@@ -334,7 +625,11 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.debug,
                     asserts,
                     self.preserve_nan_inf,
+                    self.unroll,
+                    folded,
                 )
+                if index in skip:
+                    module.attributes["ti.skip"] = UnitAttr()
                 specs = ArrayAttr(
                     ArrayAttr(
                         [

@@ -61,6 +61,7 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 """offload -> llvm dialect: one LLVM function per task."""
 
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
+    "ti-unroll-loops",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",

@@ -196,6 +196,14 @@ class ScopeAttr(SpirvEnumAttr):
 
 
 @irdl_attr_definition
+class GroupOperationAttr(SpirvEnumAttr):
+    """What a group arithmetic op computes: `#spirv.group_operation<Reduce>`."""
+
+    name = "spirv.group_operation"
+    cases = enums.GROUP_OPERATION
+
+
+@irdl_attr_definition
 class MemorySemanticsAttr(SpirvBitEnumAttr):
     """Memory semantics: `#spirv.memory_semantics<AcquireRelease|UniformMemory>`."""
 

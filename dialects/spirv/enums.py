@@ -281,3 +281,9 @@ VERSIONS: dict[str, int] = {
     "v1.6": 0x00010600,
 }
 """`#spirv.vce` version keyword -> the version word of the module header."""
+
+GROUP_OPERATION: dict[str, int] = {
+    "Reduce": 0,
+    "InclusiveScan": 1,
+    "ExclusiveScan": 2,
+}

@@ -136,6 +136,9 @@ OPCODES: dict[str, int] = {
     "OpReturnValue": 254,
     "OpUnreachable": 255,
     "OpAtomicFAddEXT": 6035,
+    "OpGroupNonUniformElect": 333,
+    "OpGroupNonUniformIAdd": 349,
+    "OpGroupNonUniformFAdd": 350,
 }
 
 OPCODE_NAMES: dict[int, str] = {number: name for name, number in OPCODES.items()}

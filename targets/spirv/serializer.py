@@ -684,6 +684,24 @@ class _FunctionWriter:
                         Id(self.value(op.value)),
                     ],
                 )
+            case spirv.GroupNonUniformArithmeticOp():
+                self.emit(
+                    "Op" + op.name.removeprefix("spirv."),
+                    module.type_id(op.result.type),
+                    self.value(op.result),
+                    [
+                        Id(module.int_constant(op.execution_scope.value)),
+                        Literal(op.group_operation.value),
+                        Id(self.value(op.value)),
+                    ],
+                )
+            case spirv.GroupNonUniformElectOp():
+                self.emit(
+                    "OpGroupNonUniformElect",
+                    module.type_id(op.result.type),
+                    self.value(op.result),
+                    [Id(module.int_constant(op.execution_scope.value))],
+                )
             case spirv.ControlBarrierOp():
                 self.emit(
                     "OpControlBarrier",

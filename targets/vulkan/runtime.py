@@ -26,8 +26,11 @@ The ABI a SPIR-V module follows:
 Ordering: every recorded command (dispatch, copy, fill) is preceded by a global memory
 barrier (compute + transfer writes -> compute + transfer reads/writes), so commands run as
 if one after another, across submissions too; a batch ends with a barrier to the host.
-Recorded commands are submitted when a batch reaches `max_batch` commands, or when the host
-needs data: `download`, `sync`, `flush`. Host writes go straight into mapped memory when no
+Recorded commands are submitted when a batch reaches its limit, or when the host needs
+data: `download`, `sync`, `flush`. The limit starts at `first_batch` commands after every
+sync and doubles with each submission up to `max_batch`: the GPU starts on the first
+commands at once instead of idling while a long batch is recorded, and later batches,
+recorded while the GPU runs the earlier ones, stay long (few submissions). Host writes go straight into mapped memory when no
 GPU work is pending, otherwise through a staging buffer and a recorded copy, so an upload
 never waits.
 
@@ -43,6 +46,14 @@ descriptor-set cache was dropped, and then it must be recorded again.
     rt.end_recording(rec)
     rt.upload(x, x_host); rt.replay(rec); rt.download(y, y_host) # each run
     rt.free_recording(rec)
+
+GPU timestamps: `enable_timestamps()` brackets every later dispatch and copy with
+vkCmdWriteTimestamp at the bottom of the pipe (each written once everything recorded before
+it has finished, so a pair spans one command); `take_timestamps()` waits for the GPU and returns
+`[(name, seconds), ...]` in recorded order (a dispatch's name is its entry point, a copy's
+"copy"). For profiling: it adds two queries per command.
+
+    rt.enable_timestamps(); rt.launch(saxpy, [x, y], groups); print(rt.take_timestamps())
 
 Lifetime: `release(buf)` returns the buffer to the pool once the GPU has finished with it
 (a Buffer dropped without `release` is recycled at the next `allocate` or `sync`);
@@ -72,6 +83,7 @@ _SRC_ACCESS = 0x40 | 0x1000  # SHADER_WRITE | TRANSFER_WRITE
 _DST_ACCESS = 0x20 | 0x40 | 0x800 | 0x1000  # SHADER_READ/WRITE | TRANSFER_READ/WRITE
 _HOST_STAGE, _HOST_READ = 0x4000, 0x2000
 _COMPUTE_BIND_POINT = 1
+_TIMESTAMP_STAGE = 0x2000  # BOTTOM_OF_PIPE: written once every earlier command finished
 _WAIT_SLICE_NS = 1_000_000_000  # wait in slices so Ctrl-C gets through
 
 
@@ -212,7 +224,9 @@ class VulkanRuntime:
         validation: enable VK_LAYER_KHRONOS_validation when installed.
         direct_memory: map device buffers directly (None: when the device allows it);
             False forces the staging path that discrete GPUs use.
-        max_batch: recorded commands per submission.
+        max_batch: the most recorded commands per submission.
+        first_batch: recorded commands of the first submission after a sync (the limit
+            doubles with each later one, up to max_batch).
         max_in_flight: submissions in flight before the host waits for the oldest.
         max_pooled_bytes: bytes kept in the buffer pool's free lists.
         pipeline_cache_path: a file to load the VkPipelineCache from and save it to on close.
@@ -229,6 +243,7 @@ class VulkanRuntime:
         validation: bool = False,
         direct_memory: bool | None = None,
         max_batch: int = 256,
+        first_batch: int = 2,
         max_in_flight: int = 4,
         max_pooled_bytes: int = 1 << 30,
         pipeline_cache_path: str | os.PathLike[str] | None = None,
@@ -241,6 +256,8 @@ class VulkanRuntime:
         self.ffi, self.lib = vk.ffi, vk.lib
         self.caps = self.device.caps
         self.max_batch = max(1, int(max_batch))
+        self.first_batch = max(1, min(int(first_batch), self.max_batch))
+        self._batch_limit = self.first_batch
         self.max_in_flight = max(1, int(max_in_flight))
         self.stats = RuntimeStats()
         self._dev = self.device.handle
@@ -254,6 +271,9 @@ class VulkanRuntime:
         self._spare: list[_Batch] = []
         self._all_batches: list[_Batch] = []
         self._command_pool: Any = None
+        self._query_pool: Any = None  # enable_timestamps: (pool, capacity)
+        self._queries: list[str] = []  # the name of each recorded timestamp pair
+        self._timings: list[tuple[str, float]] = []
         self.pipelines: Pipelines | None = None
         self.pool: MemoryPool | None = None
         try:
@@ -536,6 +556,7 @@ class VulkanRuntime:
         descriptor_set = self._descriptor_set(kernel, buffers)
         lib, ffi = self.lib, self.ffi
         capture = self._capture
+        timed = self._query_pool is not None and capture is None
         batch: _Batch | Recording
         if capture is not None:
             batch = capture
@@ -562,10 +583,15 @@ class VulkanRuntime:
         if pc and pc != batch.push_constants:
             lib.vkCmdPushConstants(cmd, kernel.layout, COMPUTE_STAGE_BIT, 0, len(pc), pc)
             batch.push_constants = pc
-        lib.vkCmdDispatch(cmd, gx, gy, gz)
+        if timed:
+            query = self._timestamp(batch, kernel.entry)
+            lib.vkCmdDispatch(cmd, gx, gy, gz)
+            lib.vkCmdWriteTimestamp(cmd, _TIMESTAMP_STAGE, self._query_pool[0], query + 1)
+        else:
+            lib.vkCmdDispatch(cmd, gx, gy, gz)
         self.stats.launches += 1
         batch.commands += 1
-        if batch.commands >= self.max_batch and batch is not capture:
+        if batch.commands >= self._batch_limit and batch is not capture:
             self.flush()
 
     def _descriptor_set(self, kernel: Kernel, buffers: Sequence[Buffer]) -> Any:
@@ -715,6 +741,7 @@ class VulkanRuntime:
             self._spare.append(batch)
             check(result, "vkQueueSubmit")
         self.stats.submits += 1
+        self._batch_limit = min(2 * self._batch_limit, self.max_batch)
         self._in_flight.append(batch)
         while len(self._in_flight) > self.max_in_flight:
             self._wait(self._in_flight[0])
@@ -728,11 +755,68 @@ class VulkanRuntime:
             last = self._in_flight[-1]
             self._wait(last)
             self._complete_through(last)
+        self._batch_limit = self.first_batch  # the GPU is idle: start it soon again
+        if self._queries:
+            self._read_timestamps()
         if self._orphans:
             self._collect_orphans()
         while self._dead_recordings:  # no batch can be pending with them any more
             cmd_array = self._dead_recordings.pop()
             self.lib.vkFreeCommandBuffers(self._dev, self._command_pool, 1, cmd_array)
+
+    # -- GPU timestamps -------------------------------------------------------------------
+
+    def enable_timestamps(self, capacity: int = 4096) -> None:
+        """Bracket every later dispatch and copy with GPU timestamps (see the module doc)."""
+        self._require_open()
+        if self._query_pool is not None:
+            return
+        vk, ffi = self.vk, self.ffi
+        info = ffi.new(
+            "VkQueryPoolCreateInfo*",
+            {
+                "sType": vk.VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO,
+                "queryType": vk.VK_QUERY_TYPE_TIMESTAMP,
+                "queryCount": 2 * capacity,
+            },
+        )
+        out = ffi.new("VkQueryPool*")
+        check(self.lib.vkCreateQueryPool(self._dev, info, ffi.NULL, out), "vkCreateQueryPool")
+        self._query_pool = (out[0], 2 * capacity)
+        props = self.device._properties()
+        self._tick_s = float(props.limits.timestampPeriod) * 1e-9
+
+    def take_timestamps(self) -> list[tuple[str, float]]:
+        """Wait for the GPU; `[(name, seconds on the GPU), ...]` since the last call."""
+        self.sync()
+        out, self._timings = self._timings, []
+        return out
+
+    def _timestamp(self, batch: Any, name: str) -> int:
+        """Reset a pair of queries and write the first; returns the pair's first index."""
+        pool, capacity = self._query_pool
+        if 2 * len(self._queries) + 2 > capacity:
+            raise RuntimeError("timestamp queries full: call take_timestamps() more often")
+        query = 2 * len(self._queries)
+        self._queries.append(name)
+        self.lib.vkCmdResetQueryPool(batch.cmd, pool, query, 2)
+        self.lib.vkCmdWriteTimestamp(batch.cmd, _TIMESTAMP_STAGE, pool, query)
+        return query
+
+    def _read_timestamps(self) -> None:
+        pool, _ = self._query_pool
+        n = 2 * len(self._queries)
+        data = np.zeros(n, np.uint64)
+        ffi = self.ffi
+        check(
+            self.lib.vkGetQueryPoolResults(
+                self._dev, pool, 0, n, data.nbytes, ffi.from_buffer(data), 8, 1 | 2
+            ),  # VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT
+            "vkGetQueryPoolResults",
+        )
+        ticks = (data[1::2] - data[0::2]).astype(np.float64) * self._tick_s
+        self._timings += list(zip(self._queries, ticks.tolist()))
+        self._queries = []
 
     # -- internals ----------------------------------------------------------------------
 
@@ -791,13 +875,20 @@ class VulkanRuntime:
         self._record_barrier(batch)
         region = self._copy_region
         region.srcOffset, region.dstOffset, region.size = src_offset, dst_offset, n
-        self.lib.vkCmdCopyBuffer(batch.cmd, src, dst, 1, region)
+        if self._query_pool is not None:
+            query = self._timestamp(batch, "copy")
+            self.lib.vkCmdCopyBuffer(batch.cmd, src, dst, 1, region)
+            self.lib.vkCmdWriteTimestamp(
+                batch.cmd, _TIMESTAMP_STAGE, self._query_pool[0], query + 1
+            )
+        else:
+            self.lib.vkCmdCopyBuffer(batch.cmd, src, dst, 1, region)
         self.stats.copies += 1
         batch.commands += 1
         return batch
 
     def _flush_if_full(self, batch: _Batch) -> None:
-        if batch is self._batch and batch.commands >= self.max_batch:
+        if batch is self._batch and batch.commands >= self._batch_limit:
             self.flush()
 
     def _gpu_busy(self) -> bool:
@@ -889,6 +980,9 @@ class VulkanRuntime:
         self._all_batches.clear()
         self._spare.clear()
         self._in_flight.clear()
+        if self._query_pool is not None:
+            lib.vkDestroyQueryPool(dev, self._query_pool[0], null)
+            self._query_pool = None
         if self._command_pool is not None:
             lib.vkDestroyCommandPool(dev, self._command_pool, null)  # frees the buffers
             self._command_pool = None

@@ -1,5 +1,6 @@
 // RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="spirv_has_atomic_float_add"}' | filecheck %s
 // RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="none"}' | filecheck %s --check-prefix=CAS
+// RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="spirv_has_atomic_float_add+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic"}' | filecheck %s --check-prefix=SUBGROUP
 
 taichi.field @x : memref<4x8xf32> offset 64
 taichi.field @total : memref<f32> offset 0
@@ -116,6 +117,26 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CHECK-NEXT:      %[[TP:.*]] = spirv.AccessChain %[[ROOT]][%[[Z3]], %[[T0]]]
 // CHECK-NEXT:      %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[S]] : !spirv.ptr<f32, StorageBuffer>
 // CHECK-NEXT:      spirv.Return
+
+// With subgroup arithmetic, the epilogue adds the subgroup's sum from one elected
+// invocation (one atomic a subgroup instead of one an invocation).
+// SUBGROUP:          spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader, AtomicFloat32AddEXT, GroupNonUniform, GroupNonUniformArithmetic], [SPV_KHR_storage_buffer_storage_class, SPV_EXT_shader_atomic_float_add]> attributes {ti.kernel = "reduce"
+// SUBGROUP-LABEL:    spirv.func @reduce__task0() "None" {
+// SUBGROUP:            spirv.mlir.merge
+// SUBGROUP-NEXT:     }
+// SUBGROUP-NEXT:     %[[S:.*]] = spirv.Load "Function" %{{.*}} : f32
+// SUBGROUP:          %[[TP:.*]] = spirv.AccessChain
+// SUBGROUP-NEXT:     %[[SUM:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %[[S]] : f32 -> f32
+// SUBGROUP-NEXT:     %[[ONE:.*]] = spirv.GroupNonUniformElect <Subgroup> : i1
+// SUBGROUP-NEXT:     spirv.mlir.selection {
+// SUBGROUP-NEXT:       spirv.BranchConditional %[[ONE]], ^[[ADD:.*]], ^[[MERGE:.*]]
+// SUBGROUP-NEXT:     ^[[ADD]]:
+// SUBGROUP-NEXT:       %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[SUM]] : !spirv.ptr<f32, StorageBuffer>
+// SUBGROUP-NEXT:       spirv.Branch ^[[MERGE]]
+// SUBGROUP-NEXT:     ^[[MERGE]]:
+// SUBGROUP-NEXT:       spirv.mlir.merge
+// SUBGROUP-NEXT:     }
+// SUBGROUP-NEXT:     spirv.Return
 
 // ... and a compare-and-swap loop on the bit pattern (the i32 view) without them.
 // CAS:           spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "reduce"

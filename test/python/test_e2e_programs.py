@@ -189,3 +189,33 @@ def test_local_accumulator_in_parallel_loop():
     k.from_numpy(np.arange(n, dtype=np.int32))
     assert sums() == pytest.approx(n * 0.5, rel=1e-5)
     assert count_odd() == n // 2
+
+
+@pytest.mark.parametrize("inner", [3, 4, 10, 4096])
+def test_inner_loop_every_iteration_once(inner):
+    # The serial inner loop (unrolled four times on Vulkan by ti-unroll-loops, with the
+    # leftover iterations in a second loop) must run each iteration once, in order.
+    x = ti.field(ti.f32, shape=inner)
+    out = ti.field(ti.f32, shape=8)
+    order = ti.field(ti.i32, shape=8)
+
+    @ti.kernel
+    def run():
+        for i in range(8):
+            acc = 0.0
+            last = -1
+            ok = 1
+            for j in range(inner):
+                acc += x[j] * (i + 1)
+                if j != last + 1:
+                    ok = 0
+                last = j
+            out[i] = acc
+            order[i] = ok * (last + 1)
+
+    values = (np.arange(inner) % 5).astype(np.float32)
+    x.from_numpy(values)
+    run()
+    want = values.astype(np.float64).sum() * (np.arange(8) + 1)
+    np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-6)
+    assert list(order.to_numpy()) == [inner] * 8

@@ -121,8 +121,9 @@ def test_dynamic_groups(arch) -> None:
     if backend.runtime.caps.device_type == "cpu":
         assert groups == min(spirv_abi.DYNAMIC_GROUPS, limit)
     else:
-        assert groups == min(max(GPU_FILL_GROUPS, (1 << 24) // 128), limit)
-        assert backend.dynamic_groups(128, 10) == min(GPU_FILL_GROUPS, limit)
+        assert groups == min(GPU_FILL_GROUPS, (1 << 24) // 128, limit)
+        assert backend.dynamic_groups(128, 10) == 1
+        assert backend.dynamic_groups(128, 0) == min(GPU_FILL_GROUPS, limit)
 
 
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
@@ -140,3 +141,55 @@ def test_reduction_groups_capped(arch) -> None:
     pipeline = reduce_plan.pipelines[reduce_plan.plan.tasks.index(loops[0])]
     reduce_plan._largest = 1 << 24  # as after a launch over 2^24 elements
     assert 1 <= reduce_plan._groups(loops[0], pipeline) <= REDUCTION_GROUPS
+
+
+@ti.kernel
+def sums(x: ti.types.ndarray(dtype=ti.i32, ndim=1), n: ti.i32) -> ti.i32:
+    s = 0
+    for i in range(n):  # only the first n elements: partly filled subgroups
+        s += x[i]
+    return s
+
+
+@ti.kernel
+def fsum_into(x: ti.types.ndarray(dtype=ti.f32, ndim=1), out: ti.template()):
+    for i in range(x.shape[0]):
+        out[None] += x[i]
+
+
+@pytest.mark.parametrize("n", [1, 7, 33, 1000, 100_003])
+def test_reductions_exact_at_any_size(arch, n: int) -> None:
+    # On Vulkan with subgroup arithmetic each subgroup adds its sum once (one elected
+    # invocation): every element must count once, also where a subgroup is partly idle.
+    rng = np.random.default_rng(n)
+    values = rng.integers(-1000, 1000, size=100_003, dtype=np.int32)
+    x = ti.ndarray(ti.i32, shape=values.size)
+    x.from_numpy(values)
+    assert sums(x, n) == int(values[:n].sum())
+    halves = (rng.integers(0, 64, size=n) * 0.5).astype(np.float32)  # exact in f32
+    y = ti.ndarray(ti.f32, shape=n)
+    y.from_numpy(halves)
+    out = ti.field(ti.f32, shape=())
+    out[None] = 1.5
+    fsum_into(y, out)
+    assert out[None] == float(halves.astype(np.float64).sum()) + 1.5
+
+
+@ti.kernel
+def shifted(x: ti.types.ndarray(dtype=ti.i32, ndim=1), k: ti.i32):
+    for i in range(x.shape[0] - k):  # a bound computed from the arguments alone
+        x[i + k] = i
+
+
+def test_bounds_from_arguments(arch) -> None:
+    # On Vulkan the range_for recomputes these bounds and the serial task that computed
+    # them is not dispatched (convert-offload-to-spirv{fold-bounds=true}).
+    x = ti.ndarray(ti.i32, shape=50)
+    x.fill(-1)
+    shifted(x, 3)
+    assert list(x.to_numpy()) == [-1] * 3 + list(range(47))
+    shifted(x, 40)
+    assert list(x.to_numpy()[40:]) == list(range(10))
+    if arch == ti.vulkan:
+        (compiled,) = [i.compiled for i in shifted._instances.values()]
+        assert [t.skip for t in compiled.plan.tasks] == [True, False]

@@ -265,7 +265,8 @@ def test_every_op_has_an_encoding():
         "spirv.Branch", "spirv.BranchConditional", "spirv.Return", "spirv.ReturnValue",
         "spirv.Unreachable", "spirv.AtomicCompareExchange", "spirv.ControlBarrier",
         "spirv.MemoryBarrier", "spirv.ImageFetch", "spirv.ImageSampleExplicitLod",
-        "spirv.ImageWrite",
+        "spirv.ImageWrite", "spirv.GroupNonUniformFAdd", "spirv.GroupNonUniformIAdd",
+        "spirv.GroupNonUniformElect",
     }  # fmt: skip
     for op in spirv.SPIRV.operations:
         gl = op.name.removeprefix("spirv.GL.")

@@ -3,8 +3,9 @@
 
 # Every spirv.module that `ti-to-spirv` emits passes spirv-val (Vulkan 1.1 rules), for
 # kernels that exercise each conversion: ndarrays and a dynamic bound, a float atomic
-# (native and as a compare-and-swap loop), a thread-local reduction, serial while/break,
-# if/else and continue, print, 64-bit and boolean return values, a struct_for.
+# (native and as a compare-and-swap loop), a thread-local reduction (also combined per
+# subgroup), range_for bodies run four iterations at a time, serial while/break, if/else and continue, print, 64-bit and boolean return
+# values, a struct_for.
 
 import subprocess
 import tempfile
@@ -28,6 +29,22 @@ taichi.kernel @sum() {
     %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
     %old = taichi.atomic_max %tp, %v : memref<f32>
     %old2 = taichi.atomic_add %tp, %v : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+taichi.kernel @total(%x: memref<?xf32>) {
+  %lo = arith.constant 0 : i32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %ni = arith.index_cast %n : index to i32
+  %t = taichi.get_field @total : memref<f32>
+  taichi.range_for %i = %lo to %ni : i32 {
+    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %tp, %v : memref<f32>
     taichi.yield
   }
   taichi.return
@@ -84,12 +101,12 @@ taichi.kernel @mix(%a: i32, %b: f64, %c: i64, %d: i1) -> (i32, f64, i64, i1) {
 SOURCE = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text() + SOURCE
 
 
-def validate(caps: str) -> None:
+def validate(caps: str, options: str = "") -> None:
     ctx = registry.make_context()
     module = Parser(ctx, SOURCE).parse_module()
     pipeline = (
         "ti-to-offload,convert-taichi-to-spirv,convert-arith-to-spirv,"
-        f'convert-offload-to-spirv{{caps="{caps}"}}'
+        f'convert-offload-to-spirv{{caps="{caps}"{options}}}'
     )
     registry.build_pipeline(pipeline).apply(ctx, module)
     module.verify()
@@ -113,16 +130,33 @@ def validate(caps: str) -> None:
 
 validate("spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add")
 validate("spirv_has_int64+spirv_has_float64")
+# with the subgroup combine, and straight-line range_for bodies unrolled as on Vulkan
+validate(
+    "spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic",
+    " unroll=4 fold-bounds=true",
+)
 
 # CHECK:      spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: sum task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: total task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: total task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: control task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: control task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: mix task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: saxpy task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: saxpy task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: sum task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64: total task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64: total task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: control task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: control task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: mix task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: saxpy task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: saxpy task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: sum task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: total task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: total task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: control task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: control task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: mix task 0: valid

@@ -493,3 +493,43 @@ func.func @composite_extract_out_of_bounds(%v: !spirv.array<4 x f32>) {
   spirv.Return
 }
 // CHECK: 'spirv.CompositeExtract' index 4 out of bounds
+
+// -----
+
+func.func @group_fadd_int(%v: i32) {
+  %0 = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %v : i32 -> i32
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformFAdd' expects float or vector of float value, got i32
+
+// -----
+
+func.func @group_iadd_result_type(%v: i32) {
+  %0 = spirv.GroupNonUniformIAdd <Subgroup> <Reduce> %v : i32 -> i64
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformIAdd' result type must match the value's: i64 vs i32
+
+// -----
+
+func.func @group_device_scope(%v: f32) {
+  %0 = spirv.GroupNonUniformFAdd <Device> <Reduce> %v : f32 -> f32
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformFAdd' execution scope must be 'Workgroup' or 'Subgroup', got 'Device'
+
+// -----
+
+func.func @elect_device_scope() {
+  %0 = spirv.GroupNonUniformElect <Device> : i1
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformElect' execution scope must be 'Workgroup' or 'Subgroup', got 'Device'
+
+// -----
+
+func.func @group_operation_unknown(%v: f32) {
+  %0 = spirv.GroupNonUniformFAdd <Subgroup> <Clustered> %v : f32 -> f32
+  spirv.Return
+}
+// CHECK: unknown group operation 'Clustered', expected one of Reduce, InclusiveScan, ExclusiveScan

@@ -438,3 +438,16 @@ func.func @in_func(%a: i32) -> i32 {
   %0 = spirv.IAdd %a, %a : i32
   spirv.ReturnValue %0 : i32
 }
+
+// Subgroup operations: a reduction over the active invocations, and electing one.
+// CHECK-LABEL: func.func @subgroup(%{{.*}}: f32, %{{.*}}: i32) -> f32 {
+// CHECK-NEXT:    %[[S:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformIAdd <Workgroup> <InclusiveScan> %{{.*}} : i32 -> i32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformElect <Subgroup> : i1
+// CHECK-NEXT:    spirv.ReturnValue %[[S]] : f32
+func.func @subgroup(%f: f32, %i: i32) -> f32 {
+  %0 = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %f : f32 -> f32
+  %1 = spirv.GroupNonUniformIAdd <Workgroup> <InclusiveScan> %i : i32 -> i32
+  %2 = spirv.GroupNonUniformElect <Subgroup> : i1
+  spirv.ReturnValue %0 : f32
+}
