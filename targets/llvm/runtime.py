@@ -42,10 +42,12 @@ from typing import Any, Literal
 import numpy as np
 
 from taichi_xdsl.targets.llvm.pool import (
+    SERIAL_JOB_HEADER_WORDS,
     TaskFunction,
     ThreadPool,
     default_num_threads,
     get_pool,
+    serial_runner,
 )
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
@@ -179,6 +181,20 @@ class _Buffers:
             for bound in (task.begin, task.end)
             if bound is not None and bound.gtmp_offset is not None
         }
+
+    serial_job: int = 0
+    """The address of this launch's `ti_run_serial` job record, or 0 (no native runner)."""
+
+    def add_serial_job(self, task_addresses: Sequence[int]) -> None:
+        """Write the job record of pool.py's `ti_run_serial` for these buffers."""
+        words = SERIAL_JOB_HEADER_WORDS
+        job = (ctypes.c_uint64 * (words + len(task_addresses)))()
+        job[0] = len(task_addresses)
+        job[1] = self.ctx_address
+        job[2] = ctypes.addressof(self.error)
+        job[words:] = task_addresses
+        self._job = job  # held: the record lives as long as the buffers
+        self.serial_job = ctypes.addressof(job)
 
     def set_root(self, root: object) -> None:
         if root is None:
@@ -314,11 +330,22 @@ class Kernel:
         self._pool_kind = pool_kind
         self._nargs = len(plan.args)
         self._has_f16_return = "f16" in plan.returns
+        addresses = [address_of(task.symbol) for task in plan.tasks]
         self._tasks = [
-            self._make_task(task, address_of(task.symbol)) for task in plan.tasks
+            self._make_task(task, address) for task, address in zip(plan.tasks, addresses)
         ]
-        self._buffers = _Buffers(plan)
+        # A kernel of serial tasks alone runs them in one native call (pool.py's
+        # ti_run_serial) on a job record per set of buffers: a ctypes call costs about
+        # as much as the rest of a small launch.
+        self._serial_addresses: list[int] | None = None
+        self._run_serial: Any = None
+        if pool_kind == "native" and all(task.kind == "serial" for task in plan.tasks):
+            self._run_serial = serial_runner()
+            if self._run_serial is not None:
+                self._serial_addresses = addresses
+        self._buffers = self._new_buffers()
         self._lock = threading.Lock()
+        self.launch = self._fast_launch()  # type: ignore[method-assign]
 
     # -- launching --------------------------------------------------------------------
 
@@ -347,9 +374,95 @@ class Kernel:
             finally:
                 self._lock.release()
         # Another Python thread is launching this kernel: use a private set of buffers.
-        return self._launch(_Buffers(self.plan), root, args)
+        return self._launch(self._new_buffers(), root, args)
 
     __call__ = launch
+
+    def _fast_launch(self) -> Callable[[object, Sequence[object]], tuple[Any, ...]]:
+        """
+        `launch` written out for this kernel's own buffers, one statement per argument,
+        task and return value (a loop over setters and views costs more than the
+        stores it makes); anything unusual (another thread launching, a new root, a
+        failing argument) goes to the generic path, which says what is wrong:
+
+            def launch(root, args):
+                if len(args) != 1 or root is not buffers.root or not acquire(False):
+                    return generic(root, args)
+                try:
+                    try:
+                        arg0.value = args[0]
+                    except (TypeError, OverflowError, struct.error):
+                        return generic(root, args)
+                    if run_serial(0x55d0c0ffee00):
+                        raise_error(buffers)
+                    return ()
+                finally:
+                    release()
+        """
+        buffers = self._buffers
+        scope: dict[str, Any] = {
+            "buffers": buffers,
+            "generic": self._generic_launch,
+            "acquire": self._lock.acquire,
+            "release": self._lock.release,
+            "raise_error": self._raise_error,
+            "struct": struct,
+        }
+        lines = [
+            "def launch(root, args):",
+            f"    if len(args) != {self._nargs} or root is not buffers.root "
+            "or not acquire(False):",
+            "        return generic(root, args)",
+            "    try:",
+            "        try:",
+        ]
+        for index, (spec, setter) in enumerate(zip(self.plan.args, buffers.setters)):
+            if isinstance(spec, ScalarArg) and spec.dtype != "f16":
+                scope[f"arg{index}"] = setter.args[0]  # partial(setattr, view, "value")
+                lines.append(f"            arg{index}.value = args[{index}]")
+            else:
+                scope[f"set{index}"] = setter
+                lines.append(f"            set{index}(args[{index}])")
+        lines += [
+            "            pass",
+            "        except (TypeError, OverflowError, struct.error):",
+            "            return generic(root, args)",
+        ]
+        if buffers.serial_job:
+            scope["run_serial"] = self._run_serial
+            lines += [
+                f"        if run_serial({buffers.serial_job:#x}):",
+                "            raise_error(buffers)",
+            ]
+        else:
+            scope["error"] = buffers.error
+            for index, task in enumerate(self._tasks):
+                scope[f"task{index}"] = task
+                lines += [
+                    f"        task{index}(buffers, {buffers.ctx_address:#x})",
+                    "        if error[0]:",
+                    "            raise_error(buffers)",
+                ]
+        if self._has_f16_return:
+            scope["read_returns"] = self._read_returns_f16
+            lines.append("        return read_returns(buffers)")
+        else:
+            for index, view in enumerate(buffers.return_views):
+                scope[f"ret{index}"] = view
+            values = "".join(f"ret{i}.value, " for i in range(len(buffers.return_views)))
+            lines.append(f"        return ({values})")
+        lines += ["    finally:", "        release()"]
+        exec("\n".join(lines), scope)  # noqa: S102 - code of our own, from the plan
+        return scope["launch"]
+
+    def _generic_launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple:
+        return Kernel.launch(self, root, args)
+
+    def _new_buffers(self) -> _Buffers:
+        buffers = _Buffers(self.plan)
+        if self._serial_addresses is not None:
+            buffers.add_serial_job(self._serial_addresses)
+        return buffers
 
     def _launch(self, buffers: _Buffers, root: object, args: Sequence[object]) -> tuple:
         if root is not buffers.root:
@@ -361,12 +474,16 @@ class Kernel:
             if isinstance(error, TaichiTypeError):
                 raise
             raise self._argument_error(args) from error
-        ctx = buffers.ctx_address
-        error = buffers.error
-        for task in self._tasks:
-            task(buffers, ctx)
-            if error[0]:
+        if buffers.serial_job:
+            if self._run_serial(buffers.serial_job):
                 self._raise_error(buffers)
+        else:
+            ctx = buffers.ctx_address
+            error = buffers.error
+            for task in self._tasks:
+                task(buffers, ctx)
+                if error[0]:
+                    self._raise_error(buffers)
         if self._has_f16_return:
             return self._read_returns_f16(buffers)
         return tuple([view.value for view in buffers.return_views])
