@@ -184,6 +184,7 @@ def vulkan_pipeline(
     *,
     debug: bool = False,
     preserve_nan_inf: bool = False,
+    fast_math: bool = True,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
@@ -193,7 +194,10 @@ def vulkan_pipeline(
         options += " debug=true"
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
-    return pipeline("vulkan").with_options("convert-offload-to-spirv", options).edited(passes)
+    vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    if not fast_math:  # divisions stay divisions
+        vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
+    return vulkan.edited(passes)
 
 
 def lower(
@@ -793,6 +797,7 @@ class VulkanBackend:
             self.caps,
             debug=self.debug,
             preserve_nan_inf=self.preserve_nan_inf,
+            fast_math=self.fast_math,
             passes=edits,
         )
 
