@@ -110,6 +110,9 @@ class TaskSpec:
     begin: Bound | None = None
     end: Bound | None = None
     block_dim: int | None = None
+    index_cost: int = 1
+    """Iterations of serial inner loops that one index of a range_for runs (1: none known;
+    rows of a split n-d loop, an n-body's inner loop): chunking counts n * index_cost."""
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,11 @@ class LaunchPlan:
 
 
 def adaptive_grain(
-    n: int, num_threads: int, block_dim: int | None = None, coarse: bool = False
+    n: int,
+    num_threads: int,
+    block_dim: int | None = None,
+    coarse: bool = False,
+    index_cost: int = 1,
 ) -> int:
     """
     Indices per chunk of a parallel range of `n` indices.
@@ -134,13 +141,18 @@ def adaptive_grain(
     `block_dim` (ti.loop_config) wins. Taichi's cpu_block_dim_adaptive caps chunks at 1024
     indices: on 16 threads a 2^24-element saxpy then hands out 16384 chunks through one
     atomic counter, whose cache line bounces between the cores. `coarse` (for a pool
-    whose chunks are expensive to hand out) asks for about 4 chunks a thread.
+    whose chunks are expensive to hand out) asks for about 4 chunks a thread. An index
+    that runs `index_cost` inner iterations counts as that many: 2046 rows of 2046
+    elements are 2046 * 2046 elements to split, not 2046 (four chunks of 512 rows).
     """
     if block_dim:
         return block_dim
+    work = n * index_cost
     if coarse:
-        return max(512, -(-n // (num_threads * 4)))
-    return min(65536, max(512, n // (num_threads * 8)))
+        grain = max(512, -(-work // (num_threads * 4)))
+    else:
+        grain = min(65536, max(512, work // (num_threads * 8)))
+    return max(1, grain // index_cost)
 
 
 class _Buffers:
@@ -501,11 +513,12 @@ class Kernel:
         if spec.kind != "range_for" or spec.begin is None or spec.end is None:
             raise TaichiRuntimeError(f"task '{spec.symbol}': unknown kind '{spec.kind}'")
         begin, end, block_dim = spec.begin, spec.end, spec.block_dim
+        cost = 1 if block_dim else spec.index_cost
         threads = self.num_threads
         # Every chunk costs the Python pool a GIL round trip: give it few, large chunks.
         coarse = self._pool_kind == "python"
         # Ranges of at most this many indices are one chunk: run them right here.
-        serial_up_to = (1 << 31) if threads == 1 else (block_dim or 512)
+        serial_up_to = (1 << 31) if threads == 1 else max(0, (block_dim or 512) // cost)
         lo_key = None if begin.gtmp_offset is None else (begin.gtmp_offset, begin.dtype)
         hi_key = None if end.gtmp_offset is None else (end.gtmp_offset, end.dtype)
         lo_const, hi_const = begin.value, end.value
@@ -518,7 +531,7 @@ class Kernel:
                 if n > 0:
                     fn(ctx, lo, hi)
                 return
-            grain = adaptive_grain(n, threads, block_dim, coarse)
+            grain = adaptive_grain(n, threads, block_dim, coarse, cost)
             self.pool.parallel_for(fn, address, ctx, lo, hi, grain)
 
         return run_range_for

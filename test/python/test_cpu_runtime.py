@@ -403,6 +403,31 @@ def test_block_dim_sets_the_chunk_size():
     assert root[8:16].view(np.int64)[0] == n * (n - 1) // 2
 
 
+@pytest.mark.parametrize("pool_kind", POOL_KINDS)
+def test_index_cost_splits_few_heavy_indices(pool_kind: str):
+    """2046 rows of 2046 elements on 16 threads: chunks of a few rows, not of 512 rows
+    (four chunks, four busy threads); every index still runs once."""
+    assert adaptive_grain(2046, 16) == 512
+    rows = adaptive_grain(2046, 16, index_cost=2046)
+    assert rows * 2046 <= 65536 and -(-2046 // rows) >= 8 * 16
+    assert adaptive_grain(10, 16, index_cost=1 << 24) == 1
+    assert adaptive_grain(2046, 16, block_dim=7, index_cost=2046) == 7  # block_dim wins
+    n = 300
+    plan = LaunchPlan(
+        "sum",
+        (),
+        (),
+        (TaskSpec("sum__task0", "range_for", Bound(0), Bound(n), index_cost=5000),),
+    )
+    kernel = build(SUM_IR, plan, pool_kind, num_threads=4)
+    root = np.zeros(64 + 4 * n, dtype=np.uint8)
+    root[64:].view(np.float32)[:] = 1.0
+    kernel.launch(root, ())
+    assert root[8:16].view(np.int64)[0] == n * (n - 1) // 2
+    grain = adaptive_grain(n, 4, coarse=pool_kind == "python", index_cost=5000)
+    assert root[16:24].view(np.int64)[0] == -(-n // grain) > 1  # chunks, not one
+
+
 def test_concurrent_launches_from_python_threads():
     """One kernel launched from several Python threads at once, each on its own arrays."""
     kernel = build(SAXPY_IR, SAXPY_PLAN, num_threads=4)
