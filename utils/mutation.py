@@ -4,6 +4,7 @@ Mutation check of the compiler: does the test suite notice when a pass is wrong?
     python -m taichi_xdsl.utils.mutation                       # lowering/, 12 mutants a file
     python -m taichi_xdsl.utils.mutation --files lowering/mem2reg.py --limit 0  # all of them
     python -m taichi_xdsl.utils.mutation --files dialects/offload.py --list      # no runs
+    python -m taichi_xdsl.utils.mutation --files lowering/mem2reg.py --lines 106 --limit 0
 
 Each mutant changes one thing in one file of lowering/ or dialects/ (a comparison, a
 boolean operator, `all`/`any`, a constant, the order of two call operands, a negated
@@ -360,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="mutants sampled per file; 0: every mutant (default 12)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("--lines", type=int, nargs="*",
+                        help="only the mutants on these lines (a survivor, rechecked)")
     parser.add_argument("--no-pytest", action="store_true", help="lit tests only")
     parser.add_argument("--test-timeout", type=int, default=60,
                         help="CPU seconds per test process (wall: 10x)")
@@ -376,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     plan: list[tuple[str, list[Mutant]]] = []
     for rel in files:
         every = mutants_of(ROOT / rel)
+        if args.lines:
+            every = [m for m in every if m.line in args.lines]
         chosen = every if args.limit <= 0 or len(every) <= args.limit else sorted(
             rng.sample(every, args.limit), key=lambda m: m.start
         )
