@@ -74,6 +74,24 @@ func.func @floats(%x: f32, %y: f64, %i: i32) -> f64 {
   func.return %r : f64
 }
 
+// ord and uno have no SPIR-V compare: either operand NaN, via IsNan; `ord` is its
+// negation, `uno` is it as it is.
+// CHECK-LABEL: func.func @ordered
+// CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f32) -> (i1, i1)
+// CHECK-NEXT:    %[[XN:.*]] = spirv.IsNan %[[X]] : f32
+// CHECK-NEXT:    %[[YN:.*]] = spirv.IsNan %[[Y]] : f32
+// CHECK-NEXT:    %[[EITHER:.*]] = spirv.LogicalOr %[[XN]], %[[YN]] : i1
+// CHECK-NEXT:    %[[ORD:.*]] = spirv.LogicalNot %[[EITHER]] : i1
+// CHECK-NEXT:    %[[XN2:.*]] = spirv.IsNan %[[X]] : f32
+// CHECK-NEXT:    %[[YN2:.*]] = spirv.IsNan %[[Y]] : f32
+// CHECK-NEXT:    %[[UNO:.*]] = spirv.LogicalOr %[[XN2]], %[[YN2]] : i1
+// CHECK-NEXT:    func.return %[[ORD]], %[[UNO]] : i1, i1
+func.func @ordered(%x: f32, %y: f32) -> (i1, i1) {
+  %o = arith.cmpf ord, %x, %y : f32
+  %u = arith.cmpf uno, %x, %y : f32
+  func.return %o, %u : i1, i1
+}
+
 // Booleans use the logical ops; widening an i1 is a select.
 // CHECK-LABEL: func.func @bools
 // CHECK-SAME:    (%[[A:.*]]: i1, %[[B:.*]]: i1) -> i32
