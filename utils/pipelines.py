@@ -49,6 +49,7 @@ TO_OFFLOAD_CPU: tuple[str, ...] = (
 a serial inner loop LLVM can vectorise."""
 
 OFFLOAD_TO_LLVM: tuple[str, ...] = (
+    "ti-guard-int-division",
     "ti-lower-access",
     "convert-taichi-to-cf",
     "convert-offload-to-llvm",
@@ -61,6 +62,7 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 """offload -> llvm dialect: one LLVM function per task."""
 
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
+    "ti-guard-int-division",
     "ti-unroll-loops",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",

@@ -28,6 +28,7 @@ from xdsl.ir import Operation, SSAValue
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
+from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
@@ -315,6 +316,8 @@ def intrinsic_ir(
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)
+        if cg.program.config.debug:
+            check_divisor(cg, a, b, node)
         return raw_div_mod(cg, name, a, b)
     if name in ("zero", "one"):
         expect_args(cg, node, args, 1)

@@ -1,0 +1,101 @@
+"""
+End-to-end: results that must be the same on every arch, where C or a driver would leave
+them undefined or narrow them quietly (issue 13).
+
+- Integer division and remainder by zero never kill the process (x86 traps on `idiv`):
+  `a / 0` is 0 (signed, truncating) or all ones (unsigned), `a % 0` is `a`,
+  `MIN / -1` wraps to MIN, as Taichi gives on Vulkan; so Python's `a // 0` is -1 for a
+  negative `a` and 0 otherwise. With debug=True it is a located error instead.
+"""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+from conftest import init_arch
+
+I32_MIN = -(2**31)
+
+
+def test_signed_division_by_zero_is_defined(program):
+    out = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def divide(a: ti.i32, b: ti.i32):
+        out[0] = a // b
+        out[1] = a % b
+        out[2] = ti.raw_div(a, b)
+        out[3] = ti.raw_mod(a, b)
+
+    expected = {
+        (7, 0): [0, 7, 0, 7],
+        (-7, 0): [-1, -7, 0, -7],
+        (I32_MIN, 0): [-1, I32_MIN, 0, I32_MIN],
+        (I32_MIN, -1): [I32_MIN, 0, I32_MIN, 0],
+        (7, -2): [-4, -1, -3, 1],
+        (-7, 2): [-4, 1, -3, -1],
+    }
+    for (a, b), want in expected.items():
+        divide(a, b)
+        assert out.to_numpy().tolist() == want, (a, b)
+
+
+def test_unsigned_division_by_zero_is_defined(program):
+    out = ti.field(ti.u32, shape=2)
+
+    @ti.kernel
+    def divide(a: ti.u32, b: ti.u32):
+        out[0] = a // b
+        out[1] = a % b
+
+    divide(7, 0)
+    assert out.to_numpy().tolist() == [2**32 - 1, 7]
+    divide(7, 2)
+    assert out.to_numpy().tolist() == [3, 1]
+
+
+def test_i64_division_by_zero_in_a_parallel_loop(program):
+    a = ti.ndarray(ti.i64, 6)
+    b = ti.ndarray(ti.i64, 6)
+    q = ti.ndarray(ti.i64, 6)
+    r = ti.ndarray(ti.i64, 6)
+
+    @ti.kernel
+    def divide(a: ti.types.ndarray(), b: ti.types.ndarray(), q: ti.types.ndarray(),
+               r: ti.types.ndarray()):
+        for i in a:
+            q[i] = a[i] // b[i]
+            r[i] = a[i] % b[i]
+
+    a.from_numpy(np.array([5, -5, 9, 0, -(2**63), 12], np.int64))
+    b.from_numpy(np.array([0, 0, 4, 0, -1, -5], np.int64))
+    divide(a, b, q, r)
+    assert q.to_numpy().tolist() == [0, -1, 2, 0, -(2**63), -3]
+    assert r.to_numpy().tolist() == [5, -5, 1, 0, 0, -3]
+
+
+@pytest.mark.parametrize("op", ["//", "%", "raw_div"])
+def test_division_by_zero_in_debug_mode_is_a_located_error(arch, op):
+    init_arch(arch, debug=True)
+    out = ti.field(ti.i32, shape=1)
+
+    @ti.kernel
+    def floor_div(a: ti.i32, b: ti.i32):
+        out[0] = a // b
+
+    @ti.kernel
+    def modulo(a: ti.i32, b: ti.i32):
+        out[0] = a % b
+
+    @ti.kernel
+    def raw_div(a: ti.i32, b: ti.i32):
+        out[0] = ti.raw_div(a, b)
+
+    kernel = {"//": floor_div, "%": modulo, "raw_div": raw_div}[op]
+    kernel(7, 2)  # a non-zero divisor passes the check
+    with pytest.raises(ti.TaichiAssertionError) as info:
+        kernel(7, 0)
+    message = str(info.value)
+    assert "Division by zero" in message
+    assert "test_defined_results.py" in message and ", line " in message
+    assert f"out[0] = {'ti.raw_div(a, b)' if op == 'raw_div' else f'a {op} b'}" in message
