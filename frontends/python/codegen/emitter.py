@@ -86,6 +86,7 @@ _FLOAT_MATH: dict[str, Callable[[SSAValue], Operation]] = {
     "tanh": math.TanhOp,
     "exp": math.ExpOp,
     "log": math.LogOp,
+    "log2": math.Log2Op,
     "floor": math.FloorOp,
     "ceil": math.CeilOp,
 }
