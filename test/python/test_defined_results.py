@@ -99,3 +99,51 @@ def test_division_by_zero_in_debug_mode_is_a_located_error(arch, op):
     assert "Division by zero" in message
     assert "test_defined_results.py" in message and ", line " in message
     assert f"out[0] = {'ti.raw_div(a, b)' if op == 'raw_div' else f'a {op} b'}" in message
+
+
+# -- one argument rule on every arch -------------------------------------------------------
+
+
+def test_a_float_passed_to_an_integer_argument_is_rejected(program):
+    out = ti.field(ti.i32, shape=1)
+
+    @ti.kernel
+    def store(x: ti.i32):
+        out[0] = x
+
+    with pytest.raises(ti.TaichiTypeError, match="argument 0 expects a i32 scalar, got 2.7"):
+        store(2.7)
+    with pytest.raises(ti.TaichiTypeError, match="expects a i32 scalar"):
+        store(np.float32(2.0))
+    store(np.int64(3))  # any integer is fine
+    assert out[0] == 3
+
+
+def test_a_read_only_numpy_array_is_written_as_taichi_writes_it(program):
+    @ti.kernel
+    def fill(a: ti.types.ndarray()):
+        for i in a:
+            a[i] = i * 2 + 1
+
+    a = np.zeros(5, np.int32)
+    a.flags.writeable = False
+    fill(a)
+    assert a.tolist() == [1, 3, 5, 7, 9]
+
+
+# -- f64 stays f64 -------------------------------------------------------------------------
+
+
+def test_a_local_from_a_folded_f64_expression_is_f64(program):
+    out = ti.field(ti.f64, shape=2)
+
+    @ti.kernel
+    def k():
+        v = ti.sqrt(ti.f64(2.0))
+        out[0] = v
+        w = ti.f64(1.0) / 3
+        out[1] = w
+
+    k()
+    assert out[0] == np.sqrt(2.0)
+    assert out[1] == 1.0 / 3
