@@ -147,3 +147,51 @@ def test_a_local_from_a_folded_f64_expression_is_f64(program):
     k()
     assert out[0] == np.sqrt(2.0)
     assert out[1] == 1.0 / 3
+
+
+# -- Python float literals are default_fp values (Taichi's rule) ---------------------------
+
+F32_TENTH = float(np.float32(0.1))  # 0.10000000149011612
+
+
+def test_a_float_literal_is_a_default_fp_value(program):
+    out = ti.field(ti.f64, shape=8)
+
+    @ti.kernel
+    def k(x: ti.f64):
+        out[0] = 0.1  # an f32 0.1, widened
+        out[1] = x * 0.1
+        out[2] = ti.f64(0.1)  # a typed constant keeps every digit
+        out[3] = ti.cast(0.1, ti.f64)  # a cast of the f32 literal
+        out[4] = 0.1 + 0.2  # folded in Python, then an f32
+        out[5] = 1e300  # beyond f32: inf, as in Taichi
+        out[6] = ti.select(x > 0, 0.1, 0.2)
+
+    k(1.0)
+    want = [F32_TENTH, F32_TENTH, 0.1, F32_TENTH, float(np.float32(0.1 + 0.2)), np.inf,
+            F32_TENTH, 0.0]
+    assert out.to_numpy().tolist() == want
+
+
+def test_fill_takes_a_float_as_a_default_fp_value(program):
+    f = ti.field(ti.f64, shape=3)
+    a = ti.ndarray(ti.f64, 3)
+    f.fill(0.1)
+    a.fill(0.1)
+    assert f.to_numpy().tolist() == [F32_TENTH] * 3
+    assert a.to_numpy().tolist() == [F32_TENTH] * 3
+
+
+def test_with_default_fp_f64_a_literal_keeps_every_digit(arch):
+    init_arch(arch, default_fp=ti.f64)
+    out = ti.field(ti.f64, shape=2)
+
+    @ti.kernel
+    def k(x: ti.f64):
+        out[0] = 0.1
+        out[1] = x * 0.1
+
+    k(3.0)
+    assert out.to_numpy().tolist() == [0.1, 3.0 * 0.1]
+    out.fill(0.1)
+    assert out[0] == 0.1
