@@ -64,6 +64,7 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
     "ti-guard-int-division",
     "ti-unroll-loops",
+    "ti-expand-f64-math",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",

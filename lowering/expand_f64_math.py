@@ -1,0 +1,363 @@
+"""
+ti-expand-f64-math: f64 transcendental functions as f64 arithmetic, for Vulkan.
+
+GLSL.std.450's Exp, Log, Sin, Pow, ... take 16/32-bit floats only, and Taichi's and our
+SPIR-V codegen used to compute an f64 `math.exp` in f32 between two conversions
+(exp(1.0) = 2.7182819843292236). This pass replaces each f64 math op it knows by
+straight-line f64 code that SPIR-V has natively (add, mul, div, fma, floor, compares,
+selects, 64-bit integer bit tricks), accurate to a few ulp:
+
+- exp: x = k ln2 + r with ln2 in two parts (Cody and Waite), |r| <= ln2/2; a degree
+  13 Taylor polynomial of expm1(r); the result scaled by 2^k in two steps, so that
+  subnormal results and exp(709.7) come out right. Overflow gives inf, underflow 0.
+- log, log2: x = 2^e m with m in [sqrt(1/2), sqrt(2)); log m = 2 atanh(s),
+  s = (m - 1) / (m + 1), carried as a double-double, so that log2(3) is correctly rounded
+  and pow can use it; x < 0 gives NaN, 0 gives -inf.
+- pow: exp(y log|x|) with the product in double-double; C's special cases (pow(x, 0) = 1,
+  pow(1, y) = 1, a negative x to an integer power takes the sign of its parity, NaN for a
+  negative x to a non-integer power).
+- tanh: expm1(2|x|) / (expm1(2|x|) + 2) near 0, 1 - 2 / (exp(2|x|) + 1) elsewhere.
+
+Ops it does not know (f64 sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, exp2,
+log10) are left alone; convert-arith-
+to-spirv then refuses them with a located error instead of narrowing them to f32.
+
+    %y = math.exp %x : f64
+    ~>
+    %k = math.floor (x * log2(e) + 0.5)      ; x = k ln2 + r
+    %r = x - k * ln2_hi - k * ln2_lo
+    %q = r + r^2 * (1/2 + r (1/6 + ...))     ; expm1(r), Horner with math.fma
+    %y = (1 + q) * 2^(k/2) * 2^(k - k/2)     ; the powers of two built from their bits
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Callable
+from decimal import Decimal, getcontext
+from fractions import Fraction
+from math import factorial
+
+from xdsl.context import Context
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import (
+    Float64Type,
+    FloatAttr,
+    IntegerAttr,
+    ModuleOp,
+    UnitAttr,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+)
+
+getcontext().prec = 60
+_LN2 = Decimal("0.693147180559945309417232121458176568075500134360255254120680009")
+
+
+def _split(value: Decimal, zero_bits: int = 0) -> tuple[float, float]:
+    """`value` as hi + lo doubles; hi has its `zero_bits` low mantissa bits cleared."""
+    bits = struct.unpack("<q", struct.pack("<d", float(value)))[0]
+    bits &= ~((1 << zero_bits) - 1)
+    hi = struct.unpack("<d", struct.pack("<q", bits))[0]
+    return hi, float(value - Decimal(hi))
+
+
+_LN2_HI, _LN2_LO = _split(_LN2, 21)  # k * _LN2_HI is exact for |k| < 2^21
+_LN2_DD = _split(_LN2)
+_INV_LN2_DD = _split(1 / _LN2)
+_EXP_COEFFS = [float(Fraction(1, factorial(n))) for n in range(13, 1, -1)]  # 1/13! .. 1/2!
+_ATANH_COEFFS = [float(Fraction(1, 2 * k + 1)) for k in range(12, 0, -1)]  # 1/25 .. 1/3
+_EXP_MAX = 709.782712893384  # exp(x) overflows above
+_EXP_MIN = -745.1332191019412  # exp(x) rounds to 0 below
+_SQRT2 = 1.4142135623730951
+
+
+class _F64:
+    """Appends f64 (and i64) arithmetic ops to a list; every op gets `location`."""
+
+    def __init__(self, location: Attribute):
+        self.ops: list[Operation] = []
+        self.location = location
+
+    def emit(self, op: Operation) -> SSAValue:
+        op.location = self.location
+        # compensated sums only work as written: no contraction, no reassociation
+        # (convert-arith-to-spirv carries it to SPIR-V's NoContraction decoration)
+        if not isinstance(op, arith.ConstantOp) and op.results[0].type == f64:
+            op.attributes["no_contraction"] = UnitAttr()
+        self.ops.append(op)
+        return op.results[0]
+
+    def c(self, value: float) -> SSAValue:
+        return self.emit(arith.ConstantOp(FloatAttr(value, f64)))
+
+    def ci(self, value: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(value, i64)))
+
+    def add(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.AddfOp(a, b))
+
+    def sub(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.SubfOp(a, b))
+
+    def mul(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.MulfOp(a, b))
+
+    def div(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.DivfOp(a, b))
+
+    def fma(self, a: SSAValue, b: SSAValue, c: SSAValue) -> SSAValue:
+        return self.emit(math.FmaOp(a, b, c))
+
+    def neg(self, a: SSAValue) -> SSAValue:
+        return self.emit(arith.NegfOp(a))
+
+    def floor(self, a: SSAValue) -> SSAValue:
+        return self.emit(math.FloorOp(a))
+
+    def abs(self, a: SSAValue) -> SSAValue:
+        return self.emit(math.AbsFOp(a))
+
+    def cmp(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.CmpfOp(a, b, predicate))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.SelectOp(cond, a, b))
+
+    def either(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.OrIOp(a, b))
+
+    def both(self, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.AndIOp(a, b))
+
+    def horner(self, x: SSAValue, coeffs: list[float]) -> SSAValue:
+        acc = self.c(coeffs[0])
+        for coeff in coeffs[1:]:
+            acc = self.fma(acc, x, self.c(coeff))
+        return acc
+
+    def two_sum(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """s + e = a + b exactly (Knuth)."""
+        s = self.add(a, b)
+        bb = self.sub(s, a)
+        e = self.add(self.sub(a, self.sub(s, bb)), self.sub(b, bb))
+        return s, e
+
+    def split(self, a: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """a = hi + lo with 26-bit halves (Veltkamp), for |a| < 2^996."""
+        t = self.mul(a, self.c(134217729.0))  # 2^27 + 1
+        hi = self.sub(t, self.sub(t, a))
+        return hi, self.sub(a, hi)
+
+    def two_prod(self, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """p + e = a * b exactly (Dekker), without fma: lavapipe's f64 fma is not
+        always fused, and an unfused fma(a, b, -p) is 0."""
+        p = self.mul(a, b)
+        a_hi, a_lo = self.split(a)
+        b_hi, b_lo = self.split(b)
+        e = self.add(self.sub(self.mul(a_hi, b_hi), p), self.mul(a_hi, b_lo))
+        e = self.add(self.add(e, self.mul(a_lo, b_hi)), self.mul(a_lo, b_lo))
+        return p, e
+
+    def power_of_two(self, k: SSAValue) -> SSAValue:
+        """2^k for an i64 k in [-1022, 1023], from its bits."""
+        biased = self.emit(arith.AddiOp(k, self.ci(1023)))
+        bits = self.emit(arith.ShLIOp(biased, self.ci(52)))
+        return self.emit(arith.BitcastOp(bits, f64))
+
+    # -- exp ----------------------------------------------------------------------------
+
+    def exp_core(self, hi: SSAValue, lo: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """(k, t) with exp(hi + lo) = 2^k (1 + t), k an integral f64, for hi in
+        [_EXP_MIN, _EXP_MAX] (|lo| tiny beside hi)."""
+        k = self.floor(self.fma(hi, self.c(float(1 / _LN2)), self.c(0.5)))
+        r_hi = self.sub(hi, self.mul(k, self.c(_LN2_HI)))  # exact (Sterbenz)
+        r_lo = self.sub(lo, self.mul(k, self.c(_LN2_LO)))
+        r, c = self.two_sum(r_hi, r_lo)
+        q = self.fma(self.mul(r, r), self.horner(r, _EXP_COEFFS), r)  # expm1(r)
+        # exp(r + c) - 1 = q + c (1 + q)
+        return k, self.add(q, self.fma(c, q, c))
+
+    def scale(self, m: SSAValue, k: SSAValue) -> SSAValue:
+        """m * 2^k for an integral f64 k in [-1080, 1030], in two exact steps."""
+        ki = self.emit(arith.FPToSIOp(k, i64))
+        k1 = self.emit(arith.ShRSIOp(ki, self.ci(1)))
+        k2 = self.emit(arith.SubiOp(ki, k1))
+        return self.mul(self.mul(m, self.power_of_two(k1)), self.power_of_two(k2))
+
+    def exp_dd(self, hi: SSAValue, lo: SSAValue) -> SSAValue:
+        """exp(hi + lo); NaN, overflow (inf) and underflow (0) decided by `hi`."""
+        over = self.cmp("ogt", hi, self.c(_EXP_MAX))
+        under = self.cmp("olt", hi, self.c(_EXP_MIN))
+        nan = self.cmp("uno", hi, hi)
+        out_of_range = self.either(self.either(over, under), nan)
+        zero = self.c(0.0)
+        safe_hi = self.select(out_of_range, zero, hi)
+        safe_lo = self.select(out_of_range, zero, lo)
+        k, t = self.exp_core(safe_hi, safe_lo)
+        result = self.scale(self.add(self.c(1.0), t), k)
+        result = self.select(under, zero, result)
+        result = self.select(over, self.c(float("inf")), result)
+        return self.select(nan, hi, result)
+
+    def expm1(self, x: SSAValue) -> SSAValue:
+        """exp(x) - 1 for |x| <= 1.2, accurate relative to the result near 0."""
+        k, t = self.exp_core(x, self.c(0.0))
+        two_k = self.scale(self.c(1.0), k)
+        # 2^k (1 + t) - 1 = (2^k - 1) + 2^k t; 2^k - 1 is exact for small k
+        return self.fma(two_k, t, self.sub(two_k, self.c(1.0)))
+
+    # -- log ----------------------------------------------------------------------------
+
+    def log_parts(self, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(e, l_hi, l_lo): x = 2^e m, log(m) = l_hi + l_lo, for a finite x > 0."""
+        tiny = self.cmp("olt", x, self.c(2.0**-1022))
+        scaled = self.select(tiny, self.mul(x, self.c(2.0**54)), x)
+        bits = self.emit(arith.BitcastOp(scaled, i64))
+        exponent = self.emit(arith.ShRSIOp(bits, self.ci(52)))
+        mantissa_bits = self.emit(
+            arith.OrIOp(
+                self.emit(arith.AndIOp(bits, self.ci((1 << 52) - 1))), self.ci(1023 << 52)
+            )
+        )
+        m = self.emit(arith.BitcastOp(mantissa_bits, f64))  # in [1, 2)
+        e = self.emit(arith.SIToFPOp(exponent, f64))
+        e = self.sub(e, self.select(tiny, self.c(1023.0 + 54.0), self.c(1023.0)))
+        big = self.cmp("ogt", m, self.c(_SQRT2))
+        m = self.select(big, self.mul(m, self.c(0.5)), m)
+        e = self.add(e, self.select(big, self.c(1.0), self.c(0.0)))
+        f = self.sub(m, self.c(1.0))  # exact
+        # s = f / (2 + f) as s_hi + s_lo
+        d_hi = self.add(self.c(2.0), f)
+        d_lo = self.add(self.sub(self.c(2.0), d_hi), f)
+        s_hi = self.div(f, d_hi)
+        q_hi, q_lo = self.two_prod(s_hi, d_hi)
+        residual = self.sub(self.sub(self.sub(f, q_hi), q_lo), self.mul(s_hi, d_lo))
+        s_lo = self.div(residual, d_hi)
+        # log(m) = 2 atanh(s) = 2s (1 + z/3 + z^2/5 + ...), z = s^2 <= 0.0295
+        z = self.mul(s_hi, s_hi)
+        series = self.mul(z, self.horner(z, _ATANH_COEFFS))
+        two_s = self.mul(self.c(2.0), s_hi)
+        tail = self.fma(two_s, series, self.mul(self.c(2.0), s_lo))
+        l_hi = self.add(two_s, tail)
+        l_lo = self.sub(tail, self.sub(l_hi, two_s))
+        return e, l_hi, l_lo
+
+    def mul_dd(
+        self, hi: SSAValue, lo: SSAValue, c: tuple[float, float]
+    ) -> tuple[SSAValue, SSAValue]:
+        """(hi + lo) * (c[0] + c[1]) as a double-double."""
+        c_hi, c_lo = self.c(c[0]), self.c(c[1])
+        p, err = self.two_prod(hi, c_hi)
+        err = self.add(err, self.add(self.mul(hi, c_lo), self.mul(lo, c_hi)))
+        return p, err
+
+    def log_dd(
+        self, x: SSAValue, scale: tuple[float, float], e_scale: tuple[float, float]
+    ) -> tuple[SSAValue, SSAValue]:
+        """log(x) * scale as hi + lo, where e_scale = ln2 * scale (as double-doubles)."""
+        e, l_hi, l_lo = self.log_parts(x)
+        l_hi, l_lo = self.mul_dd(l_hi, l_lo, scale) if scale != (1.0, 0.0) else (l_hi, l_lo)
+        e_hi, e_lo = self.mul_dd(e, self.c(0.0), e_scale)
+        hi, lo = self.two_sum(e_hi, l_hi)
+        lo = self.add(lo, self.add(l_lo, e_lo))
+        s = self.add(hi, lo)
+        return s, self.sub(lo, self.sub(s, hi))
+
+    def log_special(self, x: SSAValue, result: SSAValue) -> SSAValue:
+        """`result` where x is finite and > 0; log's value elsewhere."""
+        result = self.select(self.cmp("oeq", x, self.c(float("inf"))), x, result)
+        result = self.select(self.cmp("oeq", x, self.c(0.0)), self.c(float("-inf")), result)
+        return self.select(self.cmp("ult", x, self.c(0.0)), self.c(float("nan")), result)
+
+
+def _exp(b: _F64, x: SSAValue) -> SSAValue:
+    return b.exp_dd(x, b.c(0.0))
+
+
+def _log_with(scale: tuple[float, float], e_scale: tuple[float, float]) -> Callable:
+    def build(b: _F64, x: SSAValue) -> SSAValue:
+        hi, _ = b.log_dd(x, scale, e_scale)
+        return b.log_special(x, hi)
+
+    return build
+
+
+def _pow(b: _F64, x: SSAValue, y: SSAValue) -> SSAValue:
+    ax = b.abs(x)
+    l_hi, l_lo = b.log_dd(ax, (1.0, 0.0), _LN2_DD)
+    inf = b.c(float("inf"))
+    l_hi = b.select(b.cmp("oeq", ax, inf), inf, l_hi)
+    l_hi = b.select(b.cmp("oeq", ax, b.c(0.0)), b.c(float("-inf")), l_hi)
+    p, p_err = b.two_prod(y, l_hi)
+    p_lo = b.add(p_err, b.mul(y, l_lo))
+    r = b.exp_dd(p, p_lo)
+    # a negative x: an integral y gives the sign of its parity, any other y NaN
+    integral = b.cmp("oeq", b.floor(y), y)
+    half = b.mul(y, b.c(0.5))
+    odd = b.both(integral, b.cmp("one", b.floor(half), half))
+    negative = b.cmp("olt", x, b.c(0.0))
+    r = b.select(b.both(negative, odd), b.neg(r), r)
+    fractional = b.cmp("une", b.floor(y), y)
+    finite_negative = b.both(negative, b.cmp("one", ax, inf))  # pow(-inf, 0.5) = inf
+    r = b.select(b.both(finite_negative, fractional), b.c(float("nan")), r)
+    r = b.select(b.cmp("uno", x, x), x, r)
+    one = b.c(1.0)
+    # |x| = 1 to an infinite power is 1 (C99); pow(1, y) = pow(x, 0) = 1 even for NaN
+    unit_inf = b.both(b.cmp("oeq", ax, one), b.cmp("oeq", b.abs(y), inf))
+    r = b.select(unit_inf, one, r)
+    r = b.select(b.cmp("oeq", x, one), one, r)
+    return b.select(b.cmp("oeq", y, b.c(0.0)), one, r)
+
+
+def _tanh(b: _F64, x: SSAValue) -> SSAValue:
+    a = b.abs(x)
+    small = b.cmp("olt", a, b.c(0.55))
+    # near 0: expm1(2a) / (expm1(2a) + 2); beyond: 1 - 2 / (exp(2a) + 1)
+    em = b.expm1(b.mul(b.select(small, a, b.c(0.0)), b.c(2.0)))
+    near = b.div(em, b.add(em, b.c(2.0)))
+    e = b.exp_dd(b.mul(a, b.c(2.0)), b.c(0.0))
+    far = b.sub(b.c(1.0), b.div(b.c(2.0), b.add(e, b.c(1.0))))
+    r = b.select(small, near, far)
+    return b.select(b.cmp("olt", x, b.c(0.0)), b.neg(r), r)
+
+
+_EXPANSIONS: dict[type[Operation], Callable[..., SSAValue]] = {
+    math.ExpOp: _exp,
+    math.LogOp: _log_with((1.0, 0.0), _LN2_DD),
+    math.Log2Op: _log_with(_INV_LN2_DD, (1.0, 0.0)),
+    math.PowFOp: _pow,
+    math.TanhOp: _tanh,
+}
+"""The f64 math ops this pass expands, each to the builder of its f64 code."""
+
+
+class ExpandF64Math(RewritePattern):
+    """
+    An f64 math op of `_EXPANSIONS` -> its f64 arithmetic (see the module docstring).
+    Must not fire on f32/f16 ops (GLSL.std.450 has those) or on vectors.
+    """
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        expand = _EXPANSIONS.get(type(op))
+        if expand is None or not isinstance(op.results[0].type, Float64Type):
+            return
+        builder = _F64(op.location)
+        result = expand(builder, *op.operands)
+        rewriter.replace(op, builder.ops, [result])
+
+
+class ExpandF64MathPass(ModulePass):
+    """Expand f64 exp/log/log2/pow/tanh into f64 arithmetic (targets without f64 libm)."""
+
+    name = "ti-expand-f64-math"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(ExpandF64Math(), apply_recursively=False).rewrite_module(op)
