@@ -17,9 +17,14 @@ selects, 64-bit integer bit tricks), accurate to a few ulp:
   pow(1, y) = 1, a negative x to an integer power takes the sign of its parity, NaN for a
   negative x to a non-integer power).
 - tanh: expm1(2|x|) / (expm1(2|x|) + 2) near 0, 1 - 2 / (exp(2|x|) + 1) elsewhere.
+- sin, cos, tan: |x| = k pi/2 + r as a double-double r, by Cody and Waite (pi/2 in three
+  parts) below 2^20 and by Payne and Hanek (exact products with 52-bit chunks of 2/pi,
+  summed mod 4) above, up to 1.8e308; Taylor polynomials of r picked by k mod 4;
+  tan = sin / cos. Within an ulp except within ~1e-16 (relative) of a multiple of pi/2,
+  where the absolute error stays below 1e-29.
 
-Ops it does not know (f64 sin, cos, tan, asin, acos, atan, atan2, sinh, cosh, exp2,
-log10) are left alone; convert-arith-
+Ops it does not know (f64 asin, acos, atan, atan2, sinh, cosh, exp2, log10) are left
+alone; convert-arith-
 to-spirv then refuses them with a located error instead of narrowing them to f32.
 
     %y = math.exp %x : f64
@@ -74,6 +79,58 @@ _LN2_DD = _split(_LN2)
 _INV_LN2_DD = _split(1 / _LN2)
 _EXP_COEFFS = [float(Fraction(1, factorial(n))) for n in range(13, 1, -1)]  # 1/13! .. 1/2!
 _ATANH_COEFFS = [float(Fraction(1, 2 * k + 1)) for k in range(12, 0, -1)]  # 1/25 .. 1/3
+def _arctan_inverse(n: int, bits: int) -> int:
+    """atan(1/n) * 2^bits, rounded down (Gregory's series in integers)."""
+    one, total, k = 1 << (bits + 32), 0, 0
+    term = one // n
+    while term:
+        total += (-1) ** k * (term // (2 * k + 1))
+        term //= n * n
+        k += 1
+    return total >> 32
+
+
+_BITS = 1400
+_PI_SCALED = 4 * (4 * _arctan_inverse(5, _BITS) - _arctan_inverse(239, _BITS))  # Machin
+_TWO_OVER_PI = (2 << (2 * _BITS)) // _PI_SCALED  # 2/pi * 2^_BITS
+_PIO2 = Fraction(_PI_SCALED, 2 << _BITS)
+
+
+def _pio2_parts() -> tuple[float, float, float]:
+    """pi/2 as p1 + p2 + p3; p1 and p2 have 33 significant bits, so k * p is exact for
+    |k| < 2^20 (Cody and Waite, as fdlibm)."""
+    parts, rest = [], _PIO2
+    for keep in (33, 33, 53):
+        exponent = rest.numerator.bit_length() - rest.denominator.bit_length()
+        quantum = Fraction(2) ** (exponent - keep + 1)
+        part = Fraction(int(rest / quantum), 1) * quantum
+        parts.append(float(part))
+        rest -= Fraction(parts[-1])
+    return parts[0], parts[1], parts[2]
+
+
+_PIO2_1, _PIO2_2, _PIO2_3 = _pio2_parts()
+_PIO2_DD = (float(_PIO2), float(_PIO2 - Fraction(float(_PIO2))))
+_PH_SCALE = 1000  # big arguments are scaled by 2^-1000, the chunks of 2/pi by 2^1000
+_PH_CHUNKS = 24  # 52-bit chunks of 2/pi: enough for |x| up to 2^1024
+
+
+def _two_over_pi_chunks() -> list[tuple[float, float]]:
+    """Bits 52 i .. 52 i + 51 after the point of 2/pi, times 2^_PH_SCALE, each split in
+    two 26-bit doubles (so their products with 27-bit halves of x are exact)."""
+    chunks = []
+    for i in range(_PH_CHUNKS):
+        shift = _BITS - 52 * (i + 1)
+        chunk = (_TWO_OVER_PI >> shift) & ((1 << 52) - 1)
+        hi, lo = chunk >> 26 << 26, chunk & ((1 << 26) - 1)
+        scale = Fraction(2) ** (_PH_SCALE - 52 * (i + 1))
+        chunks.append((float(hi * scale), float(lo * scale)))
+    return chunks
+
+
+_TWO_OVER_PI_CHUNKS = _two_over_pi_chunks()
+_SIN_COEFFS = [float(Fraction((-1) ** n, factorial(2 * n + 1))) for n in range(13, 0, -1)]
+_COS_COEFFS = [float(Fraction((-1) ** n, factorial(2 * n))) for n in range(13, 1, -1)]
 _EXP_MAX = 709.782712893384  # exp(x) overflows above
 _EXP_MIN = -745.1332191019412  # exp(x) rounds to 0 below
 _SQRT2 = 1.4142135623730951
@@ -278,6 +335,100 @@ class _F64:
         return self.select(self.cmp("ult", x, self.c(0.0)), self.c(float("nan")), result)
 
 
+class _Trig(_F64):
+    """sin and cos: |x| = k pi/2 + r, then polynomials of r by the quadrant k mod 4."""
+
+    def mod4(self, p: SSAValue) -> SSAValue:
+        """p - 4 floor(p / 4), exact for a double p."""
+        q = self.floor(self.mul(p, self.c(0.25)))
+        return self.sub(p, self.mul(q, self.c(4.0)))
+
+    def reduce_small(self, a: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(k, r_hi, r_lo) for 0 <= a < 2^20 (Cody and Waite, pi/2 in three parts)."""
+        k = self.floor(self.fma(a, self.c(float(1 / _PIO2)), self.c(0.5)))
+        r1 = self.sub(a, self.mul(k, self.c(_PIO2_1)))  # exact
+        r, e = self.two_sum(r1, self.neg(self.mul(k, self.c(_PIO2_2))))  # k p2 exact
+        e = self.sub(e, self.mul(k, self.c(_PIO2_3)))
+        return k, *self.two_sum(r, e)
+
+    def reduce_big(self, a: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(k, r_hi, r_lo) for a >= 2^20: a * 2/pi mod 4 summed from exact products of
+        the halves of a (2^-1000 a) and the 52-bit chunks of 2/pi (Payne and Hanek)."""
+        scaled = self.mul(a, self.c(2.0**-_PH_SCALE))
+        bits = self.emit(arith.BitcastOp(scaled, i64))
+        high = self.emit(arith.AndIOp(bits, self.ci(~((1 << 27) - 1))))
+        a_hi = self.emit(arith.BitcastOp(high, f64))
+        a_lo = self.sub(scaled, a_hi)
+        s, e = self.c(0.0), self.c(0.0)
+        for c_hi, c_lo in _TWO_OVER_PI_CHUNKS:
+            for x_part in (a_hi, a_lo):
+                for c_part in (c_hi, c_lo):
+                    term = self.mod4(self.mul(x_part, self.c(c_part)))
+                    s, err = self.two_sum(s, term)
+                    e = self.add(e, err)
+            s = self.mod4(s)  # keep the integral part small
+        k = self.floor(self.add(s, self.c(0.5)))
+        f_hi, f_lo = self.two_sum(self.sub(s, k), e)
+        r_hi, r_lo = self.mul_dd(f_hi, f_lo, _PIO2_DD)
+        return k, r_hi, r_lo
+
+    def reduce(self, x: SSAValue) -> tuple[SSAValue, SSAValue, SSAValue]:
+        """(quadrant in 0..3, r_hi, r_lo) with |x| = k pi/2 + r, |r| <~ pi/4."""
+        a = self.abs(x)
+        small = self.cmp("olt", a, self.c(2.0**20))
+        k_s, hi_s, lo_s = self.reduce_small(self.select(small, a, self.c(0.0)))
+        k_b, hi_b, lo_b = self.reduce_big(self.select(small, self.c(2.0**20), a))
+        quadrant = self.mod4(self.select(small, k_s, k_b))
+        return quadrant, self.select(small, hi_s, hi_b), self.select(small, lo_s, lo_b)
+
+    def sin_poly(self, r: SSAValue, r_lo: SSAValue) -> SSAValue:
+        z = self.mul(r, r)
+        tail = self.mul(self.mul(z, r), self.horner(z, _SIN_COEFFS))
+        correction = self.mul(r_lo, self.fma(z, self.c(-0.5), self.c(1.0)))
+        return self.add(r, self.add(tail, correction))
+
+    def cos_poly(self, r: SSAValue, r_lo: SSAValue) -> SSAValue:
+        z = self.mul(r, r)
+        half_z = self.mul(z, self.c(0.5))
+        w = self.sub(self.c(1.0), half_z)
+        tail = self.mul(self.mul(z, z), self.horner(z, _COS_COEFFS))
+        tail = self.sub(self.add(self.sub(self.sub(self.c(1.0), w), half_z), tail),
+                        self.mul(r, r_lo))
+        return self.add(w, tail)
+
+    def by_quadrant(self, q: SSAValue, values: list[SSAValue]) -> SSAValue:
+        """values[q] for a quadrant q in {0, 1, 2, 3}."""
+        result = values[0]
+        for index in (1, 2, 3):
+            hit = self.cmp("oeq", q, self.c(float(index)))
+            result = self.select(hit, values[index], result)
+        return result
+
+    def sin_cos(self, x: SSAValue) -> tuple[SSAValue, SSAValue]:
+        q, r, r_lo = self.reduce(x)
+        s, c = self.sin_poly(r, r_lo), self.cos_poly(r, r_lo)
+        sin_a = self.by_quadrant(q, [s, c, self.neg(s), self.neg(c)])
+        cos_a = self.by_quadrant(q, [c, self.neg(s), self.neg(c), s])
+        negative = self.cmp("olt", x, self.c(0.0))
+        return self.select(negative, self.neg(sin_a), sin_a), cos_a
+
+
+def _sin(b: _F64, x: SSAValue) -> SSAValue:
+    assert isinstance(b, _Trig)
+    return b.sin_cos(x)[0]
+
+
+def _cos(b: _F64, x: SSAValue) -> SSAValue:
+    assert isinstance(b, _Trig)
+    return b.sin_cos(x)[1]
+
+
+def _tan(b: _F64, x: SSAValue) -> SSAValue:
+    assert isinstance(b, _Trig)
+    sin, cos = b.sin_cos(x)
+    return b.div(sin, cos)
+
+
 def _exp(b: _F64, x: SSAValue) -> SSAValue:
     return b.exp_dd(x, b.c(0.0))
 
@@ -335,6 +486,9 @@ _EXPANSIONS: dict[type[Operation], Callable[..., SSAValue]] = {
     math.Log2Op: _log_with(_INV_LN2_DD, (1.0, 0.0)),
     math.PowFOp: _pow,
     math.TanhOp: _tanh,
+    math.SinOp: _sin,
+    math.CosOp: _cos,
+    math.TanOp: _tan,
 }
 """The f64 math ops this pass expands, each to the builder of its f64 code."""
 
@@ -349,13 +503,13 @@ class ExpandF64Math(RewritePattern):
         expand = _EXPANSIONS.get(type(op))
         if expand is None or not isinstance(op.results[0].type, Float64Type):
             return
-        builder = _F64(op.location)
+        builder = _Trig(op.location)
         result = expand(builder, *op.operands)
         rewriter.replace(op, builder.ops, [result])
 
 
 class ExpandF64MathPass(ModulePass):
-    """Expand f64 exp/log/log2/pow/tanh into f64 arithmetic (targets without f64 libm)."""
+    """Expand f64 exp/log/log2/pow/tanh/sin/cos/tan into f64 arithmetic (for SPIR-V)."""
 
     name = "ti-expand-f64-math"
 

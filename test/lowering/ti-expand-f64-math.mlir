@@ -68,14 +68,30 @@ func.func @pow(%x: f64, %y: f64) -> f64 {
   func.return %p : f64
 }
 
-// Not fired: f32 has GLSL.std.450 versions, and f64 sin has no expansion (it is
+// f64 sin: reduced by Cody-Waite below 2^20 and by Payne-Hanek above (a select picks),
+// then the polynomial of the quadrant, and the sign of x.
+// CHECK-LABEL: func.func @sin
+// CHECK-SAME:    (%[[X:.*]]: f64) -> f64
+// CHECK-NEXT:    %[[A:.*]] = math.absf %[[X]] {no_contraction} : f64
+// CHECK-NEXT:    %[[LIMIT:.*]] = arith.constant 0x4130000000000000 : f64
+// CHECK-NEXT:    %[[SMALL:.*]] = arith.cmpf olt, %[[A]], %[[LIMIT]] : f64
+// CHECK:         %[[NEG:.*]] = arith.cmpf olt, %[[X]], %{{.*}} : f64
+// CHECK-NEXT:    %[[FLIP:.*]] = arith.negf %[[S:.*]] {no_contraction} : f64
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[NEG]], %[[FLIP]], %[[S]] {no_contraction} : f64
+// CHECK-NEXT:    func.return %[[R]] : f64
+func.func @sin(%x: f64) -> f64 {
+  %y = math.sin %x : f64
+  func.return %y : f64
+}
+
+// Not fired: f32 has GLSL.std.450 versions, and f64 atan2 has no expansion (it is
 // refused later, by convert-arith-to-spirv).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NEXT:    %[[E:.*]] = math.exp %{{.*}} : f32
-// CHECK-NEXT:    %[[S:.*]] = math.sin %{{.*}} : f64
+// CHECK-NEXT:    %[[S:.*]] = math.atan2 %{{.*}}, %{{.*}} : f64
 // CHECK-NEXT:    func.return %[[E]], %[[S]] : f32, f64
 func.func @left_alone(%a: f32, %b: f64) -> (f32, f64) {
   %e = math.exp %a : f32
-  %s = math.sin %b : f64
+  %s = math.atan2 %b, %b : f64
   func.return %e, %s : f32, f64
 }

@@ -1,7 +1,7 @@
 """
 End-to-end: f64 math is f64 on every arch (issue 13). GLSL.std.450 has no f64 exp, log,
-pow or tanh: ti-expand-f64-math computes them in f64 arithmetic for Vulkan, within 2 ulp
-of NumPy over ordinary, huge, tiny, subnormal, negative and special inputs; the f64 ops
+pow, tanh, sin, cos or tan: ti-expand-f64-math computes them in f64 arithmetic for
+Vulkan, within 2 ulp of NumPy over ordinary, huge, tiny, subnormal, negative and special inputs; the f64 ops
 it does not expand are a located compile error on Vulkan, never computed in f32.
 """
 
@@ -109,18 +109,56 @@ def test_f64_exp_and_log2_are_not_narrowed(program):
     assert abs(got[2] - np.sqrt(2.0)) <= np.spacing(np.sqrt(2.0))  # within 1 ulp, not 1e-8
 
 
-@pytest.mark.vulkan_only("GLSL.std.450 has no f64 sin: refused on Vulkan")
+def _run_trig(x: np.ndarray) -> dict[str, np.ndarray]:
+    n = len(x)
+    names = ("sin", "cos", "tan")
+    outs = {name: ti.ndarray(ti.f64, n) for name in names}
+    xa = ti.ndarray(ti.f64, n)
+    xa.from_numpy(x)
+
+    @ti.kernel
+    def run(x: ti.types.ndarray(), s: ti.types.ndarray(), c: ti.types.ndarray(),
+            t: ti.types.ndarray()):
+        for i in x:
+            s[i] = ti.sin(x[i])
+            c[i] = ti.cos(x[i])
+            t[i] = ti.tan(x[i])
+
+    run(xa, *(outs[name] for name in names))
+    return {name: out.to_numpy() for name, out in outs.items()}
+
+
+def test_f64_sin_cos_tan_match_numpy_from_tiny_to_huge(program):
+    rng = np.random.default_rng(7)
+    x = np.concatenate([
+        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, 5e-324, 1e-300, 1e-8, np.pi / 4,
+                  np.pi / 2, np.pi, 1e6, 2.0**20, 2.0**20 - 0.5, 1e15, 1e22, 1e300,
+                  1.7976931348623157e308, -3.0]),
+        rng.uniform(-10, 10, 600),
+        rng.uniform(-2e6, 2e6, 300),  # both sides of the 2^20 switch of reductions
+        np.exp(rng.uniform(-30, 700, 600)) * rng.choice([-1.0, 1.0], 600),
+    ])
+    got = _run_trig(x)
+    for name, want in (("sin", np.sin(x)), ("cos", np.cos(x)), ("tan", np.tan(x))):
+        d = _ulps(got[name], want)
+        worst = int(np.argmax(d))
+        assert d[worst] <= 2, (
+            f"{name}({x[worst]!r}) = {got[name][worst]!r}, numpy {want[worst]!r}"
+        )
+
+
+@pytest.mark.vulkan_only("GLSL.std.450 has no f64 atan2: refused on Vulkan")
 def test_an_unexpanded_f64_math_op_is_a_located_error(program):
     out = ti.field(ti.f64, shape=1)
 
     @ti.kernel
     def k(x: ti.f64):
-        out[0] = ti.sin(x)
+        out[0] = ti.atan2(x, x)
 
     with pytest.raises(ti.TaichiCompilationError) as info:
         k(1.0)
     message = str(info.value)
-    assert "f64 'math.sin' is not supported on Vulkan" in message
+    assert "f64 'math.atan2' is not supported on Vulkan" in message
     assert "test_f64_math.py" in message
 
 
