@@ -15,7 +15,7 @@ Taichi's SPIR-V codegen does.
 
 GLSL.std.450's transcendental functions take 16/32-bit floats only: an f64 `math.sin`
 is an error naming its source position (ti-expand-f64-math, earlier in the pipeline,
-expands f64 exp/log/log2/pow/tanh/sin/cos/tan into f64 arithmetic). Taichi computed such ops in f32
+expands f64 exp/log/log2/pow/tanh/sin/cos/tan/atan2 into f64 arithmetic). Taichi computed such ops in f32
 between two FConverts, quietly.
 
 Left alone: ops with `index` operands or results (they only appear around ndarray
@@ -228,8 +228,8 @@ def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
                 op,
                 f"f64 '{op.name}' is not supported on Vulkan: GLSL.std.450 has no f64 "
                 "version and computing it in f32 would lose precision (f64 exp, log, "
-                "log2, pow, tanh, sin, cos and tan are supported; use f32 or the cpu "
-                "arch)",
+                "log2, pow, tanh, sin, cos, tan and atan2 are supported; use f32 or the "
+                "cpu arch)",
             )
         return _one(kind(*op.operands))  # type: ignore[call-arg]
 

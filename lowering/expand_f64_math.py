@@ -23,8 +23,12 @@ selects, 64-bit integer bit tricks), accurate to a few ulp:
   tan = sin / cos. Within an ulp except within ~1e-16 (relative) of a multiple of pi/2,
   where the absolute error stays below 1e-29.
 
-Ops it does not know (f64 asin, acos, atan, atan2, sinh, cosh, exp2, log10) are left
-alone; convert-arith-
+- atan2: atan(u) by Taylor on |u| <= tan(pi/8), u = min(|x|, |y|) / max(|x|, |y|) or,
+  past tan(pi/8), (min - max) / (min + max) with pi/4 added; then the octant and the
+  signs (C's signed zeros and infinities). Within 2 ulp. (ti.asin and ti.acos use it.)
+
+Ops it does not know (f64 asin, acos, atan, sinh, cosh, exp2, log10: the frontend emits
+none of them) are left alone; convert-arith-
 to-spirv then refuses them with a located error instead of narrowing them to f32.
 
     %y = math.exp %x : f64
@@ -131,6 +135,10 @@ def _two_over_pi_chunks() -> list[tuple[float, float]]:
 _TWO_OVER_PI_CHUNKS = _two_over_pi_chunks()
 _SIN_COEFFS = [float(Fraction((-1) ** n, factorial(2 * n + 1))) for n in range(13, 0, -1)]
 _COS_COEFFS = [float(Fraction((-1) ** n, factorial(2 * n))) for n in range(13, 1, -1)]
+_ATAN_COEFFS = [float(Fraction((-1) ** n, 2 * n + 1)) for n in range(24, 0, -1)]
+_PI_DD = (float(2 * _PIO2), float(2 * _PIO2 - Fraction(float(2 * _PIO2))))
+_PIO4_DD = (float(_PIO2 / 2), float(_PIO2 / 2 - Fraction(float(_PIO2 / 2))))
+_TAN_PI_8 = 0.41421356237309503
 _EXP_MAX = 709.782712893384  # exp(x) overflows above
 _EXP_MIN = -745.1332191019412  # exp(x) rounds to 0 below
 _SQRT2 = 1.4142135623730951
@@ -429,6 +437,36 @@ def _tan(b: _F64, x: SSAValue) -> SSAValue:
     return b.div(sin, cos)
 
 
+def _atan2(b: _F64, y: SSAValue, x: SSAValue) -> SSAValue:
+    """atan2 from atan(u) on |u| <= tan(pi/8) (Taylor), with u = min/max of |x|, |y| or
+    (min - max) / (min + max) past tan(pi/8), then the octant's constant in
+    double-double; C's special values (signed zeros, infinities, NaN)."""
+    ay, ax = b.abs(y), b.abs(x)
+    swap = b.cmp("ogt", ay, ax)
+    num, den = b.select(swap, ax, ay), b.select(swap, ay, ax)
+    t = b.div(num, den)
+    shifted = b.cmp("ogt", t, b.c(_TAN_PI_8))
+    u = b.select(shifted, b.div(b.sub(num, den), b.add(num, den)), t)
+    z = b.mul(u, u)
+    a = b.fma(b.mul(u, z), b.horner(z, _ATAN_COEFFS), u)  # atan(u)
+    zero = b.c(0.0)
+    r = b.add(b.select(shifted, b.c(_PIO4_DD[0]), zero),
+              b.add(b.select(shifted, b.c(_PIO4_DD[1]), zero), a))
+    # |y| > |x|: pi/2 - r; x < 0 (or -0): pi - r
+    r = b.select(swap, b.add(b.c(_PIO2_DD[0]), b.sub(b.c(_PIO2_DD[1]), r)), r)
+    inf = b.c(float("inf"))
+    both_inf = b.both(b.cmp("oeq", ax, inf), b.cmp("oeq", ay, inf))
+    r = b.select(both_inf, b.c(_PIO4_DD[0]), r)
+    r = b.select(b.cmp("oeq", ay, zero), zero, r)  # atan2(+-0, x): 0 or pi below
+    x_bits = b.emit(arith.BitcastOp(x, i64))
+    x_negative = b.emit(arith.CmpiOp(x_bits, b.ci(0), "slt"))  # -0 too
+    r = b.select(x_negative, b.add(b.c(_PI_DD[0]), b.sub(b.c(_PI_DD[1]), r)), r)
+    y_bits = b.emit(arith.BitcastOp(y, i64))
+    y_negative = b.emit(arith.CmpiOp(y_bits, b.ci(0), "slt"))
+    r = b.select(y_negative, b.neg(r), r)
+    return b.select(b.either(b.cmp("uno", x, x), b.cmp("uno", y, y)), b.add(x, y), r)
+
+
 def _exp(b: _F64, x: SSAValue) -> SSAValue:
     return b.exp_dd(x, b.c(0.0))
 
@@ -489,6 +527,7 @@ _EXPANSIONS: dict[type[Operation], Callable[..., SSAValue]] = {
     math.SinOp: _sin,
     math.CosOp: _cos,
     math.TanOp: _tan,
+    math.Atan2Op: _atan2,
 }
 """The f64 math ops this pass expands, each to the builder of its f64 code."""
 
@@ -509,7 +548,7 @@ class ExpandF64Math(RewritePattern):
 
 
 class ExpandF64MathPass(ModulePass):
-    """Expand f64 exp/log/log2/pow/tanh/sin/cos/tan into f64 arithmetic (for SPIR-V)."""
+    """Expand f64 exp/log/log2/pow/tanh/sin/cos/tan/atan2 into f64 arithmetic (SPIR-V)."""
 
     name = "ti-expand-f64-math"
 

@@ -84,14 +84,28 @@ func.func @sin(%x: f64) -> f64 {
   func.return %y : f64
 }
 
-// Not fired: f32 has GLSL.std.450 versions, and f64 atan2 has no expansion (it is
+// f64 atan2 ends with NaN: x + y when either is NaN.
+// CHECK-LABEL: func.func @atan2
+// CHECK-SAME:    (%[[Y:[^:]*]]: f64, %[[X:[^:]*]]: f64) -> f64
+// CHECK:         %[[XN:.*]] = arith.cmpf uno, %[[X]], %[[X]] : f64
+// CHECK-NEXT:    %[[YN:.*]] = arith.cmpf uno, %[[Y]], %[[Y]] : f64
+// CHECK-NEXT:    %[[NAN:.*]] = arith.ori %[[XN]], %[[YN]] : i1
+// CHECK-NEXT:    %[[SUM:.*]] = arith.addf %[[X]], %[[Y]] {no_contraction} : f64
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[NAN]], %[[SUM]], %{{.*}} {no_contraction} : f64
+// CHECK-NEXT:    func.return %[[R]] : f64
+func.func @atan2(%y: f64, %x: f64) -> f64 {
+  %a = math.atan2 %y, %x : f64
+  func.return %a : f64
+}
+
+// Not fired: f32 has GLSL.std.450 versions, and f64 sinh has no expansion (it is
 // refused later, by convert-arith-to-spirv).
 // CHECK-LABEL: func.func @left_alone
 // CHECK-NEXT:    %[[E:.*]] = math.exp %{{.*}} : f32
-// CHECK-NEXT:    %[[S:.*]] = math.atan2 %{{.*}}, %{{.*}} : f64
+// CHECK-NEXT:    %[[S:.*]] = math.sinh %{{.*}} : f64
 // CHECK-NEXT:    func.return %[[E]], %[[S]] : f32, f64
 func.func @left_alone(%a: f32, %b: f64) -> (f32, f64) {
   %e = math.exp %a : f32
-  %s = math.atan2 %b, %b : f64
+  %s = math.sinh %b : f64
   func.return %e, %s : f32, f64
 }

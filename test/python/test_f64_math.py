@@ -1,8 +1,9 @@
 """
 End-to-end: f64 math is f64 on every arch (issue 13). GLSL.std.450 has no f64 exp, log,
-pow, tanh, sin, cos or tan: ti-expand-f64-math computes them in f64 arithmetic for
-Vulkan, within 2 ulp of NumPy over ordinary, huge, tiny, subnormal, negative and special inputs; the f64 ops
-it does not expand are a located compile error on Vulkan, never computed in f32.
+pow, tanh, sin, cos, tan or atan2: ti-expand-f64-math computes them in f64 arithmetic
+for Vulkan, within 2 ulp of NumPy over ordinary, huge, tiny, subnormal, negative and
+special inputs. (Other f64 math ops are a located error on Vulkan, never computed in f32:
+test/lowering/convert-arith-to-spirv-unsupported.mlir.)
 """
 
 import numpy as np
@@ -147,19 +148,43 @@ def test_f64_sin_cos_tan_match_numpy_from_tiny_to_huge(program):
         )
 
 
-@pytest.mark.vulkan_only("GLSL.std.450 has no f64 atan2: refused on Vulkan")
-def test_an_unexpanded_f64_math_op_is_a_located_error(program):
-    out = ti.field(ti.f64, shape=1)
+def test_f64_atan2_matches_numpy_with_signed_zeros_and_infinities(program):
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 1.0, -1.0, 5e-324, 1e300, -1e-300,
+               0.41421356237309503, 2.0, -3.5]
+    rng = np.random.default_rng(3)
+    y = np.concatenate([np.repeat(special, len(special)), rng.uniform(-10, 10, 600),
+                        np.exp(rng.uniform(-700, 700, 400)) * rng.choice([-1.0, 1.0], 400)])
+    x = np.concatenate([np.tile(special, len(special)), rng.uniform(-10, 10, 600),
+                        np.exp(rng.uniform(-700, 700, 400)) * rng.choice([-1.0, 1.0], 400)])
+    n = len(x)
+    ya, xa, out = ti.ndarray(ti.f64, n), ti.ndarray(ti.f64, n), ti.ndarray(ti.f64, n)
+    ya.from_numpy(y)
+    xa.from_numpy(x)
+
+    @ti.kernel
+    def run(y: ti.types.ndarray(), x: ti.types.ndarray(), a: ti.types.ndarray()):
+        for i in x:
+            a[i] = ti.atan2(y[i], x[i])
+
+    run(ya, xa, out)
+    got, want = out.to_numpy(), np.arctan2(y, x)
+    d = _ulps(got, want)
+    worst = int(np.argmax(d))
+    assert d[worst] <= 2, (y[worst], x[worst], got[worst], want[worst])
+    zeros = (want == 0) & (got == 0)
+    assert (np.signbit(got[zeros]) == np.signbit(want[zeros])).all()  # atan2(-0, 1) = -0
+
+
+def test_f64_asin_acos_are_f64(program):
+    out = ti.field(ti.f64, shape=2)
 
     @ti.kernel
     def k(x: ti.f64):
-        out[0] = ti.atan2(x, x)
+        out[0] = ti.asin(x)
+        out[1] = ti.acos(x)
 
-    with pytest.raises(ti.TaichiCompilationError) as info:
-        k(1.0)
-    message = str(info.value)
-    assert "f64 'math.atan2' is not supported on Vulkan" in message
-    assert "test_f64_math.py" in message
+    k(0.3)
+    np.testing.assert_allclose(out.to_numpy(), [np.arcsin(0.3), np.arccos(0.3)], rtol=1e-15)
 
 
 def test_f32_math_still_works(program):
