@@ -58,11 +58,9 @@ def _constant_divisor(op: _Division) -> int | None:
 
 def _needs_guard(op: _Division) -> bool:
     divisor = _constant_divisor(op)
-    if divisor is None:
+    if divisor is None or divisor == 0:
         return True
-    if divisor == 0:
-        return True
-    # -1 as a signed constant may print as the all-ones unsigned value
+    # a signed division by the constant -1 (held as -1 or as the all-ones pattern)
     bits = op.rhs.type.width.data if isinstance(op.rhs.type, IntegerType) else 64
     return isinstance(op, _SIGNED) and divisor % (1 << bits) == (1 << bits) - 1
 
