@@ -195,3 +195,18 @@ def test_with_default_fp_f64_a_literal_keeps_every_digit(arch):
     assert out.to_numpy().tolist() == [0.1, 3.0 * 0.1]
     out.fill(0.1)
     assert out[0] == 0.1
+
+
+def test_a_typed_literal_of_the_other_kind_is_a_type_error(program):
+    @ti.kernel
+    def float_of_int():
+        a = ti.f32(0)  # noqa: F841
+
+    @ti.kernel
+    def int_of_float():
+        a = ti.i32(0.0)  # noqa: F841
+
+    with pytest.raises(ti.TaichiTypeError, match="Integer literals must be annotated"):
+        float_of_int()
+    with pytest.raises(ti.TaichiTypeError, match="Floating-point literals must be annotated"):
+        int_of_float()
