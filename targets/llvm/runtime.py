@@ -545,7 +545,7 @@ class Kernel:
 
     def _argument_error(self, args: Sequence[object]) -> TaichiTypeError:
         for index, (spec, value) in enumerate(zip(self.plan.args, args)):
-            if isinstance(spec, ScalarArg) and not _scalar_fits(spec.dtype, value):
+            if isinstance(spec, ScalarArg) and not abi.scalar_fits(spec.dtype, value):
                 return TaichiTypeError(
                     f"kernel '{self.name}' argument {index} expects a {spec.dtype} scalar, "
                     f"got {value!r} ({type(value).__name__})"
@@ -568,7 +568,3 @@ class Kernel:
         raise TaichiRuntimeError(f"kernel '{self.name}': runtime error code {code}")
 
 
-def _scalar_fits(dtype: str, value: object) -> bool:
-    if dtype.startswith("f"):
-        return isinstance(value, int | float | np.integer | np.floating)
-    return isinstance(value, int | np.integer)

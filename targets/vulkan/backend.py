@@ -44,6 +44,7 @@ Buffer layout: utils/spirv_abi.py.
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -500,6 +501,8 @@ class VulkanKernel:
                 continue
             if rank is None:
                 try:
+                    if not abi.scalar_fits(dtype, value):
+                        raise TypeError(type(value).__name__)
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
@@ -510,8 +513,8 @@ class VulkanKernel:
                 except (TypeError, ValueError, struct.error) as error:
                     raise TaichiTypeError(
                         f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
-                        f"got {value!r}"
-                    ) from error
+                        f"got {value!r} ({type(value).__name__})"
+                    ) from None
                 continue
             array = _check_array(self.name, index, value, dtype, rank)
             for axis, extent in enumerate(array.shape):
@@ -614,8 +617,13 @@ def _check_array(name: str, index: int, value: object, dtype: str, rank: int) ->
         raise TaichiTypeError(f"{where} expects {dtype} elements, got dtype {value.dtype}")
     if value.ndim != rank:
         raise TaichiTypeError(f"{where} expects a {rank}-d ndarray, got {value.ndim}-d")
-    if not (value.flags.c_contiguous and value.flags.writeable):
-        raise ValueError(f"{where}: ndarrays must be C-contiguous and writable")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"{where}: ndarrays must be C-contiguous")
+    if not value.flags.writeable:
+        # Taichi (and our cpu arch, which passes the array's pointer) writes into a
+        # read-only array too: one rule on every arch, through a writable alias.
+        alias = (ctypes.c_char * value.nbytes).from_address(value.ctypes.data)
+        value = np.frombuffer(alias, value.dtype).reshape(value.shape)
     return value
 
 

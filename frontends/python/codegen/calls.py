@@ -29,6 +29,7 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from . import simt
 from .emitter import Value, ir_type
+from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
@@ -172,6 +173,7 @@ def call_python(
         # `ti.u8(200)`: a constant of that type (Taichi checks the range)
         x = args[0]
         if isinstance(x, bool | int | float):
+            check_literal_annotation(cg, func, node)
             if func.is_int and isinstance(x, int) and not isinstance(x, bool):
                 lo, hi = func.int_range()
                 if not lo <= x <= hi:
@@ -318,6 +320,8 @@ def intrinsic_ir(
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)
+        if cg.program.config.debug:
+            check_divisor(cg, a, b, node)
         return raw_div_mod(cg, name, a, b)
     if name in ("zero", "one"):
         expect_args(cg, node, args, 1)
@@ -360,6 +364,28 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
+
+def check_literal_annotation(cg: KernelCodegen, dt: DataType, node: ast.AST) -> None:
+    """Taichi's rule for a typed literal in the source: `ti.f32(0)` and `ti.i32(0.0)`
+    are type errors (a conversion is written `ti.cast`)."""
+    arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
+    if not isinstance(arg, ast.Constant) or isinstance(arg.value, bool):
+        return
+    if dt.is_float and isinstance(arg.value, int):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Integer literals must be annotated with a integer type. For type casting, "
+            "use `ti.cast`.",
+        )
+    if dt.is_int and isinstance(arg.value, float):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Floating-point literals must be annotated with a floating-point type. For "
+            "type casting, use `ti.cast`.",
+        )
+
 
 def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
     """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats

@@ -206,6 +206,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             raise cg.error(
                 TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
             )
+    if op in ("//", "%") and cg.program.config.debug:
+        check_divisor(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -279,6 +281,33 @@ def check_overflow(
         em.emit(taichi.PrintOp(message.replace("{{", "(").replace("}}", ")"), []))
         cg.close(then)
     em.emit(taichi.IfOp(wrapped.ssa, then))
+
+def source_position(cg: KernelCodegen, node: ast.AST) -> str:
+    """`File "...", line N, in <kernel>:` and the source line, for a runtime message."""
+    src = cg.ctx.src
+    name = src.tree.name if hasattr(src.tree, "name") else "kernel"
+    return (
+        f'File "{src.filename}", line {src.file_line(node)}, in {name}:\n'
+        f"    {src.source_line(node).strip()}"
+    )
+
+def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """
+    Debug mode: an integer `a // b` or `a % b` asserts `b != 0` first, so a division by
+    zero raises an error naming the kernel's file, line and source. (Without debug the
+    result is defined: see lowering/guard_int_division.py.)
+    """
+    em = cg.em
+    if is_python(b) and b != 0:
+        return
+    a_v, b_v = em.pair(a, b)
+    dt = em.arith_type(a_v, b_v)
+    if not dt.is_int:
+        return
+    divisor = em.cast(b_v, dt)
+    nonzero = em.compare("!=", divisor, em.const(0, dt))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
