@@ -185,6 +185,7 @@ class Generator:
         self.funcs: list[Func] = []
         self.loop_vars: set[str] = set()
         self.in_func = False
+        self.atomic_ops = {f: self.rng.choice(["add", "add", "max", "min"]) for f in FIELDS}
 
     # -- expressions
     def expr(self, t: str, depth: int = 3) -> tuple:
@@ -356,7 +357,7 @@ class Generator:
         if kind == "atomic":
             field = r.choice(list(FIELDS))
             t = FIELDS[field]
-            fn = r.choice(["add", "add", "max", "min"])
+            fn = self.atomic_ops[field]  # one op per field: mixed ops would not commute
             e = self.expr(t, 2)
             if t == "f32" and fn == "add":  # exact, so the order of the adds cannot matter
                 e = ("cast", "f32", ("bin", "i32", "%", self.expr("i32", 2), ("const", "i32", 1000)))
@@ -424,11 +425,13 @@ def emit_expr(e: tuple) -> str:
         return f"{e[2]}[i]" if e[3] == 0 else f"{e[2]}[(i + {e[3]}) % {N}]"
     if kind == "const":
         value = e[2]
-        if t == "i32" and -(2**31) <= value < 2**31:
-            return f"{value}" if value >= 0 else f"({value})"
-        if t == "f32":
+        if t == "i32":  # a bare literal is default_ip; -2**31 is not an i32 literal
+            return f"{value}" if value >= 0 else f"({value + 1} - 1)"
+        if t == "f32":  # a bare literal is default_fp
             return f"{float(value)!r}" if value >= 0 else f"({float(value)!r})"
-        return f"ti.cast({value!r}, ti.{t})"
+        if value < 0:
+            return f"(-ti.{t}({-value!r}))" if value != -(2**63) else f"ti.{t}({value!r})"
+        return f"ti.{t}({value!r})"
     if kind == "bin":
         return f"({emit_expr(e[3])} {e[2]} {emit_expr(e[4])})"
     if kind == "cmp":
