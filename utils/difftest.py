@@ -970,6 +970,9 @@ def run_seeds(seeds: range, archs: list[str], *, verbose: bool = True,
                 outcomes.append(outcome)
                 if verbose and outcome.kind in ("mismatch", "error"):
                     print(f"[{arch} seed {seed}] {outcome.kind}: {outcome.detail}", flush=True)
+                if verbose and (n + 1) % 100 == 0:
+                    counts = Counter(o.kind for o in outcomes if o.arch == arch)
+                    print(f"  {arch}: seeds {seeds.start}..{seed}: {dict(counts)}", flush=True)
     return outcomes
 
 
