@@ -87,3 +87,21 @@ def test_cast_of_a_literal_is_a_typed_constant():
 
     k()
     assert o.to_numpy().tolist() == [-(2**31), 536870912, 44, -2, 4294967293]
+
+
+@pytest.mark.usefixtures("program")
+def test_widened_int_compared_with_a_constant():
+    # difftest seed 7: on lavapipe `i64(a[i]) < i64(255)` was false for a[i] = 5 (the
+    # driver's bug, Taichi 1.7.4 on lavapipe too); convert-arith-to-spirv compares in i32.
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.i32, ndim=1), o: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i in range(a.shape[0]):
+            o[i, 0] = ti.cast(a[i], ti.i64) < ti.i64(255)
+            o[i, 1] = ti.i64(-1) > ti.cast(a[i], ti.i64)
+            o[i, 2] = ti.cast(a[i], ti.i64) < ti.i64(5000000000)
+            o[i, 3] = ti.cast(ti.cast(a[i], ti.u32), ti.u64) < ti.u64(4294967295)
+
+    a = np.array([5, 300, -3, -1], np.int32)
+    o = np.zeros((4, 4), np.int32)
+    k(a, o)
+    assert o.tolist() == [[1, 0, 1, 1], [0, 0, 1, 1], [1, 1, 1, 1], [1, 0, 1, 0]]
