@@ -824,6 +824,49 @@ class Reference:
         raise AssertionError(kind)
 
 
+_PY_BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+              "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+              "//": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None}
+
+
+def _check_python_folding(x: Any) -> None:
+    """
+    Taichi (and ours) fold operations on Python literals with Python's unbounded ints,
+    then type the result: an i32 expression of literals out of i32 is a compile error,
+    wherever it is (reached or not).
+    """
+    if isinstance(x, list):
+        for part in x:
+            _check_python_folding(part)
+    elif isinstance(x, tuple) and x:
+        if x[0] in ("bin", "un", "math2") and x[1] == "i32":
+            folded = python_value(x)
+            if folded is not None and not -(2**31) <= folded < 2**31:
+                raise Rejected("a Python-folded constant out of i32")
+        for part in x[1:]:
+            _check_python_folding(part)
+
+
+def python_value(e: tuple) -> int | None:
+    """The value of an i32 expression of bare literals as Python folds it, or None."""
+    kind = e[0]
+    if kind == "const":
+        return e[2] if e[1] == "i32" else None
+    if kind == "bin" and e[2] in _PY_BINARY:
+        a, b = python_value(e[3]), python_value(e[4])
+        if a is None or b is None or e[2] == "<<" and b > 64:
+            return None
+        return _PY_BINARY[e[2]](a, b)
+    if kind == "un" and e[2] in ("neg", "abs"):
+        a = python_value(e[3])
+        return None if a is None else (-a if e[2] == "neg" else abs(a))
+    if kind == "math2" and e[2] in ("min", "max"):
+        a, b = python_value(e[3]), python_value(e[4])
+        return None if a is None or b is None else (min(a, b) if e[2] == "min" else max(a, b))
+    return None
+
+
 def folded_f64_locals(p: Program) -> bool:
     """Does a local take an f64 value computed from constants alone (KNOWN_ISSUES)?"""
 
@@ -852,6 +895,7 @@ def folded_f64_locals(p: Program) -> bool:
 
 def reference(p: Program) -> dict[str, np.ndarray]:
     """The expected outputs; raises Rejected or Known. Sets p.features."""
+    _check_python_folding([p.body, [f.body for f in p.funcs]])
     ref = Reference(p)
     result = ref.run()
     p.features = ref.features
