@@ -34,7 +34,7 @@ from collections import Counter
 from pathlib import Path
 
 _LOCATED = re.compile(r"[^\s:]+:\d+:\d+(: error:|\n)")
-_RUN_PASSES = re.compile(r"RUN:.*?ti-opt\b.*?-p[ =]('([^']*)'|\"([^\"]*)\"|(\S+))")
+_RUN_PASSES = re.compile(r"RUN:.*?(?:ti|xdsl)-opt\b.*?-p[ =]('([^']*)'|\"([^\"]*)\"|(\S+))")
 
 _TYPES = ["f16", "f32", "f64", "i1", "i8", "i32", "i64", "index", "memref<?xf32>",
           "vector<4xf32>", "!llvm.ptr", "memref<4x4xi32>", "tensor<2xf32>"]
