@@ -247,7 +247,8 @@ def main(argv: list[str] | None = None) -> int:
             for run in range(args.runs):
                 rng = random.Random(f"{args.seed}:{run}")
                 path, text = rng.choice(sources)
-                passes = rng.choice(passes_of(text))
+                # lit's %p is the test file's folder (apply-pdl{pdl_file="%p/x.mlir"})
+                passes = rng.choice(passes_of(text)).replace("%p", str(path.parent))
                 # The RUN lines are comments: drop them so no mutation touches them.
                 body = "\n".join(
                     "" if line.lstrip().startswith("//") else line for line in text.split("\n")
