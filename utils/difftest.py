@@ -167,7 +167,7 @@ class Program:
     features: set[str] = dataclasses.field(default_factory=set)
 
 
-ARRAYS = {"a_i": "i32", "a_f": "f32", "a_d": "f64"}
+ARRAYS = {"a_i": "i32", "a_f": "f32", "a_d": "f64"}  # input ndarrays; `fin`: an f32 field
 SCALARS = {"s_i": "i32", "s_f": "f32", "s_d": "f64"}
 FIELDS = {"acc_i": "i32", "acc_f": "f32"}
 INT_CONSTS = [0, 1, 2, 3, 5, 7, -1, -3, 100, 255, 1 << 20, -(1 << 30), 2147483647, -2147483648]
@@ -299,6 +299,8 @@ class Generator:
             name, _ = r.choice(candidates)
             return ("var", t, name)
         if choice < 0.6:
+            if t == "f32" and r.random() < 0.3:  # the input field
+                return ("load", t, "fin", r.choice([0, 0, 1, 3]))
             if t in ARRAYS.values():
                 name = next(n for n, at in ARRAYS.items() if at == t)
                 return ("load", t, name, r.choice([0, 0, 1, 3]))
@@ -402,6 +404,7 @@ class Generator:
                              for _ in range(N)], np.int32),
             "a_f": np.array([r.randint(-400, 400) / 100 for _ in range(N)], np.float32),
             "a_d": np.array([r.uniform(-4, 4) for _ in range(N)], np.float64),
+            "fin": np.array([r.randint(-800, 800) / 128 for _ in range(N)], np.float32),
         }
         scalars = {"s_i": r.randint(-50, 50), "s_f": r.randint(-300, 300) / 64,
                    "s_d": r.uniform(-3, 3)}
@@ -510,6 +513,7 @@ def source(p: Program) -> str:
     lines = [f"# difftest program, seed {p.seed}", "def make(ti):"]
     for name, t in FIELDS.items():
         lines.append(f"    {name} = ti.field(ti.{t}, shape={SLOTS})")
+    lines.append(f"    fin = ti.field(ti.f32, shape={N})")
     for f in p.funcs:
         lines.append("    @ti.func")
         lines.append(f"    def {f.name}({', '.join(f'p{j}' for j in range(len(f.params)))}):")
@@ -521,7 +525,7 @@ def source(p: Program) -> str:
     lines.append(f"    def kernel({', '.join(params)}):")
     lines.append(f"        for i in range({N}):")
     lines += emit_stmts(p.body, " " * 12) or [" " * 12 + "pass"]
-    lines.append(f"    return kernel, {{{', '.join(f'{n!r}: {n}' for n in FIELDS)}}}")
+    lines.append(f"    return kernel, {{{', '.join(f'{n!r}: {n}' for n in FIELDS)}}}, fin")
     return "\n".join(lines) + "\n"
 
 
@@ -961,7 +965,8 @@ def load_module(src: str, folder: str, name: str):
 def run_program(ti: Any, p: Program, folder: str) -> dict[str, np.ndarray]:
     """Run `p` under the module `ti` (already initialised); its outputs."""
     module = load_module(source(p), folder, f"difftest_{p.seed}_{os.getpid()}")
-    kernel, fields = module.make(ti)
+    kernel, fields, fin = module.make(ti)
+    fin.from_numpy(p.inputs["fin"])
     outs = {f"out_{t}": np.zeros((N, SLOTS), NP[t]) for t in TYPES}
     args = [p.inputs[n].copy() for n in ARRAYS] + [outs[f"out_{t}"] for t in TYPES]
     kernel(*args, *(p.scalars[n] for n in SCALARS))
