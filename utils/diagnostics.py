@@ -151,6 +151,15 @@ def _location_for(op: Operation, message: str) -> object:
     Where to report a fault of `op`: its own location or, for an op the parser made up
     (the implicit module), the symbol a redefinition names or else its first located op.
     """
+    if message.startswith("Operation using value defined out of its IsolatedFromAbove"):
+        # name the use, not the isolated op around it
+        for inner in op.walk():
+            for operand in inner.operands:
+                owner = operand.owner
+                parent = owner.parent_op() if isinstance(owner, Block) else owner
+                if parent is not None and not op.is_ancestor(parent):
+                    if isinstance(inner.location, FileLineColLoc):
+                        return inner.location
     if isinstance(op.location, FileLineColLoc):
         return op.location
     redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)
