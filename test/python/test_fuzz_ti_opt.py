@@ -27,6 +27,7 @@ def test_classify():
     assert fuzz.classify(1, "f.mlir:3:5: error: bad") == "located"
     assert fuzz.classify(1, "ti-opt: error: bad") == "unlocated"
     assert fuzz.classify(2, "ti-opt: internal error: KeyError") == "internal"
+    assert fuzz.classify(1, "ti-opt: error: Unrecognized passes: ['x']") == "no-pass"
 
 
 def test_short_run_has_no_internal_error(tmp_path, capsys):
