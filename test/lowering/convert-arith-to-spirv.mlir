@@ -162,3 +162,32 @@ func.func @equality_and_bool_truncation(%a: i32, %b: i32, %p: i1, %q: i1) -> (i1
   %4 = arith.trunci %a : i32 to i1
   func.return %0, %1, %2, %3, %4 : i1, i1, i1, i1, i1
 }
+
+// A widened value compared with a constant that fits its narrow type is compared in
+// the narrow type (lavapipe answers the widened form wrongly; difftest seed 7), the
+// constant on either side. Must not fire: a constant out of the narrow range, or a
+// signed compare of a zero-extended value.
+// CHECK-LABEL: func.func @narrow_extended_compare
+// CHECK-SAME:    (%[[X:.*]]: i32) -> (i1, i1, i1, i1)
+// CHECK-NEXT:    %[[W:.*]] = spirv.SConvert %[[X]] : i32 to i64
+// CHECK-NEXT:    %[[U:.*]] = spirv.UConvert %[[X]] : i32 to i64
+// CHECK-NEXT:    %[[C:.*]] = spirv.Constant 255 : i64
+// CHECK-NEXT:    %[[BIG:.*]] = spirv.Constant 5000000000 : i64
+// CHECK-NEXT:    %[[C32:.*]] = spirv.Constant 255 : i32
+// CHECK-NEXT:    %[[R0:.*]] = spirv.SLessThan %[[X]], %[[C32]] : i32
+// CHECK-NEXT:    %[[C32B:.*]] = spirv.Constant 255 : i32
+// CHECK-NEXT:    %[[R1:.*]] = spirv.SLessThan %[[X]], %[[C32B]] : i32
+// CHECK-NEXT:    %[[R2:.*]] = spirv.SLessThan %[[W]], %[[BIG]] : i64
+// CHECK-NEXT:    %[[R3:.*]] = spirv.SLessThan %[[U]], %[[C]] : i64
+// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]] : i1, i1, i1, i1
+func.func @narrow_extended_compare(%x: i32) -> (i1, i1, i1, i1) {
+  %w = arith.extsi %x : i32 to i64
+  %u = arith.extui %x : i32 to i64
+  %c = arith.constant 255 : i64
+  %big = arith.constant 5000000000 : i64
+  %0 = arith.cmpi slt, %w, %c : i64
+  %1 = arith.cmpi sgt, %c, %w : i64
+  %2 = arith.cmpi slt, %w, %big : i64
+  %3 = arith.cmpi slt, %u, %c : i64
+  func.return %0, %1, %2, %3 : i1, i1, i1, i1
+}

@@ -255,6 +255,10 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
         return _stop_grad(args, kwargs)
+    if name == "cast" and args and isinstance(args[0], bool | int | float):
+        # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
+        # the cast must not fold to an untyped Python number.
+        return intrinsic_ir(cg, name, args, kwargs, node)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time
     if name in ("ndrange", "grouped"):
