@@ -291,3 +291,41 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
 
     fill()
     assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
+
+
+def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
+    """What Taichi's example programs use in kernels: `x.fill(v)` (a loop over x, then
+    the next loop sees it), `f(*xs)` / `f(**kw)` with compile-time xs and kw (also in
+    ti.ndrange), and a global NumPy array's shape/ndim as constants."""
+    a = ti.field(ti.f32, (4, 3))
+    v = ti.Vector.field(2, ti.f32, 5)
+    out = ti.field(ti.i32, ())
+    table = np.zeros((5, 3))
+    extent = (2, 3)
+    opts = {"y": 4}
+
+    @ti.func
+    def weigh(x, y=1):
+        return x * y
+
+    @ti.kernel
+    def k(x: ti.f32):
+        a.fill(x)
+        v.fill(ti.Vector([1.0, 2.0]))
+        out[None] = table.shape[0] * 10 + table.shape[1] + table.ndim * 100
+        for i, j in ti.ndrange(*extent):
+            a[i, j] += ti.max(*extent) + weigh(1.0, **opts)
+
+    k(7.0)
+    expect = np.full((4, 3), 7.0, np.float32)
+    expect[:2] += 3 + 4
+    assert np.array_equal(a.to_numpy(), expect)
+    assert np.array_equal(v.to_numpy(), np.tile([1.0, 2.0], (5, 1)))
+    assert out[None] == 253
+
+    @ti.kernel
+    def bad(x: ti.f32):
+        a[0, 0] = ti.max(*x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match=r"\*args in a kernel call needs a tuple"):
+        bad(1.0)

@@ -91,11 +91,50 @@ _TMATH = frozenset(
 
 
 
+def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
+    """`f(*xs, **kw)` with xs a tuple, list or vector and kw a dict, known when the
+    kernel compiles -> `f(xs[0], xs[1], ..., k=kw["k"])`: the call that the other
+    lowerings read. Each element becomes a constant node holding its value, so `xs` is
+    evaluated once."""
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    if not starred and all(k.arg is not None for k in node.keywords):
+        return node
+
+    def held(value: Any, at: ast.AST) -> ast.expr:
+        return ast.copy_location(ast.Constant(value=value), at)
+
+    args: list[ast.expr] = []
+    for a in node.args:
+        if not isinstance(a, ast.Starred):
+            args.append(a)
+            continue
+        value = cg.eval(a.value)
+        items = value.elems if isinstance(value, Vec) and len(value.shape) == 1 else value
+        if not isinstance(items, tuple | list):
+            raise cg.error(
+                TaichiSyntaxError,
+                a,
+                f"*args in a kernel call needs a tuple, list or vector, got {describe(value)}",
+            )
+        args.extend(held(item, a) for item in items)
+    keywords: list[ast.keyword] = []
+    for k in node.keywords:
+        if k.arg is not None:
+            keywords.append(k)
+            continue
+        value = cg.eval(k.value)
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise cg.error(
+                TaichiSyntaxError,
+                k.value,
+                f"**kwargs in a kernel call needs a dict with str keys, got {describe(value)}",
+            )
+        keywords.extend(ast.keyword(arg=key, value=held(v, k)) for key, v in value.items())
+    return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
 def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(
-        k.arg is None for k in node.keywords
-    ):
-        raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+    node = expand_starred(cg, node)
     func = cg.eval(node.func)
     if func is builtins.print:
         return emit_print(cg, node)

@@ -10,6 +10,7 @@ import ast
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
@@ -30,7 +31,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import Vec
+from .vectors import KernelMethod, Vec
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -137,11 +138,16 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
     run(0)
     return out
 
+_NUMPY_CONSTANTS = ("shape", "ndim", "dtype", "size")
+
+
 def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(node.value, ast.Name):
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
+        if isinstance(binding, np.ndarray) and node.attr in _NUMPY_CONSTANTS:
+            return getattr(binding, node.attr)  # a global NumPy array's shape: a constant
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -150,6 +156,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr == "fill":
+            return _fill_method(cg, base)
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -166,6 +174,20 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
+
+def _fill_method(cg: KernelCodegen, container: Container) -> KernelMethod:
+    """`x.fill(v)` in a kernel: the loop of lang/scope_funcs.py, inlined here."""
+    from ..lang import scope_funcs
+    from .calls import inline_bound_func
+
+    def call(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+        if len(args) + len(kwargs) != 1 or (kwargs and "val" not in kwargs):
+            raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+        value = args[0] if args else kwargs["val"]
+        inline_bound_func(cg, scope_funcs.fill, {"x": container, "value": value}, node)
+
+    return KernelMethod("fill", call)
+
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)
