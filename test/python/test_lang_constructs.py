@@ -296,7 +296,8 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
 def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
     """What Taichi's example programs use in kernels: `x.fill(v)` (a loop over x, then
     the next loop sees it), `f(*xs)` / `f(**kw)` with compile-time xs and kw (also in
-    ti.ndrange), and a global NumPy array's shape/ndim as constants."""
+    ti.ndrange), a global NumPy array as a constant (shape, elements, arithmetic), and a
+    ti.func whose scalar return annotation meets a vector."""
     a = ti.field(ti.f32, (4, 3))
     v = ti.Vector.field(2, ti.f32, 5)
     out = ti.field(ti.i32, ())
@@ -316,6 +317,21 @@ def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
         for i, j in ti.ndrange(*extent):
             a[i, j] += ti.max(*extent) + weigh(1.0, **opts)
 
+    @ti.func
+    def first(i: int) -> ti.f32:  # a scalar annotation on a vector: cast per element
+        return ti.Vector([i + 0.5, i + 1.5])
+
+    cube = np.array([3, 2])
+    w = ti.Vector.field(2, ti.f32, 2)
+
+    @ti.kernel
+    def numpy_constants():
+        for I in ti.grouped(ti.ndrange(*(cube - 1))):  # NumPy arithmetic at compile time
+            w[I.x] = first(I.x + cube[1])
+
+    numpy_constants()
+    assert np.array_equal(w.to_numpy(), [[2.5, 3.5], [3.5, 4.5]])
+
     k(7.0)
     expect = np.full((4, 3), 7.0, np.float32)
     expect[:2] += 3 + 4
@@ -329,3 +345,10 @@ def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
 
     with pytest.raises(ti.TaichiSyntaxError, match=r"\*args in a kernel call needs a tuple"):
         bad(1.0)
+
+    @ti.kernel
+    def runtime_index(i: ti.i32):
+        a[0, 0] = cube[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="global NumPy array is a constant"):
+        runtime_index(1)

@@ -15,6 +15,7 @@ import inspect
 import warnings
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
@@ -92,10 +93,10 @@ _TMATH = frozenset(
 
 
 def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
-    """`f(*xs, **kw)` with xs a tuple, list or vector and kw a dict, known when the
-    kernel compiles -> `f(xs[0], xs[1], ..., k=kw["k"])`: the call that the other
-    lowerings read. Each element becomes a constant node holding its value, so `xs` is
-    evaluated once."""
+    """`f(*xs, **kw)` with xs a tuple, list, vector or 1-d NumPy array and kw a dict,
+    known when the kernel compiles -> `f(xs[0], xs[1], ..., k=kw["k"])`: the call that
+    the other lowerings read. Each element becomes a constant node holding its value, so
+    `xs` is evaluated once."""
     starred = any(isinstance(a, ast.Starred) for a in node.args)
     if not starred and all(k.arg is not None for k in node.keywords):
         return node
@@ -110,6 +111,8 @@ def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
             continue
         value = cg.eval(a.value)
         items = value.elems if isinstance(value, Vec) and len(value.shape) == 1 else value
+        if isinstance(items, np.ndarray) and items.ndim == 1:  # a global NumPy array
+            items = items.tolist()
         if not isinstance(items, tuple | list):
             raise cg.error(
                 TaichiSyntaxError,
@@ -586,6 +589,9 @@ def inline_bound_func(
         assert ctx.return_types is not None
         return cg.em.load(ctx.ret_slots[0], ctx.return_types[0])
     if ctx.return_types and ctx.result is not None:
+        v = cg.as_vec(ctx.result) if not is_scalar(ctx.result) else None
+        if v is not None:  # `-> ti.f32` on a vector: Taichi casts each element
+            return cg.vec_cast(v, ctx.return_types[0])
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
 

@@ -138,16 +138,11 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
     run(0)
     return out
 
-_NUMPY_CONSTANTS = ("shape", "ndim", "dtype", "size")
-
-
 def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(node.value, ast.Name):
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
-        if isinstance(binding, np.ndarray) and node.attr in _NUMPY_CONSTANTS:
-            return getattr(binding, node.attr)  # a global NumPy array's shape: a constant
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -199,6 +194,13 @@ def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
         return cg.vec_getitem(base, index, node)
     if isinstance(base, StructField):
         return cg.struct_element(base, index, node)
+    if isinstance(index, Value) and isinstance(base, np.ndarray):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a global NumPy array is a constant of the kernel: index it with compile-time "
+            "values, or pass it as an argument annotated ti.types.ndarray()",
+        )
     if isinstance(index, Value):
         raise cg.error(
             TaichiSyntaxError,

@@ -415,11 +415,13 @@ class KernelCodegen(ast.NodeVisitor):
             return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
-        if isinstance(obj, Ndarray | np.ndarray):
+        if isinstance(obj, Ndarray):
             raise TaichiCompilationError(
-                "an ndarray or NumPy array reaches a kernel only as an argument "
+                "an ndarray reaches a kernel only as an argument "
                 "(annotated ti.types.ndarray())"
             )
+        # A global NumPy array is a Python value, as in Taichi: its shape, its elements at
+        # compile-time indices and NumPy arithmetic on it are constants of the kernel.
         if isinstance(obj, np.generic):
             return obj.item()
         return obj
