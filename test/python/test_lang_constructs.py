@@ -352,3 +352,33 @@ def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
 
     with pytest.raises(ti.TaichiSyntaxError, match="global NumPy array is a constant"):
         runtime_index(1)
+
+
+def test_nested_struct_fields_and_struct_returns():
+    """A struct member of struct type in a field (cornell_box's objects[i].transform.matrix)
+    and a ti.func annotated to return a struct type."""
+    vec3 = ti.math.vec3
+    Transform = ti.types.struct(position=vec3, scale=ti.f32)
+    Body = ti.types.struct(mass=ti.f32, transform=Transform)
+    bodies = Body.field(shape=3)
+    bodies[1] = Body(mass=2.0, transform=Transform(vec3(1, 2, 3), 0.5))
+    assert bodies.shape == (3,) and bodies.transform.scale[1] == 0.5
+
+    @ti.func
+    def moved(t: Transform, d: ti.f32) -> Transform:
+        t.position += d
+        return t
+
+    out = ti.Vector.field(3, ti.f32, 3)
+
+    @ti.kernel
+    def k():
+        for i in bodies:
+            t = moved(bodies[i].transform, bodies[i].mass)
+            bodies[i].transform.scale = t.scale * 4
+            out[i] = t.position
+
+    k()
+    assert np.allclose(out.to_numpy()[1], [3, 4, 5]) and np.allclose(out.to_numpy()[0], 0)
+    assert bodies.transform.scale.to_numpy().tolist() == [0.0, 2.0, 0.0]
+    assert np.allclose(bodies.transform.position.to_numpy()[1], [1, 2, 3])  # a copy moved

@@ -552,11 +552,11 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
+    vec_ret = struct_ret = None
     if isinstance(ret_ann, MatrixType):
-        ret_ann = None  # checked on the returned value below
-        vec_ret = annotations.get("return")
-    else:
-        vec_ret = None
+        vec_ret, ret_ann = ret_ann, None  # checked on the returned value below
+    elif isinstance(ret_ann, StructType):
+        struct_ret, ret_ann = ret_ann, None
     if ret_ann is not None:
         ctx.return_types = [cg.cook_dtype(ret_ann, node)]
     # A parameter is a copy (Taichi passes by value): one the body assigns to, or into
@@ -578,6 +578,11 @@ def inline_bound_func(
         cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if struct_ret is not None and ctx.result is not None:
+        result = ctx.result
+        if isinstance(result, StructPlace):  # a variable of the callee: its value
+            result = cg.rvalue(result)
+        return cg.convert_to_type(struct_ret, result, node)
     if vec_ret is not None and ctx.ret_vec is None:
         v = cg.as_vec(ctx.result)
         if v is None:

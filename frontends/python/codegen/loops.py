@@ -162,7 +162,7 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     from ..lang.struct import StructField
 
     if isinstance(obj, StructField):  # loop over the index space of its members
-        obj = cg.field_handle(next(iter(obj.fields.values())))
+        obj = cg.field_handle(obj.leaf())
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only
         offsets = container_index_offset(obj)
