@@ -382,3 +382,27 @@ def test_nested_struct_fields_and_struct_returns():
     assert np.allclose(out.to_numpy()[1], [3, 4, 5]) and np.allclose(out.to_numpy()[0], 0)
     assert bodies.transform.scale.to_numpy().tolist() == [0.0, 2.0, 0.0]
     assert np.allclose(bodies.transform.position.to_numpy()[1], [1, 2, 3])  # a copy moved
+
+
+def test_vector_slices_and_matrix_cols_of_a_comprehension():
+    """`force[:2]` (eulerfluid2d) and `ti.Matrix.cols([... for i in range(3)])`
+    (implicit_fem) in kernels."""
+    x = ti.Vector.field(3, ti.f32, 4)
+    out2 = ti.Vector.field(2, ti.f32, ())
+    m = ti.Matrix.field(3, 3, ti.f32, ())
+    rows = ti.Matrix.field(2, 3, ti.f32, ())
+
+    @ti.kernel
+    def k():
+        v = ti.Vector([1.0, 2.0, 3.0])
+        out2[None] = v[:2] + v[1:] + v[::2]
+        a = ti.Matrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        rows[None] = a[1:]
+        m[None] = ti.Matrix.cols([x[i] - x[3] for i in range(3)])
+
+    x.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    k()
+    assert out2[None].to_list() == [1 + 2 + 1, 2 + 3 + 3]
+    assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
+    cols = np.arange(12, dtype=np.float32).reshape(4, 3)
+    assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)

@@ -160,7 +160,10 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
         return cg.construct_type(func, [cg.eval(a) for a in node.args], node)
     if func in (Matrix.rows, Matrix.cols):
-        rows = [cg.as_vec(cg.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+        items = cg.eval(node.args[0])  # a list display or comprehension of vectors
+        if not isinstance(items, list | tuple) or not items:
+            raise cg.error(TaichiSyntaxError, node, "ti.Matrix.rows/cols take a list of vectors")
+        rows = [cg.as_vec(a) for a in items]
         m = cg.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
         assert m is not None
         return m if func is Matrix.rows else cg.transpose(m, node)
