@@ -17,6 +17,7 @@ import argparse
 import os
 import runpy
 import sys
+import tempfile
 import time
 import types
 
@@ -51,6 +52,14 @@ def _headless_taichi(ti) -> None:
         win_init(self, *args, **kwargs)
 
     ti.GUI.__init__, ti.ui.Window.__init__ = gui_headless, window_headless
+    # Taichi's headless ti.ui.Window raises on input queries: no input comes instead
+    ti.ui.Window.get_events = lambda self, *a: []
+    ti.ui.Window.get_event = lambda self, *a: False
+    ti.ui.Window.is_pressed = lambda self, *a: False
+    # ... and its show() crashes without a window (on Mesa's lavapipe): a frame is ended by
+    # writing it out instead, which renders it and starts the next one
+    scratch = os.path.join(tempfile.mkdtemp(), "frame.png")
+    ti.ui.Window.show = lambda self: self.window.write_image(scratch)
 
 
 def main() -> None:

@@ -135,7 +135,7 @@ def test_mesh_lambert_two_sided_and_instances():
     # wound the other way: the normal faces away, lit by ambient only unless two-sided
     back = QUAD_IDX.reshape(-1, 3)[:, ::-1].reshape(-1).copy()
     for two_sided, expect in ((False, 0.1), (True, 0.7)):
-        scene.ambient_light((0.1, 0.1, 0.1))
+        scene.point_light(pos=(0.0, 0.0, 4.0), color=(0.6, 0.6, 0.6))  # lights last a frame
         scene.mesh(quad(), indices=back, color=(1.0, 1.0, 1.0), two_sided=two_sided)
         c.scene(scene)
         img = w.get_image_buffer_as_numpy()
@@ -240,3 +240,23 @@ def test_mesh_per_vertex_color_given_normals_and_scene_lines():
     c.scene(scene)
     img = w.get_image_buffer_as_numpy()
     assert (rgb(img, 24, 24) == [0, 255, 0]).all() and (rgb(img, 24, 30) == 255).all()
+
+
+def test_point_lights_last_one_frame_ambient_stays():
+    """As GGUI: a program adds its point lights every frame (they must not pile up);
+    the ambient light, once set, stays."""
+    w = window((32, 32))
+    scene = ti.ui.Scene()
+    scene.set_camera(camera_at(3.0))
+    centre = np.zeros((1, 3), np.float32)
+    seen = []
+    for add_light in (True, True, False):
+        if add_light:
+            scene.point_light(pos=(0.0, 0.0, 3.0), color=(0.3, 0.3, 0.3))
+            scene.ambient_light((0.2, 0.2, 0.2))
+        scene.particles(centre, radius=0.3, color=(1.0, 1.0, 1.0))
+        w.get_canvas().scene(scene)
+        seen.append(rgb(w.get_image_buffer_as_numpy(), 16, 16)[0])
+        w.show()
+    assert abs(seen[0] - 127) <= 2 and seen[1] == seen[0]  # Taichi 1.7.4: 127, 127, 51
+    assert abs(seen[2] - 51) <= 2
