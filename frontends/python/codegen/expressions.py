@@ -10,6 +10,7 @@ import ast
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
@@ -30,7 +31,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import Vec
+from .vectors import KernelMethod, Vec
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -150,6 +151,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr == "fill":
+            return _fill_method(cg, base)
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -167,6 +170,20 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
 
+def _fill_method(cg: KernelCodegen, container: Container) -> KernelMethod:
+    """`x.fill(v)` in a kernel: the loop of lang/scope_funcs.py, inlined here."""
+    from ..lang import scope_funcs
+    from .calls import inline_bound_func
+
+    def call(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+        if len(args) + len(kwargs) != 1 or (kwargs and "val" not in kwargs):
+            raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+        value = args[0] if args else kwargs["val"]
+        inline_bound_func(cg, scope_funcs.fill, {"x": container, "value": value}, node)
+
+    return KernelMethod("fill", call)
+
+
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)
     index = cg.eval(node.slice)
@@ -177,6 +194,13 @@ def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
         return cg.vec_getitem(base, index, node)
     if isinstance(base, StructField):
         return cg.struct_element(base, index, node)
+    if isinstance(index, Value) and isinstance(base, np.ndarray):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a global NumPy array is a constant of the kernel: index it with compile-time "
+            "values, or pass it as an argument annotated ti.types.ndarray()",
+        )
     if isinstance(index, Value):
         raise cg.error(
             TaichiSyntaxError,

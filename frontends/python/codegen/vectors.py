@@ -564,6 +564,11 @@ def _vm_to_list(cg: KernelCodegen, v: Vec, node: ast.AST) -> list[Any]:
 # -- indexing --------------------------------------------------------------------
 
 def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
+    if isinstance(index, slice):  # v[:2], m[1:]: the vector of those components/rows
+        picked = range(v.shape[0])[index]
+        if len(v.shape) == 2:
+            return Vec((len(picked), v.shape[1]), [e for r in picked for e in v.row(r).elems])
+        return Vec((len(picked),), [v.elems[i] for i in picked])
     idx = _component_index(cg, v.shape, index, node)
     if all(is_python(i) for i in idx):
         if len(idx) == 1 and len(v.shape) == 2:
