@@ -13,6 +13,7 @@ The code generator and the compiler (xDSL, llvmlite) are imported on the first c
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -291,10 +292,25 @@ class Kernel:
                     raise e.with_traceback(None) from None
                 raise
             self._instances[key] = run
-            self._keepalive.append(
-                tuple(a for a, p in zip(args, params) if p.kind == "template")
-            )
+            self._hold_templates(key, [a for a, p in zip(args, params) if p.kind == "template"])
         return run, args
+
+    def _hold_templates(self, key: Any, templates: list[Any]) -> None:
+        """
+        The instance under `key` names its template arguments by id, so no other object
+        may take that id while the entry lives. An object that allows weak references
+        takes its entry with it when it dies (`@ti.data_oriented` instances, however many
+        a program creates, are not kept alive by their kernels: Taichi's
+        test_oop_memory_leak); any other object is kept alive by the kernel.
+        """
+        instances = self._instances
+        for obj in templates:
+            if type(obj) in (int, float, bool, str):
+                continue
+            try:
+                weakref.finalize(obj, instances.pop, key, None)
+            except TypeError:
+                self._keepalive.append(obj)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if not kwargs and len(args) == self._nparams:
