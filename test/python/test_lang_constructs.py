@@ -185,6 +185,65 @@ def test_real_func_errors():
         k2()
 
 
+def test_real_func_returns_from_loops_and_runs_its_loops_serially():
+    """A return inside for/while loops (nested too) leaves them all; a real function's
+    loops are serial even when it is called at the kernel's top, so `break` works."""
+
+    @ti.real_func
+    def first_at_least(t: ti.i32) -> ti.i32:
+        r = -1
+        for i in range(3):
+            for j in range(5):
+                if i * 5 + j >= t:
+                    return i * 5 + j
+            r = 100 + i
+        return r
+
+    @ti.real_func
+    def from_while() -> ti.i32:
+        i = 1
+        while i:
+            return 43
+
+    @ti.real_func
+    def count_to_break() -> ti.i32:
+        a = 0
+        for i in range(10):
+            if i == 5:
+                break
+            a += 1
+        return a
+
+    @ti.kernel
+    def k() -> ti.types.vector(5, ti.i32):
+        return ti.Vector(
+            [first_at_least(7), first_at_least(99), first_at_least(0), from_while(),
+             count_to_break()]
+        )
+
+    assert k().to_list() == [7, 102, 0, 43, 5]
+    x = ti.field(ti.i32, 8)
+
+    @ti.kernel
+    def par():
+        for i in range(8):
+            x[i] = first_at_least(i * 2)
+
+    par()
+    assert x.to_numpy().tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+
+
+def test_return_inside_a_kernel_loop_is_an_error():
+    @ti.kernel
+    def k() -> ti.i32:
+        for i in range(3):
+            return i
+        return 0
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Return inside non-static"):
+        k()
+
+
 def test_math_transforms_and_complex_numbers():
     @ti.kernel
     def k() -> ti.types.vector(8, ti.f32):

@@ -734,6 +734,15 @@ def mark_returned(cg: KernelCodegen) -> None:
         ctx.ret_flag = ctx_slot(cg, dtypes.u1)
     cg.em.store(ctx.ret_flag, cg.em.const(True, dtypes.u1))
 
+def break_if_returned(cg: KernelCodegen) -> None:
+    """After an inner loop that may have returned: `if returned { break }`."""
+    from xdsl.ir import Block
+
+    assert cg.ctx.ret_flag is not None
+    returned = cg.em.load(cg.ctx.ret_flag, dtypes.u1)
+    cg.em.emit(taichi.IfOp(returned.ssa, Block([taichi.BreakOp()])))
+
+
 def guard_rest(cg: KernelCodegen, rest: list[ast.stmt]) -> None:
     """Run `rest` only if no earlier branch returned: `if !returned { rest }`."""
     from xdsl.ir import Block

@@ -114,7 +114,9 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     if node.orelse:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'for ... else'")
     config, cg.pending_loop_config = cg.pending_loop_config, None
-    serialize = bool(config and config.get("serialize"))
+    # A real function's loops run serially, as the function body they are (Taichi
+    # compiles a ti.real_func as a function of its own, called by one thread).
+    serialize = bool(config and config.get("serialize")) or cg.in_real_func()
     block_dim = config.get("block_dim") if config else None
     it = node.iter
     if cg.is_call_to(it, ops.static):
