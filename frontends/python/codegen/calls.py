@@ -27,6 +27,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
+from . import printing
 from .emitter import Value, ir_type
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
@@ -98,7 +99,7 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
         raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
     func = cg.eval(node.func)
     if func is builtins.print:
-        return emit_print(cg, node)
+        return printing.emit_print(cg, node)
     if isinstance(func, ops.Intrinsic):
         return call_intrinsic(cg, func, node)
     if isinstance(func, KernelMethod):
@@ -407,69 +408,6 @@ def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -
     for x in args[1:]:
         result = cg.em.binary(name, result, scalar(cg, x, node))
     return result
-
-# -- print -----------------------------------------------------------------------
-
-def emit_print(cg: KernelCodegen, node: ast.Call) -> None:
-    """`print(a, "b", f"{c}")` -> taichi.print "... {} ..." (no trailing newline)."""
-    sep = " "
-    for kw in node.keywords:
-        value = cg.eval(kw.value)
-        if kw.arg == "sep" and isinstance(value, str):
-            sep = value
-        elif kw.arg == "end" and value == "\n":
-            pass
-        else:
-            raise cg.error(
-                TaichiSyntaxError,
-                node,
-                f"print(..., {kw.arg}=...) is not supported in kernels",
-            )
-    pieces: list[str] = []
-    values: list[SSAValue] = []
-    for arg in node.args:
-        if isinstance(arg, ast.JoinedStr):
-            pieces.append(_format_joined(cg, arg, values))
-        else:
-            pieces.append(_format_one(cg, cg.eval(arg), values, arg))
-    cg.em.emit(taichi.PrintOp(sep.join(pieces), values))
-
-def _format_one(
-    cg: KernelCodegen, x: Any, values: list[SSAValue], node: ast.AST
-) -> str:
-    if isinstance(x, Value):
-        if x.dtype.is_unsigned and x.dtype.bits < 64:
-            # The IR is signless and prints integers as signed: widen an unsigned
-            # value (zero-extended) so that 4294967295 does not print as -1.
-            x = cg.em.cast(x, dtypes.i64)
-        values.append(x.ssa)
-        return "{}"
-    if isinstance(x, Vec):
-        if len(x.shape) == 2:
-            return (
-                "["
-                + ", ".join(
-                    _format_one(cg, x.row(i), values, node) for i in range(x.n)
-                )
-                + "]"
-            )
-        return "[" + ", ".join(_format_one(cg, e, values, node) for e in x.elems) + "]"
-    if is_python(x) and not isinstance(x, tuple | list):
-        return str(x)
-    if isinstance(x, tuple | list):
-        return "(" + ", ".join(_format_one(cg, e, values, node) for e in x) + ")"
-    raise cg.error(TaichiTypeError, node, f"cannot print {describe(x)} in a kernel")
-
-def _format_joined(
-    cg: KernelCodegen, node: ast.JoinedStr, values: list[SSAValue]
-) -> str:
-    text = ""
-    for part in node.values:
-        if isinstance(part, ast.FormattedValue):
-            text += _format_one(cg, cg.eval(part.value), values, part)
-        else:
-            text += str(part.value)  # type: ignore[attr-defined]
-    return text
 
 # -- @ti.func --------------------------------------------------------------------
 

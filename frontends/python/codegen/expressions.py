@@ -7,6 +7,7 @@ compile time; operations on IR values go through the Emitter's typed ops.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -14,7 +15,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
-from ..lang import dtypes
+from ..lang import dtypes, ops
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -30,7 +31,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import Vec
+from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -142,6 +143,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
+    if node.attr == "fill":  # x.fill(v) writes into x: a container or a vector place
+        target = cg._place_or_value(node.value)
+        if isinstance(target, VecPlace):
+            return KernelMethod("fill", lambda args, kw, at: fill_vec(cg, target, args, at))
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -150,6 +155,11 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
+            shape = base.element_shape
+            return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
+        if node.attr == "fill":
+            return KernelMethod("fill", lambda args, kwargs, at: fill(cg, base, args, at))
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -471,3 +481,33 @@ def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
             "an f-string with Taichi values works only inside print()",
         )
     return "".join(str(p) for p in parts)
+
+
+_FILL_LOOP = ast.parse("for I in grouped(target):\n    target[I] = value").body[0]
+
+
+def fill(cg: KernelCodegen, container: Container, args: list[Any], node: ast.AST) -> None:
+    """`x.fill(v)` in a kernel: `for I in ti.grouped(x): x[I] = v`, a parallel loop at
+    the kernel's top as any other (v is evaluated once, before the loop)."""
+    if len(args) != 1:
+        raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+    loop = copy.deepcopy(_FILL_LOOP)
+    for sub in ast.walk(loop):  # errors point at the call
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+    value = args[0]
+    cg.ctx.scopes.append({"grouped": ops.grouped, "target": container, "value": value})
+    try:
+        cg.visit(loop)
+    finally:
+        cg.ctx.scopes.pop()
+
+
+def fill_vec(cg: KernelCodegen, place: VecPlace, args: list[Any], node: ast.AST) -> None:
+    """`v.fill(x)` of a vector/matrix variable or element: every component becomes x."""
+    if len(args) != 1 or not is_scalar(args[0]):
+        raise cg.error(TaichiSyntaxError, node, "a vector/matrix's fill() takes one scalar")
+    size = 1
+    for n in place.shape:
+        size *= n
+    cg.store(place, Vec(place.shape, [args[0]] * size), node)
