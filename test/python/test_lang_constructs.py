@@ -244,6 +244,47 @@ def test_return_inside_a_kernel_loop_is_an_error():
         k()
 
 
+def test_starred_arguments_numpy_constants_and_bit_intrinsics():
+    """`*v` / `*tuple` / `*numpy_array` expand into arguments (also of ti.ndrange); a
+    global NumPy scalar or array is a compile-time value; ti.bit_shr is a logical shift;
+    ti.lang.ops.logical_not/bit_not, also per component and in Python scope."""
+    val = ti.field(ti.i32, shape=(4, 4, 4))
+    n_cube = np.array([4, 4, 4])
+    begin = np.array(1, dtype=np.int32)
+
+    @ti.func
+    def add3(a, b, c):
+        return a + b * 10 + c * 100
+
+    @ti.kernel
+    def k(x: ti.i32) -> ti.types.vector(5, ti.i32):
+        a = ti.Vector([1, 2, 3])
+        b = ti.Vector([4, 5, 6])
+        for I in ti.grouped(ti.ndrange(*(((0, 4),) * 3))):
+            val[I] = I[0] + I[1] * 2 + I[2] * 3
+        s = 0
+        for I in ti.grouped(ti.ndrange(*(n_cube - 1))):
+            s += 1
+        for i in range(begin, 3):
+            s += 100
+        return ti.Vector([
+            ti.min(*a, *b) + ti.max(*a, *b) * 10, add3(*b), s, ti.bit_shr(x, 3),
+            ti.lang.ops.logical_not(ti.Vector([x, 0]))[1] + ti.lang.ops.bit_not(x) * 10,
+        ])
+
+    assert k(-256).to_list() == [61, 654, 227, (-256 + (1 << 32)) >> 3, 1 + 255 * 10]
+    assert val[3, 2, 1] == 10
+    assert ti.bit_shr(-256, 3) == (-256 + (1 << 32)) >> 3
+    assert list(ti.lang.ops.logical_not(ti.Vector([2, 0]))) == [0, 1]
+
+    @ti.kernel
+    def bad():
+        a = np.array([1, 2])
+
+    with pytest.raises(ti.TaichiTypeError, match="Only 0-dimensional numpy array"):
+        bad()
+
+
 def test_math_transforms_and_complex_numbers():
     @ti.kernel
     def k() -> ti.types.vector(8, ti.f32):

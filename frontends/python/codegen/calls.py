@@ -68,6 +68,7 @@ _ELEMENTWISE_INTRINSICS = (
     _UNARY_MATH
     | _COMPOSED_UNARY
     | {"min", "max", "pow", "atan2", "clamp", "select", "raw_div", "raw_mod"}
+    | {"logical_not", "bit_not", "bit_shr"}
 )
 _TMATH = frozenset(
     (
@@ -93,10 +94,10 @@ _TMATH = frozenset(
 
 
 def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(
-        k.arg is None for k in node.keywords
-    ):
-        raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+    if any(k.arg is None for k in node.keywords):
+        raise cg.error(TaichiSyntaxError, node, "**kwargs in a kernel call")
+    if any(isinstance(a, ast.Starred) for a in node.args):
+        return _call_with_starred(cg, node)
     func = cg.eval(node.func)
     if func is builtins.print:
         return printing.emit_print(cg, node)
@@ -119,7 +120,11 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
         return cg.construct_type(func, [cg.eval(a) for a in node.args], node)
     if func in (Matrix.rows, Matrix.cols):
-        rows = [cg.as_vec(cg.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+        expect_args(cg, node, node.args, 1)
+        items = cg.eval(node.args[0])  # a list or tuple display, or a comprehension
+        rows = [cg.as_vec(r) for r in items] if isinstance(items, list | tuple) else [None]
+        if any(r is None for r in rows):
+            raise cg.error(TaichiTypeError, node, "ti.Matrix.rows/cols take a list of vectors")
         m = cg.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
         assert m is not None
         return m if func is Matrix.rows else cg.transpose(m, node)
@@ -222,6 +227,41 @@ def expect_args(cg: KernelCodegen, node: ast.Call, args: list[Any], n: int) -> N
         )
 
 # -- ti.* intrinsics -------------------------------------------------------------
+
+def starred_items(cg: KernelCodegen, arg: ast.Starred) -> list[Any]:
+    """What `*x` expands into: a vector's components (a matrix's rows), or the items of
+    a tuple, list or other Python sequence."""
+    seq = cg.eval(arg.value)
+    if isinstance(seq, Vec):
+        return list(seq.elems) if len(seq.shape) == 1 else [seq.row(i) for i in range(seq.n)]
+    if is_python(seq) and hasattr(seq, "__iter__") and not isinstance(seq, str | dict):
+        return [cg.rvalue(item) for item in seq]  # NumPy numbers become Python ones
+    raise cg.error(TaichiSyntaxError, arg, f"cannot expand {describe(seq)} into arguments")
+
+
+def _call_with_starred(cg: KernelCodegen, node: ast.Call) -> Any:
+    """
+    `f(a, *v, *t)`: each starred vector (its components; a matrix's rows), tuple or list
+    is expanded at compile time into arguments, bound to names of their own for the one
+    call: `f(a, _star0, _star1, ...)`.
+    """
+    names: dict[str, Any] = {}
+    args: list[ast.expr] = []
+    for arg in node.args:
+        if not isinstance(arg, ast.Starred):
+            args.append(arg)
+            continue
+        for item in starred_items(cg, arg):
+            name = f" star{len(names)}"  # a name no source can spell
+            names[name] = item
+            args.append(ast.copy_location(ast.Name(id=name, ctx=ast.Load()), arg))
+    expanded = ast.copy_location(ast.Call(func=node.func, args=args, keywords=node.keywords), node)
+    cg.ctx.scopes.append(names)
+    try:
+        return lower_call(cg, expanded)
+    finally:
+        cg.ctx.scopes.pop()
+
 
 def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> Any:
 
@@ -328,6 +368,15 @@ def intrinsic_ir(
         return em.binary("**" if name == "pow" else "atan2", a, b)
     if name in ("min", "max"):
         return fold_minmax(cg, name, args, node)
+    if name in ("logical_not", "bit_not"):  # `not x` (1 or 0, of x's type) and `~x`
+        expect_args(cg, node, args, 1)
+        x = em.value(scalar(cg, args[0], node))
+        return em.logical_not(x) if name == "logical_not" else em.invert(x)
+    if name == "bit_shr":  # a logical shift right, signed values too
+        expect_args(cg, node, args, 2)
+        x, n = (em.value(scalar(cg, a, node)) for a in args)
+        unsigned = getattr(dtypes, f"u{x.dtype.bits}")
+        return em.cast(em.shift(">>", em.cast(x, unsigned), n), x.dtype)
     if name == "clamp" and any(isinstance(a, Vec) for a in args):
         return cg.math_call("clamp", args, node)
     if name == "clamp":

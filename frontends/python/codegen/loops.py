@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes, ops
+from . import calls
 from .emitter import Value
 from .textures import TextureHandle
 from .values import (
@@ -185,8 +186,18 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         "ti.ndrange, a field or an ndarray)",
     )
 
+def _call_args(cg: KernelCodegen, call: ast.Call) -> list[tuple[ast.expr, Any]]:
+    """Each argument of `range(...)` / `ti.ndrange(...)` and its node (`*x` expanded)."""
+    out: list[tuple[ast.expr, Any]] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            out += [(arg, item) for item in calls.starred_items(cg, arg)]
+        else:
+            out.append((arg, cg.eval(arg)))
+    return out
+
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
-    args = [cg.eval(a) for a in call.args]
+    args = [value for _, value in _call_args(cg, call)]
     if call.keywords or not 1 <= len(args) <= 2:
         raise cg.error(
             TaichiSyntaxError,
@@ -199,8 +210,7 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
 
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
-    for arg in call.args:
-        value = cg.eval(arg)
+    for arg, value in _call_args(cg, call):
         if isinstance(value, tuple | list):
             if len(value) != 2:
                 raise cg.error(

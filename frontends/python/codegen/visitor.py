@@ -419,14 +419,16 @@ class KernelCodegen(ast.NodeVisitor):
             return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
-        if isinstance(obj, Ndarray | np.ndarray):
+        if isinstance(obj, Ndarray):
             raise TaichiCompilationError(
-                "an ndarray or NumPy array reaches a kernel only as an argument "
+                "an ndarray reaches a kernel only as an argument "
                 "(annotated ti.types.ndarray())"
             )
+        if isinstance(obj, np.ndarray) and obj.ndim == 0:
+            return obj.item()  # a NumPy scalar: a constant, as in Taichi
         if isinstance(obj, np.generic):
             return obj.item()
-        return obj
+        return obj  # a NumPy array is a compile-time value (`*shape`, `a[0]`)
 
     def element(self, container: Container, index: Any, node: ast.AST) -> Any:
         """The place `container[index]` (a VecPlace for a Vector/Matrix container)."""
@@ -690,6 +692,15 @@ class KernelCodegen(ast.NodeVisitor):
         elif isinstance(value, Value | bool | int | float):
             self.ctx.scopes[-1][name] = self.new_local(name, value)
         elif isinstance(value, np.generic):
+            self.ctx.scopes[-1][name] = self.new_local(name, value.item())
+        elif isinstance(value, np.ndarray):
+            if value.ndim != 0:
+                raise self.error(
+                    TaichiTypeError,
+                    node,
+                    "Only 0-dimensional numpy array can be used to initialize a scalar "
+                    "expression (pass arrays as ti.types.ndarray() arguments)",
+                )
             self.ctx.scopes[-1][name] = self.new_local(name, value.item())
         else:
             self.ctx.scopes[-1][name] = value  # a field, a tuple, a Python object
