@@ -64,6 +64,7 @@ from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiIndexError,
     TaichiRuntimeError,
+    TaichiRuntimeTypeError,
     TaichiTypeError,
 )
 
@@ -491,13 +492,16 @@ class VulkanKernel:
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
+                        if isinstance(value, float | np.floating):  # never truncated
+                            raise TypeError(value)
                         bits = int(value) & ((1 << 64) - 1)  # type: ignore[call-overload]
                         _INT.pack_into(
                             host, offset, bits - (1 << 64) if bits >> 63 else bits
                         )
                 except (TypeError, ValueError, struct.error) as error:
-                    raise TaichiTypeError(
-                        f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
+                    raise TaichiRuntimeTypeError(
+                        f"Argument ({index},) (type={type(value)}) cannot be converted into "
+                        f"required type {dtype}: kernel '{self.name}' argument {index} "
                         f"got {value!r}"
                     ) from error
                 continue

@@ -303,3 +303,30 @@ def test_lang_helpers_and_extensions():
     k(1)
     k(2)
     assert ti.lang.impl.get_runtime().get_num_compiled_functions() == compiled + 1
+
+
+def test_arguments_taichi_removed_raise_its_errors():
+    """ti.graph.Arg's element_shape / shape / channel_format / num_channels were removed
+    in Taichi 1.7: each raises Taichi's error naming what replaces it;
+    ti.experimental.real_func still works, with a DeprecationWarning."""
+    kinds = ti.graph.ArgKind
+    with pytest.raises(ti.TaichiRuntimeError, match="element_shape argument for scalar"):
+        ti.graph.Arg(kinds.SCALAR, "x", dtype=ti.f32, element_shape=())
+    with pytest.raises(ti.TaichiRuntimeError, match="Please use vector or matrix data type"):
+        ti.graph.Arg(kinds.NDARRAY, "x", ti.f32, ndim=1, element_shape=(1,))
+    with pytest.raises(ti.TaichiRuntimeError, match="Please use ndim instead"):
+        ti.graph.Arg(kinds.TEXTURE, "x", shape=(128, 128))
+    with pytest.raises(ti.TaichiRuntimeError, match="for texture are deprecated in v1.6.0, and they are removed in v1.7.0. Please use fmt instead"):
+        ti.graph.Arg(kinds.RWTEXTURE, "x", ndim=2, channel_format=ti.f32, num_channels=1)
+    assert ti.graph.Arg(kinds.NDARRAY, "x", ti.f32, ndim=1).ndim == 1
+    with pytest.warns(DeprecationWarning, match="Use ti.real_func instead"):
+
+        @ti.experimental.real_func
+        def twice(a: ti.i32) -> ti.i32:
+            return a * 2
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return twice(a)
+
+    assert k(21) == 42

@@ -209,3 +209,31 @@ def test_init_reads_ti_environment_variables_and_shows_taichi_defaults(arch, mon
     assert ti._logging.is_logging_effective(ti.ERROR)
     assert not ti.is_logging_effective(ti.INFO)
     ti.set_logging_level(ti.INFO)
+
+
+def test_kernel_argument_errors_as_taichi():
+    """A float passed for an integer parameter is an error on every arch, never
+    truncated (Vulkan passed 1 for 1.2); a number for an ndarray names the argument;
+    a kernel's arguments are immutable in its body."""
+
+    @ti.kernel
+    def takes_int(a: ti.i32) -> ti.i32:
+        return a
+
+    @ti.kernel
+    def takes_array(a: ti.types.ndarray()):
+        pass
+
+    assert takes_int(3) == 3
+    with pytest.raises(ti.TaichiRuntimeTypeError, match=r"Argument \(0,\) \(type=<class 'float'>\) cannot be converted into required type i32"):
+        takes_int(1.2)
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="Invalid type for argument a, got 1.2"):
+        takes_array(1.2)
+
+    @ti.kernel
+    def assigns(a: ti.i32) -> ti.i32:
+        a += 1
+        return a
+
+    with pytest.raises(ti.TaichiSyntaxError, match='Kernel argument "a" is immutable in the kernel'):
+        assigns(1)

@@ -145,6 +145,7 @@ class KernelCodegen(ast.NodeVisitor):
             src, global_vars, closure, True, self.entry, 0, return_types=return_types
         )
         self.em.loc = self.location(tree)
+        self._check_arguments_not_assigned(tree, [spec.name for spec in specs])
         assigned = assigned_names(tree.body)
         args = iter(self.entry.args)
         for spec in specs:
@@ -173,6 +174,27 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _check_arguments_not_assigned(self, tree: ast.FunctionDef, names: list[str]) -> None:
+        """A kernel's arguments are immutable in its body (Taichi's rule; a ti.func's
+        parameters are copies it may assign)."""
+        params = set(names)
+        for node in ast.walk(tree):
+            targets: list[ast.expr] = (
+                list(node.targets)
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign | ast.AnnAssign)
+                else []
+            )
+            while targets:
+                t = targets.pop()
+                if isinstance(t, ast.Tuple | ast.List):
+                    targets += t.elts
+                elif isinstance(t, ast.Name) and t.id in params:
+                    raise self.error(
+                        TaichiSyntaxError, node, f'Kernel argument "{t.id}" is immutable in the kernel'
+                    )
 
     def _aggregate_types(self, layout: Any) -> list[Attribute]:
         """The scalar argument types of a vector/matrix/struct parameter, in order."""

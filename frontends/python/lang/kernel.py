@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiRuntimeTypeError,
     TaichiCompilationError,
     TaichiError,
     TaichiSyntaxError,
@@ -433,9 +434,10 @@ class Kernel:
         assert self._params is not None
         for p, a in zip(self._params, args):
             if p.kind == "ndarray" and not isinstance(a, Ndarray | np.ndarray):
-                raise TaichiTypeError(
-                    f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
-                    f"a NumPy array, got {type(a).__name__}"
+                raise TaichiRuntimeTypeError(
+                    f"Invalid type for argument {p.name}, got {a!r}: kernel "
+                    f"'{self.__name__}' expects a ti.ndarray or a NumPy array, got "
+                    f"{type(a).__name__}"
                 )
             if (
                 p.kind == "ndarray"
