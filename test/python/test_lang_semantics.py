@@ -389,3 +389,42 @@ def test_data_oriented_instances_are_not_kept_alive_by_their_kernels():
     kept.bump()
     kept.bump()
     assert kept.x[None] == 12
+
+
+def test_data_oriented_member_replaced_after_a_kernel_ran_is_used():
+    """A kernel of a data-oriented object compiled against `self.x`; the object then
+    gets a new field `self.x` (from a ti.FieldsBuilder): the next call must write the
+    new field, not the old one (Taichi's test_class_with_field read 0 for 68)."""
+
+    @ti.data_oriented
+    class Holder:
+        def build(self, n):
+            self.x = ti.field(ti.i32)
+            fb = ti.FieldsBuilder()
+            fb.dense(ti.i, n).place(self.x)
+            self.tree = fb.finalize()
+
+        @ti.kernel
+        def k(self, m: ti.i32):
+            for i in self.x:
+                self.x[i] = m * i
+
+        @ti.real_func
+        def twice(self, v: ti.i32) -> ti.i32:
+            return 2 * v
+
+        @ti.kernel
+        def call_method(self, v: ti.i32) -> ti.i32:
+            return self.twice(v)
+
+    h = Holder()
+    h.build(8)
+    h.k(1)
+    assert h.x[5] == 5
+    h.tree.destroy()
+    with pytest.raises(ti.TaichiRuntimeError):
+        h.tree.destroy()
+    h.build(8)
+    h.k(2)
+    assert h.x[5] == 10
+    assert h.call_method(21) == 42

@@ -160,7 +160,29 @@ def _is_texture(ann: Any) -> bool:
 def _template_key(x: Any) -> Any:
     if type(x) in (int, float, bool, str):
         return (type(x), x)
+    if getattr(type(x), "_ti_data_oriented", False):
+        return _data_oriented_key(x, set())
     return id(x)
+
+
+def _data_oriented_key(obj: Any, seen: set[int]) -> Any:
+    """
+    A `@ti.data_oriented` object as a template argument: its identity and that of the
+    fields, ndarrays and data-oriented objects it holds now, so that replacing a member
+    (`self.x = ti.field(...)` after a kernel ran) selects a new instance instead of the
+    one compiled against the old field (Taichi's test_class_with_field).
+    """
+    from .field import Field
+    from .struct import StructField
+
+    seen.add(id(obj))
+    parts: list[Any] = [id(obj)]
+    for name, value in getattr(obj, "__dict__", {}).items():
+        if isinstance(value, Field | StructField | Ndarray):
+            parts.append((name, id(value)))
+        elif getattr(type(value), "_ti_data_oriented", False) and id(value) not in seen:
+            parts.append((name, _data_oriented_key(value, seen)))
+    return tuple(parts)
 
 
 def _ndarray_key(x: Any) -> Any:
@@ -775,7 +797,9 @@ def func(fn: Callable[..., Any]) -> Func:
 
 
 def data_oriented(cls: type) -> type:
-    """Mark a class whose methods are kernels (`self` becomes a template argument)."""
+    """Mark a class whose methods are kernels (`self` becomes a template argument,
+    told apart by its identity and the fields it holds: _data_oriented_key)."""
+    cls._ti_data_oriented = True
     return cls
 
 
@@ -792,7 +816,9 @@ class RealFunc(Func):
 
     def __init__(self, fn: Callable[..., Any]):
         super().__init__(fn)
-        for p in inspect.signature(fn).parameters.values():
+        for i, p in enumerate(inspect.signature(fn).parameters.values()):
+            if i == 0 and p.name == "self":
+                continue  # a method of a data-oriented class: the object itself
             if p.annotation is inspect.Parameter.empty:
                 raise TaichiSyntaxError(
                     f"Taichi function '{self.__name__}': parameter '{p.name}' must be "
