@@ -330,3 +330,38 @@ def test_arguments_taichi_removed_raise_its_errors():
         return twice(a)
 
     assert k(21) == 42
+
+
+def test_primitive_type_literals_as_taichi():
+    """`ti.f32(0)` / `ti.i32(0.0)` of a literal of the other kind, several arguments, or
+    a vector are errors (as Taichi's); a literal of the right kind and a variable work."""
+
+    @ti.kernel
+    def ok(x: ti.i32) -> ti.f32:
+        return ti.f32(1.5) + ti.f32(x) + ti.i32(-2)
+
+    assert ok(3) == 2.5
+    @ti.kernel
+    def int_literal_as_float():
+        a = ti.f32(0)
+
+    @ti.kernel
+    def float_literal_as_int():
+        a = ti.i32(0.0)
+
+    @ti.kernel
+    def two_arguments():
+        a = ti.i64(1, 2)
+
+    @ti.kernel
+    def of_a_vector():
+        a = ti.f16(ti.Vector([1]))
+
+    with pytest.raises(ti.TaichiTypeError, match="Integer literals must be annotated"):
+        int_literal_as_float()
+    with pytest.raises(ti.TaichiTypeError, match="Floating-point literals must be annotated"):
+        float_literal_as_int()
+    with pytest.raises(ti.TaichiSyntaxError, match="only decorate a single expression"):
+        two_arguments()
+    with pytest.raises(ti.TaichiSyntaxError, match="compound type"):
+        of_a_vector()

@@ -148,6 +148,8 @@ def call_python(
     """A builtin or another Python callable: folded when all arguments are Python."""
 
     has_ir = any(not is_python(x) for x in (*args, *kwargs.values()))
+    if isinstance(func, DataType):
+        _check_type_decoration(cg, func, args, kwargs, node)
     if args and isinstance(args[0], Vec):
         if isinstance(func, DataType) or func in (int, float, bool):
             return cg.vec_cast(args[0], cg.cook_dtype(func, node))
@@ -208,6 +210,42 @@ def call_python(
             "in a kernel (decorate it with @ti.func)",
         )
     return cg.rvalue(func(*args, **kwargs))
+
+def _check_type_decoration(
+    cg: KernelCodegen, dt: DataType, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> None:
+    """`ti.f32(x)` in a kernel, as Taichi allows it: one scalar expression; a literal
+    of the type's kind (`ti.f32(0)` and `ti.i32(0.0)` are errors: use ti.cast)."""
+    if len(args) != 1 or kwargs:
+        raise cg.error(
+            TaichiSyntaxError, node, "A primitive type can only decorate a single expression."
+        )
+    if isinstance(args[0], Vec):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "A primitive type cannot decorate an expression with a compound type.",
+        )
+    literal = node.args[0]
+    if isinstance(literal, ast.UnaryOp) and isinstance(literal.op, ast.USub | ast.UAdd):
+        literal = literal.operand
+    if not isinstance(literal, ast.Constant) or isinstance(literal.value, bool):
+        return
+    if isinstance(literal.value, int) and dt.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Integer literals must be annotated with a integer type. For type casting, "
+            "use `ti.cast`.",
+        )
+    if isinstance(literal.value, float) and not dt.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Floating-point literals must be annotated with a floating-point type. For "
+            "type casting, use `ti.cast`.",
+        )
+
 
 def vec_all_any(cg: KernelCodegen, op: str, v: Vec) -> Any:
     """`all(v)` / `any(v)` of a kernel vector: whether every / some component is
