@@ -391,3 +391,14 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
 
     fill()
     assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
+
+
+def test_round_takes_a_dtype_as_floor_and_ceil_do():
+    @ti.kernel
+    def k(x: ti.f32) -> ti.types.vector(4, ti.f32):
+        v = ti.math.vec3(1.1, 2.5, -3.5)
+        r = ti.round(v, int)
+        return ti.Vector([ti.round(x, ti.f64), ti.round(x, int), r[1], r[2]])
+
+    assert k(1.5).to_list() == [2.0, 2.0, 3.0, -4.0]
+    assert ti.round(1.5, int) == 2 and isinstance(ti.round(1.5, int), int)

@@ -391,8 +391,10 @@ def intrinsic_ir(
         dt = kwargs.get("dtype")
         return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
     if name in _COMPOSED_UNARY:
-        expect_args(cg, node, args, 1)
-        return composed_unary(cg, name, scalar(cg, args[0], node))
+        dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
+        expect_args(cg, node, args, 1 if dt is None or "dtype" in kwargs else 2)
+        result = composed_unary(cg, name, scalar(cg, args[0], node))
+        return result if dt is None else em.value(result, cg.cook_dtype(dt, node))
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)

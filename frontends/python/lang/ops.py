@@ -170,9 +170,10 @@ abs = Intrinsic("abs", builtins.abs)
 min = Intrinsic("min", builtins.min)
 max = Intrinsic("max", builtins.max)
 
-def _round(x: Any) -> Any:
-    """Round half away from zero (C's round, as Taichi's ti.round)."""
-    return _math.copysign(_math.floor(builtins.abs(x) + 0.5), x)
+def _round(x: Any, dtype: Any = None) -> Any:
+    """Round half away from zero (C's round, as Taichi's ti.round), as `dtype` if given."""
+    r = _math.copysign(_math.floor(builtins.abs(x) + 0.5), x)
+    return r if dtype is None else _cast(r, dtype)
 
 
 def _raw_div(a: Any, b: Any) -> Any:
