@@ -365,3 +365,19 @@ def test_primitive_type_literals_as_taichi():
         two_arguments()
     with pytest.raises(ti.TaichiSyntaxError, match="compound type"):
         of_a_vector()
+
+
+def test_func_vector_parameter_of_another_size_is_an_error():
+    vec3 = ti.types.vector(3, ti.f32)
+
+    @ti.func
+    def first(a: vec3) -> ti.f32:
+        return a[0]
+
+    @ti.kernel
+    def k() -> ti.f32:
+        x = ti.Matrix([3, 4])
+        return first(x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Argument a is expected to be a Matrix with n 3, but got 2"):
+        k()

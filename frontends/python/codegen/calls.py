@@ -666,6 +666,11 @@ def _bind_param(
         v = cg.as_vec(value)
         if v is None:
             v = cg.construct_type(ann, [value], node)
+        elif tuple(v.shape) != tuple(ann.shape):  # never padded or cut
+            what = f"n {ann.n}, but got {v.shape[0]}" if len(ann.shape) == len(v.shape) == 1 else f"shape {ann.shape}, but got {v.shape}"
+            raise cg.error(
+                TaichiSyntaxError, node, f"Argument {name} is expected to be a Matrix with {what}"
+            )
         v = cg.vec_cast(v, cg.cook_dtype(ann.dtype, node))
         return cg.new_vec_local(name, v) if name in assigned else v
     if isinstance(value, Vec):
