@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
     TaichiIndexError,
@@ -139,7 +140,10 @@ class _ArrayLike:
         index = _python_index(key, len(self.shape), self.index_offset)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
-                raise IndexError(
+                # ti.init(debug=True) checks bounds as Taichi does, with an assertion
+                prog = _program._current
+                debug = prog is not None and prog.config.debug
+                raise (TaichiAssertionError if debug else IndexError)(
                     f"index {key!r} is out of the bounds of a field/ndarray of shape "
                     f"{self.shape}"
                     + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
