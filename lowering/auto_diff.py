@@ -510,11 +510,17 @@ class _Adjoint:
             self.accumulate(op.value, self.emit(memref.LoadOp.get(slot, [])), ctx)
             self.emit(memref.StoreOp.get(self.const(0.0, op.value.type), slot, []))
             return
-        if op.value not in self.active:
+        # The store overwrote the destination: the gradient that reached it goes to the
+        # stored value and no further (an earlier store's adjoint must not see it again;
+        # Taichi's test_ad_set_loss_grad).
+        if not isinstance(op.value.type, AnyFloat):
             return
         ptr = self.grad_ptr(op.memref, ctx)
-        if ptr is not None:
+        if ptr is None:
+            return
+        if op.value in self.active:
             self.accumulate(op.value, self.emit(memref.LoadOp.get(ptr, [])), ctx)
+        self.emit(memref.StoreOp.get(self.const(0.0, op.value.type), ptr, []))
 
     def reverse_atomic(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
         if op.value not in self.active:

@@ -176,7 +176,10 @@ def test_kernel_grad_by_hand_and_clear_all_gradients(arch) -> None:
     y.grad.fill(1.0)
     k.grad(3.0)
     np.testing.assert_allclose(x.grad.to_numpy(), 6 * np.arange(4.0))
-    k.grad(3.0)  # adjoints accumulate
+    # The store's adjoint consumed y.grad (as Taichi's): a second run adds nothing.
+    assert not y.grad.to_numpy().any()
+    y.grad.fill(1.0)
+    k.grad(3.0)  # adjoints accumulate into x.grad
     np.testing.assert_allclose(x.grad.to_numpy(), 12 * np.arange(4.0))
     ti.ad.clear_all_gradients()
     assert not x.grad.to_numpy().any() and not y.grad.to_numpy().any()
@@ -441,3 +444,54 @@ def test_kernel_level_values_and_local_reductions(arch) -> None:
     assert loss[None] == pytest.approx(total)
     np.testing.assert_allclose(x.grad.to_numpy(), ys / total * 1.4, atol=1e-12)
     assert w.grad[None] == pytest.approx((ys / total * 2 * xs).sum())
+
+
+def test_overwritten_loss_takes_the_last_stores_gradient(arch) -> None:
+    # Regression: each kernel's `loss[None] = c * x[None]` overwrites the loss, so only
+    # the last store reaches it; the adjoints of the earlier stores must see a zero
+    # loss.grad (we gave 1 + 2 + 4 = 7 instead of 4, Taichi's test_ad_set_loss_grad).
+    x = ti.field(float, (), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def store_scaled(c: ti.f64, src: ti.template(), dst: ti.template()):
+        dst[None] = c * src[None]
+
+    x[None] = 1.0
+    with ti.ad.Tape(loss=loss):
+        store_scaled(1.0, x, loss)
+        store_scaled(2.0, x, loss)
+        store_scaled(4.0, x, loss)
+    assert loss[None] == 4.0
+    assert x.grad[None] == 4.0
+    assert loss.grad[None] == 0.0  # consumed by the first-recorded store's adjoint
+
+
+def test_ndarray_annotated_needs_grad_false_gets_no_gradient(arch) -> None:
+    # Regression: `ndarray(needs_grad=False)` makes the argument a constant to the
+    # adjoint even when the ndarray passed has a gradient (we accumulated 1/3 per
+    # element into it; Taichi's test_ndarray_needs_grad_false).
+    n = 3
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(needs_grad=False), y: ti.types.ndarray()):
+        for i in range(n):
+            a = 2.0
+            for j in range(n):
+                a += x[i] / x.shape[0]
+            y[0] += a
+
+    @ti.kernel
+    def k_default(x: ti.types.ndarray(), y: ti.types.ndarray()):
+        for i in range(n):
+            y[0] += x[i] * 3.0
+
+    x = ti.ndarray(float, n, needs_grad=True)
+    y = ti.ndarray(float, 1, needs_grad=True)
+    x.from_numpy(np.array([1.0, 2.0, 3.0]))
+    k(x, y)
+    y.grad.fill(1.0)
+    k.grad(x, y)
+    assert not x.grad.to_numpy().any()
+    k_default.grad(x, y)  # the same ndarray, differentiated where not annotated
+    np.testing.assert_allclose(x.grad.to_numpy(), [3.0] * n)

@@ -51,12 +51,16 @@ def _annotate_grads(module: Any, prog: _program.Program) -> None:
 
 
 def _ndarray_grads(k: _kernel.Kernel, args: tuple[Any, ...]) -> tuple[int, ...]:
-    """The positions of the ndarray arguments that have a gradient ndarray."""
+    """The positions of the ndarray arguments whose gradient the adjoint accumulates:
+    those with a gradient ndarray, unless annotated `ndarray(needs_grad=False)` (a
+    constant to the adjoint, whatever its argument carries)."""
     assert k._params is not None
     return tuple(
         i
         for i, (p, a) in enumerate(zip(k._params, args))
-        if p.kind == "ndarray" and getattr(a, "grad", None) is not None
+        if p.kind == "ndarray"
+        and getattr(a, "grad", None) is not None
+        and getattr(p.annotation, "needs_grad", None) is not False
     )
 
 
