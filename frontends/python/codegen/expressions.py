@@ -24,6 +24,7 @@ from .values import (
     PY_CMPOPS,
     UNSUPPORTED_NAMES,
     Container,
+    FieldHandle,
     cmp_name,
     describe,
     is_pure,
@@ -150,6 +151,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
+            return cg.field_handle(_companion_field(cg, base, node))
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -166,6 +169,19 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
+
+def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) -> Any:
+    """`x.grad` / `x.dual` of a field in a kernel: the placed gradient / dual field."""
+    companion = getattr(base.field, node.attr, None)
+    if companion is None or not companion.placed:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"field {base.field.symbol} has no {node.attr} field placed (needs_"
+            f"{node.attr}=True, or place(x.{node.attr}) / ti.root.lazy_{node.attr}())",
+        )
+    return companion
+
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)

@@ -283,7 +283,7 @@ class Tape:
         if loss is not None:
             if not isinstance(loss, Field):
                 raise TaichiError("ti.ad.Tape(loss=...) needs a field")
-            if loss.grad is None:
+            if loss.grad is None or not loss.grad.placed:
                 raise TaichiError(
                     "ti.ad.Tape: the loss field needs needs_grad=True to be differentiated"
                 )

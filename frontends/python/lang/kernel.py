@@ -29,6 +29,7 @@ from . import dtypes
 from . import program as _program
 from . import types as _types
 from .dtypes import DataType
+from .field import check_companions_placed
 from .ndarray import Ndarray
 from .source import (
     FunctionSource,
@@ -527,6 +528,7 @@ class Kernel:
                 f"kernel '{self.__name__}': texture parameter '{textures[0]}': textures "
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
+        check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)
