@@ -495,3 +495,72 @@ def test_ndarray_annotated_needs_grad_false_gets_no_gradient(arch) -> None:
     assert not x.grad.to_numpy().any()
     k_default.grad(x, y)  # the same ndarray, differentiated where not annotated
     np.testing.assert_allclose(x.grad.to_numpy(), [3.0] * n)
+
+
+def test_grad_and_dual_fields_in_kernels_and_python(arch) -> None:
+    # Every float field has x.grad and x.dual; place(x, x.grad) or lazy_grad() places
+    # them, and kernels read and write them like any field.
+    x = ti.field(float)
+    y = ti.field(float)
+    ti.root.dense(ti.i, 4).place(x, x.grad, y)
+    ti.root.lazy_grad()
+    ti.root.lazy_dual()
+    assert y.grad.placed and x.dual.placed and y.dual.placed
+
+    @ti.kernel
+    def scale_grads(c: ti.f64):
+        for i in x:
+            x.grad[i] = c * y.grad[i] + x.dual[i]
+
+    for i in range(4):
+        y.grad[i] = i + 1.0
+        x.dual[i] = 0.5
+    scale_grads(2.0)
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(1.0, 5.0) + 0.5)
+    ti.ad.clear_all_gradients()
+    assert not x.grad.to_numpy().any() and not y.grad.to_numpy().any()
+
+    v = ti.Vector.field(3, float, shape=2, needs_grad=True, needs_dual=True)
+    m = ti.Matrix.field(2, 2, float, shape=2, needs_dual=True)
+    assert v.grad.placed and v.dual.placed and m.dual.placed and not m.grad.placed
+    assert v.grad.to_numpy().shape == (2, 3) and m.dual.to_numpy().shape == (2, 2, 2)
+
+
+def test_needs_grad_companions_must_be_placed(arch) -> None:
+    a = ti.field(float, needs_grad=True)
+    ti.root.dense(ti.i, 2).place(a)
+
+    @ti.kernel
+    def touch():
+        a[0] = 1.0
+
+    with pytest.raises(RuntimeError, match=r"needs_grad=True.*grad field\(s\) are not placed"):
+        touch()
+    ti.root.lazy_grad()
+    touch()
+    assert a[0] == 1.0 and a.grad.placed
+
+
+def test_lambda_called_in_a_kernel_is_differentiated(arch) -> None:
+    # Taichi traces a Python lambda called with Taichi values; we inline it as a ti.func.
+    x = ti.field(float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+    fns = [
+        lambda t: ti.sin(t) * t,
+        lambda t: t * t * t,
+    ]
+    ambiguous = [lambda t: t, lambda t: -t]  # one line: which one runs cannot be told
+
+    @ti.kernel
+    def k(f: ti.template()):
+        for i in x:
+            loss[None] += f(x[i])
+
+    x.from_numpy(np.array([0.2, -0.4, 1.1]))
+    xs = x.to_numpy()
+    for f, df in zip(fns, [lambda t: np.cos(t) * t + np.sin(t), lambda t: 3 * t * t]):
+        with ti.ad.Tape(loss=loss):
+            k(f)
+        np.testing.assert_allclose(x.grad.to_numpy(), df(xs), rtol=1e-5)
+    with pytest.raises(ti.TaichiSyntaxError, match="cannot find this lambda"):
+        k(ambiguous[1])

@@ -193,6 +193,8 @@ def call_python(
         if not shape:
             raise cg.error(TaichiTypeError, node, "len() of a 0-d field")
         return shape[0]
+    elif has_ir and getattr(func, "__name__", "") == "<lambda>":
+        return call_lambda(cg, func, node)
     elif has_ir:
         name = getattr(func, "__name__", repr(func))
         raise cg.error(
@@ -472,6 +474,14 @@ def _format_joined(
     return text
 
 # -- @ti.func --------------------------------------------------------------------
+
+def call_lambda(cg: KernelCodegen, fn: Any, node: ast.Call) -> Any:
+    """A Python lambda called with Taichi values: inlined as a ti.func would be (Taichi
+    traces it; `lambda x: ti.abs(-x)` in Taichi's grad-check tests)."""
+    from ..lang.kernel import Func
+
+    return inline_func(cg, Func(fn), node)
+
 
 def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     """Inline a ti.func: its body is compiled here with its parameters bound."""
