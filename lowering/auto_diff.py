@@ -817,39 +817,69 @@ def add_adjoint(
     Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
 
 
+_KIND_NAMES = {"grad": "gradient", "dual": "dual"}
+
+
+def _companions(
+    fields: list[taichi.FieldOp], field_types: dict[str, MemRefType], kind: str
+) -> dict[str, str]:
+    """Field symbol -> the symbol of its gradient (kind 'grad') or dual ('dual')."""
+    out: dict[str, str] = {}
+    for f in fields:
+        companion = f.attributes.get(kind)
+        if companion is None:
+            continue
+        if not isinstance(companion, SymbolRefAttr):
+            raise PassFailedAt(f, f"ti-auto-diff: a field's '{kind}' must be a symbol")
+        target = companion.root_reference.data
+        if field_types.get(target) != f.type:
+            raise PassFailedAt(
+                f,
+                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of @{f.sym_name.data} must be "
+                f"a taichi.field of type {f.type}",
+            )
+        if not isinstance(f.type.element_type, AnyFloat):
+            raise PassFailedAt(
+                f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a {kind}"
+            )
+        out[f.sym_name.data] = target
+    return out
+
+
 @dataclass(frozen=True)
 class AutoDiffPass(ModulePass):
-    """Add the reverse-mode adjoint `@k_grad` of every taichi.kernel `@k`."""
+    """
+    Differentiate every taichi.kernel `@k`: mode=reverse (the default) adds its adjoint
+    `@k_grad`, mode=forward its tangent kernel `@k_fwd` (auto_diff_forward.py).
+    """
 
     name = "ti-auto-diff"
 
+    mode: str = "reverse"
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ("reverse", "forward"):
+            raise PassFailedAt(
+                op, f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
+            )
         fields = [f for f in op.walk() if isinstance(f, taichi.FieldOp)]
         field_types = {f.sym_name.data: f.type for f in fields}
-        grads: dict[str, str] = {}
-        for f in fields:
-            grad = f.attributes.get("grad")
-            if grad is None:
-                continue
-            if not isinstance(grad, SymbolRefAttr):
-                raise PassFailedAt(f, "ti-auto-diff: a field's 'grad' must be a symbol")
-            target = grad.root_reference.data
-            if field_types.get(target) != f.type:
-                raise PassFailedAt(
-                    f,
-                    f"ti-auto-diff: the gradient @{target} of @{f.sym_name.data} must be "
-                    f"a taichi.field of type {f.type}",
-                )
-            if not isinstance(f.type.element_type, AnyFloat):
-                raise PassFailedAt(
-                    f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a gradient"
-                )
-            grads[f.sym_name.data] = target
+        forward = self.mode == "forward"
+        companions = _companions(fields, field_types, "dual" if forward else "grad")
         kernels = [k for k in op.walk() if isinstance(k, taichi.KernelOp)]
         names = {k.sym_name.data for k in kernels}
+        suffix = "_fwd" if forward else "_grad"
+        from taichi_xdsl.lowering.auto_diff_forward import (  # noqa: PLC0415 (cycle)
+            TANGENT_OF_ATTR,
+            add_tangent_kernel,
+        )
+
         for kernel in kernels:
-            if ADJOINT_OF_ATTR in kernel.attributes:
-                continue  # an adjoint kernel itself
-            if f"{kernel.sym_name.data}_grad" in names:
+            if ADJOINT_OF_ATTR in kernel.attributes or TANGENT_OF_ATTR in kernel.attributes:
+                continue  # a derived kernel itself
+            if f"{kernel.sym_name.data}{suffix}" in names:
                 continue  # already differentiated
-            add_adjoint(kernel, grads, field_types)
+            if forward:
+                add_tangent_kernel(kernel, companions, field_types)
+            else:
+                add_adjoint(kernel, companions, field_types)

@@ -43,7 +43,8 @@ taichi.kernel @sum_sq() {
 
 // -----
 
-// y[i] = sin(x[i]) * a + c[i]: the global store reads y.grad; the replay drops the store;
+// y[i] = sin(x[i]) * a + c[i]: the global store reads y.grad, then zeroes it (the store
+// overwrote y[i]: no earlier store may receive that gradient); the replay drops the store;
 // c has no gradient, so its load gets no adjoint; a scalar argument gets none either.
 // CHECK-LABEL: taichi.kernel @scaled_sin_grad(%{{.*}}: f32) attributes {adjoint_of = @scaled_sin} {
 // CHECK-NEXT:    %[[XG:.*]] = taichi.get_field @x_grad : memref<8xf32>
@@ -57,6 +58,8 @@ taichi.kernel @sum_sq() {
 // CHECK-NOT:       memref.store
 // CHECK-NEXT:      %[[YP:.*]] = taichi.element_ptr %[[YG]][%[[I]]] : memref<8xf32> -> memref<f32>
 // CHECK-NEXT:      %[[DY:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      memref.store %[[ZERO]], %[[YP]][] : memref<f32>
 // CHECK-NEXT:      %[[DM:.*]] = arith.mulf %[[DY]], %[[A]] : f32
 // CHECK-NEXT:      %{{.*}} = arith.mulf %[[DY]], %[[S]] : f32
 // CHECK-NEXT:      %[[COS:.*]] = math.cos %[[V]] : f32
@@ -105,6 +108,8 @@ taichi.kernel @scaled_sin(%a: f32) {
 // CHECK-NEXT:    memref.store %[[Z1]], %[[VADJ]][] : memref<f32>
 // CHECK-NEXT:    %[[YP:.*]] = taichi.element_ptr %{{.*}}[%{{.*}}] : memref<8xf32> -> memref<f32>
 // CHECK-NEXT:    %[[DY:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:    %[[ZY:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[ZY]], %[[YP]][] : memref<f32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[SADJ]], %[[DY]] : memref<f32>
 // CHECK-NEXT:    taichi.if %[[C]] {
 // CHECK-NEXT:      %{{.*}} = memref.alloca() : memref<f32>

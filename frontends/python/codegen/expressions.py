@@ -177,8 +177,9 @@ def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) 
         raise cg.error(
             TaichiSyntaxError,
             node,
-            f"field {base.field.symbol} has no {node.attr} field placed (needs_"
-            f"{node.attr}=True, or place(x.{node.attr}) / ti.root.lazy_{node.attr}())",
+            f"Gradient {base.field.name or base.field.symbol}.{node.attr} has not been "
+            f"placed, check whether `needs_{node.attr}=True` (or place(x.{node.attr}), "
+            f"ti.root.lazy_{node.attr}())",
         )
     return companion
 

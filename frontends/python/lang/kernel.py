@@ -188,6 +188,7 @@ _call_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = N
 """Called with every kernel call's arguments while ti.aot records launches (aot.py)."""
 
 _tape_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
+_forward_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], Any] | None = None
 """Called with every kernel call's arguments inside a `ti.ad.Tape` (autodiff.py)."""
 
 _build_hook: Callable[[Any, Any], None] | None = None
@@ -228,6 +229,8 @@ class Kernel:
             _call_hook(self, args, kwargs)
         if _tape_hook is not None:  # ti.ad.Tape
             _tape_hook(self, args, kwargs)
+        if _forward_hook is not None:  # ti.ad.FwdMode: run the tangent kernel instead
+            return _forward_hook(self, args, kwargs)
         prog = _program._current
         if (
             kwargs
