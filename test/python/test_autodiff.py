@@ -564,3 +564,48 @@ def test_lambda_called_in_a_kernel_is_differentiated(arch) -> None:
         np.testing.assert_allclose(x.grad.to_numpy(), df(xs), rtol=1e-5)
     with pytest.raises(ti.TaichiSyntaxError, match="cannot find this lambda"):
         k(ambiguous[1])
+
+
+def test_forward_mode_through_while_loops_branches_and_locals(arch) -> None:
+    x = ti.field(float, 3, needs_dual=True)
+    y = ti.field(float, 3, needs_dual=True)
+    total = ti.field(float, (), needs_dual=True)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            j = 0
+            while j < 3:  # reverse mode rejects while loops; forward mode needs nothing
+                s = s * x[i] + ti.sin(s)
+                j += 1
+            if x[i] > 0.5:
+                s = s * 2
+            y[i] = s
+            total[None] += s
+
+    def f(xs: np.ndarray) -> np.ndarray:
+        out = []
+        for xv in xs:
+            s = xv
+            for _ in range(3):
+                s = s * xv + np.sin(s)
+            out.append(2 * s if xv > 0.5 else s)
+        return np.array(out)
+
+    x0 = np.array([0.3, 0.6, 0.9])
+    x.from_numpy(x0)
+    with ti.ad.FwdMode(loss=[y, total], param=x, seed=[1.0, 1.0, 1.0]):
+        k()
+    np.testing.assert_allclose(y.to_numpy(), f(x0), rtol=1e-6)  # the primal ran too
+    expect = (f(x0 + 1e-6) - f(x0 - 1e-6)) / 2e-6
+    eps, rtol = _tolerance(arch)
+    np.testing.assert_allclose(y.dual.to_numpy(), expect, rtol=rtol)
+    assert total.dual[None] == pytest.approx(expect.sum(), rel=rtol)
+    assert not x.dual.to_numpy().any()  # the seed is cleared on exit
+    k()  # outside FwdMode: the primal alone, the duals untouched
+    np.testing.assert_allclose(y.dual.to_numpy(), expect, rtol=rtol)
+
+    with pytest.raises(RuntimeError, match="seed"):
+        with ti.ad.FwdMode(loss=y, param=x):
+            k()
