@@ -609,3 +609,30 @@ def test_forward_mode_through_while_loops_branches_and_locals(arch) -> None:
     with pytest.raises(RuntimeError, match="seed"):
         with ti.ad.FwdMode(loss=y, param=x):
             k()
+
+
+def test_tape_starts_the_loss_from_zero(arch) -> None:
+    # Regression: a second Tape over `p[None] += ...` accumulated onto the first run's
+    # loss (300 instead of 150; Taichi's Tape zeroes the loss on entry,
+    # test_ad_multiple_tapes), for field and ndarray losses alike.
+    a = ti.ndarray(ti.math.vec2, shape=10, needs_grad=True)
+    p = ti.ndarray(float, shape=(), needs_grad=True)
+    q = ti.field(float, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def compute_sum(a: ti.types.ndarray(), p: ti.types.ndarray()):
+        for i in a:
+            p[None] += a[i][0] * 2 + a[i][1] * 3
+            q[None] += a[i][0]
+
+    a.from_numpy(np.full((10, 2), 3.0))
+    for _ in range(2):
+        a.grad.fill(0)
+        with ti.ad.Tape(loss=p):
+            compute_sum(a, p)
+        assert p[None] == 150.0
+        np.testing.assert_allclose(a.grad.to_numpy(), np.tile([2.0, 3.0], (10, 1)))
+    for _ in range(2):
+        with ti.ad.Tape(loss=q):
+            compute_sum(a, p)
+        assert q[None] == 30.0

@@ -21,6 +21,8 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
 
+import numpy as np
+
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiError,
@@ -305,8 +307,10 @@ class Tape:
                 raise TaichiError(
                     "ti.ad.Tape: the loss field needs needs_grad=True to be differentiated"
                 )
-            if loss.shape != ():
-                raise TaichiError("ti.ad.Tape: the loss must be 0-d (x[None])")
+            if isinstance(loss, Field) and loss.shape != ():
+                raise TaichiError("ti.ad.Tape: the loss must be a 0-d field (x[None])")
+            if isinstance(loss, Ndarray) and int(np.prod(loss.shape)) != 1:
+                raise TaichiError("ti.ad.Tape: the loss must be an ndarray of one element")
         if grad_check is not None and not isinstance(grad_check, list):
             raise TaichiError("ti.ad.Tape(grad_check=...) takes a list of fields")
         self.grad_check: list[Field] = list(grad_check or [])
@@ -314,12 +318,6 @@ class Tape:
         if self.grad_check:
             if loss is None or str(loss.dtype) != "f64":
                 raise TaichiError("ti.ad.Tape(grad_check=...) needs an f64 loss field")
-            # The state the recorded calls start from, to replay them perturbed.
-            self._backups = [
-                (f, f.to_numpy())
-                for f in _program.get_program().fields
-                if f.primal is None and f.placed
-            ]
         self.loss = loss
         self.clear_gradients = clear_gradients
         self.validation = validation
@@ -333,6 +331,15 @@ class Tape:
             raise TaichiError("ti.ad.Tape: tapes cannot be nested")
         if self.clear_gradients:
             clear_all_gradients()
+        if self.loss is not None:
+            self.loss.fill(0)  # as Taichi's: the recorded calls accumulate from zero
+        if self.grad_check:
+            # The state the recorded calls start from, to replay them perturbed.
+            self._backups = [
+                (f, f.to_numpy())
+                for f in _program.get_program().fields
+                if f.primal is None and f.placed
+            ]
         self.recording = True
         _tape = self
         _kernel._tape_hook = _record
