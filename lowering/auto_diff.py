@@ -84,6 +84,18 @@ from xdsl.utils.hints import isa
 
 _LOOPS = (taichi.RangeForOp, taichi.StructForOp, taichi.WhileOp)
 _REGION_OPS = (taichi.IfOp, *_LOOPS)
+_LINEAR = (
+    arith.AddfOp,
+    arith.SubfOp,
+    arith.NegfOp,
+    arith.ExtFOp,
+    arith.TruncFOp,
+    math.FloorOp,
+    math.CeilOp,
+    math.RoundOp,
+    math.TruncOp,
+)
+"""Ops whose adjoint reads none of their operands."""
 _DROPPED = (taichi.PrintOp, taichi.AssertOp)
 """Ops the adjoint kernel does not replay (they would run twice)."""
 
@@ -220,7 +232,7 @@ class _Adjoint:
                     written.add(sym)
         if not written:
             return
-        work = [v for op in self.live for v in op.operands]
+        work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
         while work:
             value = work.pop()
@@ -241,6 +253,27 @@ class _Adjoint:
                 for use in value.uses:
                     work.extend(use.operation.operands)
             work.extend(owner.operands)
+
+    def needed_operands(self, op: Operation) -> list[SSAValue]:
+        """
+        The operands of a live op whose values its reverse reads. A store or atomic
+        needs its destination (the gradient's index), not its value; a sum, a
+        difference and a cast are linear (their adjoints need no operand); a product
+        needs the factor that scales the other, active, one; a select its condition.
+        So `x[i + 1] = x[i] * 2`
+        may write the x it read (Taichi's test_loop_grad): the adjoint never reads x.
+        """
+        if isinstance(op, memref.StoreOp):
+            return [op.memref]
+        if isinstance(op, taichi.AtomicOp):
+            return [op.dest]
+        if isinstance(op, _LINEAR):
+            return []
+        if isinstance(op, arith.MulfOp):
+            return [a for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if b in self.active]
+        if isinstance(op, arith.SelectOp):  # routes the adjoint by its condition alone
+            return [op.cond]
+        return list(op.operands)
 
     def _activated(self, op: Operation) -> list[SSAValue]:
         active = self.active

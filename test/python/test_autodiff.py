@@ -636,3 +636,42 @@ def test_tape_starts_the_loss_from_zero(arch) -> None:
         with ti.ad.Tape(loss=q):
             compute_sum(a, p)
         assert q[None] == 30.0
+
+
+def test_kernel_may_write_what_it_read_when_the_adjoint_needs_none_of_it(arch) -> None:
+    # x[k, i + 1] = x[k, i] * 2 and a dynamic matrix index (a select over the loaded
+    # components) read values the adjoint never needs: no global-data-access error,
+    # and the gradients of Taichi's test_loop_grad / test_matrix_non_constant_index.
+    n, m = 4, 5
+    x = ti.field(float, (n, m), needs_grad=True)
+
+    @ti.kernel
+    def doubling():
+        for k in range(n):
+            for i in range(m - 1):
+                x[k, i + 1] = x[k, i] * 2
+
+    for k in range(n):
+        x[k, 0] = k
+    doubling()
+    for k in range(n):
+        x.grad[k, m - 1] = 1
+    doubling.grad()
+    expect = np.zeros((n, m))
+    expect[:, 0] = 2 ** (m - 1)  # each store's adjoint zeroed what it consumed
+    np.testing.assert_allclose(x.grad.to_numpy(), expect)
+
+    a = ti.Matrix.field(2, 2, float, 3, needs_grad=True)
+    b = ti.Matrix.field(2, 2, float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def dynamic_index():
+        for i in range(3):
+            for j, k in ti.ndrange(2, 2):
+                a[i][j, k] = (j + 1) * (k + 1) * b[i][j, k]
+                loss[None] += a[i][j, k]
+
+    loss.grad[None] = 1.0
+    dynamic_index.grad()
+    np.testing.assert_allclose(b.grad.to_numpy(), np.tile([[1.0, 2.0], [2.0, 4.0]], (3, 1, 1)))
