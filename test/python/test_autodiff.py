@@ -675,3 +675,32 @@ def test_kernel_may_write_what_it_read_when_the_adjoint_needs_none_of_it(arch) -
     loss.grad[None] = 1.0
     dynamic_index.grad()
     np.testing.assert_allclose(b.grad.to_numpy(), np.tile([[1.0, 2.0], [2.0, 4.0]], (3, 1, 1)))
+
+
+def test_stop_grad_holds_in_its_scope_only(arch) -> None:
+    # Regression: ti.stop_grad(x) in one loop stopped x's gradient in the whole kernel
+    # (x.grad was 0, not 2x; Taichi's test_stop_grad2): it holds in its block only.
+    x = ti.field(float, 8, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k():
+        for i in range(8):
+            ti.stop_grad(x)
+            loss[None] += x[i] ** 2
+        for i in range(8):
+            loss[None] += x[i] ** 2
+
+    @ti.kernel
+    def k_everywhere():
+        ti.stop_grad(x)
+        for i in range(8):
+            loss[None] += x[i] ** 2
+
+    x.from_numpy(np.arange(8.0))
+    with ti.ad.Tape(loss=loss):
+        k()
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(8.0))
+    with ti.ad.Tape(loss=loss):
+        k_everywhere()
+    assert not x.grad.to_numpy().any()

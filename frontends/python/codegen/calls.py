@@ -254,7 +254,7 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     if name in _RANDOM:
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
-        return _stop_grad(args, kwargs)
+        return _stop_grad(cg, args, kwargs)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time
     if name in ("ndrange", "grouped"):
@@ -265,15 +265,25 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         )
     return intrinsic_ir(cg, name, args, kwargs, node)
 
-def _stop_grad(args: list[Any], kwargs: dict[str, Any]) -> None:
-    """`ti.stop_grad(x)`: marks field x's `get_field` so that ti-auto-diff leaves it out."""
+def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """
+    `ti.stop_grad(x)`: in the rest of the current scope (as Taichi's, the enclosing
+    block), field x is accessed through a `get_field` of its own marked `stop_grad`,
+    which ti-auto-diff leaves out of the adjoint.
+    """
     from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
     from xdsl.dialects.builtin import UnitAttr
 
     if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
         raise TaichiError("ti.stop_grad(x) takes one field")
-    # every access of the field in this kernel goes through this one get_field
-    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    handle = args[0]
+    marked = handle.ssa.owner.clone()
+    marked.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    cg.insert_prologue(marked)
+    # KernelCodegen.field_handle looks this entry up through the enclosing scopes
+    cg.ctx.scopes[-1][("ti.stop_grad", id(handle.field))] = FieldHandle(
+        handle.field, marked.results[0]
+    )
 
 
 def intrinsic_ir(
