@@ -704,3 +704,39 @@ def test_stop_grad_holds_in_its_scope_only(arch) -> None:
     with ti.ad.Tape(loss=loss):
         k_everywhere()
     assert not x.grad.to_numpy().any()
+
+
+def test_validation_sees_vector_field_accesses(arch) -> None:
+    # Regression: Tape(validation=True) looked at scalar accesses only, so a kernel
+    # overwriting a Vector field it read went unchecked (Taichi's test_gdar_mpm).
+    x = ti.Vector.field(2, float, shape=(3, 4), needs_grad=True)
+    v = ti.Vector.field(2, float, shape=(3, 4), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def step(f: ti.i32):
+        for p in range(4):
+            v[f, p] = x[f, p] * 2
+            x[f + 1, p] = x[f, p] + 0.1 * v[f, p]
+
+    with (
+        pytest.raises(ti.TaichiAssertionError, match="global data access rule"),
+        ti.ad.Tape(loss=loss, validation=True),
+    ):
+        step(0)
+
+
+def test_old_call_form_of_vector_components_and_diag_in_kernels(arch) -> None:
+    # `v(0)` is Taichi's old spelling of `v[0]`; ti.Matrix.diag takes a kernel value.
+    out = ti.field(float, 3)
+
+    @ti.kernel
+    def k(a: ti.f64):
+        d = ti.Vector([a, 2 * a]) ** 2
+        m = ti.Matrix.diag(dim=2, val=a) + ti.Matrix.diag(2, 1.0)
+        out[0] = d(0) + d(1)
+        out[1] = m(0, 0) + m(1, 1)
+        out[2] = m[0, 1]
+
+    k(1.5)
+    np.testing.assert_allclose(out.to_numpy(), [1.5**2 * 5, 5.0, 0.0])

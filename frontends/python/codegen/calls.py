@@ -98,6 +98,10 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     ):
         raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
     func = cg.eval(node.func)
+    if isinstance(func, Vec) and node.args and not node.keywords:
+        # `v(0)`, `m(i, j)`: Taichi's old call form of `v[0]`, `m[i, j]`
+        index = [cg.eval(a) for a in node.args]
+        return cg.vec_getitem(func, index[0] if len(index) == 1 else tuple(index), node)
     if func is builtins.print:
         return emit_print(cg, node)
     if isinstance(func, ops.Intrinsic):
@@ -194,6 +198,11 @@ def call_python(
         if not shape:
             raise cg.error(TaichiTypeError, node, "len() of a 0-d field")
         return shape[0]
+    elif func is Matrix.diag and has_ir:  # ti.Matrix.diag(2, v) of a kernel value
+        bound = inspect.signature(Matrix.diag).bind(*args, **kwargs)
+        dim, val = bound.arguments["dim"], bound.arguments["val"]
+        rows = [[val if i == j else 0 for j in range(dim)] for i in range(dim)]
+        return cg.make_matrix([rows], {}, node, False)
     elif has_ir and getattr(func, "__name__", "") == "<lambda>":
         return call_lambda(cg, func, node)
     elif has_ir:

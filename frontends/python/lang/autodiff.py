@@ -274,6 +274,10 @@ def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) 
         return
     module = k.build_module(prog, bound, k.__name__)
     _annotate_grads(module, prog)
+    from taichi_xdsl.utils import registry
+
+    if "ti-scalarize" in registry.PASSES:  # vector accesses become element accesses
+        registry.build_pipeline("ti-scalarize").apply(registry.make_context(), module)
     check_global_data_access(module, k.__name__)
     checked.add(key)
 
