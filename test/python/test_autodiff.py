@@ -337,8 +337,10 @@ def test_unsupported_constructs_raise_clear_errors(arch) -> None:
 
 def test_needs_grad_needs_float_and_tape_needs_grad_loss() -> None:
     ti.init(arch=ti.cpu, offline_cache=False)
-    with pytest.raises(ti.TaichiError, match="float"):
+    with pytest.raises(RuntimeError, match="i32 is not supported for field"):
         ti.field(ti.i32, 4, needs_grad=True)
+    with pytest.raises(RuntimeError, match="i32 is not supported for ndarray"):
+        ti.ndarray(ti.i32, 4, needs_grad=True)
     plain = ti.field(float, ())
     with pytest.raises(ti.TaichiError, match="needs_grad"):
         ti.ad.Tape(loss=plain)

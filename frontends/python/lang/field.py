@@ -352,8 +352,9 @@ def field(
     f = Field(storage_dtype(dtype, prog.config), name or None)
     f.element_shape = element_shape
     if (needs_grad or needs_dual) and not f.dtype.is_float:
-        raise TaichiError(
-            f"ti.field: needs_grad=True / needs_dual=True needs a float type, got {f.dtype}"
+        raise TaichiRuntimeError(
+            f"{f.dtype} is not supported for field with `needs_grad=True` or "
+            "`needs_dual=True` (a gradient needs a float type)"
         )
     if f.dtype.is_float:  # ti.ad's companions: x.grad (reverse mode), x.dual (forward)
         f.grad, f.dual = _companion(f, name, "grad"), _companion(f, name, "dual")
