@@ -541,6 +541,11 @@ def test_needs_grad_companions_must_be_placed(arch) -> None:
     ti.root.lazy_grad()
     touch()
     assert a[0] == 1.0 and a.grad.placed
+    b = ti.field(float)  # never placed: no kernel may run (Taichi's materialize check)
+    with pytest.raises(RuntimeError, match=r"These field\(s\) are not placed"):
+        touch.grad()
+    ti.root.dense(ti.i, 3).place(b)
+    touch.grad()
 
 
 def test_lambda_called_in_a_kernel_is_differentiated(arch) -> None:

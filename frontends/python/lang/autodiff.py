@@ -31,7 +31,7 @@ from taichi_xdsl.utils.errors import (
 
 from . import kernel as _kernel
 from . import program as _program
-from .field import Field
+from .field import Field, check_companions_placed
 from .ndarray import Ndarray
 from .ops import Intrinsic
 
@@ -192,6 +192,7 @@ def _instantiate_adjoint(
     grad_positions: tuple[int, ...],
     forward: bool = False,
 ) -> Callable[[tuple[Any, ...]], Any]:
+    check_companions_placed(prog)
     symbol = prog.unique_symbol(k.__name__)
     module = adjoint_module(k, prog, args, symbol, grad_positions, forward)
     compiled = prog.backend.compile(module, f"{symbol}{'_fwd' if forward else '_grad'}")

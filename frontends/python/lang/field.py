@@ -368,6 +368,8 @@ def field(
         for companion, needed in ((f.grad, needs_grad), (f.dual, needs_dual)):
             if needed and companion is not None:
                 companion._place(shape, offset)
+    else:
+        prog.unplaced_fields.append(f)
     return f
 
 
@@ -381,12 +383,26 @@ def _companion(f: Field, name: str, kind: str) -> Field:
 
 def check_companions_placed(prog: _program.Program) -> None:
     """
-    Taichi's materialize check: a placed field created with needs_grad / needs_dual
-    must have its gradient / dual field placed before a kernel runs.
+    Taichi's materialize check: every field created must be placed, and a placed
+    field created with needs_grad / needs_dual must have its gradient / dual field
+    placed, before a kernel runs.
 
     Raises:
-        TaichiRuntimeError: naming the fields whose companions are not placed.
+        TaichiRuntimeError: naming the fields not placed, or whose companions are not.
     """
+    unplaced = [f for f in prog.unplaced_fields if not f.placed]
+    prog.unplaced_fields = unplaced
+    if unplaced:
+        names = ", ".join(
+            f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
+            if f.created_at
+            else f.name or "field"
+            for f in unplaced
+        )
+        raise TaichiRuntimeError(
+            f"These field(s) are not placed: {names} (give ti.field a shape or place "
+            "it with ti.root.dense(...).place(x))"
+        )
     for kind in ("grad", "dual"):
         missing = [
             f
