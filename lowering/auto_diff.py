@@ -1,5 +1,6 @@
 """
-ti-auto-diff: reverse-mode automatic differentiation of `taichi.kernel`s.
+ti-auto-diff: automatic differentiation of `taichi.kernel`s. This file is the reverse
+mode (the default, `{mode=reverse}`); `{mode=forward}` is in auto_diff_forward.py.
 
 For each kernel `@k` the pass adds its adjoint kernel `@k_grad` (same arguments, no
 results): run after the primal, it adds d(outputs)/d(inputs) times the gradients of the
@@ -42,8 +43,9 @@ adjoint.
 As in Taichi (taichi/transforms/auto_diff.cpp), each block is replayed forward and then
 reversed statement by statement: a global load of a field with a gradient becomes an
 atomic add into the gradient, a global store or atomic add reads the gradient of its
-destination, and global writes of the replay are dropped (Taichi's global data access
-rule: a kernel does not read what it writes). Adjoints of SSA values accumulate in SSA
+destination (a store then zeroes it: what it overwrote receives nothing), and global
+writes of the replay are dropped (Taichi's global data access rule: a kernel does not
+overwrite what its adjoint reads). Adjoints of SSA values accumulate in SSA
 within their block; adjoints of values used in nested regions, and of local variables,
 live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
 where no other thread sees them).
