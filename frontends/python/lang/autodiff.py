@@ -25,6 +25,7 @@ import numpy as np
 
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
+    TaichiCompilationError,
     TaichiError,
     TaichiRuntimeError,
 )
@@ -88,6 +89,19 @@ def _mark_ndarray_grads(
     kernel_op.arg_attrs = ArrayAttr(attrs)
 
 
+class AutodiffError(TaichiCompilationError, RuntimeError):
+    """A kernel ti.ad cannot differentiate (Taichi raises a RuntimeError there)."""
+
+
+def _uses_field(module: Any, symbol: str) -> bool:
+    from taichi_xdsl.dialects import taichi
+
+    return any(
+        isinstance(op, taichi.GetFieldOp) and op.field.root_reference.data == symbol
+        for op in module.walk()
+    )
+
+
 def adjoint_module(
     kernel: _kernel.Kernel,
     prog: _program.Program,
@@ -103,10 +117,15 @@ def adjoint_module(
     """
     from taichi_xdsl.dialects import taichi
     from taichi_xdsl.utils import registry
-    from taichi_xdsl.utils.errors import TaichiCompilationError
     from xdsl.utils.exceptions import DiagnosticException
 
     module = kernel.build_module(prog, args, symbol)
+    counter = getattr(prog, "_rng_launch_counter", None)  # codegen/random.py's
+    if not forward and counter is not None and _uses_field(module, counter.symbol):
+        raise AutodiffError(
+            f"kernel '{kernel.__name__}': RandStmt not supported in autodiff: its "
+            "adjoint would draw other ti.random() numbers than the kernel did"
+        )
     _annotate_grads(module, prog, "dual" if forward else "grad")
     if grad_positions:
         for op in module.ops:
@@ -118,7 +137,7 @@ def adjoint_module(
             spec = f"ti-scalarize,{spec}"
         registry.build_pipeline(spec).apply(registry.make_context(), module)
     except DiagnosticException as error:
-        raise TaichiCompilationError(
+        raise AutodiffError(
             f"kernel '{kernel.__name__}': cannot differentiate it: {error}"
         ) from None
     for op in list(module.ops):
