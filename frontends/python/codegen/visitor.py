@@ -108,6 +108,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.entry = Block()
         self.loops: list[LoopInfo] = []
         self.field_handles: dict[int, FieldHandle] = {}
+        self.shared_arrays = 0  # ti.simt.block.SharedArray ids given so far
         self._prologue_last: Operation | None = None
         self.pending_loop_config: dict[str, Any] | None = None
         self.terminated = False
