@@ -149,8 +149,12 @@ class _Tangents:
     def visit_alloca(self, op: memref.AllocaOp) -> None:
         assert isa(op.memref.type, MemRefType)
         element = op.memref.type.element_type
-        if not isinstance(element, AnyFloat) or op.memref.type.get_shape():
+        if not isinstance(element, AnyFloat):
             return
+        if op.memref.type.get_shape():  # its loads would get no tangent: never silently
+            raise PassFailedAt(
+                op, "ti-auto-diff: a local float array has no forward-mode tangent yet"
+            )
         twin = self.emit(memref.AllocaOp.get(element, shape=[]))
         self.emit(memref.StoreOp.get(self.const(0.0, element), twin, []))
         self.twin[op.memref] = twin

@@ -26,3 +26,16 @@ taichi.kernel @max_of() {
 // CHECK: ti-auto-diff-forward-unsupported.mlir:[[# @LINE + 1]]:1: error: ti-auto-diff: the dual @x_dual of @x must be a taichi.field of type memref<8xf32>
 taichi.field @x : memref<8xf32> offset 0 {dual = @x_dual}
 taichi.field @x_dual : memref<4xf32> offset 64
+
+// -----
+
+// A local float array: its elements would get no tangent, so it is rejected.
+// CHECK: ti-auto-diff-forward-unsupported.mlir:[[# @LINE + 5]]:3: error: ti-auto-diff: a local float array has no forward-mode tangent yet
+taichi.field @x : memref<8xf32> offset 0 {dual = @x_dual}
+taichi.field @x_dual : memref<8xf32> offset 64
+taichi.kernel @local_array(%i: index) {
+  %x = taichi.get_field @x : memref<8xf32>
+  %a = memref.alloca() : memref<4xf32>
+  %v = memref.load %a[%i] : memref<4xf32>
+  taichi.return
+}
