@@ -1,5 +1,5 @@
 """
-`ti.ad`: reverse-mode automatic differentiation, as Taichi's.
+`ti.ad`: automatic differentiation (reverse and forward mode), as Taichi's.
 
     x = ti.field(ti.f32, 8, needs_grad=True)       # x.grad: a field of the same shape
     loss = ti.field(ti.f32, (), needs_grad=True)
@@ -12,6 +12,10 @@
 `kernel.grad(*args)` launches a kernel's adjoint by hand. The adjoint of an instance is
 the `@k_grad` kernel that the `ti-auto-diff` pass (lowering/auto_diff.py) builds from the
 primal's IR; it is compiled once per template signature, like the primal.
+
+Forward mode: inside `with ti.ad.FwdMode(loss=y, param=x, seed=[...])` a kernel runs
+`@k_fwd` instead (`ti-auto-diff{mode=forward}`, lowering/auto_diff_forward.py), which
+does what the kernel does and also carries x.dual (the seed) through to y.dual.
 """
 
 from __future__ import annotations
