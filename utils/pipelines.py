@@ -63,6 +63,7 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
     "ti-unroll-loops",
+    "ti-fast-reciprocal",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",

@@ -47,6 +47,7 @@ PASSES: dict[str, str] = {
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
     "ti-unroll-loops": "taichi_xdsl.lowering.unroll_loops:UnrollLoopsPass",
+    "ti-fast-reciprocal": "taichi_xdsl.lowering.fast_reciprocal:FastReciprocalPass",
     "ti-serial-simt": "taichi_xdsl.lowering.serial_simt:SerialSimtPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
     "convert-offload-to-llvm": (
