@@ -132,6 +132,10 @@ def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
 def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     node = expand_starred(cg, node)
     func = cg.eval(node.func)
+    if isinstance(func, Vec) and node.args and not node.keywords:
+        # `v(0)`, `m(i, j)`: Taichi's old call form of `v[0]`, `m[i, j]`
+        index = [cg.eval(a) for a in node.args]
+        return cg.vec_getitem(func, index[0] if len(index) == 1 else tuple(index), node)
     if func is builtins.print:
         return printing.emit_print(cg, node)
     if isinstance(func, ops.Intrinsic):
@@ -235,6 +239,13 @@ def call_python(
         if not shape:
             raise cg.error(TaichiTypeError, node, "len() of a 0-d field")
         return shape[0]
+    elif func is Matrix.diag and has_ir:  # ti.Matrix.diag(2, v) of a kernel value
+        bound = inspect.signature(Matrix.diag).bind(*args, **kwargs)
+        dim, val = bound.arguments["dim"], bound.arguments["val"]
+        rows = [[val if i == j else 0 for j in range(dim)] for i in range(dim)]
+        return cg.make_matrix([rows], {}, node, False)
+    elif has_ir and getattr(func, "__name__", "") == "<lambda>":
+        return call_lambda(cg, func, node)
     elif has_ir:
         name = getattr(func, "__name__", repr(func))
         raise cg.error(
@@ -340,7 +351,7 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     if name in _RANDOM:
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
-        return _stop_grad(args, kwargs)
+        return _stop_grad(cg, args, kwargs)
     if name == "cast" and args and isinstance(args[0], bool | int | float):
         # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
         # the cast must not fold to an untyped Python number.
@@ -355,15 +366,25 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         )
     return intrinsic_ir(cg, name, args, kwargs, node)
 
-def _stop_grad(args: list[Any], kwargs: dict[str, Any]) -> None:
-    """`ti.stop_grad(x)`: marks field x's `get_field` so that ti-auto-diff leaves it out."""
+def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """
+    `ti.stop_grad(x)`: in the rest of the current scope (as Taichi's, the enclosing
+    block), field x is accessed through a `get_field` of its own marked `stop_grad`,
+    which ti-auto-diff leaves out of the adjoint.
+    """
     from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
     from xdsl.dialects.builtin import UnitAttr
 
     if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
         raise TaichiError("ti.stop_grad(x) takes one field")
-    # every access of the field in this kernel goes through this one get_field
-    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    handle = args[0]
+    marked = handle.ssa.owner.clone()
+    marked.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    cg.insert_prologue(marked)
+    # KernelCodegen.field_handle looks this entry up through the enclosing scopes
+    cg.ctx.scopes[-1][("ti.stop_grad", id(handle.field))] = FieldHandle(
+        handle.field, marked.results[0]
+    )
 
 
 def intrinsic_ir(
@@ -539,6 +560,14 @@ def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -
     return result
 
 # -- @ti.func --------------------------------------------------------------------
+
+def call_lambda(cg: KernelCodegen, fn: Any, node: ast.Call) -> Any:
+    """A Python lambda called with Taichi values: inlined as a ti.func would be (Taichi
+    traces it; `lambda x: ti.abs(-x)` in Taichi's grad-check tests)."""
+    from ..lang.kernel import Func
+
+    return inline_func(cg, Func(fn), node)
+
 
 def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     """Inline a ti.func: its body is compiled here with its parameters bound."""

@@ -26,6 +26,7 @@ from .values import (
     PY_CMPOPS,
     UNSUPPORTED_NAMES,
     Container,
+    FieldHandle,
     cmp_name,
     describe,
     is_pure,
@@ -156,6 +157,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
+            return cg.field_handle(_companion_field(cg, base, node))
         if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
             shape = base.element_shape
             return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
@@ -179,6 +182,20 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
+
+def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) -> Any:
+    """`x.grad` / `x.dual` of a field in a kernel: the placed gradient / dual field."""
+    companion = getattr(base.field, node.attr, None)
+    if companion is None or not companion.placed:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"Gradient {base.field.name or base.field.symbol}.{node.attr} has not been "
+            f"placed, check whether `needs_{node.attr}=True` (or place(x.{node.attr}), "
+            f"ti.root.lazy_{node.attr}())",
+        )
+    return companion
+
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)

@@ -383,6 +383,10 @@ class KernelCodegen(ast.NodeVisitor):
         return slot
 
     def field_handle(self, f: Field) -> FieldHandle:
+        for scope in reversed(self.ctx.scopes):  # ti.stop_grad(f) in an enclosing scope
+            marked = scope.get(("ti.stop_grad", id(f)))
+            if marked is not None:
+                return marked
         handle = self.field_handles.get(id(f))
         if handle is not None:
             return handle

@@ -31,6 +31,7 @@ from . import dtypes
 from . import program as _program
 from . import types as _types
 from .dtypes import DataType
+from .field import check_companions_placed
 from .ndarray import Ndarray
 from .source import (
     FunctionSource,
@@ -211,6 +212,7 @@ _call_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = N
 """Called with every kernel call's arguments while ti.aot records launches (aot.py)."""
 
 _tape_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
+_forward_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], Any] | None = None
 """Called with every kernel call's arguments inside a `ti.ad.Tape` (autodiff.py)."""
 
 _build_hook: Callable[[Any, Any], None] | None = None
@@ -251,6 +253,8 @@ class Kernel:
             _call_hook(self, args, kwargs)
         if _tape_hook is not None:  # ti.ad.Tape
             _tape_hook(self, args, kwargs)
+        if _forward_hook is not None:  # ti.ad.FwdMode: run the tangent kernel instead
+            return _forward_hook(self, args, kwargs)
         prog = _program._current
         if (
             kwargs
@@ -567,6 +571,7 @@ class Kernel:
                 f"kernel '{self.__name__}': texture parameter '{textures[0]}': textures "
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
+        check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)

@@ -245,6 +245,8 @@ class Program:
         Program._next_generation += 1
         self.generation = Program._next_generation
         self.fields: list[Field] = []
+        self.unplaced_fields: list[Field] = []
+        """Fields created without a shape: each must be placed before a kernel runs."""
         self.root_size = 0
         self._root: np.ndarray | None = None
         self._root_storage: np.ndarray | None = None
