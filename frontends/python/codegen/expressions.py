@@ -24,6 +24,7 @@ from .values import (
     PY_CMPOPS,
     UNSUPPORTED_NAMES,
     Container,
+    FieldHandle,
     cmp_name,
     describe,
     is_pure,
@@ -150,6 +151,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("parent", "snode") and isinstance(base, FieldHandle):
+            return getattr(base.field, node.attr)  # the layout tree, a Python object
         raise cg.error(
             TaichiSyntaxError,
             node,

@@ -17,10 +17,11 @@ if TYPE_CHECKING:
 
 
 def struct_element(
-    cg: KernelCodegen, sf: StructField, index: Any, node: Any
+    cg: KernelCodegen, sf: StructField, index: Any, node: Any, write: bool = False
 ) -> StructPlace:
     places = {
-        m: cg.element(cg.field_handle(f), index, node) for m, f in sf.fields.items()
+        m: cg.element(cg.field_handle(f), index, node, write)
+        for m, f in sf.fields.items()
     }
     return StructPlace(sf.stype, places)
 

@@ -1,0 +1,418 @@
+"""
+Sparse SNodes inside kernels (the storage layout is described in lang/snode.py).
+
+Each sparse SNode has a hidden i32 field: one mask word per pointer/bitmasked cell, one
+length per dynamic list. This module expresses activation, queries and struct-for over
+them with the taichi dialect's ordinary ops (element_ptr, loads, stores, atomics, if and
+range_for), so the LLVM and SPIR-V conversions need nothing new.
+
+    x[i] = v        (x under ti.root.pointer(ti.i, 4).dense(ti.i, 8))
+    ~>
+    %c = arith.divsi %i, %c8 : i32
+    %m = taichi.element_ptr %_pointer_mask[%c] : memref<4xi32> -> memref<i32>
+    memref.store %c1, %m[] : memref<i32>
+    %p = taichi.element_ptr %x[%i] : memref<32xf32> -> memref<f32>
+    memref.store %v, %p[] : memref<f32>
+
+    for i in x:  body
+    ~>
+    taichi.range_for %cell = %c0 to %c4 : i32 {        (parallel: the pointer's cells)
+      %w = memref.load (mask of %cell) ; %on = arith.cmpi ne, %w, %c0
+      taichi.if %on {
+        taichi.range_for %k = %c0 to %c8 : i32 {   (serial: the elements of a cell)
+          %i = %cell * 8 + %k ; body
+        } {serialize}
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from xdsl.dialects.builtin import UnitAttr
+from xdsl.ir import Block, SSAValue
+
+from ..lang import dtypes
+from ..lang.snode import (
+    SNode,
+    cell_ratio,
+    field_container,
+    sparse_ancestors,
+)
+from xdsl.dialects.builtin import i32 as ir_i32
+
+from .emitter import Value
+from .values import FieldHandle, LoopInfo, Place, container_index_offset
+
+if TYPE_CHECKING:
+    from .visitor import KernelCodegen
+
+INTRINSICS = frozenset(
+    (
+        "activate", "deactivate", "is_active", "append", "snode_length", "no_activate",
+        "rescale_index",
+    )
+)  # fmt: skip
+"""The names of the `ti.*` intrinsics this module lowers."""
+
+
+# -- helpers ------------------------------------------------------------------------
+
+
+def _i32(cg: KernelCodegen, x: Any) -> Value:
+    return cg.em.value(x, dtypes.i32)
+
+
+def _div(cg: KernelCodegen, v: Value, r: int) -> Value:
+    return v if r == 1 else cg.em.idiv(v, cg.em.const(r, dtypes.i32))
+
+
+def _mask_ptr(cg: KernelCodegen, node: SNode, cell: list[Value]) -> SSAValue:
+    handle = cg.field_handle(node.mask)
+    op = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in cell]))
+    return op.results[0]
+
+
+def _cell_of(
+    cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]
+) -> list[Value]:
+    """The cell of `node` holding element `index` of a field of `shape`."""
+    return [_div(cg, v, r) for v, r in zip(index, cell_ratio(node, shape))]
+
+
+def _dynamic_parts(
+    cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]
+) -> tuple[list[Value], Value]:
+    """For a dynamic node: the index of its length word and the position in its list."""
+    parent = node.parent()
+    assert parent is not None
+    lengths = _cell_of(cg, parent, shape, index[: len(parent.shape)])
+    axis = len(node.shape) - 1
+    pos = _div(cg, index[axis], shape[axis] // node.shape[axis])
+    return lengths, pos
+
+
+def _active(cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]) -> Value:
+    """Whether the cell of `node` above element `index` is active (a u1 value)."""
+    em = cg.em
+    if node.kind == "dynamic":
+        lengths, pos = _dynamic_parts(cg, node, shape, index)
+        length = em.load(_mask_ptr(cg, node, lengths), dtypes.i32)
+        return em.compare("<", pos, length)
+    word = em.load(_mask_ptr(cg, node, _cell_of(cg, node, shape, index)), dtypes.i32)
+    return em.compare("!=", word, 0)
+
+
+def _all(cg: KernelCodegen, conds: list[Value]) -> Value:
+    out = conds[0]
+    for c in conds[1:]:
+        out = cg.em.bitwise("&", out, c)
+    return out
+
+
+def _unflatten(cg: KernelCodegen, flat: Value, extents: tuple[int, ...]) -> list[Value]:
+    em = cg.em
+    out: list[Value] = [flat] * len(extents)
+    rest = flat
+    for k in range(len(extents) - 1, 0, -1):
+        n = em.const(extents[k], dtypes.i32)
+        out[k] = em.irem(rest, n)
+        rest = em.idiv(rest, n)
+    if extents:
+        out[0] = rest
+    return out
+
+
+def _serial_loop(cg: KernelCodegen, count: int, emit_body: Any) -> None:
+    """A serial range_for over 0..count whose body `emit_body(k)` fills."""
+    block = Block(arg_types=[ir_i32])
+    with cg.em.at(block):
+        emit_body(Value(block.args[0], dtypes.i32))
+        cg.em.emit(taichi.YieldOp())
+    lo, hi = cg.em.const(0, dtypes.i32), cg.em.const(count, dtypes.i32)
+    cg.em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, block, serialize=True))
+
+
+def _if(cg: KernelCodegen, cond: Value, emit_body: Any) -> None:
+    block = Block()
+    with cg.em.at(block):
+        emit_body()
+        cg.em.emit(taichi.YieldOp())
+    cg.em.emit(taichi.IfOp(cond.ssa, block, None))
+
+
+# -- activation on write ---------------------------------------------------------------
+
+
+def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value]) -> None:
+    """A write of element `index` (storage coordinates) activates every sparse cell above
+    it, except under `ti.no_activate(node)`."""
+    f = handle.field
+    skip = getattr(cg, "no_activate_nodes", set())
+    for node in sparse_ancestors(field_container(f)):
+        if id(node) in skip:
+            continue
+        if node.kind == "dynamic":
+            lengths, pos = _dynamic_parts(cg, node, f.shape, index)
+            end = cg.em.binary("+", pos, 1)
+            cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, lengths), end.ssa))
+        else:
+            ptr = _mask_ptr(cg, node, _cell_of(cg, node, f.shape, index))
+            cg.em.store(ptr, cg.em.const(1, dtypes.i32))
+
+
+def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
+    """ti.activate(node, cell): the cell and the cells above it."""
+    for up in sparse_ancestors(node):
+        if up.kind == "dynamic":
+            raise TaichiTypeError("ti.activate on a dynamic SNode: use ti.append")
+        ptr = _mask_ptr(cg, up, _cell_of(cg, up, node.shape, cell))
+        cg.em.store(ptr, cg.em.const(1, dtypes.i32))
+
+
+def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
+    """Zero the storage of every field (masks and lengths too) under `node`'s cell."""
+    for g in node._fields_below():
+        ratio = cell_ratio(node, g.shape)
+        extents = ratio + g.shape[len(ratio) :] + tuple(g.element_shape)
+        handle = cg.field_handle(g)
+
+        def body(k: Value, g: Any = g, ratio: tuple[int, ...] = ratio, extents: Any = extents) -> None:
+            parts = _unflatten(cg, k, extents)
+            index = [
+                cg.em.binary("+", cg.em.binary("*", c, r), p) if r != 1 else c
+                for c, r, p in zip(cell, ratio, parts)
+            ] + parts[len(ratio) :]
+            ptr = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in index]))
+            cg.em.store(ptr.results[0], cg.em.const(0, g.dtype))
+
+        _serial_loop(cg, math.prod(extents), body)
+
+
+# -- ti.activate / deactivate / is_active / append / length -----------------------------
+
+
+def _snode_arg(cg: KernelCodegen, x: Any, name: str, node: ast.AST) -> SNode:
+    if isinstance(x, FieldHandle):  # ti.length(x, ...) on a field: its container
+        x = field_container(x.field)
+    if not isinstance(x, SNode):
+        raise cg.error(TaichiTypeError, node, f"ti.{name} takes an SNode first, got {x!r}")
+    return x
+
+
+def _index_arg(cg: KernelCodegen, x: Any, count: int, name: str, node: ast.AST) -> list[Value]:
+    from .vectors import Vec
+
+    if isinstance(x, Vec):
+        items = list(x.elems)
+    elif isinstance(x, tuple | list):
+        items = list(x)
+    elif x is None:
+        items = []
+    else:
+        items = [x]
+    if len(items) != count:
+        raise cg.error(
+            TaichiSyntaxError, node, f"ti.{name}: {count} index(es) needed, got {len(items)}"
+        )
+    return [_i32(cg, v) for v in items]
+
+
+def lower_call(
+    cg: KernelCodegen, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    """Lower one of INTRINSICS called in a kernel."""
+    em = cg.em
+    if name == "no_activate":
+        skip = cg.__dict__.setdefault("no_activate_nodes", set())
+        for a in args:
+            skip.add(id(_snode_arg(cg, a, name, node)))
+        return None
+    if name == "rescale_index":
+        return _rescale_index(cg, args, node)
+    public = "length" if name == "snode_length" else name
+    if not args:
+        raise cg.error(TaichiSyntaxError, node, f"ti.{public} takes an SNode and indices")
+    snode = _snode_arg(cg, args[0], public, node)
+    rest = args[1:] + list(kwargs.values())
+    if name in ("snode_length", "append"):
+        if snode.kind != "dynamic":
+            raise cg.error(TaichiTypeError, node, f"ti.{public} works on dynamic SNodes")
+        parent = snode.parent()
+        assert parent is not None
+        lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
+        ptr = _mask_ptr(cg, snode, lengths)
+        capacity = snode.shape[-1]
+        if name == "snode_length":
+            return em.binary("min", em.load(ptr, dtypes.i32), capacity)
+        if len(rest) != 2 or len(snode.fields) != 1:
+            raise cg.error(
+                TaichiSyntaxError, node, "ti.append(dynamic_snode, indices, value) on a "
+                "dynamic SNode holding one field"
+            )
+        old = em.emit(taichi.AtomicAddOp(ptr, em.const(1, dtypes.i32).ssa))
+        old_v = Value(old.results[0], dtypes.i32)
+        f = snode.fields[0]
+        handle = cg.field_handle(f)
+        offsets = container_index_offset(handle)
+
+        def store() -> None:
+            index = [*lengths, old_v]
+            index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+            place = cg.element(handle, tuple(index), node)
+            cg.store(place, rest[1], node)
+
+        _if(cg, em.compare("<", old_v, capacity), store)
+        return old_v
+    if name == "is_active":
+        if snode.kind not in ("pointer", "bitmasked"):
+            raise cg.error(
+                TaichiTypeError, node, "ti.is_active only works on pointer, hash or bitmasked nodes."
+            )
+        cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+        word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
+        return em.cast(em.compare("!=", word, 0), dtypes.i32)
+    if name == "activate":
+        cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+        if snode.kind not in ("pointer", "bitmasked"):
+            raise cg.error(TaichiTypeError, node, "ti.activate works on pointer and bitmasked SNodes")
+        _activate_cell(cg, snode, cell)
+        return None
+    assert name == "deactivate"
+    if snode.kind == "dynamic":
+        parent = snode.parent()
+        assert parent is not None
+        lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
+        em.store(_mask_ptr(cg, snode, lengths), em.const(0, dtypes.i32))
+        _zero_under(cg, parent_view(snode), lengths)
+        return None
+    if snode.kind not in ("pointer", "bitmasked"):
+        raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
+    cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+    em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
+    if snode.kind == "pointer":
+        _zero_under(cg, snode, cell)
+    return None
+
+
+def _rescale_index(cg: KernelCodegen, args: list[Any], node: ast.AST) -> Any:
+    """ti.rescale_index(a, b, I): I in a's index space -> the cell of b holding it."""
+    from .vectors import Vec
+
+    if len(args) != 3:
+        raise cg.error(TaichiSyntaxError, node, "ti.rescale_index(a, b, I) takes three arguments")
+    shapes = []
+    for x in args[:2]:
+        if isinstance(x, FieldHandle):
+            shapes.append(x.field.shape)
+        elif isinstance(x, SNode):
+            shapes.append(x.shape)
+        else:
+            raise cg.error(TaichiTypeError, node, f"ti.rescale_index takes fields or SNodes, got {x!r}")
+    items = list(args[2].elems) if isinstance(args[2], Vec) else list(args[2])
+    out = [
+        _div(cg, _i32(cg, v), shapes[0][k] // shapes[1][k]) if k < len(shapes[1]) else v
+        for k, v in enumerate(items)
+    ]
+    return Vec((len(out),), out)
+
+
+def parent_view(dynamic: SNode) -> SNode:
+    """The fields of a dynamic SNode, seen from its parent's cell space (for zeroing)."""
+    parent = dynamic.parent()
+    assert parent is not None
+    view = SNode("dense", None, {})
+    view.extents = dict(parent.extents)
+    view.children = [c for c in dynamic.children]
+    return view
+
+
+# -- struct-for -------------------------------------------------------------------------
+
+
+def struct_for(
+    cg: KernelCodegen,
+    node: ast.For,
+    target: SNode,
+    shape: tuple[int, ...],
+    offsets: tuple[int, ...],
+    serialize: bool,
+) -> None:
+    """
+    `for I in x` over a sparse field (or `for I in snode`): visit active cells only.
+    The outer loop runs in parallel over the cells of the deepest pointer/bitmasked
+    level (B) and tests their masks (and those above); a serial inner loop visits the
+    elements of an active cell, testing dynamic lengths below B.
+    """
+    from .loops import bind_targets
+
+    em = cg.em
+    chain = sparse_ancestors(target)
+    blocks = [n for n in chain if n.kind != "dynamic"]
+    outer_node = blocks[-1] if blocks else None
+    outer_shape = outer_node.shape if outer_node is not None else shape
+    above = chain[: chain.index(outer_node) + 1] if outer_node is not None else []
+    below = [n for n in chain if n not in above]
+    ratio = (
+        cell_ratio(outer_node, shape) + shape[len(outer_node.shape) :]
+        if outer_node is not None
+        else (1,) * len(shape)
+    )
+    inner_count = math.prod(ratio)
+
+    def visit(index: list[Value]) -> None:
+        def run() -> None:
+            indices = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+            bind_targets(cg, node, indices)
+            cg.visit_stmts(node.body)
+
+        if below:
+            guard = _all(cg, [_active(cg, n, shape, index) for n in below])
+            block = Block()
+            with cg.body(block, new_scope=False):
+                run()
+                cg.close(block)
+            em.emit(taichi.IfOp(guard.ssa, block, None))
+        else:
+            run()
+
+    def emit_cell(cell: list[Value]) -> None:
+        if inner_count == 1:
+            visit(cell + [em.const(0, dtypes.i32)] * (len(shape) - len(cell)))
+            return
+        inner = Block(arg_types=[ir_i32])
+        with cg.body(inner), cg.loop(LoopInfo("struct", False, inner)):
+            parts = _unflatten(cg, Value(inner.args[0], dtypes.i32), ratio)
+            index = [
+                em.binary("+", em.binary("*", c, r), p) if r != 1 else c
+                for c, r, p in zip(cell, ratio, parts)
+            ] + parts[len(cell) :]
+            visit(index)
+            cg.close(inner)
+        lo, hi = em.const(0, dtypes.i32), em.const(inner_count, dtypes.i32)
+        em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, inner, serialize=True))
+
+    outer = Block(arg_types=[ir_i32])
+    info = LoopInfo("struct", cg.at_top() and not serialize, outer)
+    with cg.body(outer), cg.loop(info):
+        cell = _unflatten(cg, Value(outer.args[0], dtypes.i32), outer_shape)
+        if above:
+            guard = _all(cg, [_active(cg, n, outer_shape, cell) for n in above])
+            then = Block()
+            with cg.body(then, new_scope=False):
+                emit_cell(cell)
+                cg.close(then)
+            em.emit(taichi.IfOp(guard.ssa, then, None))
+        else:
+            emit_cell(cell)
+        cg.close(outer)
+    lo, hi = em.const(0, dtypes.i32), em.const(math.prod(outer_shape), dtypes.i32)
+    loop = taichi.RangeForOp(lo.ssa, hi.ssa, outer, serialize=serialize)
+    if serialize:
+        loop.properties["serialize"] = UnitAttr()
+    em.emit(loop)
