@@ -151,6 +151,12 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("append", "length", "deactivate") and isinstance(base, FieldHandle):
+            from .sparse import dynamic_list
+
+            ref = dynamic_list(cg, base, [])  # y.append(v) on a 1-d dynamic field
+            if ref is not None:
+                return getattr(ref, node.attr)
         if node.attr in ("parent", "snode") and isinstance(base, FieldHandle):
             return getattr(base.field, node.attr)  # the layout tree, a Python object
         raise cg.error(

@@ -169,10 +169,10 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
 
     if isinstance(obj, FieldHandle) and sparse_ancestors(field_container(obj.field)):
         f = obj.field  # a sparse field: only its active cells
-        return "sparse", (field_container(f), f.shape, container_index_offset(obj))
+        return "sparse", (field_container(f), container_index_offset(obj))
     if isinstance(obj, SNode):
         if sparse_ancestors(obj):
-            return "sparse", (obj, obj.shape, (0,) * len(obj.shape))
+            return "sparse", (obj, (0,) * len(obj.shape))
         return "ndrange", [(0, s) for s in obj.shape]
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only

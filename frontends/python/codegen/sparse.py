@@ -34,14 +34,14 @@ from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
-from xdsl.dialects.builtin import UnitAttr
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes
 from ..lang.snode import (
     SNode,
-    cell_ratio,
+    cell_map,
     field_container,
+    leaf_extents,
     sparse_ancestors,
 )
 from xdsl.dialects.builtin import i32 as ir_i32
@@ -78,33 +78,35 @@ def _mask_ptr(cg: KernelCodegen, node: SNode, cell: list[Value]) -> SSAValue:
     return op.results[0]
 
 
-def _cell_of(
-    cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]
-) -> list[Value]:
-    """The cell of `node` holding element `index` of a field of `shape`."""
-    return [_div(cg, v, r) for v, r in zip(index, cell_ratio(node, shape))]
+Leaf = dict[int, int]
+"""The axes and extents of the index space an index belongs to (SNode.extents)."""
+
+
+def _cell_of(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> list[Value]:
+    """The cell of `node` holding element `index` of a descendant with extents `leaf`."""
+    return [_div(cg, index[p], r) for p, r in cell_map(node, leaf)]
 
 
 def _dynamic_parts(
-    cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]
+    cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]
 ) -> tuple[list[Value], Value]:
     """For a dynamic node: the index of its length word and the position in its list."""
     parent = node.parent()
     assert parent is not None
-    lengths = _cell_of(cg, parent, shape, index[: len(parent.shape)])
-    axis = len(node.shape) - 1
-    pos = _div(cg, index[axis], shape[axis] // node.shape[axis])
+    lengths = _cell_of(cg, parent, leaf, index)
+    (axis,) = node.level
+    pos = _div(cg, index[sorted(leaf).index(axis)], leaf[axis] // node.extents[axis])
     return lengths, pos
 
 
-def _active(cg: KernelCodegen, node: SNode, shape: tuple[int, ...], index: list[Value]) -> Value:
+def _active(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> Value:
     """Whether the cell of `node` above element `index` is active (a u1 value)."""
     em = cg.em
     if node.kind == "dynamic":
-        lengths, pos = _dynamic_parts(cg, node, shape, index)
+        lengths, pos = _dynamic_parts(cg, node, leaf, index)
         length = em.load(_mask_ptr(cg, node, lengths), dtypes.i32)
         return em.compare("<", pos, length)
-    word = em.load(_mask_ptr(cg, node, _cell_of(cg, node, shape, index)), dtypes.i32)
+    word = em.load(_mask_ptr(cg, node, _cell_of(cg, node, leaf, index)), dtypes.i32)
     return em.compare("!=", word, 0)
 
 
@@ -126,6 +128,13 @@ def _unflatten(cg: KernelCodegen, flat: Value, extents: tuple[int, ...]) -> list
     if extents:
         out[0] = rest
     return out
+
+
+def _scaled(cg: KernelCodegen, cell: Value, r: int, part: Value) -> Value:
+    """cell * r + part: an element index from its cell and its place in the cell."""
+    if r == 1:
+        return cell
+    return cg.em.binary("+", cg.em.binary("*", cell, r), part)
 
 
 def _serial_loop(cg: KernelCodegen, count: int, emit_body: Any) -> None:
@@ -153,16 +162,17 @@ def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value])
     """A write of element `index` (storage coordinates) activates every sparse cell above
     it, except under `ti.no_activate(node)`."""
     f = handle.field
+    leaf = leaf_extents(f)
     skip = getattr(cg, "no_activate_nodes", set())
     for node in sparse_ancestors(field_container(f)):
         if id(node) in skip:
             continue
         if node.kind == "dynamic":
-            lengths, pos = _dynamic_parts(cg, node, f.shape, index)
+            lengths, pos = _dynamic_parts(cg, node, leaf, index)
             end = cg.em.binary("+", pos, 1)
             cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, lengths), end.ssa))
         else:
-            ptr = _mask_ptr(cg, node, _cell_of(cg, node, f.shape, index))
+            ptr = _mask_ptr(cg, node, _cell_of(cg, node, leaf, index))
             cg.em.store(ptr, cg.em.const(1, dtypes.i32))
 
 
@@ -171,23 +181,30 @@ def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
     for up in sparse_ancestors(node):
         if up.kind == "dynamic":
             raise TaichiTypeError("ti.activate on a dynamic SNode: use ti.append")
-        ptr = _mask_ptr(cg, up, _cell_of(cg, up, node.shape, cell))
+        ptr = _mask_ptr(cg, up, _cell_of(cg, up, node.extents, cell))
         cg.em.store(ptr, cg.em.const(1, dtypes.i32))
 
 
 def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
     """Zero the storage of every field (masks and lengths too) under `node`'s cell."""
     for g in node._fields_below():
-        ratio = cell_ratio(node, g.shape)
-        extents = ratio + g.shape[len(ratio) :] + tuple(g.element_shape)
+        leaf = leaf_extents(g)
+        # per axis of g: (position in node's cell, elements per cell) or (None, extent)
+        spans = [
+            (sorted(node.extents).index(a), leaf[a] // node.extents[a])
+            if a in node.extents
+            else (None, leaf[a])
+            for a in sorted(leaf)
+        ]
+        extents = tuple(n for _, n in spans) + tuple(g.element_shape)
         handle = cg.field_handle(g)
 
-        def body(k: Value, g: Any = g, ratio: tuple[int, ...] = ratio, extents: Any = extents) -> None:
+        def body(k: Value, spans: Any = spans, extents: Any = extents, handle: Any = handle, g: Any = g) -> None:
             parts = _unflatten(cg, k, extents)
             index = [
-                cg.em.binary("+", cg.em.binary("*", c, r), p) if r != 1 else c
-                for c, r, p in zip(cell, ratio, parts)
-            ] + parts[len(ratio) :]
+                _scaled(cg, cell[c], r, p) if c is not None else p
+                for (c, r), p in zip(spans, parts)
+            ] + parts[len(spans) :]
             ptr = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in index]))
             cg.em.store(ptr.results[0], cg.em.const(0, g.dtype))
 
@@ -255,20 +272,7 @@ def lower_call(
                 TaichiSyntaxError, node, "ti.append(dynamic_snode, indices, value) on a "
                 "dynamic SNode holding one field"
             )
-        old = em.emit(taichi.AtomicAddOp(ptr, em.const(1, dtypes.i32).ssa))
-        old_v = Value(old.results[0], dtypes.i32)
-        f = snode.fields[0]
-        handle = cg.field_handle(f)
-        offsets = container_index_offset(handle)
-
-        def store() -> None:
-            index = [*lengths, old_v]
-            index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
-            place = cg.element(handle, tuple(index), node)
-            cg.store(place, rest[1], node)
-
-        _if(cg, em.compare("<", old_v, capacity), store)
-        return old_v
+        return _append(cg, snode, lengths, [(snode.fields[0], rest[1])], node)
     if name == "is_active":
         if snode.kind not in ("pointer", "bitmasked"):
             raise cg.error(
@@ -298,6 +302,91 @@ def lower_call(
     if snode.kind == "pointer":
         _zero_under(cg, snode, cell)
     return None
+
+
+def _append(
+    cg: KernelCodegen,
+    snode: SNode,
+    lengths: list[Value],
+    stores: list[tuple[Any, Any]],
+    node: ast.AST,
+) -> Value:
+    """Claim the next slot of a dynamic list (atomically) and store each (field, value)
+    there; a full list keeps its values. Returns the old length (ti.append's result)."""
+    em = cg.em
+    ptr = _mask_ptr(cg, snode, lengths)
+    old = em.emit(taichi.AtomicAddOp(ptr, em.const(1, dtypes.i32).ssa))
+    old_v = Value(old.results[0], dtypes.i32)
+
+    def store() -> None:
+        for f, value in stores:
+            handle = cg.field_handle(f)
+            offsets = container_index_offset(handle)
+            index = [*lengths, old_v]
+            index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+            cg.store(cg.element(handle, tuple(index), node), value, node)
+
+    _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
+    return old_v
+
+
+class DynamicList:
+    """
+    `x[i]` of a field under a dynamic SNode, one index short of an element: the list of
+    cell i, with `x[i].append(v)`, `x[i].length()` and `x[i].deactivate()`. A struct
+    field's list holds one field per member.
+    """
+
+    cg: KernelCodegen
+
+    def __init__(self, snode: SNode, fields: dict[str, Any] | Any, lengths: list[Value]):
+        from .vectors import KernelMethod
+
+        self.snode = snode
+        self.fields = fields
+        self.lengths = lengths
+        self.append = KernelMethod("append", self._append)
+        self.length = KernelMethod("length", self._length)
+        self.deactivate = KernelMethod("deactivate", self._deactivate)
+
+    def _append(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
+        from ..lang.struct import StructVal
+
+        cg = self.cg
+        if len(args) != 1 or kwargs:
+            raise cg.error(TaichiSyntaxError, node, "append(value) takes one value")
+        value = args[0]
+        if isinstance(self.fields, dict):
+            if not isinstance(value, StructVal):
+                raise cg.error(TaichiTypeError, node, "append to a struct list needs a struct")
+            stores = [(f, value.values[m]) for m, f in self.fields.items()]
+        else:
+            stores = [(self.fields, value)]
+        return _append(cg, self.snode, self.lengths, stores, node)
+
+    def _length(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
+        em = self.cg.em
+        length = em.load(_mask_ptr(self.cg, self.snode, self.lengths), dtypes.i32)
+        return em.binary("min", length, self.snode.shape[-1])
+
+    def _deactivate(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+        cg = self.cg
+        cg.em.store(_mask_ptr(cg, self.snode, self.lengths), cg.em.const(0, dtypes.i32))
+        _zero_under(cg, parent_view(self.snode), self.lengths)
+
+
+def dynamic_list(
+    cg: KernelCodegen, handle: FieldHandle, values: list[Value]
+) -> DynamicList | None:
+    """`x[i]` one index short on a field placed in a dynamic SNode: its list."""
+    container = field_container(handle.field)
+    if container is None or container.kind != "dynamic" or len(values) != handle.ndim - 1:
+        return None
+    offsets = container_index_offset(handle)
+    values = [cg.em.binary("-", v, o) if o else v for v, o in zip(values, offsets)]
+    ref = DynamicList(container, handle.field, values)
+    ref.cg = cg
+    return ref
 
 
 def _rescale_index(cg: KernelCodegen, args: list[Any], node: ast.AST) -> Any:
@@ -339,31 +428,34 @@ def struct_for(
     cg: KernelCodegen,
     node: ast.For,
     target: SNode,
-    shape: tuple[int, ...],
     offsets: tuple[int, ...],
     serialize: bool,
 ) -> None:
     """
-    `for I in x` over a sparse field (or `for I in snode`): visit active cells only.
-    The outer loop runs in parallel over the cells of the deepest pointer/bitmasked
-    level (B) and tests their masks (and those above); a serial inner loop visits the
-    elements of an active cell, testing dynamic lengths below B.
+    `for I in x` over a sparse field (or `for I in snode`; `target` is the field's
+    container or the SNode): visit active cells only. The outer loop runs in parallel
+    over the cells of the deepest pointer/bitmasked level B and tests their mask words
+    (and those above); a serial inner loop visits the elements of an active cell,
+    testing dynamic lengths below B. Without such a level, one parallel loop over the
+    whole index space tests the dynamic lengths.
     """
     from .loops import bind_targets
 
     em = cg.em
+    leaf = dict(target.extents)
     chain = sparse_ancestors(target)
     blocks = [n for n in chain if n.kind != "dynamic"]
-    outer_node = blocks[-1] if blocks else None
-    outer_shape = outer_node.shape if outer_node is not None else shape
-    above = chain[: chain.index(outer_node) + 1] if outer_node is not None else []
+    outer: Leaf = dict(blocks[-1].extents) if blocks else leaf
+    above = chain[: chain.index(blocks[-1]) + 1] if blocks else []
     below = [n for n in chain if n not in above]
-    ratio = (
-        cell_ratio(outer_node, shape) + shape[len(outer_node.shape) :]
-        if outer_node is not None
-        else (1,) * len(shape)
-    )
-    inner_count = math.prod(ratio)
+    # per leaf axis: (position in the outer cell or None, elements per outer cell)
+    spans = [
+        (sorted(outer).index(a), leaf[a] // outer[a]) if a in outer else (None, leaf[a])
+        for a in sorted(leaf)
+    ]
+    inner_extents = tuple(n for _, n in spans)
+    inner_count = math.prod(inner_extents)
+    outer_shape = tuple(outer[a] for a in sorted(outer))
 
     def visit(index: list[Value]) -> None:
         def run() -> None:
@@ -372,7 +464,7 @@ def struct_for(
             cg.visit_stmts(node.body)
 
         if below:
-            guard = _all(cg, [_active(cg, n, shape, index) for n in below])
+            guard = _all(cg, [_active(cg, n, leaf, index) for n in below])
             block = Block()
             with cg.body(block, new_scope=False):
                 run()
@@ -383,26 +475,26 @@ def struct_for(
 
     def emit_cell(cell: list[Value]) -> None:
         if inner_count == 1:
-            visit(cell + [em.const(0, dtypes.i32)] * (len(shape) - len(cell)))
+            zero = em.const(0, dtypes.i32)
+            visit([cell[c] if c is not None else zero for c, _ in spans])
             return
         inner = Block(arg_types=[ir_i32])
         with cg.body(inner), cg.loop(LoopInfo("struct", False, inner)):
-            parts = _unflatten(cg, Value(inner.args[0], dtypes.i32), ratio)
-            index = [
-                em.binary("+", em.binary("*", c, r), p) if r != 1 else c
-                for c, r, p in zip(cell, ratio, parts)
-            ] + parts[len(cell) :]
-            visit(index)
+            parts = _unflatten(cg, Value(inner.args[0], dtypes.i32), inner_extents)
+            visit([
+                _scaled(cg, cell[c], r, p) if c is not None else p
+                for (c, r), p in zip(spans, parts)
+            ])
             cg.close(inner)
         lo, hi = em.const(0, dtypes.i32), em.const(inner_count, dtypes.i32)
         em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, inner, serialize=True))
 
-    outer = Block(arg_types=[ir_i32])
-    info = LoopInfo("struct", cg.at_top() and not serialize, outer)
-    with cg.body(outer), cg.loop(info):
-        cell = _unflatten(cg, Value(outer.args[0], dtypes.i32), outer_shape)
+    body = Block(arg_types=[ir_i32])
+    info = LoopInfo("struct", cg.at_top() and not serialize, body)
+    with cg.body(body), cg.loop(info):
+        cell = _unflatten(cg, Value(body.args[0], dtypes.i32), outer_shape)
         if above:
-            guard = _all(cg, [_active(cg, n, outer_shape, cell) for n in above])
+            guard = _all(cg, [_active(cg, n, outer, cell) for n in above])
             then = Block()
             with cg.body(then, new_scope=False):
                 emit_cell(cell)
@@ -410,9 +502,6 @@ def struct_for(
             em.emit(taichi.IfOp(guard.ssa, then, None))
         else:
             emit_cell(cell)
-        cg.close(outer)
+        cg.close(body)
     lo, hi = em.const(0, dtypes.i32), em.const(math.prod(outer_shape), dtypes.i32)
-    loop = taichi.RangeForOp(lo.ssa, hi.ssa, outer, serialize=serialize)
-    if serialize:
-        loop.properties["serialize"] = UnitAttr()
-    em.emit(loop)
+    em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body, serialize=serialize))

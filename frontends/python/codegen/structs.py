@@ -23,6 +23,13 @@ def struct_element(
         m: cg.element(cg.field_handle(f), index, node, write)
         for m, f in sf.fields.items()
     }
+    from .sparse import DynamicList
+
+    lists = [p for p in places.values() if isinstance(p, DynamicList)]
+    if lists:  # x[i] of a struct field in a dynamic SNode: one list of structs
+        ref = DynamicList(lists[0].snode, sf.fields, lists[0].lengths)
+        ref.cg = cg
+        return ref
     return StructPlace(sf.stype, places)
 
 def load_struct(cg: KernelCodegen, place: StructPlace) -> StructVal:

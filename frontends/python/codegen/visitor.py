@@ -447,6 +447,11 @@ class KernelCodegen(ast.NodeVisitor):
             )
         else:
             indices = (index,)
+        if len(indices) == container.ndim - 1 and isinstance(container, FieldHandle):
+            values = [self.index_value(i, node) for i in indices]
+            ref = sparse.dynamic_list(self, container, values)  # x[i].append(v)
+            if ref is not None:
+                return ref
         if len(indices) != container.ndim:
             raise self.error(
                 TaichiSyntaxError,

@@ -76,14 +76,12 @@ class SNode:
         from .field import Field
 
         prog = _program.get_program()
-        if self.extents and sorted(self.extents) != list(range(len(self.extents))):
-            raise TaichiError(f"{self.kind}: axes {sorted(self.extents)} leave a gap")
         shape = self.shape
         if self.kind == "dynamic":
             parent = self._parent
             assert parent is not None
             (axis,) = self.level
-            if axis != len(shape) - 1 or axis in parent.extents:
+            if axis < max(parent.extents, default=-1) or axis in parent.extents:
                 raise TaichiError(
                     "dynamic SNode: its axis must be a new, last axis "
                     "(ti.root.dense(ti.i, n).dynamic(ti.j, m)) in taichi-xdsl"
@@ -145,11 +143,7 @@ class SNode:
         from .field import Field
         from .struct import StructField
 
-        if self.extents and sorted(self.extents) != list(range(len(self.extents))):
-            raise TaichiError(
-                f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
-            )
-        shape = self.shape
+        shape = self.shape  # the axes used, in order (ti.root.dense(ti.j, n): 1-d)
         expanded: list[Any] = []
         for f in fields:  # a struct field places each of its members
             expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
@@ -246,9 +240,26 @@ def is_sparse_field(f: Any) -> bool:
     return bool(sparse_ancestors(field_container(f)))
 
 
-def cell_ratio(node: SNode, shape: tuple[int, ...]) -> tuple[int, ...]:
-    """Per axis of `node`, how many elements of a field of `shape` one cell covers."""
-    return tuple(shape[a] // node.shape[a] for a in range(len(node.shape)))
+def cell_map(node: SNode, leaf: dict[int, int]) -> list[tuple[int, int]]:
+    """
+    For each axis of `node` (in order): the position of that axis in the index of a
+    descendant whose extents are `leaf`, and how many of its elements one cell covers.
+    """
+    axes = sorted(leaf)
+    return [(axes.index(a), leaf[a] // node.extents[a]) for a in sorted(node.extents)]
+
+
+def leaf_extents(f: Any) -> dict[int, int]:
+    """The axes and extents of a field's index space."""
+    container = field_container(f)
+    if container is None:
+        return dict(enumerate(f.shape))
+    return dict(container.extents)
+
+
+def cell_of(node: SNode, leaf: dict[int, int], index: Sequence[int]) -> tuple[int, ...]:
+    """The cell of `node` holding element `index` of a descendant with extents `leaf`."""
+    return tuple(index[p] // r for p, r in cell_map(node, leaf))
 
 
 # -- Python scope ------------------------------------------------------------------------
@@ -278,12 +289,15 @@ def _mask_index(node: SNode, cell: tuple[int, ...]) -> tuple[int, ...]:
     return cell
 
 
-def _zero_region(node: SNode, cell: tuple[int, ...]) -> None:
-    """Zero the storage of every field under `node`'s cell `cell` (Python scope)."""
+def _zero_region(node: SNode, cell: tuple[int, ...], extents: dict[int, int]) -> None:
+    """Zero the storage of every field under the cell `cell` of a node with `extents`."""
     for f in node._fields_below():
-        ratio = tuple(f.shape[a] // node.shape[a] for a in range(len(cell)))
-        region = tuple(slice(c * r, (c + 1) * r) for c, r in zip(cell, ratio))
-        f._array()[region] = 0
+        leaf = leaf_extents(f)
+        region = [slice(None)] * len(leaf)
+        for k, a in enumerate(sorted(extents)):
+            p, r = sorted(leaf).index(a), leaf[a] // extents[a]
+            region[p] = slice(cell[k] * r, (cell[k] + 1) * r)
+        f._array()[tuple(region)] = 0
 
 
 def py_activate(node: SNode, indices: Any) -> None:
@@ -293,8 +307,7 @@ def py_activate(node: SNode, indices: Any) -> None:
     if node.kind in ("pointer", "bitmasked"):
         node.mask._array()[cell] = 1
     for up in sparse_ancestors(node._parent):
-        ratio = cell_ratio(up, node.shape)
-        py_activate(up, tuple(c // r for c, r in zip(cell, ratio)))
+        py_activate(up, cell_of(up, node.extents, cell))
 
 
 def py_deactivate(node: SNode, indices: Any) -> None:
@@ -303,10 +316,11 @@ def py_deactivate(node: SNode, indices: Any) -> None:
     cell = _mask_index(node, _cell_index(node, indices))
     node.mask._array()[cell] = 0
     if node.kind == "pointer":
-        _zero_region(node, cell)
+        _zero_region(node, cell, node.extents)
     elif node.kind == "dynamic":
-        for f in node.fields:
-            f._array()[cell] = 0
+        parent = node.parent()
+        assert parent is not None
+        _zero_region(node, cell, parent.extents)
 
 
 def py_is_active(node: SNode, indices: Any) -> int:
@@ -337,16 +351,24 @@ def py_append(node: SNode, indices: Any, value: Any) -> int:
     return old
 
 
+def _dynamic_position(node: SNode, leaf: dict[int, int], index: Sequence[int]) -> int:
+    (axis,) = node.level
+    return index[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
+
+
 def activate_python_write(f: Any, index: tuple[int, ...]) -> None:
     """A Python-scope write of element `index` (storage coordinates) of a sparse field."""
+    leaf = leaf_extents(f)
     for node in sparse_ancestors(field_container(f)):
         if node.kind == "dynamic":
-            cell = index[: len(node.mask.shape)]
+            parent = node.parent()
+            assert parent is not None
+            cell = cell_of(parent, leaf, index)
             lengths = node.mask._array()
-            lengths[cell] = max(int(lengths[cell]), index[len(node.mask.shape)] + 1)
+            end = _dynamic_position(node, leaf, index) + 1
+            lengths[cell] = max(int(lengths[cell]), end)
         else:
-            ratio = cell_ratio(node, f.shape)
-            node.mask._array()[tuple(i // r for i, r in zip(index, ratio))] = 1
+            node.mask._array()[cell_of(node, leaf, index)] = 1
 
 
 def activate_all(f: Any) -> None:
@@ -360,24 +382,20 @@ def active_elements(f: Any) -> np.ndarray | None:
     nodes = sparse_ancestors(field_container(f))
     if not nodes:
         return None
+    leaf = leaf_extents(f)
+    grid = np.indices(f.shape, sparse=True) if f.shape else ()
     active = np.ones(f.shape, dtype=bool)
     for node in nodes:
         if node.kind == "dynamic":
-            lengths = node.mask._array()
-            ratio = cell_ratio(node._parent, f.shape) if node.mask.shape else ()
-            axis = len(node.mask.shape)
-            pos = np.arange(f.shape[axis]).reshape((-1,) + (1,) * (len(f.shape) - axis - 1))
-            expanded = lengths
-            for a, r in enumerate(ratio):
-                expanded = np.repeat(expanded, r, axis=a)
-            expanded = expanded.reshape(expanded.shape + (1,) * (len(f.shape) - axis))
-            active &= pos < expanded
+            parent = node.parent()
+            assert parent is not None
+            cell = tuple(grid[p] // r for p, r in cell_map(parent, leaf))
+            (axis,) = node.level
+            pos = grid[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
+            active &= pos < node.mask._array()[cell]
         else:
-            mask = node.mask._array() != 0
-            for a, r in enumerate(cell_ratio(node, f.shape)):
-                mask = np.repeat(mask, r, axis=a)
-            mask = mask.reshape(mask.shape + (1,) * (len(f.shape) - mask.ndim))
-            active &= mask
+            cell = tuple(grid[p] // r for p, r in cell_map(node, leaf))
+            active &= node.mask._array()[cell] != 0
     return active
 
 
