@@ -61,6 +61,11 @@ INTRINSICS = frozenset(
 """The names of the `ti.*` intrinsics this module lowers."""
 
 
+_ACTIVE = 1
+_RELEASED = 2
+"""Mask words: 0 free (storage zero), 1 active, 2 deactivated with storage not yet zeroed."""
+
+
 # -- helpers ------------------------------------------------------------------------
 
 
@@ -107,7 +112,7 @@ def _active(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> V
         length = em.load(_mask_ptr(cg, node, lengths), dtypes.i32)
         return em.compare("<", pos, length)
     word = em.load(_mask_ptr(cg, node, _cell_of(cg, node, leaf, index)), dtypes.i32)
-    return em.compare("!=", word, 0)
+    return em.compare("==", word, _ACTIVE)
 
 
 def _all(cg: KernelCodegen, conds: list[Value]) -> Value:
@@ -280,7 +285,7 @@ def lower_call(
             )
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
         word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
-        return em.cast(em.compare("!=", word, 0), dtypes.i32)
+        return em.cast(em.compare("==", word, _ACTIVE), dtypes.i32)
     if name == "activate":
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
         if snode.kind not in ("pointer", "bitmasked"):
@@ -298,10 +303,39 @@ def lower_call(
     if snode.kind not in ("pointer", "bitmasked"):
         raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
     cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
-    em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
-    if snode.kind == "pointer":
-        _zero_under(cg, snode, cell)
+    if snode.kind == "pointer":  # cleared after the statement (collect_garbage)
+        em.store(_mask_ptr(cg, snode, cell), em.const(_RELEASED, dtypes.i32))
+        pending = cg.__dict__.setdefault("pending_gc", [])
+        if snode not in pending:
+            pending.append(snode)
+    else:
+        em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
     return None
+
+
+def collect_garbage(cg: KernelCodegen) -> None:
+    """
+    After a top-level statement that deactivated pointer cells: one parallel loop per
+    pointer SNode zeroes the storage of its released cells (mask word 2) and marks them
+    free (0). Deferring the zeroing to a separate pass (Taichi's gc tasks) makes
+    `ti.deactivate` O(1), so a loop that deactivates each cell from each of its
+    elements does not zero the cell once per element.
+    """
+    em = cg.em
+    for snode in cg.__dict__.pop("pending_gc", []):
+        body = Block(arg_types=[ir_i32])
+        with cg.em.at(body):
+            cell = _unflatten(cg, Value(body.args[0], dtypes.i32), snode.shape)
+            word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
+
+            def clear(cell: list[Value] = cell, snode: SNode = snode) -> None:
+                em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
+                _zero_under(cg, snode, cell)
+
+            _if(cg, em.compare("==", word, _RELEASED), clear)
+            em.emit(taichi.YieldOp())
+        lo, hi = em.const(0, dtypes.i32), em.const(math.prod(snode.shape), dtypes.i32)
+        em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body))
 
 
 def _append(

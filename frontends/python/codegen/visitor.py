@@ -603,6 +603,8 @@ class KernelCodegen(ast.NodeVisitor):
             if self.terminated:
                 break  # dead code after break / continue / return
             self.visit(stmt)
+            if self.at_top() and "pending_gc" in self.__dict__:
+                sparse.collect_garbage(self)  # zero the pointer cells stmt released
             rest = stmts[i + 1 :]
             if rest and self.ctx.ret_flag is not None and contains_return(stmt):
                 # a branch of `stmt` returned: the rest runs only if it did not

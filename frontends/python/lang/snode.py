@@ -39,6 +39,7 @@ from . import dtypes
 from . import program as _program
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
+_DENSE_BACKING_LIMIT = 8 * 2**30
 
 
 class SNode:
@@ -154,6 +155,7 @@ class SNode:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
             if self.is_sparse_tree() and f.element_shape and f.grad is not None:
                 raise TaichiError("needs_grad on sparse SNodes is not supported by taichi-xdsl yet")
+            self._check_dense_backing(f, shape)
             f._place(shape, offset)
             leaf = SNode("place", self, {})
             self.children.append(leaf)
@@ -161,6 +163,21 @@ class SNode:
             f._snode = leaf
             self.fields.append(f)
         return self
+
+    def _check_dense_backing(self, f: Any, shape: tuple[int, ...]) -> None:
+        """Sparse SNodes keep storage for every cell (no memory pool yet): refuse a
+        layout whose storage could not be allocated, naming the limitation."""
+        if not self.is_sparse_tree():
+            return
+        count = int(np.prod(shape + tuple(f.element_shape), dtype=np.float64))
+        nbytes = count * f.dtype.np_dtype.itemsize
+        if nbytes > _DENSE_BACKING_LIMIT:
+            raise TaichiError(
+                f"placing a field of shape {shape} under a sparse SNode needs "
+                f"{nbytes / 2**30:.1f} GiB: taichi-xdsl stores sparse SNodes with storage "
+                "for every cell (a memory pool that allocates active cells only is not "
+                "supported yet)"
+            )
 
     def lazy_grad(self) -> None:
         """Taichi's `ti.root.lazy_grad()`: gradients are always placed with their fields."""
@@ -327,7 +344,7 @@ def py_is_active(node: SNode, indices: Any) -> int:
     if node.kind not in ("pointer", "bitmasked"):
         raise TaichiError("ti.is_active only works on pointer, hash or bitmasked nodes.")
     cell = _mask_index(node, _cell_index(node, indices))
-    return int(node.mask._array()[cell] != 0)
+    return int(node.mask._array()[cell] == 1)
 
 
 def py_length(node: SNode, indices: Any) -> int:
@@ -395,7 +412,7 @@ def active_elements(f: Any) -> np.ndarray | None:
             active &= pos < node.mask._array()[cell]
         else:
             cell = tuple(grid[p] // r for p, r in cell_map(node, leaf))
-            active &= node.mask._array()[cell] != 0
+            active &= node.mask._array()[cell] == 1
     return active
 
 
