@@ -2,29 +2,29 @@
 Sparse SNodes inside kernels (the storage layout is described in lang/snode.py).
 
 Each sparse SNode has a hidden i32 field: one mask word per pointer/bitmasked cell, one
-length per dynamic list. This module expresses activation, queries and struct-for over
-them with the taichi dialect's ordinary ops (element_ptr, loads, stores, atomics, if and
-range_for), so the LLVM and SPIR-V conversions need nothing new.
+length per dynamic list. Activation and queries are the taichi dialect's cell ops
+(taichi.activate / deactivate / is_active / append / length, lowered by
+ti-lower-sparse); a struct-for over a sparse field becomes ordinary range_for and if
+ops, so the LLVM and SPIR-V conversions need nothing new.
 
     x[i] = v        (x under ti.root.pointer(ti.i, 4).dense(ti.i, 8))
     ~>
     %c = arith.divsi %i, %c8 : i32
-    %m = taichi.element_ptr %_pointer_mask[%c] : memref<4xi32> -> memref<i32>
-    memref.store %c1, %m[] : memref<i32>
+    taichi.activate %_pointer_mask[%c] : memref<4xi32>
     %p = taichi.element_ptr %x[%i] : memref<32xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
     for i in x:  body
     ~>
     taichi.range_for %cell = %c0 to %c4 : i32 {        (parallel: the pointer's cells)
-      %w = memref.load (mask of %cell) ; %on = arith.cmpi ne, %w, %c0
+      %on = taichi.is_active %_pointer_mask[%cell] : memref<4xi32>
       taichi.if %on {
         taichi.range_for %k = %c0 to %c8 : i32 {   (serial: the elements of a cell)
           %i = %cell * 8 + %k ; body
         } {serialize}
       }
     }
-"""
+
 
 from __future__ import annotations
 
@@ -61,9 +61,9 @@ INTRINSICS = frozenset(
 """The names of the `ti.*` intrinsics this module lowers."""
 
 
-_ACTIVE = 1
 _RELEASED = 2
-"""Mask words: 0 free (storage zero), 1 active, 2 deactivated with storage not yet zeroed."""
+"""The mask word of a released pointer cell (lowering/lower_sparse.py: 0 free, 1 active,
+2 deactivated with its storage not yet zeroed), which the gc loop looks for."""
 
 
 # -- helpers ------------------------------------------------------------------------
@@ -75,6 +75,20 @@ def _i32(cg: KernelCodegen, x: Any) -> Value:
 
 def _div(cg: KernelCodegen, v: Value, r: int) -> Value:
     return v if r == 1 else cg.em.idiv(v, cg.em.const(r, dtypes.i32))
+
+
+def _mask(cg: KernelCodegen, node: SNode) -> SSAValue:
+    """The mask (or length) field of a sparse node, as a value."""
+    return cg.field_handle(node.mask).ssa
+
+
+def _cell_op(cg: KernelCodegen, op: Any) -> Value:
+    emitted = cg.em.emit(op)
+    return Value(emitted.results[0], dtypes.i32) if emitted.results else None  # type: ignore[return-value]
+
+
+def _ssa(values: list[Value]) -> list[SSAValue]:
+    return [v.ssa for v in values]
 
 
 def _mask_ptr(cg: KernelCodegen, node: SNode, cell: list[Value]) -> SSAValue:
@@ -109,10 +123,11 @@ def _active(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> V
     em = cg.em
     if node.kind == "dynamic":
         lengths, pos = _dynamic_parts(cg, node, leaf, index)
-        length = em.load(_mask_ptr(cg, node, lengths), dtypes.i32)
+        length = _cell_op(cg, taichi.LengthOp(_mask(cg, node), _ssa(lengths), node.shape[-1]))
         return em.compare("<", pos, length)
-    word = em.load(_mask_ptr(cg, node, _cell_of(cg, node, leaf, index)), dtypes.i32)
-    return em.compare("==", word, _ACTIVE)
+    cell = _cell_of(cg, node, leaf, index)
+    on = em.emit(taichi.IsActiveOp(_mask(cg, node), _ssa(cell)))
+    return Value(on.results[0], dtypes.u1)
 
 
 def _all(cg: KernelCodegen, conds: list[Value]) -> Value:
@@ -177,8 +192,8 @@ def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value])
             end = cg.em.binary("+", pos, 1)
             cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, lengths), end.ssa))
         else:
-            ptr = _mask_ptr(cg, node, _cell_of(cg, node, leaf, index))
-            cg.em.store(ptr, cg.em.const(1, dtypes.i32))
+            cell = _cell_of(cg, node, leaf, index)
+            cg.em.emit(taichi.ActivateOp(_mask(cg, node), _ssa(cell)))
 
 
 def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
@@ -186,8 +201,8 @@ def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
     for up in sparse_ancestors(node):
         if up.kind == "dynamic":
             raise TaichiTypeError("ti.activate on a dynamic SNode: use ti.append")
-        ptr = _mask_ptr(cg, up, _cell_of(cg, up, node.extents, cell))
-        cg.em.store(ptr, cg.em.const(1, dtypes.i32))
+        up_cell = _cell_of(cg, up, node.extents, cell)
+        cg.em.emit(taichi.ActivateOp(_mask(cg, up), _ssa(up_cell)))
 
 
 def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
@@ -268,10 +283,8 @@ def lower_call(
         parent = snode.parent()
         assert parent is not None
         lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
-        ptr = _mask_ptr(cg, snode, lengths)
-        capacity = snode.shape[-1]
         if name == "snode_length":
-            return em.binary("min", em.load(ptr, dtypes.i32), capacity)
+            return _cell_op(cg, taichi.LengthOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
         if len(rest) != 2 or len(snode.fields) != 1:
             raise cg.error(
                 TaichiSyntaxError, node, "ti.append(dynamic_snode, indices, value) on a "
@@ -284,8 +297,8 @@ def lower_call(
                 TaichiTypeError, node, "ti.is_active only works on pointer, hash or bitmasked nodes."
             )
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
-        word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
-        return em.cast(em.compare("==", word, _ACTIVE), dtypes.i32)
+        on = em.emit(taichi.IsActiveOp(_mask(cg, snode), _ssa(cell)))
+        return em.cast(Value(on.results[0], dtypes.u1), dtypes.i32)
     if name == "activate":
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
         if snode.kind not in ("pointer", "bitmasked"):
@@ -297,19 +310,19 @@ def lower_call(
         parent = snode.parent()
         assert parent is not None
         lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
-        em.store(_mask_ptr(cg, snode, lengths), em.const(0, dtypes.i32))
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(lengths)))  # length 0
         _zero_under(cg, parent_view(snode), lengths)
         return None
     if snode.kind not in ("pointer", "bitmasked"):
         raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
     cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
     if snode.kind == "pointer":  # cleared after the statement (collect_garbage)
-        em.store(_mask_ptr(cg, snode, cell), em.const(_RELEASED, dtypes.i32))
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell), release=True))
         pending = cg.__dict__.setdefault("pending_gc", [])
         if snode not in pending:
             pending.append(snode)
     else:
-        em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell)))
     return None
 
 
@@ -348,9 +361,7 @@ def _append(
     """Claim the next slot of a dynamic list (atomically) and store each (field, value)
     there; a full list keeps its values. Returns the old length (ti.append's result)."""
     em = cg.em
-    ptr = _mask_ptr(cg, snode, lengths)
-    old = em.emit(taichi.AtomicAddOp(ptr, em.const(1, dtypes.i32).ssa))
-    old_v = Value(old.results[0], dtypes.i32)
+    old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
 
     def store() -> None:
         for f, value in stores:
@@ -399,13 +410,12 @@ class DynamicList:
         return _append(cg, self.snode, self.lengths, stores, node)
 
     def _length(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
-        em = self.cg.em
-        length = em.load(_mask_ptr(self.cg, self.snode, self.lengths), dtypes.i32)
-        return em.binary("min", length, self.snode.shape[-1])
+        op = taichi.LengthOp(_mask(self.cg, self.snode), _ssa(self.lengths), self.snode.shape[-1])
+        return _cell_op(self.cg, op)
 
     def _deactivate(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
         cg = self.cg
-        cg.em.store(_mask_ptr(cg, self.snode, self.lengths), cg.em.const(0, dtypes.i32))
+        cg.em.emit(taichi.DeactivateOp(_mask(cg, self.snode), _ssa(self.lengths)))
         _zero_under(cg, parent_view(self.snode), self.lengths)
 
 
