@@ -332,3 +332,12 @@ def test_unsupported_sparse_requests_raise_clear_errors():
     y = ti.field(ti.f32)
     with pytest.raises(TaichiError, match="not supported yet"):
         ti.root.pointer(ti.ij, 2**16).dense(ti.ij, 2**8).place(y)
+
+
+def test_sparse_grid_usage_counts_written_cells():
+    g = ti.sparse.grid({"pos": ti.math.vec2, "mass": ti.f32}, shape=(4, 5))
+    assert ti.sparse.usage(g) == 0.0
+    g[0, 0].mass = 1.0
+    g[3, 4].pos = ti.math.vec2(1, 2)
+    assert ti.sparse.usage(g) == pytest.approx(2 / 20)
+    assert g[3, 4].pos[1] == 2.0 and g[0, 0].mass == 1.0
