@@ -24,7 +24,7 @@ ops, so the LLVM and SPIR-V conversions need nothing new.
         } {serialize}
       }
     }
-
+"""
 
 from __future__ import annotations
 
