@@ -341,3 +341,30 @@ def test_sparse_grid_usage_counts_written_cells():
     g[3, 4].pos = ti.math.vec2(1, 2)
     assert ti.sparse.usage(g) == pytest.approx(2 / 20)
     assert g[3, 4].pos[1] == 2.0 and g[0, 0].mass == 1.0
+
+
+def test_writes_in_sparse_struct_for_activate_other_index_spaces():
+    # Writing x at the block loop's own (i, j) lands in another cell of x's pointer:
+    # the loop's active cell says nothing about it, so it must be activated.
+    x = ti.field(ti.i32)
+    ptr = ti.root.pointer(ti.ij, 4)
+    ptr.dense(ti.ij, 4).place(x)
+    s = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def spread():
+        for i, j in ptr:
+            x[i, j] = 5
+
+    @ti.kernel
+    def count():
+        for i, j in x:
+            if x[i, j] == 0:
+                continue
+            s[None] += x[i, j]
+
+    x[13, 9] = 1  # block (3, 2) active
+    spread()  # writes x[3, 2]: block (0, 0)
+    count()
+    assert s[None] == 6
+    assert ti.is_active(ptr, [0, 0]) == 1

@@ -183,7 +183,11 @@ def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value])
     it, except under `ti.no_activate(node)`."""
     f = handle.field
     leaf = leaf_extents(f)
-    skip = getattr(cg, "no_activate_nodes", set())
+    skip = set(getattr(cg, "no_activate_nodes", set()))
+    looped = getattr(cg, "active_element", None)
+    same_place = looped is not None and looped[2] == leaf
+    if same_place and tuple(v.ssa for v in index) == looped[0]:
+        skip |= looped[1]  # the enclosing sparse struct-for visits this active element
     for node in sparse_ancestors(field_container(f)):
         if id(node) in skip:
             continue
@@ -505,7 +509,13 @@ def struct_for(
         def run() -> None:
             indices = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
             bind_targets(cg, node, indices)
-            cg.visit_stmts(node.body)
+            # a write at exactly this element needs no activation: its cells are active
+            saved = cg.__dict__.get("active_element")
+            cg.active_element = (tuple(v.ssa for v in index), {id(n) for n in chain}, leaf)
+            try:
+                cg.visit_stmts(node.body)
+            finally:
+                cg.active_element = saved
 
         if below:
             guard = _all(cg, [_active(cg, n, leaf, index) for n in below])
@@ -522,16 +532,26 @@ def struct_for(
             zero = em.const(0, dtypes.i32)
             visit([cell[c] if c is not None else zero for c, _ in spans])
             return
-        inner = Block(arg_types=[ir_i32])
-        with cg.body(inner), cg.loop(LoopInfo("struct", False, inner)):
-            parts = _unflatten(cg, Value(inner.args[0], dtypes.i32), inner_extents)
-            visit([
-                _scaled(cg, cell[c], r, p) if c is not None else p
-                for (c, r), p in zip(spans, parts)
-            ])
-            cg.close(inner)
-        lo, hi = em.const(0, dtypes.i32), em.const(inner_count, dtypes.i32)
-        em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, inner, serialize=True))
+        def nest(axis: int, parts: list[Value]) -> None:
+            """One serial loop per axis of the cell, the last innermost (so the
+            elements of a row are consecutive: no div/rem, LLVM can vectorise)."""
+            if axis == len(inner_extents):
+                visit([
+                    _scaled(cg, cell[c], r, p) if c is not None else p
+                    for (c, r), p in zip(spans, parts)
+                ])
+                return
+            if inner_extents[axis] == 1:
+                nest(axis + 1, [*parts, em.const(0, dtypes.i32)])
+                return
+            inner = Block(arg_types=[ir_i32])
+            with cg.body(inner), cg.loop(LoopInfo("struct", False, inner)):
+                nest(axis + 1, [*parts, Value(inner.args[0], dtypes.i32)])
+                cg.close(inner)
+            lo, hi = em.const(0, dtypes.i32), em.const(inner_extents[axis], dtypes.i32)
+            em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, inner, serialize=True))
+
+        nest(0, [])
 
     body = Block(arg_types=[ir_i32])
     info = LoopInfo("struct", cg.at_top() and not serialize, body)
