@@ -50,6 +50,7 @@ TO_OFFLOAD_CPU: tuple[str, ...] = (
 a serial inner loop LLVM can vectorise."""
 
 OFFLOAD_TO_LLVM: tuple[str, ...] = (
+    "ti-serial-simt",
     "ti-lower-access",
     "convert-taichi-to-cf",
     "convert-offload-to-llvm",

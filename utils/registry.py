@@ -48,6 +48,7 @@ PASSES: dict[str, str] = {
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
     "ti-unroll-loops": "taichi_xdsl.lowering.unroll_loops:UnrollLoopsPass",
+    "ti-serial-simt": "taichi_xdsl.lowering.serial_simt:SerialSimtPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
     "convert-offload-to-llvm": (
         "taichi_xdsl.lowering.convert_offload_to_llvm:ConvertOffloadToLLVMPass"

@@ -695,6 +695,16 @@ class _FunctionWriter:
                         Id(self.value(op.value)),
                     ],
                 )
+            case spirv.GroupNonUniformIndexedOp() | spirv.GroupNonUniformValueOp():
+                self.emit(
+                    "Op" + op.name.removeprefix("spirv."),
+                    module.type_id(op.result.type),
+                    self.value(op.result),
+                    [
+                        Id(module.int_constant(op.execution_scope.value)),
+                        *self.ids(op.operands),
+                    ],
+                )
             case spirv.GroupNonUniformElectOp():
                 self.emit(
                     "OpGroupNonUniformElect",

@@ -78,3 +78,16 @@ def test_bit_cast():
 
     with pytest.raises(ti.TaichiTypeError, match="of one width"):
         bad(1.0)
+
+
+@pytest.mark.parametrize("dtype", [ti.i32, ti.f32])
+def test_prefix_sum_of_an_ndarray(dtype):
+    n = 3001
+    a = ti.ndarray(dtype, n)
+    values = np.random.default_rng(3).integers(-50, 50, n).astype(dtype.np_dtype)
+    a.from_numpy(values)
+    executor = ti.algorithms.PrefixSumExecutor(n)
+    executor.run(a)
+    np.testing.assert_allclose(a.to_numpy(), np.cumsum(values), rtol=1e-6)
+    executor.run(a)  # the executor's scratch is reused
+    np.testing.assert_allclose(a.to_numpy(), np.cumsum(np.cumsum(values)), rtol=1e-5)

@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
-from . import sparse
+from . import simt, sparse
 from .emitter import Value, ir_type
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
@@ -235,6 +235,8 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
     args = [cg.eval(a) for a in node.args]
     kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    if name.startswith("simt."):
+        return simt.lower_simt(cg, name.removeprefix("simt."), args, kwargs, node)
     if name == "loop_config":
         cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
