@@ -368,3 +368,34 @@ def test_writes_in_sparse_struct_for_activate_other_index_spaces():
     count()
     assert s[None] == 6
     assert ti.is_active(ptr, [0, 0]) == 1
+
+
+def test_fields_builder_trees_finalize_and_destroy():
+    fb = ti.FieldsBuilder()
+    a = ti.field(ti.i32)
+    b = ti.field(ti.f32)
+    fb.dense(ti.i, 4).place(a)
+    fb.pointer(ti.j, 4).place(b)
+    tree = fb.finalize()
+    with pytest.raises(Exception, match="finalized"):
+        fb.dense(ti.i, 2).place(ti.field(ti.i32))
+
+    @ti.kernel
+    def fill():
+        for i in range(4):
+            a[i] = i + 1
+        b[2] = 1.5
+
+    fill()
+    np.testing.assert_array_equal(a.to_numpy(), [1, 2, 3, 4])
+    assert b.shape == (4,) and ti.is_active(b.parent(), [2]) == 1
+    tree.destroy()
+    with pytest.raises(Exception, match="destroyed"):
+        a.to_numpy()
+    with pytest.raises(Exception, match="destroyed"):
+        tree.destroy()
+    fb2 = ti.FieldsBuilder()
+    c = ti.field(ti.i32)
+    fb2.dense(ti.i, 1).place(c)
+    fb2.finalize()
+    assert c[0] == 0

@@ -363,6 +363,8 @@ class KernelCodegen(ast.NodeVisitor):
             raise TaichiCompilationError(
                 "this field belongs to a program that ti.init()/ti.reset() has ended"
             )
+        if f.destroyed:
+            raise TaichiCompilationError("this field's SNode tree (FieldsBuilder) is destroyed")
         if not f.placed:
             raise TaichiCompilationError(
                 "this field has no shape: give ti.field a shape or place it with "

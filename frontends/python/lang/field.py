@@ -346,7 +346,12 @@ class Field(_ArrayLike):
             grad.name = grad.name or f"{self.symbol}_grad"
             grad._place(shape, self.index_offset)
 
+    destroyed = False
+    """Set when the FieldsBuilder tree holding this field is destroyed."""
+
     def _check_live(self) -> _program.Program:
+        if self.destroyed:
+            raise TaichiRuntimeError("this field's SNode tree (FieldsBuilder) is destroyed")
         prog = self.program
         if prog is not _program._current:
             raise TaichiError(
