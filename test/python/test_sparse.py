@@ -399,3 +399,30 @@ def test_fields_builder_trees_finalize_and_destroy():
     fb2.dense(ti.i, 1).place(c)
     fb2.finalize()
     assert c[0] == 0
+
+
+def test_aot_module_with_sparse_fields_saves_and_loads(arch, tmp_path):
+    x = ti.field(ti.i32)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 4).place(x)
+    s = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def write(i: ti.i32):
+        x[i] = i + 1
+
+    @ti.kernel
+    def count():
+        for i in x:
+            s[None] += 1 + x[i]
+
+    m = ti.aot.Module(arch)
+    m.add_field("x", x)
+    m.add_field("s", s)
+    m.add_kernel(write)
+    m.add_kernel(count)
+    m.save(str(tmp_path / "mod"))
+    mod = ti.aot.load(str(tmp_path / "mod"))
+    mod.get_kernel("write")(5)
+    mod.get_kernel("count")()
+    assert int(mod.get_field("s")) == 4 + 6  # one active block of 4, plus x[5] = 6
