@@ -426,3 +426,24 @@ def test_aot_module_with_sparse_fields_saves_and_loads(arch, tmp_path):
     mod.get_kernel("write")(5)
     mod.get_kernel("count")()
     assert int(mod.get_field("s")) == 4 + 6  # one active block of 4, plus x[5] = 6
+
+
+def test_autodiff_through_a_sparse_struct_for():
+    x = ti.field(ti.f32, needs_grad=True)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 4).place(x)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def f():
+        for i in x:
+            loss[None] += x[i] * x[i]
+
+    x[5] = 3.0
+    x[13] = 2.0
+    with ti.ad.Tape(loss=loss):
+        f()
+    assert loss[None] == 13.0
+    expected = np.zeros(16, np.float32)
+    expected[[5, 13]] = [6.0, 4.0]
+    np.testing.assert_array_equal(x.grad.to_numpy(), expected)
