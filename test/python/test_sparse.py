@@ -447,3 +447,31 @@ def test_autodiff_through_a_sparse_struct_for():
     expected = np.zeros(16, np.float32)
     expected[[5, 13]] = [6.0, 4.0]
     np.testing.assert_array_equal(x.grad.to_numpy(), expected)
+
+
+def test_struct_list_methods_and_one_extent_for_several_axes():
+    edge = ti.types.struct(a=ti.i32, b=ti.f32)
+    edges = edge.field()
+    ti.root.dynamic(ti.i, 16, chunk_size=4).place(edges)
+    g = ti.field(ti.i32)
+    blocks = ti.root.pointer(ti.ij, [3])  # one extent, every axis
+    blocks.dense(ti.ij, 2).place(g)
+    n = ti.field(ti.i32, shape=2)
+
+    @ti.kernel
+    def build():
+        edges.deactivate()
+        for k in range(5):
+            edges.append(edge(k, k * 0.5))
+        n[0] = edges.length()
+        g[5, 5] = 1
+
+    edges[0].a = 99  # Python scope, then the kernel clears the list first
+    build()
+    build()
+    assert n[0] == 5 and ti.length(edges.a.parent(), []) == 5
+    a = edges.a.to_numpy()
+    np.testing.assert_array_equal(np.sort(a[:5]), [0, 1, 2, 3, 4])  # appended in parallel
+    np.testing.assert_array_equal(edges.b.to_numpy()[:5], a[:5] * 0.5)
+    assert a[5] == 0
+    assert g.shape == (6, 6) and ti.is_active(blocks, [2, 2]) == 1

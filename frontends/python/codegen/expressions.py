@@ -174,6 +174,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         return cg.vec_attr(base, node.attr, node)
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
+    if isinstance(base, StructField) and node.attr in ("append", "length", "deactivate"):
+        ref = cg.struct_element(base, (), node)  # edges.append(e) on a 1-d dynamic list
+        if not isinstance(ref, StructPlace):
+            return getattr(ref, node.attr)
     return cg.rvalue(getattr(base, node.attr))
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:

@@ -105,6 +105,8 @@ class SNode:
             if isinstance(dimensions, int | np.integer)
             else tuple(dimensions)
         )
+        if len(dims) == 1 and len(indices) > 1:  # pointer(ti.ijk, [n]): n on each axis
+            dims = dims * len(indices)
         if len(dims) != len(indices):
             raise TaichiError(f"{kind}({axis}, {dimensions}): one extent per axis needed")
         if kind == "dynamic" and len(indices) != 1:
