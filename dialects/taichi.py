@@ -1301,7 +1301,53 @@ class BarrierOp(IRDLOperation):
         return op
 
 
+@irdl_op_definition
+class SharedArrayOp(IRDLOperation):
+    """
+    `ti.simt.block.SharedArray(shape, dtype)`: an array in the workgroup's shared memory,
+    one per workgroup, which every invocation of the workgroup reads and writes (after
+    `taichi.barrier workgroup`, each sees the others' writes). `id` tells the arrays of a
+    kernel apart.
+
+    Example: `%s = taichi.shared_array 0 : memref<128xf32>`
+    """
+
+    name = "taichi.shared_array"
+    result = result_def(MemRefType)
+    id = prop_def(IntegerAttr)
+
+    def __init__(self, id: int, type_: MemRefType):
+        super().__init__(result_types=[type_], properties={"id": IntegerAttr(id, i64)})
+
+    def verify_(self) -> None:
+        type_ = self.result.type
+        assert isinstance(type_, MemRefType)
+        if not type_.get_shape() or any(d <= 0 for d in type_.get_shape()):
+            raise VerifyException(
+                f"'{self.name}' needs a static shape of positive extents, got {type_}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.id.value.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SharedArrayOp:
+        id = parser.parse_integer()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        if not isinstance(type_, MemRefType):
+            parser.raise_error(f"'taichi.shared_array' makes a memref, got {type_}")
+        op = cls(id, type_)
+        op.attributes.update(attributes)
+        return op
+
+
 SIMT_OPS = (
+    SharedArrayOp,
     SubgroupReduceOp,
     SubgroupShuffleOp,
     SubgroupBroadcastFirstOp,

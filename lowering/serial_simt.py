@@ -22,7 +22,7 @@ with itself, so each op becomes what it means for one invocation:
 An exclusive scan gives the identity of its combination: 0 for add, or, xor; 1 for mul;
 all ones for and; the type's largest value for min (+inf for floats) and its smallest
 for max (-inf), unsigned where the op says so. Workgroup and device operations
-(`ti.simt.block.*`, `ti.simt.grid.memfence`) have no CPU meaning, as in Taichi: the pass
+(`ti.simt.block.*`, shared arrays, `ti.simt.grid.memfence`) have no CPU meaning, as in Taichi: the pass
 rejects them at their source line.
 """
 
@@ -140,7 +140,17 @@ class _SerialBarrier(RewritePattern):
                 f"ti-serial-simt: {what} needs a GPU arch (vulkan); CPU threads have no "
                 "workgroups",
             )
-        rewriter.erase_op(op)
+        rewriter.erase(op)
+
+
+class _NoSharedArray(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.SharedArrayOp, rewriter: PatternRewriter):
+        raise PassFailedAt(
+            op,
+            "ti-serial-simt: ti.simt.block.SharedArray needs a GPU arch (vulkan); CPU "
+            "threads have no workgroups",
+        )
 
 
 class SerialSimtPass(ModulePass):
@@ -158,6 +168,7 @@ class SerialSimtPass(ModulePass):
                     _SerialVote(),
                     _SerialId(),
                     _SerialBarrier(),
+                    _NoSharedArray(),
                 ]
             ),
             apply_recursively=False,

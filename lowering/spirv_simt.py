@@ -18,6 +18,10 @@ invocation ids -> built-in inputs.
     taichi.barrier workgroup
       ~> spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|UniformMemory|WorkgroupMemory>
 
+A `taichi.shared_array` is a Workgroup variable; its elements are addressed by
+ElementPtrLowering through `shared_element_ptr`, and integer atomics on them are
+Workgroup-scoped.
+
 Each op needs the device's subgroup support for its class (basic, arithmetic, ballot,
 shuffle, shuffle_relative, vote, from the caps); without it the pass stops at the op's
 source line naming what is missing. `broadcast` by an index that is not a constant is a
@@ -27,17 +31,18 @@ Shuffle (SPIR-V 1.3 wants Broadcast's index constant).
 from __future__ import annotations
 
 from taichi_xdsl.dialects import spirv, taichi
-from taichi_xdsl.lowering.spirv_common import TaskPattern, fail, int_const
+from taichi_xdsl.lowering.spirv_common import TaskPattern, TaskState, fail, int_const
 from xdsl.dialects.builtin import (
     AnyFloat,
     ArrayAttr,
     IntegerType,
+    MemRefType,
     SymbolRefAttr,
     VectorType,
     i1,
     i32,
 )
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -93,7 +98,10 @@ class SimtLowering(TaskPattern):
     """The ti.simt ops (see the module docstring)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, taichi.SubgroupReduceOp):
+        if isinstance(op, taichi.SharedArrayOp):
+            if not op.result.uses:  # its element_ptrs now address its Workgroup variable
+                rewriter.erase(op)
+        elif isinstance(op, taichi.SubgroupReduceOp):
             self._need(op, "basic", "arithmetic")
             table = (
                 _FLOAT_REDUCE
@@ -209,3 +217,49 @@ class SimtLowering(TaskPattern):
                         [*entry.interface, SymbolRefAttr(name)]
                     )
         return pointer
+
+
+def shared_element_ptr(
+    state: TaskState, array: taichi.SharedArrayOp, indices: list[SSAValue], ops: list[Operation]
+) -> SSAValue:
+    """
+    The address of `array[indices]`: an access chain into the array's Workgroup variable
+    (declared on first use; row-major, no explicit layout).
+
+        %s = taichi.shared_array 0 : memref<4x8xf32>
+        %p = taichi.element_ptr %s[%i, %j] : memref<4x8xf32> -> memref<f32>
+          ~> spirv.GlobalVariable @shared_0 : !spirv.ptr<!spirv.array<32 x f32>, Workgroup>
+             %k = %i * 8 + %j
+             %p = spirv.AccessChain @shared_0[%k] : !spirv.ptr<f32, Workgroup>
+    """
+    type_ = array.result.type
+    assert isinstance(type_, MemRefType)
+    shape = type_.get_shape()
+    element = type_.element_type
+    if element == i1:
+        raise fail(array, "a SharedArray of u1 has no SPIR-V layout")
+    size = 1
+    for d in shape:
+        size *= d
+    name = f"shared_{array.id.value.data}"
+    pointer = spirv.PointerType(spirv.ArrayType(size, element), "Workgroup")
+    block = state.module.body.block
+    if not any(
+        isinstance(g, spirv.GlobalVariableOp) and g.sym_name.data == name for g in block.ops
+    ):
+        Rewriter.insert_op(spirv.GlobalVariableOp(name, pointer), InsertPoint.at_start(block))
+    index: SSAValue | None = None
+    for value, extent in zip(indices, shape):
+        if index is None:
+            index = value
+            continue
+        extent_op = int_const(extent)
+        scaled = spirv.IMulOp(index, extent_op)
+        summed = spirv.IAddOp(scaled, value)
+        ops += [extent_op, scaled, summed]
+        index = summed.results[0]
+    assert index is not None
+    address = spirv.AddressOfOp(name, pointer)
+    chain = spirv.AccessChainOp(address, [index])
+    ops += [address, chain]
+    return chain.results[0]

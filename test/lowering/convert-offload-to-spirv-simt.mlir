@@ -3,10 +3,11 @@
 
 // The ti.simt ops on Vulkan: subgroup reductions, scans, shuffles, broadcasts and votes
 // become non-uniform group instructions of the Subgroup scope, ids built-in inputs (added
-// to the entry point's interface), barriers OpControlBarrier / OpMemoryBarrier; the module
+// to the entry point's interface), a shared array a Workgroup variable, barriers OpControlBarrier / OpMemoryBarrier; the module
 // declares the capability of each class used.
 
 // CHECK:      spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader, GroupNonUniform, GroupNonUniformArithmetic, GroupNonUniformBallot, GroupNonUniformShuffle, GroupNonUniformShuffleRelative, GroupNonUniformVote]
+// CHECK-DAG:    spirv.GlobalVariable @shared_0 : !spirv.ptr<!spirv.array<256 x i32>, Workgroup>
 // CHECK-DAG:    spirv.GlobalVariable @local_id built_in("LocalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
 // CHECK-DAG:    spirv.GlobalVariable @subgroup_invocation_id built_in("SubgroupLocalInvocationId") : !spirv.ptr<i32, Input>
 // CHECK:        %[[S:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <InclusiveScan> %{{.*}} : f32 -> f32
@@ -25,7 +26,11 @@
 // CHECK:        %[[L:.*]] = spirv.mlir.addressof @local_id : !spirv.ptr<vector<3xi32>, Input>
 // CHECK-NEXT:   %[[LV:.*]] = spirv.Load "Input" %[[L]] : vector<3xi32>
 // CHECK-NEXT:   %{{.*}} = spirv.CompositeExtract %[[LV]][0 : i32] : vector<3xi32>
+// CHECK:        %[[SH:.*]] = spirv.mlir.addressof @shared_0 : !spirv.ptr<!spirv.array<256 x i32>, Workgroup>
+// CHECK-NEXT:   %[[SP:.*]] = spirv.AccessChain %[[SH]][%{{.*}}] : !spirv.ptr<!spirv.array<256 x i32>, Workgroup>, i32 -> !spirv.ptr<i32, Workgroup>
+// CHECK-NEXT:   spirv.Store "Workgroup" %[[SP]], %{{.*}} : i32
 // CHECK-NEXT:   spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|UniformMemory|WorkgroupMemory>
+// CHECK:        spirv.AtomicIAdd <Workgroup> <None> %{{.*}}, %{{.*}} : !spirv.ptr<i32, Workgroup>
 // CHECK-NEXT:   spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory|WorkgroupMemory>
 // CHECK:      spirv.EntryPoint "GLCompute" @simt__task0, @gid, @nwg, @subgroup_invocation_id, @local_id
 
@@ -55,12 +60,17 @@ taichi.kernel @simt() {
     %e = taichi.simt_id elect : i32
     %k = taichi.simt_id invocation_id : i32
     %t = taichi.simt_id thread_idx : i32
+    %sh = taichi.shared_array 0 : memref<4x64xi32>
+    %sp = taichi.element_ptr %sh[%k, %t] : memref<4x64xi32> -> memref<i32>
+    memref.store %e, %sp[] : memref<i32>
     taichi.barrier workgroup
+    %sq = taichi.element_ptr %sh[%c0, %c0] : memref<4x64xi32> -> memref<i32>
+    %old = taichi.atomic_add %sq, %e : memref<i32>
     taichi.barrier device memory_only
     %sum1 = arith.addi %a, %q : i32
     %sum2 = arith.addi %sum1, %e : i32
     %sum3 = arith.addi %sum2, %k : i32
-    %sum4 = arith.addi %sum3, %t : i32
+    %sum4 = arith.addi %sum3, %old : i32
     memref.store %sum4, %pn[] : memref<i32>
     memref.store %f, %px[] : memref<f32>
     taichi.yield

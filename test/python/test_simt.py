@@ -195,15 +195,6 @@ def test_unsupported_simt_calls_are_named():
         warp()
 
     @ti.kernel
-    def shared():
-        for i in range(4):
-            a = ti.simt.block.SharedArray((4,), ti.f32)
-            a[i] = 1.0
-
-    with pytest.raises(TaichiCompilationError, match="SharedArray is not supported"):
-        shared()
-
-    @ti.kernel
     def bitwise_float():
         for i in range(4):
             subgroup.reduce_xor(1.5)
@@ -212,3 +203,55 @@ def test_unsupported_simt_calls_are_named():
         bitwise_float()
     with pytest.raises(TaichiError, match="inside a kernel"):
         subgroup.elect()
+
+
+def test_shared_arrays_are_per_workgroup(arch):
+    """Each workgroup of 64 stages a tile of `d` in two shared arrays, waits, and reads the
+    whole tile: a[i] = v[i] * sum(d). An integer atomic on a shared element sums the
+    workgroup's ids."""
+    block, tiles = 64, 8
+    n = block * tiles
+    rng = np.random.default_rng(5)
+    v, d = rng.standard_normal(n).astype(np.float32), rng.standard_normal(n).astype(np.float32)
+    a = np.zeros(n, np.float32)
+    total = ti.ndarray(ti.i32, n)
+
+    @ti.kernel
+    def tiled(v: ti.types.ndarray(), d: ti.types.ndarray(), a: ti.types.ndarray()):
+        ti.loop_config(block_dim=block)
+        for i in range(n):
+            tid = i % block
+            lo = ti.simt.block.SharedArray((block,), ti.f32)
+            hi = ti.simt.block.SharedArray(block // 2, ti.f32)
+            acc = 0.0
+            for t in range(tiles):
+                if tid < block // 2:
+                    hi[tid] = d[t * block + block // 2 + tid]
+                else:
+                    lo[tid - block // 2] = d[t * block + tid - block // 2]
+                ti.simt.block.sync()
+                for j in range(block // 2):
+                    acc += v[i] * (lo[j] + hi[j])
+                ti.simt.block.sync()
+            a[i] = acc
+
+    @ti.kernel
+    def sums(out: ti.types.ndarray()):
+        ti.loop_config(block_dim=block)
+        for i in range(n):
+            s = ti.simt.block.SharedArray((2, 1), ti.i32)
+            if i % block == 0:
+                s[0, 0] = 0
+            ti.simt.block.sync()
+            ti.atomic_add(s[0, 0], i % block)
+            ti.simt.block.sync()
+            out[i] = s[0, 0]
+
+    if arch == ti.cpu:
+        with pytest.raises(TaichiCompilationError, match="SharedArray needs a GPU arch"):
+            tiled(v, d, a)
+        return
+    tiled(v, d, a)
+    np.testing.assert_allclose(a, v * d.sum(), rtol=1e-4, atol=1e-4)
+    sums(total)
+    assert (total.to_numpy() == block * (block - 1) // 2).all()

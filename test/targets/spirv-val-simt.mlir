@@ -29,12 +29,17 @@ taichi.kernel @simt() {
     %e = taichi.simt_id elect : i32
     %k = taichi.simt_id invocation_id : i32
     %t = taichi.simt_id thread_idx : i32
+    %sh = taichi.shared_array 0 : memref<4x64xi32>
+    %sp = taichi.element_ptr %sh[%k, %t] : memref<4x64xi32> -> memref<i32>
+    memref.store %e, %sp[] : memref<i32>
     taichi.barrier workgroup
+    %sq = taichi.element_ptr %sh[%c0, %c0] : memref<4x64xi32> -> memref<i32>
+    %old = taichi.atomic_add %sq, %e : memref<i32>
     taichi.barrier device memory_only
     %sum1 = arith.addi %a, %q : i32
     %sum2 = arith.addi %sum1, %e : i32
     %sum3 = arith.addi %sum2, %k : i32
-    %sum4 = arith.addi %sum3, %t : i32
+    %sum4 = arith.addi %sum3, %old : i32
     memref.store %sum4, %pn[] : memref<i32>
     memref.store %f, %px[] : memref<f32>
     taichi.yield

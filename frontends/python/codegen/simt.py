@@ -20,9 +20,12 @@ from typing import TYPE_CHECKING, Any
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 
+from xdsl.dialects.builtin import MemRefType
+from xdsl.ir import SSAValue
+
 from ..lang import dtypes
-from .emitter import Value
-from .values import describe, is_scalar
+from .emitter import Value, ir_type
+from .values import Container, describe, is_scalar
 from .vectors import Vec
 
 if TYPE_CHECKING:
@@ -66,13 +69,9 @@ def lower_simt(
             f"ti.simt.{name}() needs CUDA, which taichi-xdsl does not target; "
             "ti.simt.subgroup has the portable subgroup operations",
         )
-    if name == "block.SharedArray":
-        raise cg.error(
-            TaichiSyntaxError,
-            node,
-            "ti.simt.block.SharedArray is not supported by taichi-xdsl yet",
-        )
     em = cg.em
+    if name == "block.SharedArray":
+        return _shared_array(cg, node, args)
     if name in _IDS:
         _expect(cg, node, name, args, 0)
         return em._v(taichi.SimtIdOp(_IDS[name]), dtypes.i32)
@@ -108,6 +107,46 @@ def lower_simt(
         _expect(cg, node, name, args, 1)
         return _each(cg, node, name, args[0], lambda v: _reduce(cg, node, name, mode, kind, v))
     raise cg.error(TaichiSyntaxError, node, f"ti.simt.{name} is no ti.simt operation")
+
+
+class SharedArrayHandle(Container):
+    """`ti.simt.block.SharedArray(...)` as the kernel sees it: a container of static shape."""
+
+    def __init__(self, ssa: SSAValue, dtype: dtypes.DataType, shape: tuple[int, ...]):
+        self.ssa = ssa
+        self.dtype = dtype
+        self.ndim = len(shape)
+        self.static_shape = shape
+
+    def shape(self, cg: KernelCodegen) -> tuple[int, ...]:
+        return self.static_shape
+
+
+def _shared_array(cg: KernelCodegen, node: ast.Call, args: list[Any]) -> SharedArrayHandle:
+    """`ti.simt.block.SharedArray(shape, dtype)`: `taichi.shared_array` of the kernel's
+    next id (two arrays of one shape are two arrays)."""
+    _expect(cg, node, "block.SharedArray", args, 2)
+    shape, dtype = args
+    shape = (shape,) if isinstance(shape, int) else tuple(shape) if isinstance(shape, tuple | list) else None
+    if not shape or not all(isinstance(d, int) and not isinstance(d, bool) and d > 0 for d in shape):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "ti.simt.block.SharedArray(shape, dtype): shape must be positive integers known "
+            "at compile time",
+        )
+    if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "ti.simt.block.SharedArray of vectors or matrices is not supported by "
+            "taichi-xdsl yet: use a scalar dtype and a trailing axis",
+        )
+    dt = cg.cook_dtype(dtype, node)
+    cg.shared_arrays += 1
+    op = taichi.SharedArrayOp(cg.shared_arrays - 1, MemRefType(ir_type(dt), shape))
+    cg.em.emit(op)
+    return SharedArrayHandle(op.result, dt, shape)
 
 
 def _expect(cg: KernelCodegen, node: ast.Call, name: str, args: list[Any], n: int) -> None:

@@ -20,7 +20,9 @@ def struct_element(
     cg: KernelCodegen, sf: StructField, index: Any, node: Any, write: bool = False
 ) -> StructPlace:
     places = {
-        m: cg.element(cg.field_handle(f), index, node, write)
+        m: struct_element(cg, f, index, node, write)
+        if isinstance(f, StructField)
+        else cg.element(cg.field_handle(f), index, node, write)
         for m, f in sf.fields.items()
     }
     from .sparse import DynamicList

@@ -148,8 +148,16 @@ class SNode:
 
         shape = self.shape  # the axes used, in order (ti.root.dense(ti.j, n): 1-d)
         expanded: list[Any] = []
-        for f in fields:  # a struct field places each of its members
-            expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
+
+        def expand(f: Any) -> None:  # a struct field places each of its members
+            if isinstance(f, StructField):
+                for member in f.fields.values():
+                    expand(member)
+            else:
+                expanded.append(f)
+
+        for f in fields:
+            expand(f)
         for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")

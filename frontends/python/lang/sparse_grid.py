@@ -30,7 +30,7 @@ def usage(x: StructField | Any) -> float:
     """The fraction of the grid's cells that are active, in [0, 1]."""
     from .snode import active_elements
 
-    first = next(iter(x.fields.values())) if isinstance(x, StructField) else x
+    first = x.leaf() if isinstance(x, StructField) else x
     active = active_elements(first)
     if active is None:
         return 1.0

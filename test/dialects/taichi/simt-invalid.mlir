@@ -61,3 +61,11 @@ taichi.kernel @barrier_scope() {
   taichi.return
 }
 // CHECK: 'taichi.barrier' scope must be one of subgroup, workgroup, device, got 'grid'
+
+// -----
+
+taichi.kernel @shared_dynamic() {
+  %a = taichi.shared_array 0 : memref<?xf32>
+  taichi.return
+}
+// CHECK: 'taichi.shared_array' needs a static shape of positive extents, got memref<?xf32>

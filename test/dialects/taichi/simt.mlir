@@ -33,3 +33,12 @@ taichi.kernel @simt(%v: f32, %n: i32) {
   taichi.barrier device memory_only
   taichi.return
 }
+
+// CHECK-LABEL: taichi.kernel @shared() {
+// CHECK-NEXT:    %{{.*}} = taichi.shared_array 0 : memref<128xf32>
+// CHECK-NEXT:    %{{.*}} = taichi.shared_array 1 : memref<4x8xi32>
+taichi.kernel @shared() {
+  %a = taichi.shared_array 0 : memref<128xf32>
+  %b = taichi.shared_array 1 : memref<4x8xi32>
+  taichi.return
+}
