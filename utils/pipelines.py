@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 # -- the pass lists ------------------------------------------------------------------------
 
 _TO_OFFLOAD_HEAD = (
+    "ti-lower-sparse",
     "ti-scalarize",
     "ti-mem2reg",
     "canonicalize",

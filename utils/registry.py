@@ -35,6 +35,7 @@ DIALECTS: dict[str, str] = {
 PASSES: dict[str, str] = {
     "ti-scalarize": "taichi_xdsl.lowering.scalarize:ScalarizePass",
     "ti-mem2reg": "taichi_xdsl.lowering.mem2reg:Mem2RegPass",
+    "ti-lower-sparse": "taichi_xdsl.lowering.lower_sparse:LowerSparsePass",
     "ti-demote-dense-struct-for": (
         "taichi_xdsl.lowering.demote_dense_struct_for:DemoteDenseStructForPass"
     ),

@@ -82,7 +82,7 @@ def test_compiler_api_loads_no_xdsl() -> None:
     code = (
         "import sys, taichi_xdsl as ti\n"
         "p = ti.compiler.pipeline(ti.cpu)\n"
-        "assert p.spec.startswith('ti-scalarize,'), p.spec\n"
+        "assert p.spec.startswith('ti-lower-sparse,ti-scalarize,'), p.spec\n"
         "assert not any(m == 'xdsl' or m.startswith('xdsl.') for m in sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -114,7 +114,7 @@ def test_edits_insert_replace_drop_and_stages() -> None:
     )
     assert edits is not None
     offload = edits.apply(p).stage("offload").passes
-    assert offload[:2] == ("ti-scalarize", "m")
+    assert offload[:3] == ("ti-lower-sparse", "ti-scalarize", "m")
     assert "ti-split-parallel-loop" not in offload
     at = offload.index("ti-offload")
     assert offload[at - 1 : at + 3] == ("b1", "ti-offload", "a1{opt=1}", "a2")
@@ -128,7 +128,7 @@ def test_edits_insert_replace_drop_and_stages() -> None:
 @pytest.mark.parametrize(
     ("value", "error", "match"),
     [
-        ({"after": {"no-such-pass": "x"}}, ValueError, "no pass 'no-such-pass'; its passes: ti-scalarize"),
+        ({"after": {"no-such-pass": "x"}}, ValueError, "no pass 'no-such-pass'; its passes: ti-lower-sparse,ti-scalarize"),
         ({"drop": ["nope"]}, ValueError, "no pass 'nope'"),
         ({"stages": {"ptx": "x"}}, ValueError, "no stage 'ptx'"),
         ({"insert": {}}, ValueError, "unknown key"),

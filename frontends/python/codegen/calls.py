@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
-from . import printing, simt
+from . import printing, simt, sparse
 from .emitter import Value, ir_type
 from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
@@ -339,6 +339,8 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     if name == "loop_config":
         cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
+    if name in sparse.INTRINSICS:  # before folding: SNode arguments are Python objects
+        return sparse.lower_call(cg, name, args, kwargs, node)
     if name == "static":
         for x in (*args, *kwargs.values()):
             if isinstance(x, Value):

@@ -159,6 +159,14 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.ndim
         if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
             return cg.field_handle(_companion_field(cg, base, node))
+        if node.attr in ("append", "length", "deactivate") and isinstance(base, FieldHandle):
+            from .sparse import dynamic_list
+
+            ref = dynamic_list(cg, base, [])  # y.append(v) on a 1-d dynamic field
+            if ref is not None:
+                return getattr(ref, node.attr)
+        if node.attr in ("parent", "snode") and isinstance(base, FieldHandle):
+            return getattr(base.field, node.attr)  # the layout tree, a Python object
         if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
             shape = base.element_shape
             return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
@@ -181,6 +189,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         return cg.vec_attr(base, node.attr, node)
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
+    if isinstance(base, StructField) and node.attr in ("append", "length", "deactivate"):
+        ref = cg.struct_element(base, (), node)  # edges.append(e) on a 1-d dynamic list
+        if not isinstance(ref, StructPlace):
+            return getattr(ref, node.attr)
     return cg.rvalue(getattr(base, node.attr))
 
 def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) -> Any:

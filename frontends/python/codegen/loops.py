@@ -22,9 +22,11 @@ from xdsl.ir import Block, SSAValue
 from ..lang import dtypes, ops
 from . import calls
 from .emitter import Value
+from . import sparse
 from .textures import TextureHandle
 from .values import (
     Container,
+    FieldHandle,
     container_index_offset,
     LoopInfo,
     assigned_names,
@@ -132,6 +134,8 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         ndrange_for(cg, node, payload, serialize)
     elif kind == "struct":
         struct_for(cg, node, payload, serialize)
+    elif kind == "sparse":
+        sparse.struct_for(cg, node, *payload, serialize=serialize)
     else:
         static_for(cg, node, payload)
         return
@@ -165,6 +169,15 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
 
     if isinstance(obj, StructField):  # loop over the index space of its members
         obj = cg.field_handle(obj.leaf())
+    from ..lang.snode import SNode, field_container, sparse_ancestors
+
+    if isinstance(obj, FieldHandle) and sparse_ancestors(field_container(obj.field)):
+        f = obj.field  # a sparse field: only its active cells
+        return "sparse", (field_container(f), container_index_offset(obj))
+    if isinstance(obj, SNode):
+        if sparse_ancestors(obj):
+            return "sparse", (obj, (0,) * len(obj.shape))
+        return "ndrange", [(0, s) for s in obj.shape]
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only
         offsets = container_index_offset(obj)

@@ -54,7 +54,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ..lang import dtypes, ops
-from . import calls, expressions, loops, random, structs, vectors
+from . import calls, expressions, loops, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
 from ..lang.field import Field
@@ -394,6 +394,8 @@ class KernelCodegen(ast.NodeVisitor):
             raise TaichiCompilationError(
                 "this field belongs to a program that ti.init()/ti.reset() has ended"
             )
+        if f.destroyed:
+            raise TaichiCompilationError("this field's SNode tree (FieldsBuilder) is destroyed")
         if not f.placed:
             raise TaichiCompilationError(
                 "this field has no shape: give ti.field a shape or place it with "
@@ -459,8 +461,11 @@ class KernelCodegen(ast.NodeVisitor):
             return obj.item()
         return obj
 
-    def element(self, container: Container, index: Any, node: ast.AST) -> Any:
-        """The place `container[index]` (a VecPlace for a Vector/Matrix container)."""
+    def element(
+        self, container: Container, index: Any, node: ast.AST, write: bool = False
+    ) -> Any:
+        """The place `container[index]` (a VecPlace for a Vector/Matrix container);
+        a `write` activates the sparse cells above it (codegen/sparse.py)."""
         if isinstance(index, Vec):
             index = tuple(index.elems)
         if index is None:
@@ -479,6 +484,11 @@ class KernelCodegen(ast.NodeVisitor):
             )
         else:
             indices = (index,)
+        if len(indices) == container.ndim - 1 and isinstance(container, FieldHandle):
+            values = [self.index_value(i, node) for i in indices]
+            ref = sparse.dynamic_list(self, container, values)  # x[i].append(v)
+            if ref is not None:
+                return ref
         if len(indices) != container.ndim:
             raise self.error(
                 TaichiSyntaxError,
@@ -497,6 +507,8 @@ class KernelCodegen(ast.NodeVisitor):
                 self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
                 for v, d in zip(values, container.shape(self))
             ]
+        if write and isinstance(container, FieldHandle) and container.field._snode is not None:
+            sparse.activate_element(self, container, values)
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -531,11 +543,13 @@ class KernelCodegen(ast.NodeVisitor):
         if isinstance(node, ast.Subscript):
             base = self._place_or_value(node.value)
             if isinstance(base, Container):
-                return self.element(base, self.eval(node.slice), node)
+                return self.element(base, self.eval(node.slice), node, write=True)
             if isinstance(base, VecPlace):
                 return vectors.vec_place_component(self, base, self.eval(node.slice), node)
             if isinstance(base, StructField):
-                return structs.struct_element(self, base, self.eval(node.slice), node)
+                return structs.struct_element(
+                    self, base, self.eval(node.slice), node, write=True
+                )
         if isinstance(node, ast.Attribute):
             base = self._place_or_value(node.value)
             if isinstance(base, StructPlace) and node.attr in base.places:
@@ -633,6 +647,8 @@ class KernelCodegen(ast.NodeVisitor):
                 and len(self.loops) > self.ctx.loop_base
             ):  # an inner loop returned: leave this loop too
                 calls.break_if_returned(self)
+            if self.at_top() and "pending_gc" in self.__dict__:
+                sparse.collect_garbage(self)  # zero the pointer cells stmt released
             rest = stmts[i + 1 :]
             if rest and self.ctx.ret_flag is not None and contains_return(stmt):
                 # a branch of `stmt` returned: the rest runs only if it did not

@@ -267,6 +267,73 @@ class Field(_ArrayLike):
         count = np.prod(self.shape + self.element_shape, dtype=np.int64)
         return int(count) * self.dtype.np_dtype.itemsize
 
+    _snode: Any = None
+    """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""
+    hidden = False
+    """A mask or length field of a sparse SNode, which users do not see."""
+
+    @property
+    def snode(self) -> Any:
+        """The place SNode of this field (`x.snode.parent()` is its container)."""
+        if self._snode is None:
+            from .snode import SNode
+
+            node = SNode("dense", SNode("root", None, {}), dict(enumerate(self.shape)))
+            self._snode = SNode("place", node, {})
+            self._snode.fields.append(self)
+        return self._snode
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above this field (`x.parent()`: its container)."""
+        return self.snode.parent(n)
+
+    def _sparse(self) -> bool:
+        from .snode import is_sparse_field
+
+        return self._snode is not None and is_sparse_field(self)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if self._sparse():  # a write activates the cells above the element
+            from .snode import activate_python_write
+
+            activate_python_write(self, self._key(key))
+
+    def _raw_set(self, index: tuple[int, ...], value: Any) -> None:
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
+        self._array()[index] = value
+
+    def _active(self) -> np.ndarray | None:
+        """Which elements are active (None: all, a dense field)."""
+        if not self._sparse():
+            return None
+        from .snode import active_elements
+
+        return active_elements(self)
+
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        arr = super().to_numpy(dtype, keep_dims)
+        active = self._active()
+        if active is not None:  # inactive cells read as 0, as in Taichi
+            arr[~active] = 0
+        return arr
+
+    def fill(self, value: Any) -> None:
+        active = self._active()
+        if active is None:
+            return super().fill(value)
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
+        self._array()[active] = value  # Taichi's fill visits only active cells
+
+    def from_numpy(self, arr: Any) -> None:
+        super().from_numpy(arr)
+        if self._sparse():  # every element was written: every cell is active
+            from .snode import activate_all
+
+            activate_all(self)
+
     grad: Field | None = None
     """The gradient field of a float field (ti.ad); placed with it when it has a shape
     and `needs_grad=True`, else by `place(x.grad)` or `ti.root.lazy_grad()`."""
@@ -289,7 +356,12 @@ class Field(_ArrayLike):
             self.name = f"{primal.symbol}_{'grad' if self is primal.grad else 'dual'}"
         self.program.place_field(self, self.name)
 
+    destroyed = False
+    """Set when the FieldsBuilder tree holding this field is destroyed."""
+
     def _check_live(self) -> _program.Program:
+        if self.destroyed:
+            raise TaichiRuntimeError("this field's SNode tree (FieldsBuilder) is destroyed")
         prog = self.program
         if prog is not _program._current:
             raise TaichiError(
@@ -442,80 +514,7 @@ def axes(*indices: int) -> Axis:
     return Axis(*indices)
 
 
-class SNode:
-    """
-    A node of the field layout tree. Only dense nodes exist: a chain of `dense` calls
-    multiplies the extents of each axis, and `place` gives the fields that shape
-    (laid out row-major, each field on its own).
-    """
-
-    def __init__(self, extents: dict[int, int]):
-        self.extents = extents
-
-    def dense(self, axis: Axis, dimensions: int | Sequence[int]) -> SNode:
-        """A dense child over `axis` with extents `dimensions`."""
-        dims = (
-            (dimensions,) * len(axis.indices)
-            if isinstance(dimensions, int)
-            else tuple(dimensions)
-        )
-        if len(dims) != len(axis.indices):
-            raise TaichiError(f"dense({axis}, {dimensions}): one extent per axis needed")
-        extents = dict(self.extents)
-        for index, extent in zip(axis.indices, dims):
-            extents[index] = extents.get(index, 1) * int(extent)
-        return SNode(extents)
-
-    def place(self, *fields: Field, offset: Any = None) -> SNode:
-        """Place `fields` here: each gets the shape of this node (and `offset`, the
-        index of its first element along each axis; `Field.index_offset`)."""
-        if self.extents and sorted(self.extents) != list(range(len(self.extents))):
-            raise TaichiError(
-                f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
-            )
-        shape = tuple(self.extents[a] for a in sorted(self.extents))
-        from .struct import StructField
-
-        expanded: list[Any] = []
-        for f in fields:  # a struct field places each of its members
-            expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
-        for f in expanded:
-            if not isinstance(f, Field):
-                raise TaichiError(f"place() takes fields, got {f!r}")
-            if f.primal is not None and f.placed and f.shape == shape:
-                continue  # `place(x, x.grad)`: the gradient was placed with x
-            f._place(shape, offset)
-        return self
-
-    def lazy_grad(self) -> None:
-        """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float
-        field placed so far that has none placed, with the shape of its field."""
-        _place_companions("grad")
-
-    def lazy_dual(self) -> None:
-        """Taichi's `ti.root.lazy_dual()`: as lazy_grad, for the dual fields."""
-        _place_companions("dual")
-
-    def _unsupported(self, kind: str) -> Any:
-        raise TaichiError(
-            f"ti.root.{kind}(...): only dense SNodes are supported by taichi-xdsl yet"
-        )
-
-    def pointer(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("pointer")
-
-    def bitmasked(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("bitmasked")
-
-    def dynamic(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("dynamic")
-
-    def hash(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("hash")
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.extents[a] for a in sorted(self.extents))
+from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
 
 
 def _place_companions(kind: str) -> None:
@@ -529,7 +528,11 @@ class _Root(SNode):
     """`ti.root`: the root of the layout tree of the current program."""
 
     def __init__(self) -> None:
-        super().__init__({})
+        super().__init__("root", None, {})
+
+    def _child(self, *args: Any, **kwargs: Any) -> SNode:
+        self.children = [c for c in self.children if c.program is _program._current]
+        return super()._child(*args, **kwargs)
 
     def __repr__(self) -> str:
         return "ti.root"

@@ -104,6 +104,10 @@ class StructField:
     def shape(self) -> tuple[int, ...]:
         return next(iter(self.fields.values())).shape
 
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the members (`x.parent()`: their container)."""
+        return next(iter(self.fields.values())).parent(n)
+
     def __getitem__(self, key: Any) -> Struct:
         """The element at `key`: its members read as attributes or items; assigning a
         member (`sf[i].mass = 2`) writes the field."""
