@@ -870,8 +870,8 @@ def _companions(
         if field_types.get(target) != f.type:
             raise PassFailedAt(
                 f,
-                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of @{f.sym_name.data} must be "
-                f"a taichi.field of type {f.type}",
+                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of "
+                f"@{f.sym_name.data} must be a taichi.field of type {f.type}",
             )
         if not isinstance(f.type.element_type, AnyFloat):
             raise PassFailedAt(
