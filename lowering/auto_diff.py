@@ -826,12 +826,6 @@ _RULES: dict[type[Operation], _Rule] = {
     math.Log2Op: lambda b, a, o, r: [
         (0, b.emit(arith.DivfOp(a, _mul(b, o[0], b.const(0.6931471805599453, r.type)))))
     ],
-    math.Log10Op: lambda b, a, o, r: [
-        (0, b.emit(arith.DivfOp(a, _mul(b, o[0], b.const(2.302585092994046, r.type)))))
-    ],
-    math.Exp2Op: lambda b, a, o, r: [
-        (0, _mul(b, _mul(b, a, r), b.const(0.6931471805599453, r.type)))
-    ],
     math.PowFOp: _pow,
     math.Atan2Op: _atan2,
     math.AbsFOp: _abs,
