@@ -878,7 +878,9 @@ def _companions(
             )
         if not isinstance(f.type.element_type, AnyFloat):
             raise PassFailedAt(
-                f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a {kind}"
+                f,
+                f"ti-auto-diff: @{f.sym_name.data} needs a float type for a "
+                f"{_KIND_NAMES[kind]}",
             )
         out[f.sym_name.data] = target
     return out
