@@ -823,6 +823,9 @@ _RULES: dict[type[Operation], _Rule] = {
     math.RsqrtOp: lambda b, a, o, r: [
         (0, _mul(b, _mul(b, a, b.const(-0.5, r.type)), _mul(b, r, _mul(b, r, r))))
     ],
+    math.Log2Op: lambda b, a, o, r: [
+        (0, b.emit(arith.DivfOp(a, _mul(b, o[0], b.const(0.6931471805599453, r.type)))))
+    ],
     math.PowFOp: _pow,
     math.Atan2Op: _atan2,
     math.AbsFOp: _abs,
@@ -870,12 +873,14 @@ def _companions(
         if field_types.get(target) != f.type:
             raise PassFailedAt(
                 f,
-                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of @{f.sym_name.data} must be "
-                f"a taichi.field of type {f.type}",
+                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of "
+                f"@{f.sym_name.data} must be a taichi.field of type {f.type}",
             )
         if not isinstance(f.type.element_type, AnyFloat):
             raise PassFailedAt(
-                f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a {kind}"
+                f,
+                f"ti-auto-diff: @{f.sym_name.data} needs a float type for a "
+                f"{_KIND_NAMES[kind]}",
             )
         out[f.sym_name.data] = target
     return out

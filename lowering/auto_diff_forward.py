@@ -140,9 +140,11 @@ class _Tangents:
         for index, t in enumerate(tangents):
             if t is None:
                 continue
-            for which, delta in rule(self, t, list(op.operands), op.results[0]):  # type: ignore[arg-type]
-                if which == index and delta is not None:
-                    total = delta if total is None else self.emit(arith.AddfOp(total, delta))
+            operands, result = list(op.operands), op.results[0]
+            for which, delta in rule(self, t, operands, result):  # type: ignore[arg-type]
+                if which != index or delta is None:
+                    continue
+                total = delta if total is None else self.emit(arith.AddfOp(total, delta))
         if total is not None:
             self.tangent[op.results[0]] = total
 

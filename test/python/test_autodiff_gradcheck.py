@@ -32,7 +32,7 @@ FUNCTIONS = [
     ("floor", lambda x: ti.floor(x) + x, [-1.3, 0.2, 2.1]),
     ("select", lambda x: ti.select(x > 0.0, x * x, -x), [-1.3, 0.2, 2.1]),
     ("math_clamp", lambda x: ti.math.clamp(x * 2.0, -1.0, 1.0), [-1.3, 0.2, 2.1]),
-    ("math_length", lambda x: ti.math.length(ti.Vector([x, 2.0 * x, 0.5])), [-1.3, 0.2, 2.1]),
+    ("math_length", lambda x: ti.math.length(ti.Vector([x, 2 * x, 0.5])), [-1.3, 0.2, 2]),
     ("asin", lambda x: ti.asin(x), [-0.7, 0.2, 0.9]),
     ("acos", lambda x: ti.acos(x), [-0.7, 0.2, 0.9]),
     ("math_atan", lambda x: ti.math.atan2(x, 1.0), [-1.3, 0.2, 2.1]),

@@ -216,7 +216,6 @@ def call_python(
         # `ti.u8(200)`: a constant of that type (Taichi checks the range)
         x = args[0]
         if isinstance(x, bool | int | float):
-            check_literal_annotation(cg, func, node)
             if func.is_int and isinstance(x, int) and not isinstance(x, bool):
                 lo, hi = func.int_range()
                 if not lo <= x <= hi:
@@ -488,28 +487,6 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
-
-def check_literal_annotation(cg: KernelCodegen, dt: DataType, node: ast.AST) -> None:
-    """Taichi's rule for a typed literal in the source: `ti.f32(0)` and `ti.i32(0.0)`
-    are type errors (a conversion is written `ti.cast`)."""
-    arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
-    if not isinstance(arg, ast.Constant) or isinstance(arg.value, bool):
-        return
-    if dt.is_float and isinstance(arg.value, int):
-        raise cg.error(
-            TaichiTypeError,
-            node,
-            "Integer literals must be annotated with a integer type. For type casting, "
-            "use `ti.cast`.",
-        )
-    if dt.is_int and isinstance(arg.value, float):
-        raise cg.error(
-            TaichiTypeError,
-            node,
-            "Floating-point literals must be annotated with a floating-point type. For "
-            "type casting, use `ti.cast`.",
-        )
-
 
 def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
     """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats

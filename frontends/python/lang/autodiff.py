@@ -58,7 +58,8 @@ def _annotate_grads(module: Any, prog: _program.Program, kind: str = "grad") -> 
     for op in module.ops:
         if isinstance(op, taichi.FieldOp):
             f = by_symbol.get(op.sym_name.data)
-            companion = getattr(f, kind, None) if f is not None and f.primal is None else None
+            primal = f is not None and f.primal is None
+            companion = getattr(f, kind, None) if primal else None
             if companion is not None and companion.placed:
                 op.attributes[kind] = SymbolRefAttr(companion.symbol)
 
@@ -487,7 +488,9 @@ class FwdMode:
         clear_gradients: zero every dual field on entry.
     """
 
-    def __init__(self, loss: Any, param: Any, seed: Any = None, clear_gradients: bool = True):
+    def __init__(
+        self, loss: Any, param: Any, seed: Any = None, clear_gradients: bool = True
+    ):
         self.loss = loss if isinstance(loss, list) else [loss]
         self.param = param
         self.seed = list(seed) if seed is not None else None
