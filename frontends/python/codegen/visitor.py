@@ -1011,6 +1011,19 @@ class KernelCodegen(ast.NodeVisitor):
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         return expressions.lower_subscript(self, node)
 
+    def visit_Slice(self, node: ast.Slice) -> slice:
+        """`a:b:c` in a vector/matrix index: its bounds must be known at compile time."""
+        parts = [None if e is None else self.eval(e) for e in (node.lower, node.upper, node.step)]
+        for part in parts:
+            if part is not None and (not isinstance(part, int) or isinstance(part, bool)):
+                raise self.error(
+                    TaichiCompilationError,
+                    node,
+                    "Taichi does not support variables in slice now; use compile-time "
+                    "bounds (Python ints or ti.static)",
+                )
+        return slice(*parts)
+
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
         return expressions.lower_tuple(self, node)
 
