@@ -447,6 +447,8 @@ class KernelCodegen(ast.NodeVisitor):
                 "an ndarray reaches a kernel only as an argument "
                 "(annotated ti.types.ndarray())"
             )
+        # A global NumPy array is a Python value, as in Taichi: its shape, its elements at
+        # compile-time indices and NumPy arithmetic on it are constants of the kernel.
         if isinstance(obj, np.ndarray) and obj.ndim == 0:
             return obj.item()  # a NumPy scalar: a constant, as in Taichi
         if isinstance(obj, np.generic):
