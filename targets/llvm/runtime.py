@@ -551,7 +551,7 @@ class Kernel:
                 return TaichiRuntimeTypeError(
                     f"Argument ({index},) (type={type(value)}) cannot be converted into "
                     f"required type {spec.dtype}: kernel '{self.name}' argument {index} "
-                    f"got {value!r}"
+                    f"expects a {spec.dtype} scalar, got {value!r} ({type(value).__name__})"
                 )
         return TaichiTypeError(f"kernel '{self.name}': bad arguments {list(args)!r}")
 

@@ -508,8 +508,6 @@ class VulkanKernel:
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
-                        if isinstance(value, float | np.floating):  # never truncated
-                            raise TypeError(value)
                         bits = int(value) & ((1 << 64) - 1)  # type: ignore[call-overload]
                         _INT.pack_into(
                             host, offset, bits - (1 << 64) if bits >> 63 else bits
@@ -518,8 +516,8 @@ class VulkanKernel:
                     raise TaichiRuntimeTypeError(
                         f"Argument ({index},) (type={type(value)}) cannot be converted into "
                         f"required type {dtype}: kernel '{self.name}' argument {index} "
-                        f"got {value!r}"
-                    ) from error
+                        f"expects a {dtype} scalar, got {value!r} ({type(value).__name__})"
+                    ) from None
                 continue
             array = _check_array(self.name, index, value, dtype, rank)
             for axis, extent in enumerate(array.shape):

@@ -601,7 +601,7 @@ def test_serial_tasks_run_in_order_and_stop_at_an_error(pool_kind: str):
     root[0] = 0
     kernel.launch(root, (7,))  # the record was cleared
     assert root.tolist() == [7, 2000, 2]
-    with pytest.raises(TaichiTypeError, match="argument 0 expects a i64"):
+    with pytest.raises(TaichiRuntimeTypeError, match="argument 0 expects a i64"):
         kernel.launch(root, (0.5,))
     with pytest.raises(TaichiTypeError, match="takes 1 argument"):
         kernel.launch(root, ())

@@ -393,6 +393,17 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
     assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
 
 
+def test_round_takes_a_dtype_as_floor_and_ceil_do():
+    @ti.kernel
+    def k(x: ti.f32) -> ti.types.vector(4, ti.f32):
+        v = ti.math.vec3(1.1, 2.5, -3.5)
+        r = ti.round(v, int)
+        return ti.Vector([ti.round(x, ti.f64), ti.round(x, int), r[1], r[2]])
+
+    assert k(1.5).to_list() == [2.0, 2.0, 3.0, -4.0]
+    assert ti.round(1.5, int) == 2 and isinstance(ti.round(1.5, int), int)
+
+
 def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
     """What Taichi's example programs use in kernels: `x.fill(v)` (a loop over x, then
     the next loop sees it), `f(*xs)` / `f(**kw)` with compile-time xs and kw (also in
@@ -506,14 +517,3 @@ def test_vector_slices_and_matrix_cols_of_a_comprehension():
     assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
     cols = np.arange(12, dtype=np.float32).reshape(4, 3)
     assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)
-
-
-def test_round_takes_a_dtype_as_floor_and_ceil_do():
-    @ti.kernel
-    def k(x: ti.f32) -> ti.types.vector(4, ti.f32):
-        v = ti.math.vec3(1.1, 2.5, -3.5)
-        r = ti.round(v, int)
-        return ti.Vector([ti.round(x, ti.f64), ti.round(x, int), r[1], r[2]])
-
-    assert k(1.5).to_list() == [2.0, 2.0, 3.0, -4.0]
-    assert ti.round(1.5, int) == 2 and isinstance(ti.round(1.5, int), int)

@@ -270,3 +270,36 @@ def test_local_vector_accumulator_in_parallel_loop(arch):
 
     assert histogram() == 100000 * 100 + 1
     assert both() == 300000
+
+
+def test_matrix_slices_read_and_write():
+    """`v[:b:2]`, `m[1:, :]`, `m[:, j]` (j known at run time) read parts; `m[:, 0] = v`,
+    `m[1, 1:3] = v`, `m[:2, :] += rows` write them; a bound known only at run time is
+    a compile error."""
+
+    @ti.kernel
+    def reads(j: ti.i32) -> ti.types.vector(9, ti.i32):
+        c = ti.Vector([0, 1, 2, 3, 4, 5, 6])
+        a = ti.Matrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        s = c[:6:2]
+        m = a[1:, :]
+        col = a[:, j]
+        return ti.Vector([s[0], s[1], s[2], m[0, 0], m[1, 2], col[0], col[1], col[2], m.n])
+
+    @ti.kernel
+    def writes() -> ti.types.matrix(3, 4, ti.i32):
+        mat = ti.Matrix([[1, 1, 1, 1] for _ in range(3)])
+        mat[:, 0] = ti.Vector([7, 8, 9])
+        mat[1, 1:3] = ti.Vector([5, 6])
+        mat[:2, :] += ti.Matrix([[1, 2, 3, 4] for _ in range(2)])
+        return mat
+
+    @ti.kernel
+    def variable_bound(i: ti.i32):
+        a = ti.Vector([0, 1, 2, 3])
+        b = a[i::2]
+
+    assert reads(2).to_list() == [0, 2, 4, 4, 9, 3, 6, 9, 2]
+    assert writes().to_list() == [[8, 3, 4, 5], [9, 7, 9, 5], [9, 1, 1, 1]]
+    with pytest.raises(ti.TaichiCompilationError, match="does not support variables in slice"):
+        variable_bound(1)

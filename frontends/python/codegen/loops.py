@@ -200,18 +200,8 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         "ti.ndrange, a field or an ndarray)",
     )
 
-def _call_args(cg: KernelCodegen, call: ast.Call) -> list[tuple[ast.expr, Any]]:
-    """Each argument of `range(...)` / `ti.ndrange(...)` and its node (`*x` expanded)."""
-    out: list[tuple[ast.expr, Any]] = []
-    for arg in call.args:
-        if isinstance(arg, ast.Starred):
-            out += [(arg, item) for item in calls.starred_items(cg, arg)]
-        else:
-            out.append((arg, cg.eval(arg)))
-    return out
-
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
-    args = [value for _, value in _call_args(cg, call)]
+    args = [cg.eval(a) for a in call.args]
     if call.keywords or not 1 <= len(args) <= 2:
         raise cg.error(
             TaichiSyntaxError,
@@ -224,7 +214,8 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
 
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
-    for arg, value in _call_args(cg, call):
+    for arg in call.args:
+        value = cg.eval(arg)
         if isinstance(value, tuple | list):
             if len(value) != 2:
                 raise cg.error(

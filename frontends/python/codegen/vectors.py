@@ -563,12 +563,36 @@ def _vm_to_list(cg: KernelCodegen, v: Vec, node: ast.AST) -> list[Any]:
 
 # -- indexing --------------------------------------------------------------------
 
+def slice_positions(
+    cg: KernelCodegen, shape: tuple[int, ...], index: Any, node: ast.AST
+) -> tuple[tuple[int, ...], list[tuple[Any, ...]]] | None:
+    """
+    When `index` holds a slice (`m[1:, :]`, `v[::2]`, `m[:, j]`): the shape of the part
+    it selects and the full index of each of its components, row-major; else None.
+    Omitted trailing axes are whole (`m[1:]` is rows 1..).
+    """
+    idx = list(index) if isinstance(index, tuple | list) else [index]
+    if not any(isinstance(i, slice) for i in idx):
+        return None
+    if len(idx) > len(shape):
+        raise cg.error(TaichiSyntaxError, node, f"too many indices for shape {shape}")
+    idx += [slice(None)] * (len(shape) - len(idx))
+    axes: list[list[Any]] = []
+    out_shape: list[int] = []
+    for i, dim in zip(idx, shape):
+        if isinstance(i, slice):
+            axes.append(list(range(*i.indices(dim))))
+            out_shape.append(len(axes[-1]))
+        else:
+            axes.append([i])
+    return tuple(out_shape), list(itertools.product(*axes))
+
+
 def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
-    if isinstance(index, slice):  # v[:2], m[1:]: the vector of those components/rows
-        picked = range(v.shape[0])[index]
-        if len(v.shape) == 2:
-            return Vec((len(picked), v.shape[1]), [e for r in picked for e in v.row(r).elems])
-        return Vec((len(picked),), [v.elems[i] for i in picked])
+    sliced = slice_positions(cg, v.shape, index, node)
+    if sliced is not None:  # a compile-time part of the vector/matrix
+        shape, positions = sliced
+        return Vec(shape, [vec_getitem(cg, v, p, node) for p in positions])
     idx = _component_index(cg, v.shape, index, node)
     if all(is_python(i) for i in idx):
         if len(idx) == 1 and len(v.shape) == 2:
@@ -581,7 +605,8 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
     em = cg.em
     flat: Any = idx[0]
     if len(idx) == 2:
-        flat = em.binary("+", em.binary("*", idx[0], v.shape[1]), idx[1])
+        row = idx[0] * v.shape[1] if is_python(idx[0]) else em.binary("*", idx[0], v.shape[1])
+        flat = em.binary("+", row, idx[1])
     flat = em.binary("max", em.binary("min", flat, len(v.elems) - 1), 0)
     result: Any = v.elems[0]
     for k in range(1, len(v.elems)):
@@ -603,7 +628,20 @@ def _component_index(
 def vec_place_component(
     cg: KernelCodegen, place: VecPlace, index: Any, node: ast.AST
 ) -> Place:
-    """The scalar place `v[i]` / `m[i, j]` of a vector place."""
+    """The scalar place `v[i]` / `m[i, j]` of a vector place (`m[:, 0]`: a vector
+    place over those components)."""
+    sliced = slice_positions(cg, place.shape, index, node)
+    if sliced is not None:
+        shape, positions = sliced
+        if not all(is_python(i) for p in positions for i in p):
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                "assigning to a matrix slice with a run-time index is not supported yet; "
+                "use ti.static(...) for the index",
+            )
+        parts = [place.component(cg, _flat(place.shape, list(p))) for p in positions]
+        return LocalVecPlace(shape, place.dtype, parts)  # type: ignore[return-value]
     idx = _component_index(cg, place.shape, index, node)
     if len(idx) != len(place.shape):
         raise cg.error(

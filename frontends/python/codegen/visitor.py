@@ -1034,12 +1034,16 @@ class KernelCodegen(ast.NodeVisitor):
         return expressions.lower_subscript(self, node)
 
     def visit_Slice(self, node: ast.Slice) -> slice:
-        """`lo:hi:step` of compile-time bounds (a vector's components, `v[:2]`)."""
-        parts = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
-        if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
-            raise self.error(
-                TaichiSyntaxError, node, "a slice in a kernel needs compile-time integer bounds"
-            )
+        """`a:b:c` in a vector/matrix index: its bounds must be known at compile time."""
+        parts = [None if e is None else self.eval(e) for e in (node.lower, node.upper, node.step)]
+        for part in parts:
+            if part is not None and (not isinstance(part, int) or isinstance(part, bool)):
+                raise self.error(
+                    TaichiCompilationError,
+                    node,
+                    "Taichi does not support variables in slice now; use compile-time "
+                    "bounds (Python ints or ti.static)",
+                )
         return slice(*parts)
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
