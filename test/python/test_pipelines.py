@@ -25,25 +25,8 @@ from taichi_xdsl.utils.pipelines import (
     split_spec,
 )
 
-SAXPY = """
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
-"""
+# saxpy in the taichi dialect: the one copy (test/Inputs/saxpy.mlir).
+SAXPY = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text()
 
 
 def parse(source: str) -> Any:

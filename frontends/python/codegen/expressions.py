@@ -7,6 +7,7 @@ compile time; operations on IR values go through the Emitter's typed ops.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
-from ..lang import dtypes
+from ..lang import dtypes, ops
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -31,7 +32,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import KernelMethod, Vec
+from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -143,6 +144,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
+    if node.attr == "fill":  # x.fill(v) writes into x: a container or a vector place
+        target = cg._place_or_value(node.value)
+        if isinstance(target, VecPlace):
+            return KernelMethod("fill", lambda args, kw, at: fill_vec(cg, target, args, at))
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -151,8 +156,13 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
-        if node.attr == "fill":
-            return _fill_method(cg, base)
+        if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
+            shape = base.element_shape
+            return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
+        if node.attr == "fill":  # x.fill(v) or x.fill(val=v)
+            return KernelMethod(
+                "fill", lambda args, kwargs, at: fill(cg, base, [*args, *kwargs.values()], at)
+            )
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -169,20 +179,6 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
-
-def _fill_method(cg: KernelCodegen, container: Container) -> KernelMethod:
-    """`x.fill(v)` in a kernel: the loop of lang/scope_funcs.py, inlined here."""
-    from ..lang import scope_funcs
-    from .calls import inline_bound_func
-
-    def call(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
-        if len(args) + len(kwargs) != 1 or (kwargs and "val" not in kwargs):
-            raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
-        value = args[0] if args else kwargs["val"]
-        inline_bound_func(cg, scope_funcs.fill, {"x": container, "value": value}, node)
-
-    return KernelMethod("fill", call)
-
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)
@@ -230,6 +226,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             raise cg.error(
                 TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
             )
+    if op in ("//", "%") and cg.program.config.debug:
+        check_divisor(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -303,6 +301,33 @@ def check_overflow(
         em.emit(taichi.PrintOp(message.replace("{{", "(").replace("}}", ")"), []))
         cg.close(then)
     em.emit(taichi.IfOp(wrapped.ssa, then))
+
+def source_position(cg: KernelCodegen, node: ast.AST) -> str:
+    """`File "...", line N, in <kernel>:` and the source line, for a runtime message."""
+    src = cg.ctx.src
+    name = src.tree.name if hasattr(src.tree, "name") else "kernel"
+    return (
+        f'File "{src.filename}", line {src.file_line(node)}, in {name}:\n'
+        f"    {src.source_line(node).strip()}"
+    )
+
+def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """
+    Debug mode: an integer `a // b` or `a % b` asserts `b != 0` first, so a division by
+    zero raises an error naming the kernel's file, line and source. (Without debug the
+    result is defined: see lowering/guard_int_division.py.)
+    """
+    em = cg.em
+    if is_python(b) and b != 0:
+        return
+    a_v, b_v = em.pair(a, b)
+    dt = em.arith_type(a_v, b_v)
+    if not dt.is_int:
+        return
+    divisor = em.cast(b_v, dt)
+    nonzero = em.compare("!=", divisor, em.const(0, dt))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
@@ -495,3 +520,33 @@ def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
             "an f-string with Taichi values works only inside print()",
         )
     return "".join(str(p) for p in parts)
+
+
+_FILL_LOOP = ast.parse("for I in grouped(target):\n    target[I] = value").body[0]
+
+
+def fill(cg: KernelCodegen, container: Container, args: list[Any], node: ast.AST) -> None:
+    """`x.fill(v)` in a kernel: `for I in ti.grouped(x): x[I] = v`, a parallel loop at
+    the kernel's top as any other (v is evaluated once, before the loop)."""
+    if len(args) != 1:
+        raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+    loop = copy.deepcopy(_FILL_LOOP)
+    for sub in ast.walk(loop):  # errors point at the call
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+    value = args[0]
+    cg.ctx.scopes.append({"grouped": ops.grouped, "target": container, "value": value})
+    try:
+        cg.visit(loop)
+    finally:
+        cg.ctx.scopes.pop()
+
+
+def fill_vec(cg: KernelCodegen, place: VecPlace, args: list[Any], node: ast.AST) -> None:
+    """`v.fill(x)` of a vector/matrix variable or element: every component becomes x."""
+    if len(args) != 1 or not is_scalar(args[0]):
+        raise cg.error(TaichiSyntaxError, node, "a vector/matrix's fill() takes one scalar")
+    size = 1
+    for n in place.shape:
+        size *= n
+    cg.store(place, Vec(place.shape, [args[0]] * size), node)

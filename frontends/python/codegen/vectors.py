@@ -706,7 +706,9 @@ def _tm_sign(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
     return s_select(cg, pos, one, s_select(cg, neg, -one, one * 0))
 
 def _tm_log2(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
-    return cg.binop("*", s_math(cg, "log", x), 1 / _math.log(2), node)
+    # `math.log2`, correctly rounded, not Taichi's `log(x) / log(2.0)`: its divisor is a
+    # default_fp literal, so an f64 log2(3) comes out with an f32's precision.
+    return s_math(cg, "log2", x)
 
 def _float_bits(cg: KernelCodegen, x: Any, node: ast.AST) -> tuple[Value, int, int]:
     v = cg.em.value(x)

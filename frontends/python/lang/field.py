@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
     TaichiIndexError,
@@ -21,7 +22,7 @@ from taichi_xdsl.utils.errors import (
 )
 
 from . import program as _program
-from .dtypes import DataType, cook_dtype
+from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
@@ -139,7 +140,10 @@ class _ArrayLike:
         index = _python_index(key, len(self.shape), self.index_offset)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
-                raise IndexError(
+                # ti.init(debug=True) checks bounds as Taichi does, with an assertion
+                prog = _program._current
+                debug = prog is not None and prog.config.debug
+                raise (TaichiAssertionError if debug else IndexError)(
                     f"index {key!r} is out of the bounds of a field/ndarray of shape "
                     f"{self.shape}"
                     + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
@@ -161,6 +165,7 @@ class _ArrayLike:
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        value = float_literal(value, _program.get_program().config.default_fp)
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
         self._array()[...] = value
