@@ -3,7 +3,7 @@ Frames per second of ti.GUI in mpm88's drawing loop: each frame sets a 512x512 i
 draws 8,192 circles of radius 1.5 and shows the frame. Every frame is read back from the
 canvas (as a window needs it) even when no window opens.
 
-    python bench/gui_fps.py [--arch cpu|vulkan] [--frames 300] [--window]
+    python bench/gui_fps.py [--arch cpu|vulkan] [--frames 300] [--window] [--threads N]
 
 --window opens a real window (needs a display: e.g. `xvfb-run -a python bench/gui_fps.py
 --window`); without it the GUI is headless.
@@ -30,8 +30,9 @@ def main() -> None:
     ap.add_argument("--frames", type=int, default=300)
     ap.add_argument("--window", action="store_true")
     ap.add_argument("--no-image", action="store_true", help="circles only")
+    ap.add_argument("--threads", type=int, default=None, help="CPU worker threads")
     args = ap.parse_args()
-    ti.init(arch=getattr(ti, args.arch))
+    ti.init(arch=getattr(ti, args.arch), cpu_max_num_threads=args.threads)
     gui = ti.GUI("gui_fps", res=512, background_color=0x112F41, show_gui=args.window)
     gui.fps_limit = None
     if args.window and gui.window is None:
