@@ -868,6 +868,354 @@ class AssertOp(IRDLOperation):
         super().__init__(operands=[cond], properties={"message": StringAttr(message)})
 
 # ---------------------------------------------------------------------------------------
+# Subgroups and workgroups (ti.simt)
+# ---------------------------------------------------------------------------------------
+#
+# A subgroup is the set of invocations a GPU runs in lockstep (a Vulkan subgroup); the
+# ops combine the values of its *active* invocations. On CPU threads every invocation is
+# a subgroup (and a workgroup) of one: ti-serial-simt gives each op that meaning.
+
+SUBGROUP_REDUCTIONS = ("add", "mul", "min", "max", "and", "or", "xor")
+SUBGROUP_SCANS = ("reduce", "inclusive", "exclusive")
+SUBGROUP_SHUFFLES = ("index", "xor", "up", "down", "broadcast")
+SUBGROUP_VOTES = ("all", "any", "all_equal")
+SIMT_IDS = ("elect", "invocation_id", "group_size", "thread_idx", "global_thread_idx")
+BARRIER_SCOPES = ("subgroup", "workgroup", "device")
+
+
+def _check_choice(op: Operation, what: str, value: str, choices: Sequence[str]) -> None:
+    if value not in choices:
+        raise VerifyException(
+            f"'{op.name}' {what} must be one of {', '.join(choices)}, got '{value}'"
+        )
+
+
+def _parse_keyword(parser: Parser, what: str) -> StringAttr:
+    return StringAttr(parser.parse_identifier(f"Expected {what}"))
+
+
+@irdl_op_definition
+class SubgroupReduceOp(IRDLOperation):
+    """
+    `ti.simt.subgroup.{reduce,inclusive,exclusive}_{add,mul,min,max,and,or,xor}(v)`: the
+    combination of `v` over the subgroup's active invocations (`reduce`), over those up to
+    and including this one (`inclusive`), or before it (`exclusive`; the identity in the
+    first). min/max compare integers as signed unless marked `unsigned`.
+
+    Example: `%s = taichi.subgroup_reduce add inclusive %v : f32`
+    """
+
+    name = "taichi.subgroup_reduce"
+    T: ClassVar = VarConstraint("T", Scalar)
+    value = operand_def(T)
+    result = result_def(T)
+    kind = prop_def(StringAttr)
+    mode = prop_def(StringAttr)
+    unsigned = opt_prop_def(UnitAttr)
+
+    def __init__(
+        self, kind: str, mode: str, value: SSAValue | Operation, unsigned: bool = False
+    ):
+        super().__init__(
+            operands=[value],
+            result_types=[SSAValue.get(value).type],
+            properties={
+                "kind": StringAttr(kind),
+                "mode": StringAttr(mode),
+                "unsigned": UnitAttr() if unsigned else None,
+            },
+        )
+
+    def verify_(self) -> None:
+        _check_choice(self, "kind", self.kind.data, SUBGROUP_REDUCTIONS)
+        _check_choice(self, "mode", self.mode.data, SUBGROUP_SCANS)
+        if self.kind.data in ("and", "or", "xor") and not isinstance(
+            self.value.type, IntegerType
+        ):
+            raise VerifyException(
+                f"'{self.name}' {self.kind.data} combines integers, got {self.value.type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} {self.mode.data} ")
+        if self.unsigned is not None:
+            printer.print_string("unsigned ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubgroupReduceOp:
+        kind = _parse_keyword(parser, "a reduction kind")
+        mode = _parse_keyword(parser, "reduce, inclusive or exclusive")
+        unsigned = parser.parse_optional_keyword("unsigned") is not None
+        value = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        op = cls(kind.data, mode.data, parser.resolve_operand(value, type_), unsigned)
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class SubgroupShuffleOp(IRDLOperation):
+    """
+    `ti.simt.subgroup.shuffle(v, i)` and its kin: `v` as the invocation chosen by `kind`
+    holds it: `index` (invocation `i`), `xor` (this invocation's id xor `i`), `up` (id -
+    `i`), `down` (id + `i`), `broadcast` (invocation `i`, the same `i` in every
+    invocation). Undefined where that invocation is inactive or out of the subgroup.
+
+    Example: `%r = taichi.subgroup_shuffle down %v, %i : f32`
+    """
+
+    name = "taichi.subgroup_shuffle"
+    T: ClassVar = VarConstraint("T", Scalar)
+    value = operand_def(T)
+    index = operand_def(i32)
+    result = result_def(T)
+    kind = prop_def(StringAttr)
+
+    def __init__(self, kind: str, value: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(
+            operands=[value, index],
+            result_types=[SSAValue.get(value).type],
+            properties={"kind": StringAttr(kind)},
+        )
+
+    def verify_(self) -> None:
+        _check_choice(self, "kind", self.kind.data, SUBGROUP_SHUFFLES)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_string(", ")
+        printer.print_operand(self.index)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubgroupShuffleOp:
+        kind = _parse_keyword(parser, "a shuffle kind")
+        value = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        index = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        op = cls(
+            kind.data,
+            parser.resolve_operand(value, type_),
+            parser.resolve_operand(index, i32),
+        )
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class SubgroupBroadcastFirstOp(IRDLOperation):
+    """
+    `ti.simt.subgroup.broadcast_first(v)`: `v` of the subgroup's lowest active invocation.
+
+    Example: `%r = taichi.subgroup_broadcast_first %v : i32`
+    """
+
+    name = "taichi.subgroup_broadcast_first"
+    T: ClassVar = VarConstraint("T", Scalar)
+    value = operand_def(T)
+    result = result_def(T)
+    assembly_format = "$value attr-dict `:` type($value)"
+
+    def __init__(self, value: SSAValue | Operation):
+        super().__init__(operands=[value], result_types=[SSAValue.get(value).type])
+
+
+@irdl_op_definition
+class SubgroupVoteOp(IRDLOperation):
+    """
+    `ti.simt.subgroup.{all_true,any_true,all_equal}(v)`: 1 if `v` is non-zero in every
+    (`all`) or some (`any`) active invocation, or the same in all (`all_equal`); else 0.
+
+    Example: `%r = taichi.subgroup_vote any %c : i32`
+    """
+
+    name = "taichi.subgroup_vote"
+    value = operand_def(Scalar)
+    result = result_def(i32)
+    kind = prop_def(StringAttr)
+
+    def __init__(self, kind: str, value: SSAValue | Operation):
+        super().__init__(
+            operands=[value], result_types=[i32], properties={"kind": StringAttr(kind)}
+        )
+
+    def verify_(self) -> None:
+        _check_choice(self, "kind", self.kind.data, SUBGROUP_VOTES)
+        if self.kind.data != "all_equal" and not isinstance(self.value.type, IntegerType):
+            raise VerifyException(
+                f"'{self.name}' {self.kind.data} tests an integer, got {self.value.type}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data} ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.value.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SubgroupVoteOp:
+        kind = _parse_keyword(parser, "all, any or all_equal")
+        value = parser.parse_unresolved_operand()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        op = cls(kind.data, parser.resolve_operand(value, type_))
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class SimtIdOp(IRDLOperation):
+    """
+    Where this invocation is: `elect` (1 in the subgroup's lowest active invocation, else
+    0), `invocation_id` and `group_size` (within the subgroup), `thread_idx` (within the
+    workgroup) and `global_thread_idx` (within the dispatch).
+
+    Example: `%id = taichi.simt_id invocation_id : i32`
+    """
+
+    name = "taichi.simt_id"
+    result = result_def(i32)
+    kind = prop_def(StringAttr)
+
+    def __init__(self, kind: str):
+        super().__init__(result_types=[i32], properties={"kind": StringAttr(kind)})
+
+    def verify_(self) -> None:
+        _check_choice(self, "kind", self.kind.data, SIMT_IDS)
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.kind.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : i32")
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SimtIdOp:
+        kind = _parse_keyword(parser, "which id")
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        parser.parse_type()
+        op = cls(kind.data)
+        op.attributes.update(attributes)
+        return op
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """
+    Wait until every invocation of the scope gets here, then make their memory writes
+    visible to each other (`ti.simt.block.sync()`: workgroup, `subgroup.barrier()`:
+    subgroup). With `memory_only`, only order this invocation's accesses
+    (`block.mem_sync()`, `subgroup.memory_barrier()`, `grid.memfence()`: device).
+
+    Example: `taichi.barrier workgroup` / `taichi.barrier device memory_only`
+    """
+
+    name = "taichi.barrier"
+    scope = prop_def(StringAttr)
+    memory_only = opt_prop_def(UnitAttr)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, scope: str, memory_only: bool = False):
+        super().__init__(
+            properties={
+                "scope": StringAttr(scope),
+                "memory_only": UnitAttr() if memory_only else None,
+            }
+        )
+
+    def verify_(self) -> None:
+        _check_choice(self, "scope", self.scope.data, BARRIER_SCOPES)
+        if self.scope.data == "device" and self.memory_only is None:
+            raise VerifyException(
+                f"'{self.name}' cannot wait for the whole device: only memory_only"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.scope.data}")
+        if self.memory_only is not None:
+            printer.print_string(" memory_only")
+        printer.print_op_attributes(self.attributes)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> BarrierOp:
+        scope = _parse_keyword(parser, "subgroup, workgroup or device")
+        memory_only = parser.parse_optional_keyword("memory_only") is not None
+        op = cls(scope.data, memory_only)
+        op.attributes.update(parser.parse_optional_attr_dict())
+        return op
+
+
+@irdl_op_definition
+class SharedArrayOp(IRDLOperation):
+    """
+    `ti.simt.block.SharedArray(shape, dtype)`: an array in the workgroup's shared memory,
+    one per workgroup, which every invocation of the workgroup reads and writes (after
+    `taichi.barrier workgroup`, each sees the others' writes). `id` tells the arrays of a
+    kernel apart.
+
+    Example: `%s = taichi.shared_array 0 : memref<128xf32>`
+    """
+
+    name = "taichi.shared_array"
+    result = result_def(MemRefType)
+    id = prop_def(IntegerAttr)
+
+    def __init__(self, id: int, type_: MemRefType):
+        super().__init__(result_types=[type_], properties={"id": IntegerAttr(id, i64)})
+
+    def verify_(self) -> None:
+        type_ = self.result.type
+        assert isinstance(type_, MemRefType)
+        if not type_.get_shape() or any(d <= 0 for d in type_.get_shape()):
+            raise VerifyException(
+                f"'{self.name}' needs a static shape of positive extents, got {type_}"
+            )
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(f" {self.id.value.data}")
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.result.type)
+
+    @classmethod
+    def parse(cls, parser: Parser) -> SharedArrayOp:
+        id = parser.parse_integer()
+        attributes = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        type_ = parser.parse_type()
+        if not isinstance(type_, MemRefType):
+            parser.raise_error(f"'taichi.shared_array' makes a memref, got {type_}")
+        op = cls(id, type_)
+        op.attributes.update(attributes)
+        return op
+
+
+SIMT_OPS = (
+    SharedArrayOp,
+    SubgroupReduceOp,
+    SubgroupShuffleOp,
+    SubgroupBroadcastFirstOp,
+    SubgroupVoteOp,
+    SimtIdOp,
+    BarrierOp,
+)
+
+
+# ---------------------------------------------------------------------------------------
 # Textures
 # ---------------------------------------------------------------------------------------
 
@@ -1140,6 +1488,7 @@ Taichi = Dialect(
         TextureLoadOp,
         TextureStoreOp,
         TextureDimOp,
+        *SIMT_OPS,
     ],
     [TextureType],
 )

@@ -13,8 +13,10 @@ Vulkan leaves OpSRem and OpSMod undefined when an operand is negative (NVIDIA's 
 returns wrong remainders for them), so a signed remainder is computed from OpSDiv, as
 Taichi's SPIR-V codegen does.
 
-GLSL.std.450's transcendental functions take 16/32-bit floats only, so an f64 `math.sin`
-computes in f32 between two FConverts (as Taichi's SPIR-V codegen does).
+GLSL.std.450's transcendental functions take 16/32-bit floats only: an f64 `math.sin`
+is an error naming its source position (ti-expand-f64-math, earlier in the pipeline,
+expands f64 exp/log/log2/pow/tanh/sin/cos/tan/atan2 into f64 arithmetic). Taichi computed such ops in f32
+between two FConverts, quietly.
 
 Left alone: ops with `index` operands or results (they only appear around ndarray
 shapes, which convert-offload-to-spirv reads from the argument buffer) and the
@@ -26,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from taichi_xdsl.dialects import offload, spirv
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -36,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     f32,
     i1,
 )
@@ -132,7 +136,60 @@ def _cmpi(op: Operation) -> Built:
     if _is_bool(lhs) and name in ("eq", "ne"):
         kind = spirv.LogicalEqualOp if name == "eq" else spirv.LogicalNotEqualOp
         return _one(kind(lhs, rhs))
+    narrowed = _narrow_extended_compare(name, lhs, rhs)
+    if narrowed is not None:
+        return narrowed
     return _one(_CMPI[name](lhs, rhs))  # type: ignore[call-arg]
+
+
+_SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sle": "sge", "sgt": "slt",
+            "sge": "sle", "ult": "ugt", "ule": "uge", "ugt": "ult", "uge": "ule"}
+
+
+def _narrow_extended_compare(name: str, lhs: SSAValue, rhs: SSAValue) -> Built | None:
+    """
+    `ext(%x) < C` with C in %x's range compares %x with C in %x's narrower type.
+
+        %w = spirv.SConvert %x : i32 to i64 ; %c = spirv.Constant 255 : i64
+        %r = arith.cmpi slt, %w, %c : i64   ~>  %r = spirv.SLessThan %x, %c32 : i32
+
+    Lavapipe (Mesa llvmpipe 24) answers such a comparison wrongly in its widened form
+    (`i64(a[i]) < i64(255)` is false for a[i] = 5; Taichi 1.7.4 on lavapipe too); found
+    by utils/difftest.py, seed 7. The narrow form is equivalent and cheaper everywhere.
+    """
+    if _constant_int(lhs) is not None and _constant_int(rhs) is None:
+        name, lhs, rhs = _SWAPPED[name], rhs, lhs
+    value = _constant_int(rhs)
+    owner = lhs.owner
+    if value is None:
+        return None
+    signed = isinstance(owner, arith.ExtSIOp | spirv.SConvertOp)
+    if not (signed or isinstance(owner, arith.ExtUIOp | spirv.UConvertOp)):
+        return None
+    if name[0] in "su" and (name[0] == "s") != signed:
+        return None  # a signed compare of a zero-extended value, or the reverse
+    narrow = owner.operands[0]
+    if not isinstance(narrow.type, IntegerType) or narrow.type.width.data <= 1:
+        return None
+    bits = narrow.type.width.data
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    if not lo <= value <= hi:
+        return None
+    if not signed and value >= 1 << (bits - 1):
+        value -= 1 << bits  # the signless attribute holds the signed pattern
+    constant = spirv.ConstantOp.from_int(value, narrow.type)
+    compare = _CMPI[name](narrow, constant.results[0])  # type: ignore[call-arg]
+    return [constant, compare], compare.results[0]
+
+
+def _constant_int(value: SSAValue) -> int | None:
+    """The value of an integer constant (arith or spirv), interpreted with its sign."""
+    owner = value.owner
+    if isinstance(owner, arith.ConstantOp | spirv.ConstantOp):
+        attr = owner.value
+        if isinstance(attr, IntegerAttr) and isinstance(attr.type, IntegerType):
+            return attr.value.data
+    return None
 
 
 def _cmpf(op: Operation) -> Built:
@@ -215,16 +272,19 @@ def _to_float(signed: bool) -> Builder:
 
 
 def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
-    """GLSL.std.450 functions defined for 16/32-bit floats: f64 goes through f32."""
+    """GLSL.std.450 functions defined for 16/32-bit floats only: an f64 one is refused
+    (ti-expand-f64-math expands those it can beforehand), never narrowed to f32."""
 
     def build(op: Operation) -> Built:
-        operands = list(op.operands)
-        if not isinstance(op.results[0].type, Float64Type):
-            return _one(kind(*operands))  # type: ignore[call-arg]
-        narrow = [spirv.FConvertOp(value, f32) for value in operands]
-        core = kind(*[n.results[0] for n in narrow])  # type: ignore[call-arg]
-        wide = spirv.FConvertOp(core.results[0], op.results[0].type)
-        return [*narrow, core, wide], wide.results[0]
+        if isinstance(op.results[0].type, Float64Type):
+            raise PassFailedAt(
+                op,
+                f"f64 '{op.name}' is not supported on Vulkan: GLSL.std.450 has no f64 "
+                "version and computing it in f32 would lose precision (f64 exp, log, "
+                "log2, pow, tanh, sin, cos, tan and atan2 are supported; use f32 or the "
+                "cpu arch)",
+            )
+        return _one(kind(*op.operands))  # type: ignore[call-arg]
 
     assert arity in (1, 2)
     return build
@@ -338,8 +398,11 @@ class ArithLowering(RewritePattern):
         if any(not isinstance(v.type, IntegerType | AnyFloat) for v in op.results):
             return  # vectors and other shapes are not lowered here
         new_ops, result = build(op)
+        exact = "no_contraction" in op.attributes  # e.g. from ti-expand-f64-math
         for new_op in new_ops:
             new_op.location = op.location
+            if exact and not isinstance(new_op, spirv.ConstantOp):
+                new_op.attributes["no_contraction"] = UnitAttr()
         rewriter.replace(op, new_ops, [result])
 
 

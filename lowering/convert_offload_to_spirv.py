@@ -98,6 +98,7 @@ from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import TaskState, fail, int_const, load_value
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
+from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
 from xdsl.context import Context
@@ -390,7 +391,7 @@ def _task_module(
 
 
 _UNROLL_MAX_OPS = 64
-_NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp)
+_NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp, *taichi.SIMT_OPS)
 
 
 def _unroll_mode(state: TaskState, body: Block) -> str | None:
@@ -573,6 +574,7 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
         PrintLowering(state),
         AssertLowering(state),
         TextureLowering(state),
+        SimtLowering(state),
     ]
     # No dead-code elimination while rewriting: a buffer view's address is cached.
     PatternRewriteWalker(

@@ -19,6 +19,7 @@ from taichi_xdsl.lowering.spirv_common import (
     shape_word,
 )
 from taichi_xdsl.lowering.spirv_debug import bounds_check, guarded
+from taichi_xdsl.lowering.spirv_simt import shared_element_ptr
 from taichi_xdsl.utils import spirv_abi
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
@@ -116,6 +117,10 @@ class ElementPtrLowering(TaskPattern):
                 for axis, d in enumerate(base_type.get_shape())
             ]
             binding, start = spirv_abi.ndarray_binding(positions[arg]), 0
+        elif isinstance(base, taichi.SharedArrayOp):
+            ptr = shared_element_ptr(self.state, base, list(op.indices), ops)
+            rewriter.replace(op, ops, [ptr])
+            return
         else:
             raise fail(op, "element of something other than a field or an ndarray")
         index = _linear_index(list(op.indices), dims, start, ops)

@@ -116,6 +116,21 @@ class AtomicLowering(TaskPattern):
             new = _combine(kind, old.results[0], value, unsigned)
             ops += [old, new, spirv.StoreOp(ptr, new.results[0])]
             return ops, old.results[0]
+        if ptr.type.storage_class.data == "Workgroup":  # a ti.simt.block.SharedArray
+            t = value.type
+            if not (isinstance(t, IntegerType) and t.width.data == 32):
+                raise fail(
+                    op,
+                    f"atomics on a SharedArray of {t} are not supported by taichi-xdsl "
+                    "yet (32-bit integers are)",
+                )
+            atomic_kind = (
+                _UNSIGNED_ATOMICS[kind]
+                if unsigned and kind in _UNSIGNED_ATOMICS
+                else _INT_ATOMICS[kind]
+            )
+            atomic = atomic_kind(ptr, value, "Workgroup")
+            return [atomic], atomic.results[0]
         place = self.state.places.get(ptr)
         if place is None or place.is_bool:
             raise fail(op, "atomic on a place that has no SPIR-V lowering")

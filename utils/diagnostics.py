@@ -76,6 +76,21 @@ class LocatingParser(Parser):
             op.location = self._location_of(span.start)
         return op
 
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError:
+            # xDSL reports values used but never defined at the end of the input: name
+            # the first use instead.
+            for name, values in self.forward_ssa_references.items():
+                for value in values.values():
+                    for use in value.uses:
+                        location = use.operation.location
+                        if isinstance(location, FileLineColLoc):
+                            message = f"use of undefined value '%{name}'"
+                            raise LocatedDiagnostic(format_at(location, message)) from None
+            raise
+
     def _parse_block(self) -> Block:
         # xDSL forgets a block's definition once a forward reference to it is resolved,
         # so a third `^bb1:` label fails with a KeyError instead of a diagnostic.
@@ -136,6 +151,15 @@ def _location_for(op: Operation, message: str) -> object:
     Where to report a fault of `op`: its own location or, for an op the parser made up
     (the implicit module), the symbol a redefinition names or else its first located op.
     """
+    if message.startswith("Operation using value defined out of its IsolatedFromAbove"):
+        # name the use, not the isolated op around it
+        for inner in op.walk():
+            for operand in inner.operands:
+                owner = operand.owner
+                parent = owner.parent_op() if isinstance(owner, Block) else owner
+                if parent is not None and not op.is_ancestor(parent):
+                    if isinstance(inner.location, FileLineColLoc):
+                        return inner.location
     if isinstance(op.location, FileLineColLoc):
         return op.location
     redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)

@@ -7,6 +7,7 @@ file's RUN line, each run under a timeout. Every outcome is classified:
     located      exit status 1 and a diagnostic naming `file:line:col`
     unlocated    exit status 1 and a diagnostic without a position
     internal     an internal error (exit status 2) or a Python traceback
+    no-pass      the RUN line names a pass this xDSL does not have (not a test)
     hang         past the timeout (CPU seconds of the run; wall time capped at 10x)
     crash        the process died (a signal)
 
@@ -34,7 +35,7 @@ from collections import Counter
 from pathlib import Path
 
 _LOCATED = re.compile(r"[^\s:]+:\d+:\d+(: error:|\n)")
-_RUN_PASSES = re.compile(r"RUN:.*?ti-opt\b.*?-p[ =]('([^']*)'|\"([^\"]*)\"|(\S+))")
+_RUN_PASSES = re.compile(r"RUN:.*?(?:ti|xdsl)-opt\b.*?-p[ =]('([^']*)'|\"([^\"]*)\"|(\S+))")
 
 _TYPES = ["f16", "f32", "f64", "i1", "i8", "i32", "i64", "index", "memref<?xf32>",
           "vector<4xf32>", "!llvm.ptr", "memref<4x4xi32>", "tensor<2xf32>"]
@@ -142,6 +143,8 @@ def classify(returncode: int | None, stderr: str) -> str:
         return "crash"
     if returncode == 0:
         return "ok"
+    if "Unrecognized passes" in stderr:
+        return "no-pass"  # an xDSL test of a pass this xDSL version does not have
     if "Traceback" in stderr or "internal error" in stderr or returncode != 1:
         return "internal"
     return "located" if _LOCATED.search(stderr) else "unlocated"
@@ -247,7 +250,8 @@ def main(argv: list[str] | None = None) -> int:
             for run in range(args.runs):
                 rng = random.Random(f"{args.seed}:{run}")
                 path, text = rng.choice(sources)
-                passes = rng.choice(passes_of(text))
+                # lit's %p is the test file's folder (apply-pdl{pdl_file="%p/x.mlir"})
+                passes = rng.choice(passes_of(text)).replace("%p", str(path.parent))
                 # The RUN lines are comments: drop them so no mutation touches them.
                 body = "\n".join(
                     "" if line.lstrip().startswith("//") else line for line in text.split("\n")
@@ -257,7 +261,7 @@ def main(argv: list[str] | None = None) -> int:
                 returncode, stderr = runner.run(str(case), passes)
                 kind = classify(returncode, stderr)
                 counts[kind] += 1
-                if kind not in ("ok", "located"):
+                if kind not in ("ok", "located", "no-pass"):
                     first = stderr.strip().splitlines()[:1]
                     print(f"[{run}] {kind}: {path.name} -p '{passes}': {first}", flush=True)
                     if save:
@@ -269,7 +273,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.monotonic() - start
     print(f"{args.runs} runs, seed {args.seed}, {len(sources)} files, {elapsed:.0f} s: "
           + ", ".join(f"{k} {counts[k]}" for k in
-                      ("ok", "located", "unlocated", "internal", "hang", "crash")))
+                      ("ok", "located", "unlocated", "internal", "hang", "crash", "no-pass")))
     return 0 if counts["unlocated"] + counts["internal"] + counts["hang"] + counts["crash"] == 0 else 1
 
 

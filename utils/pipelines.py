@@ -49,6 +49,8 @@ TO_OFFLOAD_CPU: tuple[str, ...] = (
 a serial inner loop LLVM can vectorise."""
 
 OFFLOAD_TO_LLVM: tuple[str, ...] = (
+    "ti-serial-simt",
+    "ti-guard-int-division",
     "ti-lower-access",
     "convert-taichi-to-cf",
     "convert-offload-to-llvm",
@@ -61,7 +63,10 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 """offload -> llvm dialect: one LLVM function per task."""
 
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
+    "ti-guard-int-division",
     "ti-unroll-loops",
+    "ti-fast-reciprocal",
+    "ti-expand-f64-math",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",

@@ -167,6 +167,7 @@ class TiOptMain(xDSLOptMain):
         verify = not self.args.disable_verify
 
         def located_callback(previous_pass, module, next_pass):
+            self.running_pass = next_pass
             if verify and previous_pass is not None:
                 verify_located(module)
             self.args.disable_verify = True
@@ -179,6 +180,7 @@ class TiOptMain(xDSLOptMain):
 
     def parse_chunk(self, chunk, file_extension, start_offset=0):
         self.chunk_line_offset = start_offset
+        self.running_pass = None
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog):
@@ -250,15 +252,25 @@ _STACK_BYTES = 1 << 30
 _RECURSION_LIMIT = 200_000
 
 
+def _in_pass(main: TiOptMain | None) -> str:
+    """` in pass 'name' (module)` for a fault inside a pass, else ``."""
+    running = getattr(main, "running_pass", None)
+    if running is None:
+        return ""
+    return f" in pass '{running.name}' ({type(running).__module__})"
+
+
 def _main(args: Sequence[str] | None) -> int:
     _memoize_hint_constraints()
+    main = None
     try:
-        TiOptMain(args).run()
+        main = TiOptMain(args)
+        main.run()
     except LocatedDiagnostic as error:
         print(error, file=sys.stderr)
         return 1
     except (ParseError, DiagnosticException) as error:
-        print(f"ti-opt: error: {error}", file=sys.stderr)
+        print(f"ti-opt: error{_in_pass(main)}: {error}", file=sys.stderr)
         for note in getattr(error, "__notes__", ()):
             print(note, file=sys.stderr)
         return 1
@@ -275,8 +287,20 @@ def _main(args: Sequence[str] | None) -> int:
     except (FileNotFoundError, ValueError) as error:
         print(f"ti-opt: error: {error}", file=sys.stderr)
         return 1
-    except Exception as error:  # a bug in a pass: still no traceback for the user
-        print(f"ti-opt: internal error: {type(error).__name__}: {error}", file=sys.stderr)
+    except Exception as error:
+        running = getattr(main, "running_pass", None)
+        if running is not None and type(running).__module__.startswith("xdsl."):
+            # A fault of one of xDSL's own passes on this input: a diagnostic naming it
+            # (its bug, not ours: an IndexError of apply-individual-rewrite given an
+            # index past the matches, an assert of apply-pdl without its file).
+            print(f"ti-opt: error{_in_pass(main)} on {_input_name(args)}: xDSL's pass "
+                  f"failed: {type(error).__name__}: {error}", file=sys.stderr)
+            if os.environ.get("TI_OPT_TRACEBACK"):
+                raise
+            return 1
+        # a bug in a pass of ours: still no traceback for the user
+        print(f"ti-opt: internal error{_in_pass(main)}: {type(error).__name__}: {error}",
+              file=sys.stderr)
         print("ti-opt: set TI_OPT_TRACEBACK=1 to see the Python traceback", file=sys.stderr)
         if os.environ.get("TI_OPT_TRACEBACK"):
             raise

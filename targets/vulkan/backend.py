@@ -36,14 +36,15 @@ on a CPU device (lavapipe) spirv_abi.DYNAMIC_GROUPS. On a GPU either count is ca
 GPU_FILL_GROUPS: past a few waves of resident groups, more groups only add launch work (on
 an H100, a 64 MiB copy took 98 us over 131072 groups of 128 and 61 us over 4096).
 A task with an epilogue (a thread-local reduction, one atomic combine per invocation) gets
-at most REDUCTION_GROUPS, unless the device has subgroup arithmetic: then the combine is one
-atomic per subgroup (convert-offload-to-spirv) and the task gets the usual count. Any count is correct (the loop is grid-stride); the count only
+at most REDUCTION_GROUPS, or COMBINE_GROUPS where the device has subgroup arithmetic (the
+combine is then one atomic per subgroup, convert-offload-to-spirv). Any count is correct (the loop is grid-stride); the count only
 decides the parallelism.
 Buffer layout: utils/spirv_abi.py.
 """
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -87,6 +88,14 @@ REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 invocation combines its partial sum with an atomic on one address, so more invocations
 cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
 131072 groups took 30 ms and was off by 2e-2)."""
+
+COMBINE_GROUPS = 1024
+"""The most workgroups of a task with an epilogue where the combine is one atomic a
+subgroup: atomics on one address serialize at the L2, so fewer groups, each invocation
+looping over more elements, do better as long as the memory stays busy (on an H100, a
+2^24-element sum took 46 us over 4096 groups of 128, i.e. 16384 subgroup atomics, where
+Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times the
+reduction at other counts)."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +193,7 @@ def vulkan_pipeline(
     *,
     debug: bool = False,
     preserve_nan_inf: bool = False,
+    fast_math: bool = True,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
@@ -193,7 +203,10 @@ def vulkan_pipeline(
         options += " debug=true"
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
-    return pipeline("vulkan").with_options("convert-offload-to-spirv", options).edited(passes)
+    vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    if not fast_math:  # divisions stay divisions
+        vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
+    return vulkan.edited(passes)
 
 
 def lower(
@@ -451,8 +464,9 @@ class VulkanKernel:
             return 1
         local = pipeline.local_size[0] if pipeline.local_size else 1
         limit = self._max_groups
-        if task.combines and not self.backend.combines_per_subgroup:
-            limit = min(limit, REDUCTION_GROUPS)  # an atomic per invocation: few of them
+        if task.combines:  # atomics on one address: few of them
+            per_subgroup = self.backend.combines_per_subgroup
+            limit = min(limit, COMBINE_GROUPS if per_subgroup else REDUCTION_GROUPS)
         if task.begin is None or task.end is None:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
@@ -487,6 +501,8 @@ class VulkanKernel:
                 continue
             if rank is None:
                 try:
+                    if not abi.scalar_fits(dtype, value):
+                        raise TypeError(type(value).__name__)
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
@@ -497,8 +513,8 @@ class VulkanKernel:
                 except (TypeError, ValueError, struct.error) as error:
                     raise TaichiTypeError(
                         f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
-                        f"got {value!r}"
-                    ) from error
+                        f"got {value!r} ({type(value).__name__})"
+                    ) from None
                 continue
             array = _check_array(self.name, index, value, dtype, rank)
             for axis, extent in enumerate(array.shape):
@@ -601,8 +617,13 @@ def _check_array(name: str, index: int, value: object, dtype: str, rank: int) ->
         raise TaichiTypeError(f"{where} expects {dtype} elements, got dtype {value.dtype}")
     if value.ndim != rank:
         raise TaichiTypeError(f"{where} expects a {rank}-d ndarray, got {value.ndim}-d")
-    if not (value.flags.c_contiguous and value.flags.writeable):
-        raise ValueError(f"{where}: ndarrays must be C-contiguous and writable")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"{where}: ndarrays must be C-contiguous")
+    if not value.flags.writeable:
+        # Taichi (and our cpu arch, which passes the array's pointer) writes into a
+        # read-only array too: one rule on every arch, through a writable alias.
+        alias = (ctypes.c_char * value.nbytes).from_address(value.ctypes.data)
+        value = np.frombuffer(alias, value.dtype).reshape(value.shape)
     return value
 
 
@@ -793,6 +814,7 @@ class VulkanBackend:
             self.caps,
             debug=self.debug,
             preserve_nan_inf=self.preserve_nan_inf,
+            fast_math=self.fast_math,
             passes=edits,
         )
 

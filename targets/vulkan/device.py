@@ -261,6 +261,9 @@ class DeviceCaps:
             "spirv_has_subgroup_vote": "vote" in self.subgroup_operations,
             "spirv_has_subgroup_arithmetic": "arithmetic" in self.subgroup_operations,
             "spirv_has_subgroup_ballot": "ballot" in self.subgroup_operations,
+            "spirv_has_subgroup_shuffle": "shuffle" in self.subgroup_operations,
+            "spirv_has_subgroup_shuffle_relative": "shuffle_relative"
+            in self.subgroup_operations,
             "spirv_has_non_semantic_info": "VK_KHR_shader_non_semantic_info"
             in self.extensions
             or self.api_version >= (1, 3, 0),

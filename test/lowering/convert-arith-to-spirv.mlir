@@ -46,17 +46,15 @@ func.func @floordiv(%a: i32, %b: i32) -> i32 {
   func.return %q : i32
 }
 
-// Floats, conversions and GLSL.std.450; f64 sin goes through f32.
+// Floats, conversions and GLSL.std.450 (an f32 sin; f64 widened after it).
 // CHECK-LABEL: func.func @floats
 // CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f64, %[[I:.*]]: i32) -> f64
 // CHECK-NEXT:    %[[F:.*]] = spirv.ConvertSToF %[[I]] : i32 to f32
 // CHECK-NEXT:    %[[P:.*]] = spirv.FMul %[[X]], %[[F]] : f32
 // CHECK-NEXT:    %[[Q:.*]] = spirv.GL.Sqrt %[[P]] : f32
-// CHECK-NEXT:    %[[W:.*]] = spirv.FConvert %[[Q]] : f32 to f64
-// CHECK-NEXT:    %[[N:.*]] = spirv.FConvert %[[Y]] : f64 to f32
-// CHECK-NEXT:    %[[S:.*]] = spirv.GL.Sin %[[N]] : f32
-// CHECK-NEXT:    %[[SW:.*]] = spirv.FConvert %[[S]] : f32 to f64
-// CHECK-NEXT:    %[[T:.*]] = spirv.FAdd %[[W]], %[[SW]] : f64
+// CHECK-NEXT:    %[[S:.*]] = spirv.GL.Sin %[[Q]] : f32
+// CHECK-NEXT:    %[[W:.*]] = spirv.FConvert %[[S]] : f32 to f64
+// CHECK-NEXT:    %[[T:.*]] = spirv.FAdd %[[W]], %[[Y]] : f64
 // CHECK-NEXT:    %[[LT:.*]] = spirv.FOrdLessThan %[[T]], %[[Y]] : f64
 // CHECK-NEXT:    %[[NEG:.*]] = spirv.FNegate %[[T]] : f64
 // CHECK-NEXT:    %[[R:.*]] = spirv.Select %[[LT]], %[[NEG]], %[[T]] : i1, f64
@@ -65,9 +63,9 @@ func.func @floats(%x: f32, %y: f64, %i: i32) -> f64 {
   %f = arith.sitofp %i : i32 to f32
   %p = arith.mulf %x, %f : f32
   %q = math.sqrt %p : f32
-  %w = arith.extf %q : f32 to f64
-  %s = math.sin %y : f64
-  %t = arith.addf %w, %s : f64
+  %s = math.sin %q : f32
+  %w = arith.extf %s : f32 to f64
+  %t = arith.addf %w, %y : f64
   %lt = arith.cmpf olt, %t, %y : f64
   %neg = arith.negf %t : f64
   %r = arith.select %lt, %neg, %t : f64
@@ -90,6 +88,17 @@ func.func @ordered(%x: f32, %y: f32) -> (i1, i1) {
   %o = arith.cmpf ord, %x, %y : f32
   %u = arith.cmpf uno, %x, %y : f32
   func.return %o, %u : i1, i1
+}
+
+// An op marked no_contraction (by ti-expand-f64-math) keeps the mark on its SPIR-V op,
+// which the serializer turns into the NoContraction decoration.
+// CHECK-LABEL: func.func @exact
+// CHECK-NEXT:    %[[S:.*]] = spirv.FAdd %{{.*}}, %{{.*}} {no_contraction} : f64
+// CHECK-NEXT:    %[[D:.*]] = spirv.FSub %[[S]], %{{.*}} : f64
+func.func @exact(%a: f64, %b: f64) -> f64 {
+  %s = arith.addf %a, %b {no_contraction} : f64
+  %d = arith.subf %s, %a : f64
+  func.return %d : f64
 }
 
 // Booleans use the logical ops; widening an i1 is a select.
@@ -152,4 +161,33 @@ func.func @equality_and_bool_truncation(%a: i32, %b: i32, %p: i1, %q: i1) -> (i1
   %3 = arith.cmpi ne, %p, %q : i1
   %4 = arith.trunci %a : i32 to i1
   func.return %0, %1, %2, %3, %4 : i1, i1, i1, i1, i1
+}
+
+// A widened value compared with a constant that fits its narrow type is compared in
+// the narrow type (lavapipe answers the widened form wrongly; difftest seed 7), the
+// constant on either side. Must not fire: a constant out of the narrow range, or a
+// signed compare of a zero-extended value.
+// CHECK-LABEL: func.func @narrow_extended_compare
+// CHECK-SAME:    (%[[X:.*]]: i32) -> (i1, i1, i1, i1)
+// CHECK-NEXT:    %[[W:.*]] = spirv.SConvert %[[X]] : i32 to i64
+// CHECK-NEXT:    %[[U:.*]] = spirv.UConvert %[[X]] : i32 to i64
+// CHECK-NEXT:    %[[C:.*]] = spirv.Constant 255 : i64
+// CHECK-NEXT:    %[[BIG:.*]] = spirv.Constant 5000000000 : i64
+// CHECK-NEXT:    %[[C32:.*]] = spirv.Constant 255 : i32
+// CHECK-NEXT:    %[[R0:.*]] = spirv.SLessThan %[[X]], %[[C32]] : i32
+// CHECK-NEXT:    %[[C32B:.*]] = spirv.Constant 255 : i32
+// CHECK-NEXT:    %[[R1:.*]] = spirv.SLessThan %[[X]], %[[C32B]] : i32
+// CHECK-NEXT:    %[[R2:.*]] = spirv.SLessThan %[[W]], %[[BIG]] : i64
+// CHECK-NEXT:    %[[R3:.*]] = spirv.SLessThan %[[U]], %[[C]] : i64
+// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]] : i1, i1, i1, i1
+func.func @narrow_extended_compare(%x: i32) -> (i1, i1, i1, i1) {
+  %w = arith.extsi %x : i32 to i64
+  %u = arith.extui %x : i32 to i64
+  %c = arith.constant 255 : i64
+  %big = arith.constant 5000000000 : i64
+  %0 = arith.cmpi slt, %w, %c : i64
+  %1 = arith.cmpi sgt, %c, %w : i64
+  %2 = arith.cmpi slt, %w, %big : i64
+  %3 = arith.cmpi slt, %u, %c : i64
+  func.return %0, %1, %2, %3 : i1, i1, i1, i1
 }

@@ -291,3 +291,118 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
 
     fill()
     assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
+
+
+def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
+    """What Taichi's example programs use in kernels: `x.fill(v)` (a loop over x, then
+    the next loop sees it), `f(*xs)` / `f(**kw)` with compile-time xs and kw (also in
+    ti.ndrange), a global NumPy array as a constant (shape, elements, arithmetic), and a
+    ti.func whose scalar return annotation meets a vector."""
+    a = ti.field(ti.f32, (4, 3))
+    v = ti.Vector.field(2, ti.f32, 5)
+    out = ti.field(ti.i32, ())
+    table = np.zeros((5, 3))
+    extent = (2, 3)
+    opts = {"y": 4}
+
+    @ti.func
+    def weigh(x, y=1):
+        return x * y
+
+    @ti.kernel
+    def k(x: ti.f32):
+        a.fill(x)
+        v.fill(ti.Vector([1.0, 2.0]))
+        out[None] = table.shape[0] * 10 + table.shape[1] + table.ndim * 100
+        for i, j in ti.ndrange(*extent):
+            a[i, j] += ti.max(*extent) + weigh(1.0, **opts)
+
+    @ti.func
+    def first(i: int) -> ti.f32:  # a scalar annotation on a vector: cast per element
+        return ti.Vector([i + 0.5, i + 1.5])
+
+    cube = np.array([3, 2])
+    w = ti.Vector.field(2, ti.f32, 2)
+
+    @ti.kernel
+    def numpy_constants():
+        for I in ti.grouped(ti.ndrange(*(cube - 1))):  # NumPy arithmetic at compile time
+            w[I.x] = first(I.x + cube[1])
+
+    numpy_constants()
+    assert np.array_equal(w.to_numpy(), [[2.5, 3.5], [3.5, 4.5]])
+
+    k(7.0)
+    expect = np.full((4, 3), 7.0, np.float32)
+    expect[:2] += 3 + 4
+    assert np.array_equal(a.to_numpy(), expect)
+    assert np.array_equal(v.to_numpy(), np.tile([1.0, 2.0], (5, 1)))
+    assert out[None] == 253
+
+    @ti.kernel
+    def bad(x: ti.f32):
+        a[0, 0] = ti.max(*x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match=r"\*args in a kernel call needs a tuple"):
+        bad(1.0)
+
+    @ti.kernel
+    def runtime_index(i: ti.i32):
+        a[0, 0] = cube[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="global NumPy array is a constant"):
+        runtime_index(1)
+
+
+def test_nested_struct_fields_and_struct_returns():
+    """A struct member of struct type in a field (cornell_box's objects[i].transform.matrix)
+    and a ti.func annotated to return a struct type."""
+    vec3 = ti.math.vec3
+    Transform = ti.types.struct(position=vec3, scale=ti.f32)
+    Body = ti.types.struct(mass=ti.f32, transform=Transform)
+    bodies = Body.field(shape=3)
+    bodies[1] = Body(mass=2.0, transform=Transform(vec3(1, 2, 3), 0.5))
+    assert bodies.shape == (3,) and bodies.transform.scale[1] == 0.5
+
+    @ti.func
+    def moved(t: Transform, d: ti.f32) -> Transform:
+        t.position += d
+        return t
+
+    out = ti.Vector.field(3, ti.f32, 3)
+
+    @ti.kernel
+    def k():
+        for i in bodies:
+            t = moved(bodies[i].transform, bodies[i].mass)
+            bodies[i].transform.scale = t.scale * 4
+            out[i] = t.position
+
+    k()
+    assert np.allclose(out.to_numpy()[1], [3, 4, 5]) and np.allclose(out.to_numpy()[0], 0)
+    assert bodies.transform.scale.to_numpy().tolist() == [0.0, 2.0, 0.0]
+    assert np.allclose(bodies.transform.position.to_numpy()[1], [1, 2, 3])  # a copy moved
+
+
+def test_vector_slices_and_matrix_cols_of_a_comprehension():
+    """`force[:2]` (eulerfluid2d) and `ti.Matrix.cols([... for i in range(3)])`
+    (implicit_fem) in kernels."""
+    x = ti.Vector.field(3, ti.f32, 4)
+    out2 = ti.Vector.field(2, ti.f32, ())
+    m = ti.Matrix.field(3, 3, ti.f32, ())
+    rows = ti.Matrix.field(2, 3, ti.f32, ())
+
+    @ti.kernel
+    def k():
+        v = ti.Vector([1.0, 2.0, 3.0])
+        out2[None] = v[:2] + v[1:] + v[::2]
+        a = ti.Matrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        rows[None] = a[1:]
+        m[None] = ti.Matrix.cols([x[i] - x[3] for i in range(3)])
+
+    x.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    k()
+    assert out2[None].to_list() == [1 + 2 + 1, 2 + 3 + 3]
+    assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
+    cols = np.arange(12, dtype=np.float32).reshape(4, 3)
+    assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)

@@ -17,7 +17,10 @@ import sys
 import textwrap
 from pathlib import Path
 
+import numpy as np
 import pytest
+
+import taichi_xdsl as ti
 
 SCRIPT = textwrap.dedent(
     """
@@ -138,3 +141,22 @@ def test_unkeyable_object_falls_back_to_ir_key(tmp_path: Path) -> None:
     assert second["xdsl"] and second["hits"] == 1  # the IR key hit, through xDSL
     changed = run(tmp_path, object=True, PARAM="5.0")
     assert changed["x"][1][2] == 1.0 * 5.0 + 2
+
+
+def test_field_offset_is_part_of_the_key(arch, tmp_path: Path) -> None:
+    """Two programs whose fields differ only in `offset=` must not share code: the same
+    kernel over a field starting at -8 and over one starting at 0 (across ti.reset, with
+    one offline cache) fills each field with its own indices."""
+    for start in (-8, 0, 3, -8):
+        ti.init(arch=arch, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        x = ti.field(ti.i32, shape=16, offset=start)
+
+        @ti.kernel
+        def fill(f: ti.template()):
+            for i in f:
+                f[i] = i * 10
+
+        fill(x)
+        assert x.to_numpy().tolist() == (np.arange(start, start + 16) * 10).tolist()
+        assert x[start] == start * 10
+        ti.reset()

@@ -15,6 +15,7 @@ import inspect
 import warnings
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
@@ -27,7 +28,9 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
+from . import simt
 from .emitter import Value, ir_type
+from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
@@ -91,11 +94,52 @@ _TMATH = frozenset(
 
 
 
+def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
+    """`f(*xs, **kw)` with xs a tuple, list, vector or 1-d NumPy array and kw a dict,
+    known when the kernel compiles -> `f(xs[0], xs[1], ..., k=kw["k"])`: the call that
+    the other lowerings read. Each element becomes a constant node holding its value, so
+    `xs` is evaluated once."""
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    if not starred and all(k.arg is not None for k in node.keywords):
+        return node
+
+    def held(value: Any, at: ast.AST) -> ast.expr:
+        return ast.copy_location(ast.Constant(value=value), at)
+
+    args: list[ast.expr] = []
+    for a in node.args:
+        if not isinstance(a, ast.Starred):
+            args.append(a)
+            continue
+        value = cg.eval(a.value)
+        items = value.elems if isinstance(value, Vec) and len(value.shape) == 1 else value
+        if isinstance(items, np.ndarray) and items.ndim == 1:  # a global NumPy array
+            items = items.tolist()
+        if not isinstance(items, tuple | list):
+            raise cg.error(
+                TaichiSyntaxError,
+                a,
+                f"*args in a kernel call needs a tuple, list or vector, got {describe(value)}",
+            )
+        args.extend(held(item, a) for item in items)
+    keywords: list[ast.keyword] = []
+    for k in node.keywords:
+        if k.arg is not None:
+            keywords.append(k)
+            continue
+        value = cg.eval(k.value)
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise cg.error(
+                TaichiSyntaxError,
+                k.value,
+                f"**kwargs in a kernel call needs a dict with str keys, got {describe(value)}",
+            )
+        keywords.extend(ast.keyword(arg=key, value=held(v, k)) for key, v in value.items())
+    return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
 def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(
-        k.arg is None for k in node.keywords
-    ):
-        raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+    node = expand_starred(cg, node)
     func = cg.eval(node.func)
     if func is builtins.print:
         return emit_print(cg, node)
@@ -118,7 +162,10 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
         return cg.construct_type(func, [cg.eval(a) for a in node.args], node)
     if func in (Matrix.rows, Matrix.cols):
-        rows = [cg.as_vec(cg.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+        items = cg.eval(node.args[0])  # a list display or comprehension of vectors
+        if not isinstance(items, list | tuple) or not items:
+            raise cg.error(TaichiSyntaxError, node, "ti.Matrix.rows/cols take a list of vectors")
+        rows = [cg.as_vec(a) for a in items]
         m = cg.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
         assert m is not None
         return m if func is Matrix.rows else cg.transpose(m, node)
@@ -171,6 +218,7 @@ def call_python(
         # `ti.u8(200)`: a constant of that type (Taichi checks the range)
         x = args[0]
         if isinstance(x, bool | int | float):
+            check_literal_annotation(cg, func, node)
             if func.is_int and isinstance(x, int) and not isinstance(x, bool):
                 lo, hi = func.int_range()
                 if not lo <= x <= hi:
@@ -234,6 +282,8 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
     args = [cg.eval(a) for a in node.args]
     kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    if name.startswith("simt."):
+        return simt.lower_simt(cg, name.removeprefix("simt."), args, kwargs, node)
     if name == "loop_config":
         cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
@@ -250,6 +300,10 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
         return _stop_grad(args, kwargs)
+    if name == "cast" and args and isinstance(args[0], bool | int | float):
+        # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
+        # the cast must not fold to an untyped Python number.
+        return intrinsic_ir(cg, name, args, kwargs, node)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time
     if name in ("ndrange", "grouped"):
@@ -315,6 +369,8 @@ def intrinsic_ir(
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)
+        if cg.program.config.debug:
+            check_divisor(cg, a, b, node)
         return raw_div_mod(cg, name, a, b)
     if name in ("zero", "one"):
         expect_args(cg, node, args, 1)
@@ -357,6 +413,28 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
+
+def check_literal_annotation(cg: KernelCodegen, dt: DataType, node: ast.AST) -> None:
+    """Taichi's rule for a typed literal in the source: `ti.f32(0)` and `ti.i32(0.0)`
+    are type errors (a conversion is written `ti.cast`)."""
+    arg = node.args[0] if isinstance(node, ast.Call) and node.args else None
+    if not isinstance(arg, ast.Constant) or isinstance(arg.value, bool):
+        return
+    if dt.is_float and isinstance(arg.value, int):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Integer literals must be annotated with a integer type. For type casting, "
+            "use `ti.cast`.",
+        )
+    if dt.is_int and isinstance(arg.value, float):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Floating-point literals must be annotated with a floating-point type. For "
+            "type casting, use `ti.cast`.",
+        )
+
 
 def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
     """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats
@@ -510,11 +588,11 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
+    vec_ret = struct_ret = None
     if isinstance(ret_ann, MatrixType):
-        ret_ann = None  # checked on the returned value below
-        vec_ret = annotations.get("return")
-    else:
-        vec_ret = None
+        vec_ret, ret_ann = ret_ann, None  # checked on the returned value below
+    elif isinstance(ret_ann, StructType):
+        struct_ret, ret_ann = ret_ann, None
     if ret_ann is not None:
         ctx.return_types = [cg.cook_dtype(ret_ann, node)]
     # A parameter is a copy (Taichi passes by value): one the body assigns to, or into
@@ -536,6 +614,11 @@ def inline_bound_func(
         cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if struct_ret is not None and ctx.result is not None:
+        result = ctx.result
+        if isinstance(result, StructPlace):  # a variable of the callee: its value
+            result = cg.rvalue(result)
+        return cg.convert_to_type(struct_ret, result, node)
     if vec_ret is not None and ctx.ret_vec is None:
         v = cg.as_vec(ctx.result)
         if v is None:
@@ -547,6 +630,9 @@ def inline_bound_func(
         assert ctx.return_types is not None
         return cg.em.load(ctx.ret_slots[0], ctx.return_types[0])
     if ctx.return_types and ctx.result is not None:
+        v = cg.as_vec(ctx.result) if not is_scalar(ctx.result) else None
+        if v is not None:  # `-> ti.f32` on a vector: Taichi casts each element
+            return cg.vec_cast(v, ctx.return_types[0])
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
 

@@ -10,6 +10,7 @@ import ast
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
@@ -30,7 +31,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import Vec
+from .vectors import KernelMethod, Vec
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -150,6 +151,8 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr == "fill":
+            return _fill_method(cg, base)
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -167,6 +170,20 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         return cg.struct_attr(base, node.attr, node)
     return cg.rvalue(getattr(base, node.attr))
 
+def _fill_method(cg: KernelCodegen, container: Container) -> KernelMethod:
+    """`x.fill(v)` in a kernel: the loop of lang/scope_funcs.py, inlined here."""
+    from ..lang import scope_funcs
+    from .calls import inline_bound_func
+
+    def call(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+        if len(args) + len(kwargs) != 1 or (kwargs and "val" not in kwargs):
+            raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+        value = args[0] if args else kwargs["val"]
+        inline_bound_func(cg, scope_funcs.fill, {"x": container, "value": value}, node)
+
+    return KernelMethod("fill", call)
+
+
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)
     index = cg.eval(node.slice)
@@ -177,6 +194,13 @@ def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
         return cg.vec_getitem(base, index, node)
     if isinstance(base, StructField):
         return cg.struct_element(base, index, node)
+    if isinstance(index, Value) and isinstance(base, np.ndarray):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a global NumPy array is a constant of the kernel: index it with compile-time "
+            "values, or pass it as an argument annotated ti.types.ndarray()",
+        )
     if isinstance(index, Value):
         raise cg.error(
             TaichiSyntaxError,
@@ -206,6 +230,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             raise cg.error(
                 TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
             )
+    if op in ("//", "%") and cg.program.config.debug:
+        check_divisor(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -279,6 +305,33 @@ def check_overflow(
         em.emit(taichi.PrintOp(message.replace("{{", "(").replace("}}", ")"), []))
         cg.close(then)
     em.emit(taichi.IfOp(wrapped.ssa, then))
+
+def source_position(cg: KernelCodegen, node: ast.AST) -> str:
+    """`File "...", line N, in <kernel>:` and the source line, for a runtime message."""
+    src = cg.ctx.src
+    name = src.tree.name if hasattr(src.tree, "name") else "kernel"
+    return (
+        f'File "{src.filename}", line {src.file_line(node)}, in {name}:\n'
+        f"    {src.source_line(node).strip()}"
+    )
+
+def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """
+    Debug mode: an integer `a // b` or `a % b` asserts `b != 0` first, so a division by
+    zero raises an error naming the kernel's file, line and source. (Without debug the
+    result is defined: see lowering/guard_int_division.py.)
+    """
+    em = cg.em
+    if is_python(b) and b != 0:
+        return
+    a_v, b_v = em.pair(a, b)
+    dt = em.arith_type(a_v, b_v)
+    if not dt.is_int:
+        return
+    divisor = em.cast(b_v, dt)
+    nonzero = em.compare("!=", divisor, em.const(0, dt))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):

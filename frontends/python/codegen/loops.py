@@ -20,6 +20,7 @@ from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes, ops
+from . import calls
 from .emitter import Value
 from .textures import TextureHandle
 from .values import (
@@ -142,6 +143,7 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
 def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     """Classify a loop's iterable: range, ndrange, struct (a container) or static."""
     if isinstance(it, ast.Call):
+        it = calls.expand_starred(cg, it)
         func = cg.eval(it.func)
         if func is builtins.range:
             return _range_args(cg, it)
@@ -160,7 +162,7 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     from ..lang.struct import StructField
 
     if isinstance(obj, StructField):  # loop over the index space of its members
-        obj = cg.field_handle(next(iter(obj.fields.values())))
+        obj = cg.field_handle(obj.leaf())
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only
         offsets = container_index_offset(obj)

@@ -20,7 +20,10 @@ def struct_element(
     cg: KernelCodegen, sf: StructField, index: Any, node: Any
 ) -> StructPlace:
     places = {
-        m: cg.element(cg.field_handle(f), index, node) for m, f in sf.fields.items()
+        m: struct_element(cg, f, index, node)
+        if isinstance(f, StructField)
+        else cg.element(cg.field_handle(f), index, node)
+        for m, f in sf.fields.items()
     }
     return StructPlace(sf.stype, places)
 

@@ -108,6 +108,7 @@ class KernelCodegen(ast.NodeVisitor):
         self.entry = Block()
         self.loops: list[LoopInfo] = []
         self.field_handles: dict[int, FieldHandle] = {}
+        self.shared_arrays = 0  # ti.simt.block.SharedArray ids given so far
         self._prologue_last: Operation | None = None
         self.pending_loop_config: dict[str, Any] | None = None
         self.terminated = False
@@ -415,11 +416,13 @@ class KernelCodegen(ast.NodeVisitor):
             return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
-        if isinstance(obj, Ndarray | np.ndarray):
+        if isinstance(obj, Ndarray):
             raise TaichiCompilationError(
-                "an ndarray or NumPy array reaches a kernel only as an argument "
+                "an ndarray reaches a kernel only as an argument "
                 "(annotated ti.types.ndarray())"
             )
+        # A global NumPy array is a Python value, as in Taichi: its shape, its elements at
+        # compile-time indices and NumPy arithmetic on it are constants of the kernel.
         if isinstance(obj, np.generic):
             return obj.item()
         return obj
@@ -946,6 +949,15 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         return expressions.lower_subscript(self, node)
+
+    def visit_Slice(self, node: ast.Slice) -> slice:
+        """`lo:hi:step` of compile-time bounds (a vector's components, `v[:2]`)."""
+        parts = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
+        if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
+            raise self.error(
+                TaichiSyntaxError, node, "a slice in a kernel needs compile-time integer bounds"
+            )
+        return slice(*parts)
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
         return expressions.lower_tuple(self, node)

@@ -21,7 +21,7 @@ from taichi_xdsl.utils.errors import (
 )
 
 from . import program as _program
-from .dtypes import DataType, cook_dtype
+from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
@@ -161,6 +161,7 @@ class _ArrayLike:
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        value = float_literal(value, _program.get_program().config.default_fp)
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
         self._array()[...] = value

@@ -21,7 +21,7 @@ import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
 
 from . import program as _program
-from .dtypes import DataType
+from .dtypes import DataType, float_literal
 from .field import _ArrayLike, _normalize_shape, storage_dtype
 
 _OWNERS: weakref.WeakValueDictionary[int, Ndarray] = weakref.WeakValueDictionary()
@@ -88,6 +88,7 @@ class Ndarray(_ArrayLike):
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        value = float_literal(value, _program.get_program().config.default_fp)
         self._overwritten()[...] = value
 
     def from_numpy(self, arr: Any) -> None:

@@ -16,7 +16,8 @@ frontend's output depends on instead, so that a warm cache hit costs a few milli
 - `args`: the template signature: template arguments (fields by symbol, numbers by value),
   ndarray arguments by dtype, ndim, contiguity and element shape;
 - `fields`: the layout of every field of the program (symbol, kind, dtype, shape, element
-  shape, offset, gradient links), which the module's field declarations carry;
+  shape, byte offset in the root, index offset (`offset=`), gradient links), which the
+  module's field declarations carry;
 - `config`: the program's options that shape code (arch, default types, debug, fast math,
   optimisation level, random seed), and the kernel's symbol.
 
@@ -68,6 +69,7 @@ def _field_layout(f: Field) -> tuple[Any, ...]:
         tuple(f.shape),
         tuple(f.element_shape),
         f.offset,
+        tuple(f.index_offset),
         grad,
         primal,
     )

@@ -16,6 +16,7 @@ dict of member places (`StructPlace`), as is an element of a struct field.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from taichi_xdsl.utils.errors import TaichiError
@@ -47,9 +48,11 @@ class StructType:
         from .field import field
 
         fields = {
-            m: field(t, shape=shape, name=f"{name or self.name}_{m}", **kwargs)
+            m: (t.field if isinstance(t, StructType) else partial(field, t))(
+                shape=shape, name=f"{name or self.name}_{m}", **kwargs
+            )
             for m, t in self.members.items()
-        }
+        }  # a struct member is a struct field of its own
         return StructField(self, fields)
 
     def __repr__(self) -> str:
@@ -84,6 +87,12 @@ class StructField:
     def __init__(self, stype: StructType, fields: dict[str, Any]):
         self.stype = stype
         self.fields = fields
+
+    def leaf(self) -> Any:
+        """A field of scalars/vectors among the members (members of members too): the
+        index space of the whole struct field."""
+        first = next(iter(self.fields.values()))
+        return first.leaf() if isinstance(first, StructField) else first
 
     def __getattr__(self, name: str) -> Any:
         fields = self.__dict__.get("fields", {})

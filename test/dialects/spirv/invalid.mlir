@@ -533,3 +533,35 @@ func.func @group_operation_unknown(%v: f32) {
   spirv.Return
 }
 // CHECK: unknown group operation 'Clustered', expected one of Reduce, InclusiveScan, ExclusiveScan
+
+// -----
+
+func.func @group_bitwise_float(%v: f32) {
+  %0 = spirv.GroupNonUniformBitwiseAnd <Subgroup> <Reduce> %v : f32 -> f32
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformBitwiseAnd' expects integer or vector of integer value, got f32
+
+// -----
+
+func.func @group_shuffle_result(%v: f32, %i: i32) {
+  %0 = spirv.GroupNonUniformShuffle <Subgroup> %v, %i : f32, i32 -> i32
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformShuffle' result type must match the value's: i32 vs f32
+
+// -----
+
+func.func @group_vote_not_bool(%v: i32) {
+  %0 = spirv.GroupNonUniformAll <Subgroup> %v : i32 -> i1
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformAll' votes on an i1, got i32
+
+// -----
+
+func.func @group_broadcast_first_result(%v: f32) {
+  %0 = spirv.GroupNonUniformBroadcastFirst <Subgroup> %v : f32 -> i1
+  spirv.Return
+}
+// CHECK: 'spirv.GroupNonUniformBroadcastFirst' result type must be f32, got i1

@@ -451,3 +451,27 @@ func.func @subgroup(%f: f32, %i: i32) -> f32 {
   %2 = spirv.GroupNonUniformElect <Subgroup> : i1
   spirv.ReturnValue %0 : f32
 }
+
+// The other subgroup operations of ti.simt: arithmetic, broadcasts, shuffles and votes.
+// CHECK-LABEL: func.func @subgroup_more(%{{.*}}: f32, %{{.*}}: i32, %{{.*}}: i1) -> f32 {
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformFMin <Subgroup> <ExclusiveScan> %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformUMax <Subgroup> <Reduce> %{{.*}} : i32 -> i32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformBitwiseXor <Subgroup> <InclusiveScan> %{{.*}} : i32 -> i32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformBroadcast <Subgroup> %{{.*}}, %{{.*}} : f32, i32 -> f32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformShuffleDown <Subgroup> %{{.*}}, %{{.*}} : f32, i32 -> f32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformShuffleXor <Subgroup> %{{.*}}, %{{.*}} : i32, i32 -> i32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformBroadcastFirst <Subgroup> %{{.*}} : f32 -> f32
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformAny <Subgroup> %{{.*}} : i1 -> i1
+// CHECK-NEXT:    %{{.*}} = spirv.GroupNonUniformAllEqual <Subgroup> %{{.*}} : f32 -> i1
+func.func @subgroup_more(%f: f32, %i: i32, %c: i1) -> f32 {
+  %0 = spirv.GroupNonUniformFMin <Subgroup> <ExclusiveScan> %f : f32 -> f32
+  %1 = spirv.GroupNonUniformUMax <Subgroup> <Reduce> %i : i32 -> i32
+  %2 = spirv.GroupNonUniformBitwiseXor <Subgroup> <InclusiveScan> %i : i32 -> i32
+  %3 = spirv.GroupNonUniformBroadcast <Subgroup> %f, %i : f32, i32 -> f32
+  %4 = spirv.GroupNonUniformShuffleDown <Subgroup> %f, %i : f32, i32 -> f32
+  %5 = spirv.GroupNonUniformShuffleXor <Subgroup> %i, %i : i32, i32 -> i32
+  %6 = spirv.GroupNonUniformBroadcastFirst <Subgroup> %f : f32 -> f32
+  %7 = spirv.GroupNonUniformAny <Subgroup> %c : i1 -> i1
+  %8 = spirv.GroupNonUniformAllEqual <Subgroup> %f : f32 -> i1
+  spirv.ReturnValue %0 : f32
+}

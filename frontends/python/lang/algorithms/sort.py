@@ -1,4 +1,10 @@
-"""`ti.algorithms.parallel_sort`: a stable LSD radix sort in our kernels."""
+"""
+`ti.algorithms.parallel_sort`: a stable LSD radix sort in our kernels.
+
+The keys are mapped into an ndarray of sortable u32 bits (and back) by small kernels
+per field; the radix passes work on ndarrays only, so they compile once per program
+(and come from the offline cache after that), whatever the fields and their sizes.
+"""
 
 from __future__ import annotations
 
@@ -14,57 +20,97 @@ _BUCKETS = 1 << _RADIX_BITS
 _BLOCK = 4096  # keys a thread counts and scatters; at most _MAX_BLOCKS blocks
 _MAX_BLOCKS = 4096
 _SIGN = 0x80000000
+_SIGN64 = 0x8000000000000000
 
 
 @ti.kernel
-def _to_sortable_i32(keys: ti.template(), first: ti.i32, out: ti.template()):
-    for i in out:
+def _to_sortable_i32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
         out[i] = ti.cast(keys[first + i], ti.u32) ^ ti.u32(_SIGN)  # two's complement bits
 
 
 @ti.kernel
-def _to_sortable_u32(keys: ti.template(), first: ti.i32, out: ti.template()):
-    for i in out:
+def _to_sortable_u32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
         out[i] = keys[first + i]
 
 
 @ti.kernel
-def _to_sortable_f32(keys: ti.template(), first: ti.i32, out: ti.template()):
-    for i in out:
+def _to_sortable_f32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
         bits = ti.bit_cast(keys[first + i], ti.u32)
         # Negative floats: flip every bit (they order backwards); others: flip the sign.
         out[i] = ~bits if bits & ti.u32(_SIGN) else bits | ti.u32(_SIGN)
 
 
 @ti.kernel
-def _from_sortable_i32(sk: ti.template(), keys: ti.template(), first: ti.i32):
-    for i in sk:
+def _from_sortable_i32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
         keys[first + i] = ti.cast(sk[i] ^ ti.u32(_SIGN), ti.i32)
 
 
 @ti.kernel
-def _from_sortable_u32(sk: ti.template(), keys: ti.template(), first: ti.i32):
-    for i in sk:
+def _from_sortable_u32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
         keys[first + i] = sk[i]
 
 
 @ti.kernel
-def _from_sortable_f32(sk: ti.template(), keys: ti.template(), first: ti.i32):
-    for i in sk:
+def _from_sortable_f32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
         bits = sk[i]
         bits = bits ^ ti.u32(_SIGN) if bits & ti.u32(_SIGN) else ~bits
         keys[first + i] = ti.bit_cast(bits, ti.f32)
 
 
 @ti.kernel
-def _iota(perm: ti.template()):
-    for i in perm:
+def _to_sortable_i64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        out[i] = ti.cast(keys[first + i], ti.u64) ^ ti.u64(_SIGN64)
+
+
+@ti.kernel
+def _to_sortable_u64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        out[i] = keys[first + i]
+
+
+@ti.kernel
+def _to_sortable_f64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        bits = ti.bit_cast(keys[first + i], ti.u64)
+        out[i] = ~bits if bits & ti.u64(_SIGN64) else bits | ti.u64(_SIGN64)
+
+
+@ti.kernel
+def _from_sortable_i64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        keys[first + i] = ti.cast(sk[i] ^ ti.u64(_SIGN64), ti.i64)
+
+
+@ti.kernel
+def _from_sortable_u64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        keys[first + i] = sk[i]
+
+
+@ti.kernel
+def _from_sortable_f64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        bits = sk[i]
+        bits = bits ^ ti.u64(_SIGN64) if bits & ti.u64(_SIGN64) else ~bits
+        keys[first + i] = ti.bit_cast(bits, ti.f64)
+
+
+@ti.kernel
+def _iota(perm: ti.types.ndarray(ndim=1)):
+    for i in range(perm.shape[0]):
         perm[i] = i
 
 
 @ti.kernel
-def _count_digits(sk: ti.template(), n: ti.i32, shift: ti.i32, blocks: ti.i32,
-                  block: ti.i32, counts: ti.template()):
+def _count_digits(sk: ti.types.ndarray(ndim=1), n: ti.i32, shift: ti.i32, blocks: ti.i32,
+                  block: ti.i32, counts: ti.types.ndarray(ndim=1)):
     """counts[b * _BUCKETS + d]: how many keys of block b have digit d. Block-major, so
     each thread writes its own cache lines; a plain load/add/store, since no other
     thread touches a block's counters (an atomic `+=` would cost ~10x)."""
@@ -78,7 +124,7 @@ def _count_digits(sk: ti.template(), n: ti.i32, shift: ti.i32, blocks: ti.i32,
 
 
 @ti.kernel
-def _to_digit_major(counts: ti.template(), blocks: ti.i32, out: ti.template()):
+def _to_digit_major(counts: ti.types.ndarray(ndim=1), blocks: ti.i32, out: ti.types.ndarray(ndim=1)):
     """out[d * blocks + b] = counts[b * _BUCKETS + d]: the order in which the scan
     numbers the output positions (digit first, then block: a stable sort)."""
     for j in range(blocks * _BUCKETS):
@@ -88,7 +134,7 @@ def _to_digit_major(counts: ti.template(), blocks: ti.i32, out: ti.template()):
 
 
 @ti.kernel
-def _block_offsets(scanned: ti.template(), blocks: ti.i32, offsets: ti.template()):
+def _block_offsets(scanned: ti.types.ndarray(ndim=1), blocks: ti.i32, offsets: ti.types.ndarray(ndim=1)):
     """offsets[b * _BUCKETS + d]: where block b writes its first key of digit d, from the
     inclusive scan of the digit-major counts."""
     for j in range(blocks * _BUCKETS):
@@ -99,9 +145,9 @@ def _block_offsets(scanned: ti.template(), blocks: ti.i32, offsets: ti.template(
 
 
 @ti.kernel
-def _scatter(sk: ti.template(), perm: ti.template(), n: ti.i32, shift: ti.i32,
-             blocks: ti.i32, block: ti.i32, offsets: ti.template(),
-             sk_out: ti.template(), perm_out: ti.template(), with_perm: ti.template()):
+def _scatter(sk: ti.types.ndarray(ndim=1), perm: ti.types.ndarray(ndim=1), n: ti.i32, shift: ti.i32,
+             blocks: ti.i32, block: ti.i32, offsets: ti.types.ndarray(ndim=1),
+             sk_out: ti.types.ndarray(ndim=1), perm_out: ti.types.ndarray(ndim=1), with_perm: ti.template()):
     """Each block moves its keys (and their original positions, when values follow
     the keys) to their places, in order."""
     for b in range(blocks):
@@ -117,19 +163,25 @@ def _scatter(sk: ti.template(), perm: ti.template(), n: ti.i32, shift: ti.i32,
 
 
 @ti.kernel
-def _gather(src: ti.template(), first: ti.i32, perm: ti.template(), tmp: ti.template()):
-    for i in perm:
+def _gather(src: ti.template(), first: ti.i32, perm: ti.types.ndarray(ndim=1), tmp: ti.types.ndarray(ndim=1)):
+    for i in range(perm.shape[0]):
         tmp[i] = src[first + perm[i]]
 
 
 @ti.kernel
-def _copy_back(tmp: ti.template(), dst: ti.template(), first: ti.i32):
-    for i in tmp:
+def _copy_back(tmp: ti.types.ndarray(ndim=1), dst: ti.template(), first: ti.i32):
+    for i in range(tmp.shape[0]):
         dst[first + i] = tmp[i]
 
 
-_TO_SORTABLE = {"i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32}
-_FROM_SORTABLE = {"i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32}
+_TO_SORTABLE = {
+    "i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32,
+    "i64": _to_sortable_i64, "u64": _to_sortable_u64, "f64": _to_sortable_f64,
+}  # fmt: skip
+_FROM_SORTABLE = {
+    "i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32,
+    "i64": _from_sortable_i64, "u64": _from_sortable_u64, "f64": _from_sortable_f64,
+}  # fmt: skip
 
 
 def _check(x: Any, what: str) -> tuple[int, int]:
@@ -140,14 +192,16 @@ def _check(x: Any, what: str) -> tuple[int, int]:
 
 
 def parallel_sort(keys: Any, values: Any = None) -> None:
-    """Sort `keys` (a 1-D field of i32, u32 or f32) in place, ascending and stable;
+    """Sort `keys` (a 1-D field of i32, u32, f32, i64, u64 or f64) in place, ascending and
+    stable (a NaN sorts by its bits: after +inf, or before -inf when negative);
     `values`, a field of the same length, is permuted along with it."""
     n, first = _check(keys, "keys")
     name = str(keys.dtype)
     to_sortable = _TO_SORTABLE.get(name)
     if to_sortable is None:
         raise TaichiError(
-            f"parallel_sort: keys of {name} are not supported yet (i32, u32, f32 are)"
+            f"parallel_sort: keys of {name} are not supported (i32, u32, f32, i64, u64 and "
+            "f64 are)"
         )
     if values is not None:
         vn, vfirst = _check(values, "values")
@@ -158,15 +212,16 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     blocks = min(_MAX_BLOCKS, max(1, (n + _BLOCK - 1) // _BLOCK))
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
-    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m)
+    bits = 64 if name.endswith("64") else 32
+    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m, bits)
     to_sortable(keys, first, sk)
     with_perm = values is not None or name not in _FROM_SORTABLE
     if with_perm:
         _iota(perm)
-    for shift in range(0, 32, _RADIX_BITS):
+    for shift in range(0, bits, _RADIX_BITS):
         _count_digits(sk, n, shift, blocks, block, counts)
         _to_digit_major(counts, blocks, offsets)
-        inclusive_scan(offsets, 0, m, sums)
+        inclusive_scan(offsets, m, sums)
         _block_offsets(offsets, blocks, counts)
         _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
         sk, sk2, perm, perm2 = sk2, sk, perm2, perm
@@ -181,13 +236,13 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
 
 def _permute(x: Any, first: int, perm: Any) -> None:
     """x[first + i] <- x[first + perm[i]] for every i."""
-    tmp = _cached(("tmp", x.shape[0], x.dtype), lambda: ti.field(x.dtype, shape=x.shape[0]))
+    tmp = _cached(("tmp", x.shape[0], x.dtype), lambda: ti.ndarray(x.dtype, x.shape[0]))
     _gather(x, first, perm, tmp)
     _copy_back(tmp, x, first)
 
 
-# Scratch fields, made once per program and size: a field is never freed before ti.reset,
-# so a sort called in a loop must not make new ones each time.
+# Scratch ndarrays, made once per program and size, so that a sort called in a loop
+# does not allocate each time.
 _SCRATCH: dict[Any, Any] = {}
 
 
@@ -203,13 +258,15 @@ def _cached(key: tuple[Any, ...], make: Any) -> Any:
     return _SCRATCH[key]
 
 
-def _scratch(n: int, m: int) -> tuple[Any, ...]:
+def _scratch(n: int, m: int, bits: int) -> tuple[Any, ...]:
+    sortable = ti.u64 if bits == 64 else ti.u32
+
     def make() -> tuple[Any, ...]:
         return (
-            ti.field(ti.u32, shape=n), ti.field(ti.u32, shape=n),
-            ti.field(ti.i32, shape=n), ti.field(ti.i32, shape=n),
-            ti.field(ti.i32, shape=m), ti.field(ti.i32, shape=m),
-            ti.field(ti.i32, shape=chunk_slots(m)),
+            ti.ndarray(sortable, n), ti.ndarray(sortable, n),
+            ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
+            ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
+            ti.ndarray(ti.i32, chunk_slots(m)),
         )
 
-    return _cached(("sort", n, m), make)
+    return _cached(("sort", n, m, bits), make)

@@ -5,6 +5,7 @@ commonly reach for (`ti.lang.impl.current_cfg()`, `ti.lang.util.to_numpy_type`,
 It is no copy of Taichi's internals: what is not listed here does not exist.
 """
 
+from .. import simt
 from . import exception, impl, misc, ops, util
 
-__all__ = ["exception", "impl", "misc", "ops", "util"]
+__all__ = ["exception", "impl", "misc", "ops", "simt", "util"]

@@ -1,0 +1,119 @@
+"""
+The differential tester (utils/difftest.py) on a fixed range of seeds, on cpu and on
+vulkan, and the bugs it found, each as a minimal program checked against Taichi's answer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+from taichi_xdsl.utils import difftest
+
+# A fixed range that runs in well under a minute per arch on the project's VM; the long
+# run is `python -m taichi_xdsl.utils.difftest --seeds 0:10000` (README, Testing).
+SEEDS = range(0, 16)
+
+
+def test_seed_range(arch, tmp_path):
+    name = "vulkan" if arch is ti.vulkan else "cpu"
+    difftest.init(ti, name)
+    outcomes = [difftest.check(ti, seed, name, str(tmp_path)) for seed in SEEDS]
+    bad = [o for o in outcomes if o.kind in ("mismatch", "error")]
+    assert not bad, "\n".join(f"seed {o.seed}: {o.kind}: {o.detail}" for o in bad)
+    assert sum(o.kind == "ok" for o in outcomes) >= len(SEEDS) // 3
+
+
+def test_generator_is_deterministic():
+    assert difftest.source(difftest.generate(5)) == difftest.source(difftest.generate(5))
+    assert difftest.source(difftest.generate(5)) != difftest.source(difftest.generate(6))
+
+
+def test_reference_follows_taichi_rules():
+    assert difftest.promote("i32", "u32") == "u32"
+    assert difftest.promote("i64", "u32") == "i64"
+    assert difftest.promote("i64", "f32") == "f32"
+    assert difftest.wrap(2**31, "i32") == -(2**31)
+    assert difftest.wrap(-3, "u32") == 2**32 - 3
+    p = difftest.Program(0, [], [("out", "i32", 0, ("bin", "i32", "//", ("const", "i32", -7),
+                                                    ("const", "i32", 2)))], {}, {})
+    p.inputs = {"a_i": np.zeros(8, np.int32), "a_f": np.zeros(8, np.float32),
+                "a_d": np.zeros(8)}
+    p.scalars = {"s_i": 0, "s_f": 0.0, "s_d": 0.0}
+    assert difftest.reference(p)["out_i32"][0, 0] == -4  # floor, not truncation
+
+
+def test_known_issues_are_skipped_with_their_reason():
+    p = difftest.generate(0)
+    p.features = {"f64-transcendental"}
+    assert difftest.known_issue(p, "vulkan") == "f64-transcendental"
+    assert difftest.known_issue(p, "cpu") is None
+    for reason, archs in difftest.KNOWN_ISSUES.values():
+        assert "issue 13" in reason and archs
+
+
+def test_reducer_shrinks_while_the_failure_holds():
+    # A stand-in failure: "the program has a `%`". The reducer keeps only what it needs.
+    seed = next(s for s in range(100) if "%" in repr(difftest.generate(s).body)
+                and len(difftest.source(difftest.generate(s))) > 1500)
+    p = difftest.generate(seed)
+
+    def has_mod(c: difftest.Program) -> bool:
+        return "'%'" in repr(c.body)
+
+    small = difftest.reduce(p, has_mod)
+    assert has_mod(small)
+    assert len(difftest.source(small)) < len(difftest.source(p)) // 2
+    assert difftest._well_formed(small)
+
+
+# --------------------------------------------------------------------------- bugs found
+
+
+@pytest.mark.usefixtures("program")
+def test_cast_of_a_literal_is_a_typed_constant():
+    # difftest seeds 225, 245, 269: `ti.cast(<literal>, T)` folded to an untyped Python
+    # number, so arithmetic on it neither wrapped in T nor promoted as T (Taichi's
+    # answers below: a typed constant). It gave 2147483648 and 13421772800.
+    o = ti.field(ti.i64, shape=5)
+
+    @ti.kernel
+    def k():
+        o[0] = ti.cast(2147483647, ti.i32) + 1
+        o[1] = ti.cast(100, ti.u32) << ti.cast(27, ti.u32)
+        o[2] = ti.cast(300, ti.u8)
+        o[3] = ti.cast(-2.7, ti.i32)
+        o[4] = ti.cast(ti.cast(-3, ti.i64), ti.u32)
+
+    k()
+    assert o.to_numpy().tolist() == [-(2**31), 536870912, 44, -2, 4294967293]
+
+
+@pytest.mark.usefixtures("program")
+def test_widened_int_compared_with_a_constant():
+    # difftest seed 7: on lavapipe `i64(a[i]) < i64(255)` was false for a[i] = 5 (the
+    # driver's bug, Taichi 1.7.4 on lavapipe too); convert-arith-to-spirv compares in i32.
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.i32, ndim=1), o: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i in range(a.shape[0]):
+            o[i, 0] = ti.cast(a[i], ti.i64) < ti.i64(255)
+            o[i, 1] = ti.i64(-1) > ti.cast(a[i], ti.i64)
+            o[i, 2] = ti.cast(a[i], ti.i64) < ti.i64(5000000000)
+            o[i, 3] = ti.cast(ti.cast(a[i], ti.u32), ti.u64) < ti.u64(4294967295)
+
+    a = np.array([5, 300, -3, -1], np.int32)
+    o = np.zeros((4, 4), np.int32)
+    k(a, o)
+    assert o.tolist() == [[1, 0, 1, 1], [0, 0, 1, 1], [1, 1, 1, 1], [1, 0, 1, 0]]
+
+
+@pytest.mark.usefixtures("program")
+def test_floordiv_mod_of_typed_constants_floor_as_at_run_time():
+    # Taichi 1.7.4 folds `//` and `%` of typed constants with C's truncating rule
+    # (-3, -1) while run-time values floor (-4, 1): its bug (difftest TAICHI_BUGS). Ours
+    # floors in both cases.
+    @ti.kernel
+    def k(a: ti.i32) -> ti.types.vector(4, ti.i32):
+        return ti.Vector([ti.i32(-7) // ti.i32(2), ti.i32(-7) % ti.i32(2), a // 2, a % 2])
+
+    assert list(k(-7)) == [-4, 1, -4, 1]

@@ -1,0 +1,1363 @@
+"""
+Differential testing of taichi-xdsl: seeded random kernels, run on cpu and on vulkan,
+checked against an exact reference computed here with NumPy scalars (and against
+Taichi 1.7.4 when a Python with `taichi` is given), with a reducer that shrinks a
+failing program to a small one.
+
+    python -m taichi_xdsl.utils.difftest --seeds 0:200 --archs cpu,vulkan
+    python -m taichi_xdsl.utils.difftest --seeds 0:50 --taichi /tmp/tivenv_lead/bin/python
+    python -m taichi_xdsl.utils.difftest --show 17          # print program 17
+    python -m taichi_xdsl.utils.difftest --seeds 17:18 --reduce   # shrink a failure
+
+A program is one kernel over a parallel `for i in range(N)`: scalar arguments, input
+ndarrays of i32/f32/f64, ti.func helpers, locals of i32/i64/u32/f32/f64 with casts,
+arithmetic (`+ - * / // %`, shifts, bit operations, comparisons, min/max/abs,
+ti.select), math functions (sqrt, sin, cos, exp, log, tanh, floor, ceil, atan2, pow),
+ti.Vector values (dot, sum, max, elementwise, component reads), inner serial loops with
+`break`, if/else, and atomics (add/max/min) into fields. Each iteration writes its
+results to output ndarrays; the atomics go to fields read after the kernel.
+
+The reference interprets the same program tree with Taichi's documented rules: type
+promotion (float beats int, wider beats narrower, unsigned beats signed of one width),
+int `/` gives f32, `//` and `%` round toward negative infinity (Python's rule) for ints
+and floats alike, integers wrap, comparisons give i32 1 or 0. Floats are compared within
+a few ulp of the largest magnitude seen on the way; a program whose result depends on a
+rounding (a comparison, floor or cast to int near a tie), or that meets inf/NaN or an
+out-of-range float-to-int cast, is not a test and is dropped by the generator's check.
+
+Known bugs of ours that another piece of work is fixing (KNOWN_ISSUES) are skipped with
+their reason: a program that would meet one is counted as `known`, not run. Remove an
+entry when its bug is fixed. Taichi's own bugs (TAICHI_BUGS) are documented, not copied:
+when Taichi differs from the reference there, ours must still follow the reference.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib.util
+import json
+import math
+import os
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+N = 8  # iterations of the parallel loop
+SLOTS = 4  # output slots per type and iteration; accumulator cells per field
+
+# --------------------------------------------------------------------------- types
+
+INT_TYPES = ("i32", "i64", "u32")
+FLOAT_TYPES = ("f32", "f64")
+TYPES = INT_TYPES + FLOAT_TYPES
+BITS = {"i32": 32, "i64": 64, "u32": 32, "f32": 32, "f64": 64}
+NP = {"i32": np.int32, "i64": np.int64, "u32": np.uint32, "f32": np.float32, "f64": np.float64}
+EPS = {"f32": 2.0**-23, "f64": 2.0**-52}
+
+
+def is_float(t: str) -> bool:
+    return t in FLOAT_TYPES
+
+
+def promote(a: str, b: str) -> str:
+    """Taichi's binary-operation result type."""
+    if is_float(a) or is_float(b):
+        if "f64" in (a, b):
+            return "f64"
+        return "f32"
+    if BITS[a] != BITS[b]:
+        return a if BITS[a] > BITS[b] else b
+    return "u32" if "u32" in (a, b) else a
+
+
+def wrap(value: int, t: str) -> int:
+    bits = BITS[t]
+    value &= (1 << bits) - 1
+    if t != "u32" and value >= 1 << (bits - 1):
+        value -= 1 << bits
+    return value
+
+
+# --------------------------------------------------------------------------- known issues
+
+# name -> (reason, the arches it hits). A program whose features meet one is skipped on
+# those arches. Each names the bug of issue 13 that the "semantics" work is fixing:
+# delete the entry when that lands, and the generator's programs cover it again.
+KNOWN_ISSUES: dict[str, tuple[str, tuple[str, ...]]] = {
+    "f64-transcendental": (
+        "issue 13: f64 sin/cos/tan/tanh/exp/log/log2/atan2/** computed at f32 precision "
+        "on vulkan (GLSL.std.450 has no f64 forms)",
+        ("vulkan",),
+    ),
+    "f64-log2": (
+        "issue 13: ti.math.log2 of an f64 is not correctly rounded on cpu "
+        "(log2(3) = 1.5849625007211563)",
+        ("cpu",),
+    ),
+    "int-div-by-zero": (
+        "issue 13: integer // or % by zero kills the cpu process with SIGFPE; the "
+        "result is not defined yet on any arch",
+        ("cpu", "vulkan"),
+    ),
+    "f64-folded-local": (
+        "issue 13: a local initialised from an f64 expression the frontend folds is "
+        "declared f32",
+        ("cpu", "vulkan"),
+    ),
+}
+
+# Where Taichi 1.7.4 itself is wrong; with --taichi these differences are expected and
+# ours must follow the reference, not Taichi.
+TAICHI_BUGS = {
+    "const-fold-floordiv-mod": (
+        "Taichi folds `//` and `%` of constants with C semantics (truncation), while the "
+        "same operation on run-time values follows Python's (floor)"
+    ),
+}
+
+
+class Rejected(Exception):
+    """The reference found the program ill-defined or ill-conditioned: not a test."""
+
+
+class Known(Exception):
+    """The program meets a KNOWN_ISSUES entry."""
+
+    def __init__(self, name: str):
+        super().__init__(name)
+        self.name = name
+
+
+# --------------------------------------------------------------------------- program tree
+
+# Expressions are tuples (kind, type, ...):
+#   ("arg", t, name) ("load", t, array, offset) ("var", t, name) ("const", t, value)
+#   ("bin", t, op, a, b) ("cmp", "i32", op, a, b) ("un", t, fn, a) ("cast", t, a)
+#   ("select", t, c, a, b) ("math2", t, fn, a, b) ("call", t, fname, args)
+#   ("vec", t, how, [a...], [b...], k)
+# Statements are tuples:
+#   ("let", name, expr) ("set", name, expr) ("aug", name, op, expr)
+#   ("if", cond, [then], [else]) ("for", name, count, [body]) ("break_if", cond)
+#   ("atomic", fn, field, slot_expr, expr) ("out", t, slot, expr)
+
+
+@dataclasses.dataclass
+class Func:
+    name: str
+    params: list[str]  # param types
+    body: Any  # an expression over ("var", t, "p0") ...
+    result: str
+
+
+@dataclasses.dataclass
+class Program:
+    seed: int
+    funcs: list[Func]
+    body: list[tuple]
+    inputs: dict[str, np.ndarray]
+    scalars: dict[str, Any]
+    features: set[str] = dataclasses.field(default_factory=set)
+
+
+ARRAYS = {"a_i": "i32", "a_f": "f32", "a_d": "f64"}  # input ndarrays; `fin`: an f32 field
+SCALARS = {"s_i": "i32", "s_f": "f32", "s_d": "f64"}
+FIELDS = {"acc_i": "i32", "acc_f": "f32"}
+INT_CONSTS = [0, 1, 2, 3, 5, 7, -1, -3, 100, 255, 1 << 20, -(1 << 30), 2147483647, -2147483648]
+FLOAT_CONSTS = [0.0, 0.5, 1.0, 2.0, -1.5, 0.25, 3.0, -0.75, 10.0, 1024.0]
+
+
+class Generator:
+    """Random programs from a seed; every choice goes through `self.rng`."""
+
+    def __init__(self, seed: int):
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self.locals: list[tuple[str, str]] = []
+        self.counter = 0
+        self.funcs: list[Func] = []
+        self.loop_vars: set[str] = set()
+        self.in_func = False
+        self.atomic_ops = {f: self.rng.choice(["add", "add", "max", "min"]) for f in FIELDS}
+
+    # -- expressions
+    def expr(self, t: str, depth: int = 3) -> tuple:
+        r = self.rng
+        if depth <= 0 or r.random() < 0.25:
+            return self.leaf(t)
+        kinds = ["bin", "bin", "bin", "cast", "select", "un", "minmax", "cmp_as"]
+        if is_float(t):
+            kinds += ["math", "math", "math2", "vec"]
+        else:
+            kinds += ["bits", "shift", "vec"]
+        if self.funcs:
+            kinds += ["call"]
+        kind = r.choice(kinds)
+        d = depth - 1
+        if kind == "bin":
+            op = r.choice(["+", "-", "*", "+", "-", "*", "//", "%", "/"])
+            if op == "/" and not is_float(t):
+                op = "//"
+            if op == "/" and t == "f32" and r.random() < 0.3:  # int / int is f32
+                a_t, b_t = r.choice(INT_TYPES), r.choice(INT_TYPES)
+            else:
+                a_t, b_t = self.operand_types(t)
+            a, b = self.expr(a_t, d), self.expr(b_t, d)
+            if op in ("/", "//", "%") and r.random() < 0.8:
+                b = self.nonzero(b)
+            return ("bin", t, op, a, b)
+        if kind == "bits":
+            return ("bin", t, r.choice(["&", "|", "^"]), self.expr(t, d), self.expr(t, d))
+        if kind == "shift":
+            return ("bin", t, r.choice(["<<", ">>"]), self.expr(t, d),
+                    ("const", t, r.randrange(BITS[t])))
+        if kind == "cast":
+            src = r.choice(TYPES)
+            return ("cast", t, self.expr(src, d))
+        if kind == "select":
+            return ("select", t, self.cond(d), self.expr(t, d), self.expr(t, d))
+        if kind == "un":
+            return ("un", t, r.choice(["neg", "abs"]), self.expr(t, d))
+        if kind == "minmax":
+            return ("math2", t, r.choice(["min", "max"]), self.expr(t, d), self.expr(t, d))
+        if kind == "cmp_as":
+            c = self.cond(d)
+            return c if t == "i32" else ("cast", t, c)
+        if kind == "math":
+            fn = r.choice(["sqrt", "sin", "cos", "exp", "log", "tanh", "floor", "ceil", "round",
+                           "tan", "log2"][: 10 if r.random() < 0.9 else 11])
+            a = self.expr(t, d)
+            if fn in ("sqrt", "log", "log2"):
+                a = ("bin", t, "+", ("un", t, "abs", a), ("const", t, 1.0))
+            if fn in ("exp", "tan"):
+                a = ("math2", t, "min", ("math2", t, "max", a, ("const", t, -8.0)), ("const", t, 8.0))
+            if fn == "tan":
+                a = ("bin", t, "*", ("un", t, "sin", a), ("const", t, 1.0))
+            return ("un", t, fn, a)
+        if kind == "math2":
+            fn = r.choice(["atan2", "pow"])
+            if fn == "pow":
+                base = ("bin", t, "+", ("un", t, "abs", self.expr(t, d)), ("const", t, 0.5))
+                exponent = ("const", t, r.choice([0.5, 2.0, 3.0, -1.0, 1.5]))
+                return ("math2", t, "pow", base, exponent)
+            return ("math2", t, "atan2", self.expr(t, d), self.expr(t, d))
+        if kind == "vec":
+            how = r.choice(["dot", "sum", "max", "index", "addsum"])
+            n = r.choice([2, 3, 4])
+            a = [self.expr(t, d - 1) for _ in range(n)]
+            b = [self.expr(t, d - 1) for _ in range(n)] if how in ("dot", "addsum") else []
+            return ("vec", t, how, a, b, r.randrange(n))
+        if kind == "call":
+            f = r.choice(self.funcs)
+            call = ("call", f.result, f.name, [self.expr(p, d) for p in f.params])
+            return call if f.result == t else ("cast", t, call)
+        raise AssertionError(kind)
+
+    def nonzero(self, e: tuple) -> tuple:
+        """`e` made non-zero: `e | 1` for ints, `|e| + 0.5` for floats."""
+        t = e[1]
+        if is_float(t):
+            return ("bin", t, "+", ("un", t, "abs", e), ("const", t, 0.5))
+        return ("bin", t, "|", e, ("const", t, 1))
+
+    def operand_types(self, t: str) -> tuple[str, str]:
+        """Operand types whose promotion is `t` (mostly `t` itself)."""
+        r = self.rng
+        if r.random() < 0.7:
+            return t, t
+        if t == "f64":
+            other = r.choice(["f32", "i32", "i64"])
+        elif t == "f32":
+            other = r.choice(["i32", "i64", "u32"])
+        elif t == "i64":
+            other = r.choice(["i32", "u32"])
+        elif t == "u32":
+            other = "i32"
+        else:
+            return t, t
+        return (t, other) if r.random() < 0.5 else (other, t)
+
+    def cond(self, depth: int) -> tuple:
+        t = self.rng.choice(TYPES)
+        op = self.rng.choice(["<", "<=", ">", ">=", "==", "!="])
+        return ("cmp", "i32", op, self.expr(t, depth), self.expr(t, depth))
+
+    def leaf(self, t: str) -> tuple:
+        r = self.rng
+        candidates = [v for v in self.locals if v[1] == t]
+        choice = r.random()
+        if self.in_func:  # a ti.func sees its parameters and constants only
+            choice = 0.0 if candidates and choice < 0.6 else 0.99
+        if candidates and choice < 0.4:
+            name, _ = r.choice(candidates)
+            return ("var", t, name)
+        if choice < 0.6:
+            if t == "f32" and r.random() < 0.3:  # the input field
+                return ("load", t, "fin", r.choice([0, 0, 1, 3]))
+            if t in ARRAYS.values():
+                name = next(n for n, at in ARRAYS.items() if at == t)
+                return ("load", t, name, r.choice([0, 0, 1, 3]))
+            return ("cast", t, ("load", "i32", "a_i", r.choice([0, 2])))
+        if choice < 0.75:
+            name = next((n for n, st in SCALARS.items() if st == t), None)
+            if name:
+                return ("arg", t, name)
+        if t == "i32" and not self.in_func and r.random() < 0.3:
+            return ("var", "i32", "i")
+        if is_float(t):
+            return ("const", t, r.choice(FLOAT_CONSTS))
+        value = r.choice(INT_CONSTS)
+        if t == "u32":
+            value = abs(value) if value != -2147483648 else 2147483648
+        return ("const", t, wrap(value, t))
+
+    # -- statements
+    def new_local(self, t: str) -> str:
+        self.counter += 1
+        name = f"v{self.counter}"
+        self.locals.append((name, t))
+        return name
+
+    def stmts(self, count: int, depth: int, in_loop: bool) -> list[tuple]:
+        out: list[tuple] = []
+        for _ in range(count):
+            out.append(self.stmt(depth, in_loop))
+        return out
+
+    def stmt(self, depth: int, in_loop: bool) -> tuple:
+        r = self.rng
+        kinds = ["let", "let", "let", "set", "aug", "out", "out", "atomic"]
+        if depth > 0:
+            kinds += ["if", "for"]
+        if in_loop:
+            kinds += ["break_if"]
+        kind = r.choice(kinds)
+        targets = [v for v in self.locals if v[0] not in self.loop_vars]
+        if kind in ("set", "aug") and not targets:
+            kind = "let"
+        if kind == "let":
+            t = r.choice(TYPES)
+            e = self.expr(t, r.randint(1, 3))
+            return ("let", self.new_local(t), e)
+        if kind == "set":
+            name, t = r.choice(targets)
+            return ("set", name, self.expr(t, 2))
+        if kind == "aug":
+            name, t = r.choice(targets)
+            op = r.choice(["+", "-", "*"] + (["&", "|", "^"] if not is_float(t) else []))
+            return ("aug", name, op, self.expr(t, 2))
+        if kind == "out":
+            t = r.choice(TYPES)
+            return ("out", t, r.randrange(SLOTS), self.expr(t, r.randint(1, 3)))
+        if kind == "atomic":
+            field = r.choice(list(FIELDS))
+            t = FIELDS[field]
+            fn = self.atomic_ops[field]  # one op per field: mixed ops would not commute
+            e = self.expr(t, 2)
+            if t == "f32" and fn == "add":  # exact, so the order of the adds cannot matter
+                e = ("cast", "f32", ("bin", "i32", "%", self.expr("i32", 2), ("const", "i32", 1000)))
+            slot = ("bin", "i32", "%", ("var", "i32", "i"), ("const", "i32", SLOTS))
+            return ("atomic", fn, field, slot, e)
+        if kind == "if":
+            saved = list(self.locals)
+            then = self.stmts(r.randint(1, 3), depth - 1, in_loop)
+            self.locals = list(saved)
+            other = self.stmts(r.randint(0, 2), depth - 1, in_loop)
+            self.locals = saved
+            return ("if", self.cond(2), then, other)
+        if kind == "for":
+            saved = list(self.locals)
+            name = self.new_local("i32")
+            self.loop_vars.add(name)
+            body = self.stmts(r.randint(1, 3), depth - 1, True)
+            self.locals = saved
+            return ("for", name, r.randint(0, 4), body)
+        if kind == "break_if":
+            return ("break_if", self.cond(1))
+        raise AssertionError(kind)
+
+    def func(self, index: int) -> Func:
+        params = [self.rng.choice(TYPES) for _ in range(self.rng.randint(1, 3))]
+        result = self.rng.choice(TYPES)
+        saved = self.locals
+        self.locals = [(f"p{j}", t) for j, t in enumerate(params)]
+        self.in_func = True
+        body = self.expr(result, 2)
+        self.in_func = False
+        self.locals = saved
+        return Func(f"f{index}", params, body, result)
+
+    def program(self) -> Program:
+        r = self.rng
+        for k in range(r.choice([0, 0, 1, 2])):
+            self.funcs.append(self.func(k))
+        body = self.stmts(r.randint(2, 7), 2, False)
+        inputs = {
+            "a_i": np.array([r.choice([r.randint(-100, 100), r.choice(INT_CONSTS)])
+                             for _ in range(N)], np.int32),
+            "a_f": np.array([r.randint(-400, 400) / 100 for _ in range(N)], np.float32),
+            "a_d": np.array([r.uniform(-4, 4) for _ in range(N)], np.float64),
+            "fin": np.array([r.randint(-800, 800) / 128 for _ in range(N)], np.float32),
+        }
+        scalars = {"s_i": r.randint(-50, 50), "s_f": r.randint(-300, 300) / 64,
+                   "s_d": r.uniform(-3, 3)}
+        return Program(self.seed, self.funcs, body, inputs, scalars)
+
+
+def generate(seed: int) -> Program:
+    return Generator(seed).program()
+
+
+# --------------------------------------------------------------------------- source
+
+_PY_OPS = {"neg": "-"}
+
+
+def emit_expr(e: tuple) -> str:
+    kind, t = e[0], e[1]
+    if kind in ("arg", "var"):
+        return e[2]
+    if kind == "load":
+        return f"{e[2]}[i]" if e[3] == 0 else f"{e[2]}[(i + {e[3]}) % {N}]"
+    if kind == "const":
+        value = e[2]
+        if t == "i32":  # a bare literal is default_ip; -2**31 is not an i32 literal
+            return f"{value}" if value >= 0 else f"({value + 1} - 1)"
+        if t == "f32":  # a bare literal is default_fp
+            return f"{float(value)!r}" if value >= 0 else f"({float(value)!r})"
+        if value < 0:
+            return f"(-ti.{t}({-value!r}))" if value != -(2**63) else f"ti.{t}({value!r})"
+        return f"ti.{t}({value!r})"
+    if kind == "bin":
+        return f"({emit_expr(e[3])} {e[2]} {emit_expr(e[4])})"
+    if kind == "cmp":
+        return f"({emit_expr(e[3])} {e[2]} {emit_expr(e[4])})"
+    if kind == "un":
+        fn, a = e[2], emit_expr(e[3])
+        if fn == "neg":
+            return f"(-{a})"
+        if fn == "abs":
+            return f"ti.abs({a})"
+        if fn == "log2":
+            return f"ti.math.log2({a})"
+        if fn == "round":
+            return f"ti.round({a})"
+        return f"ti.{fn}({a})"
+    if kind == "cast":
+        return f"ti.cast({emit_expr(e[2])}, ti.{t})"
+    if kind == "select":
+        return f"ti.select({emit_expr(e[2])}, {emit_expr(e[3])}, {emit_expr(e[4])})"
+    if kind == "math2":
+        fn, a, b = e[2], emit_expr(e[3]), emit_expr(e[4])
+        if fn == "pow":
+            return f"({a} ** {b})"
+        return f"ti.{fn}({a}, {b})"
+    if kind == "call":
+        return f"{e[2]}({', '.join(emit_expr(a) for a in e[3])})"
+    if kind == "vec":
+        how, a, b, k = e[2], e[3], e[4], e[5]
+        va = f"ti.Vector([{', '.join(emit_expr(x) for x in a)}], dt=ti.{t})"
+        vb = f"ti.Vector([{', '.join(emit_expr(x) for x in b)}], dt=ti.{t})"
+        if how == "dot":
+            return f"{va}.dot({vb})"
+        if how == "sum":
+            return f"{va}.sum()"
+        if how == "max":
+            return f"{va}.max()"
+        if how == "index":
+            return f"{va}[{k}]"
+        return f"({va} + {vb} * {va}).sum()"
+    raise AssertionError(kind)
+
+
+def emit_stmts(stmts: list[tuple], indent: str) -> list[str]:
+    lines: list[str] = []
+    for s in stmts:
+        kind = s[0]
+        if kind == "let":
+            lines.append(f"{indent}{s[1]} = ti.cast({emit_expr(s[2])}, ti.{s[2][1]})")
+        elif kind == "set":
+            lines.append(f"{indent}{s[1]} = {emit_expr(s[2])}")
+        elif kind == "aug":
+            lines.append(f"{indent}{s[1]} {s[2]}= {emit_expr(s[3])}")
+        elif kind == "out":
+            lines.append(f"{indent}out_{s[1]}[i, {s[2]}] = {emit_expr(s[3])}")
+        elif kind == "atomic":
+            lines.append(f"{indent}ti.atomic_{s[1]}({s[2]}[{emit_expr(s[3])}], {emit_expr(s[4])})")
+        elif kind == "if":
+            lines.append(f"{indent}if {emit_expr(s[1])}:")
+            lines += emit_stmts(s[2], indent + "    ") or [f"{indent}    pass"]
+            if s[3]:
+                lines.append(f"{indent}else:")
+                lines += emit_stmts(s[3], indent + "    ")
+        elif kind == "for":
+            lines.append(f"{indent}for {s[1]} in range({s[2]}):")
+            lines += emit_stmts(s[3], indent + "    ") or [f"{indent}    pass"]
+        elif kind == "break_if":
+            lines.append(f"{indent}if {emit_expr(s[1])}:")
+            lines.append(f"{indent}    break")
+        else:
+            raise AssertionError(kind)
+    return lines
+
+
+def source(p: Program) -> str:
+    """The program as a Python module defining `make(ti) -> (kernel, fields)`."""
+    lines = [f"# difftest program, seed {p.seed}", "def make(ti):"]
+    for name, t in FIELDS.items():
+        lines.append(f"    {name} = ti.field(ti.{t}, shape={SLOTS})")
+    lines.append(f"    fin = ti.field(ti.f32, shape={N})")
+    for f in p.funcs:
+        lines.append("    @ti.func")
+        lines.append(f"    def {f.name}({', '.join(f'p{j}' for j in range(len(f.params)))}):")
+        lines.append(f"        return ti.cast({emit_expr(f.body)}, ti.{f.result})")
+    params = [f"{n}: ti.types.ndarray(dtype=ti.{t}, ndim=1)" for n, t in ARRAYS.items()]
+    params += [f"out_{t}: ti.types.ndarray(dtype=ti.{t}, ndim=2)" for t in TYPES]
+    params += [f"{n}: ti.{t}" for n, t in SCALARS.items()]
+    lines.append("    @ti.kernel")
+    lines.append(f"    def kernel({', '.join(params)}):")
+    lines.append(f"        for i in range({N}):")
+    lines += emit_stmts(p.body, " " * 12) or [" " * 12 + "pass"]
+    lines.append(f"    return kernel, {{{', '.join(f'{n!r}: {n}' for n in FIELDS)}}}, fin")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- reference
+
+
+def _np(value: Any, t: str) -> Any:
+    if is_float(t):
+        return NP[t](value)
+    return int(value)
+
+
+class Reference:
+    """
+    Evaluates a Program with Taichi's rules. Floats are NumPy scalars of their type (so
+    every operation rounds as on the device); ints are Python ints wrapped to their type.
+    `scale[t]` is the largest float magnitude met, the base of the comparison tolerance.
+    """
+
+    def __init__(self, p: Program):
+        self.p = p
+        self.funcs = {f.name: f for f in p.funcs}
+        self.scale = {"f32": 1.0, "f64": 1.0}
+        self.features: set[str] = set()
+        self.widened = False
+
+    def run(self) -> dict[str, np.ndarray]:
+        p = self.p
+        outs = {f"out_{t}": np.zeros((N, SLOTS), NP[t]) for t in TYPES}
+        fields = {
+            "acc_i": np.zeros(SLOTS, np.int64),
+            "acc_f": np.zeros(SLOTS, np.float64),
+        }
+        self.outs, self.fields = outs, fields
+        self.atomic_touched = set()
+        with np.errstate(all="ignore"):
+            for i in range(N):
+                env = {"i": ("i32", i)}
+                self.exec(p.body, env)
+        fields["acc_i"] = np.array([wrap(int(v), "i32") for v in fields["acc_i"]], np.int32)
+        fields["acc_f"] = fields["acc_f"].astype(np.float32)
+        return {**outs, **fields}
+
+    # statements
+    def exec(self, stmts, env) -> bool:
+        """Run `stmts`; True when a `break` left the enclosing loop."""
+        for s in stmts:
+            kind = s[0]
+            if kind == "let":
+                t = s[2][1]
+                env[s[1]] = (t, self.ev(s[2], env))
+            elif kind == "set":
+                t, _ = env[s[1]]
+                env[s[1]] = (t, self.convert(self.ev(s[2], env), s[2][1], t))
+            elif kind == "aug":
+                t, old = env[s[1]]
+                e = s[3]
+                r_t = promote(t, e[1])
+                value = self.binop(s[2], self.convert(old, t, r_t),
+                                   self.convert(self.ev(e, env), e[1], r_t), r_t)
+                env[s[1]] = (t, self.convert(value, r_t, t))
+            elif kind == "out":
+                value = self.ev(s[3], env)
+                self.outs[f"out_{s[1]}"][env["i"][1], s[2]] = value
+            elif kind == "atomic":
+                slot = self.ev(s[3], env)
+                value = self.ev(s[4], env)
+                field = self.fields[s[2]]
+                t = FIELDS[s[2]]
+                if s[1] == "add":
+                    field[slot] = field[slot] + (int(value) if t == "i32" else float(value))
+                    if t == "i32":
+                        field[slot] = wrap(int(field[slot]), "i32")
+                else:
+                    old = field[slot]
+                    if (s[2], slot) not in self.atomic_touched:
+                        old = 0  # the fields start at zero
+                    fn = max if s[1] == "max" else min
+                    field[slot] = fn(old, value)
+                self.atomic_touched.add((s[2], slot))
+            elif kind == "if":
+                if self.ev(s[1], env):
+                    if self.exec(s[2], env):
+                        return True
+                elif self.exec(s[3], env):
+                    return True
+            elif kind == "for":
+                for j in range(s[2]):
+                    env[s[1]] = ("i32", j)
+                    if self.exec(s[3], env):
+                        break
+            elif kind == "break_if":
+                if self.ev(s[1], env):
+                    return True
+            else:
+                raise AssertionError(kind)
+        return False
+
+    # expressions
+    def convert(self, value: Any, src: str, dst: str) -> Any:
+        """ti.cast(value, dst) of a `src` value."""
+        if is_float(dst):
+            if src == "f32" and dst == "f64":
+                self.widened = True  # f64 results may carry f32 rounding errors
+            result = NP[dst](value)
+            self.check_float(result, dst)
+            return result
+        if is_float(src):
+            x = float(value)
+            if not math.isfinite(x):
+                raise Rejected("cast of inf/nan to an int")
+            self.near_integer(x, src)
+            truncated = int(x)
+            lo = -(2 ** (BITS[dst] - 1)) if dst != "u32" else 0
+            hi = 2 ** (BITS[dst] - (1 if dst != "u32" else 0))
+            if not lo <= truncated < hi:
+                raise Rejected(f"float-to-int cast out of range of {dst}")
+            return truncated
+        return wrap(int(value), dst)
+
+    def check_float(self, value: Any, t: str) -> None:
+        x = float(value)
+        if not math.isfinite(x):
+            raise Rejected("inf or nan")
+        if abs(x) > 1e30 if t == "f32" else abs(x) > 1e200:
+            raise Rejected("float too large")
+        self.scale[t] = max(self.scale[t], abs(x))
+
+    def near(self, a: float, b: float, t: str) -> None:
+        """Reject a decision between floats that a rounding could flip."""
+        tol = 1e-3 if t == "f32" else 1e-9
+        if abs(a - b) <= tol * max(1.0, abs(a), abs(b), self.scale[t] * 1e-2):
+            raise Rejected("float decision near a tie")
+
+    def near_integer(self, x: float, t: str, half: bool = False) -> None:
+        target = math.floor(x) + 0.5 if half else round(x)
+        self.near(x, target, t)
+        if not half:
+            self.near(x, math.floor(x) if x - math.floor(x) < 0.5 else math.ceil(x), t)
+
+    def binop(self, op: str, a: Any, b: Any, t: str) -> Any:
+        if is_float(t):
+            if op == "+":
+                r = a + b
+            elif op == "-":
+                r = a - b
+            elif op == "*":
+                r = a * b
+            elif op == "/":
+                if float(b) == 0:
+                    raise Rejected("float division by zero")
+                r = a / b
+            elif op in ("//", "%"):
+                if float(b) == 0:
+                    raise Rejected("float division by zero")
+                q = a / b
+                self.near_integer(float(q), t)
+                fl = NP[t](math.floor(float(q)))
+                r = fl if op == "//" else a - fl * b
+            else:
+                raise AssertionError(op)
+            r = NP[t](r)
+            self.check_float(r, t)
+            return r
+        a, b = int(a), int(b)
+        if op == "+":
+            return wrap(a + b, t)
+        if op == "-":
+            return wrap(a - b, t)
+        if op == "*":
+            return wrap(a * b, t)
+        if op in ("//", "%"):
+            if b == 0:
+                raise Known("int-div-by-zero")
+            if t != "u32" and a == -(2 ** (BITS[t] - 1)) and b == -1:
+                raise Rejected("signed division overflow")
+            return wrap(a // b if op == "//" else a % b, t)
+        if op == "&":
+            return wrap(a & b, t)
+        if op == "|":
+            return wrap(a | b, t)
+        if op == "^":
+            return wrap(a ^ b, t)
+        if op == "<<":
+            return wrap(a << b, t)
+        if op == ">>":
+            return wrap(a >> b, t)  # a is in its type's range: arithmetic for signed
+        raise AssertionError(op)
+
+    def ev(self, e: tuple, env) -> Any:
+        kind, t = e[0], e[1]
+        if kind == "arg":
+            return _np(self.p.scalars[e[2]], t)
+        if kind == "var":
+            vt, value = env[e[2]]
+            assert vt == t, (e, vt)
+            return value
+        if kind == "load":
+            i = env["i"][1]
+            return _np(self.p.inputs[e[2]][(i + e[3]) % N], t)
+        if kind == "const":
+            return _np(e[2], t)
+        if kind == "bin":
+            op, a_e, b_e = e[2], e[3], e[4]
+            if op == "/":
+                r_t = promote(a_e[1], b_e[1])
+                r_t = "f32" if r_t in INT_TYPES else r_t
+            elif op in ("<<", ">>"):
+                r_t = a_e[1]
+            else:
+                r_t = promote(a_e[1], b_e[1])
+            assert r_t == t, (e, r_t)
+            a = self.convert(self.ev(a_e, env), a_e[1], r_t)
+            b = self.convert(self.ev(b_e, env), b_e[1], r_t)
+            return self.binop(op, a, b, r_t)
+        if kind == "cmp":
+            op, a_e, b_e = e[2], e[3], e[4]
+            r_t = promote(a_e[1], b_e[1])
+            a = self.convert(self.ev(a_e, env), a_e[1], r_t)
+            b = self.convert(self.ev(b_e, env), b_e[1], r_t)
+            if is_float(r_t) and a_e != b_e:  # the same expression twice is an exact tie
+                self.near(float(a), float(b), r_t)
+            return int({"<": a < b, "<=": a <= b, ">": a > b, ">=": a >= b,
+                        "==": a == b, "!=": a != b}[op])
+        if kind == "un":
+            fn = e[2]
+            a = self.ev(e[3], env)
+            if fn == "neg":
+                return NP[t](-a) if is_float(t) else wrap(-a, t)
+            if fn == "abs":
+                return NP[t](abs(a)) if is_float(t) else wrap(abs(a), t)
+            if fn in ("sin", "cos", "tan", "tanh", "exp", "log", "log2") and t == "f64":
+                self.features.add("f64-transcendental")
+            if fn == "log2" and t == "f64":
+                self.features.add("f64-log2")
+            x = float(a)
+            if fn in ("floor", "ceil"):
+                self.near_integer(x, t)
+                return NP[t](math.floor(x) if fn == "floor" else math.ceil(x))
+            if fn == "round":
+                self.near_integer(x, t, half=True)
+                return NP[t](round(x))
+            if fn == "sqrt" and x < 0 or fn in ("log", "log2") and x <= 0:
+                raise Rejected(f"{fn} out of its domain")
+            value = getattr(math, fn)(x) if fn != "log2" else math.log2(x)
+            r = NP[t](value)
+            self.check_float(r, t)
+            self.scale[t] = max(self.scale[t], abs(x))
+            return r
+        if kind == "cast":
+            a_e = e[2]
+            return self.convert(self.ev(a_e, env), a_e[1], t)
+        if kind == "select":
+            c = self.ev(e[2], env)
+            a, b = self.ev(e[3], env), self.ev(e[4], env)
+            return a if c else b
+        if kind == "math2":
+            fn = e[2]
+            a, b = self.ev(e[3], env), self.ev(e[4], env)
+            if fn == "min":  # near a tie either operand is the answer within tolerance
+                return a if a < b else b
+            if fn == "max":
+                return a if a > b else b
+            if t == "f64":
+                self.features.add("f64-transcendental")
+            if fn == "pow":
+                r = NP[t](float(a) ** float(b))
+            else:
+                r = NP[t](math.atan2(float(a), float(b)))
+            self.check_float(r, t)
+            return r
+        if kind == "call":
+            f = self.funcs[e[2]]
+            args = [self.ev(a, env) for a in e[3]]
+            local = {f"p{j}": (pt, v) for j, (pt, v) in enumerate(zip(f.params, args))}
+            return self.convert(self.ev(f.body, local), f.body[1], f.result)
+        if kind == "vec":
+            how, a_es, b_es, k = e[2], e[3], e[4], e[5]
+            a = [self.convert(self.ev(x, env), x[1], t) for x in a_es]
+            b = [self.convert(self.ev(x, env), x[1], t) for x in b_es]
+            if how == "dot":
+                acc = self.binop("*", a[0], b[0], t)
+                for x, y in zip(a[1:], b[1:]):
+                    acc = self.binop("+", acc, self.binop("*", x, y, t), t)
+                return acc
+            if how == "sum":
+                acc = a[0]
+                for x in a[1:]:
+                    acc = self.binop("+", acc, x, t)
+                return acc
+            if how == "max":
+                acc = a[0]
+                for x in a[1:]:
+                    acc = acc if acc > x else x
+                return acc
+            if how == "index":
+                return a[k]
+            ws = [self.binop("+", x, self.binop("*", y, x, t), t) for x, y in zip(a, b)]
+            acc = ws[0]
+            for w in ws[1:]:
+                acc = self.binop("+", acc, w, t)
+            return acc
+        raise AssertionError(kind)
+
+
+_PY_BINARY = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+              "&": lambda a, b: a & b, "|": lambda a, b: a | b, "^": lambda a, b: a ^ b,
+              "<<": lambda a, b: a << b, ">>": lambda a, b: a >> b,
+              "//": lambda a, b: a // b if b else None, "%": lambda a, b: a % b if b else None}
+
+
+def _check_python_folding(x: Any) -> None:
+    """
+    Taichi (and ours) fold operations on Python literals with Python's unbounded ints,
+    then type the result: an i32 expression of literals out of i32 is a compile error,
+    wherever it is (reached or not).
+    """
+    if isinstance(x, list):
+        for part in x:
+            _check_python_folding(part)
+    elif isinstance(x, tuple) and x:
+        if x[0] in ("bin", "un", "math2") and x[1] == "i32":
+            folded = python_value(x)
+            if folded is not None and not -(2**31) <= folded < 2**31:
+                raise Rejected("a Python-folded constant out of i32")
+        for part in x[1:]:
+            _check_python_folding(part)
+
+
+def _constant_floordiv_mod(x: Any) -> bool:
+    """Is there an integer `//` or `%` of two constant-only operands (TAICHI_BUGS)?"""
+    if isinstance(x, list):
+        return any(_constant_floordiv_mod(part) for part in x)
+    if not isinstance(x, tuple) or not x:
+        return False
+    if x[0] == "bin" and x[2] in ("//", "%") and x[1] in INT_TYPES:
+        if _constant_only(x[3]) and _constant_only(x[4]):
+            return True
+    return any(_constant_floordiv_mod(part) for part in x[1:])
+
+
+def _constant_only(e: Any) -> bool:
+    if not isinstance(e, tuple) or not e:
+        return True
+    if e[0] in ("arg", "var", "load", "call"):
+        return False
+    return all(_constant_only(part) for part in e[2:] if isinstance(part, tuple | list)) \
+        if e[0] != "vec" else False
+
+
+def python_value(e: tuple) -> int | None:
+    """The value of an i32 expression of bare literals as Python folds it, or None."""
+    kind = e[0]
+    if kind == "const":
+        return e[2] if e[1] == "i32" else None
+    if kind == "bin" and e[2] in _PY_BINARY:
+        a, b = python_value(e[3]), python_value(e[4])
+        if a is None or b is None or e[2] == "<<" and b > 64:
+            return None
+        return _PY_BINARY[e[2]](a, b)
+    if kind == "un" and e[2] in ("neg", "abs"):
+        a = python_value(e[3])
+        return None if a is None else (-a if e[2] == "neg" else abs(a))
+    if kind == "math2" and e[2] in ("min", "max"):
+        a, b = python_value(e[3]), python_value(e[4])
+        return None if a is None or b is None else (min(a, b) if e[2] == "min" else max(a, b))
+    return None
+
+
+def folded_f64_locals(p: Program) -> bool:
+    """Does a local take an f64 value computed from constants alone (KNOWN_ISSUES)?"""
+
+    def constant(e) -> bool:
+        kind = e[0]
+        if kind == "const":
+            return True
+        if kind in ("arg", "var", "load", "call"):
+            return False
+        children = [c for c in e[2:] if isinstance(c, tuple)]
+        children += [c for c in e[2:] if isinstance(c, list) for c in c]
+        return all(constant(c) for c in children)
+
+    def walk(stmts) -> bool:
+        for s in stmts:
+            if s[0] == "let" and s[2][1] == "f64" and constant(s[2]):
+                return True
+            if s[0] == "if" and (walk(s[2]) or walk(s[3])):
+                return True
+            if s[0] == "for" and walk(s[3]):
+                return True
+        return False
+
+    return walk(p.body)
+
+
+def reference(p: Program) -> dict[str, np.ndarray]:
+    """The expected outputs; raises Rejected or Known. Sets p.features."""
+    _check_python_folding([p.body, [f.body for f in p.funcs]])
+    ref = Reference(p)
+    result = ref.run()
+    p.features = ref.features
+    if folded_f64_locals(p):
+        p.features.add("f64-folded-local")
+    p.scale = ref.scale  # type: ignore[attr-defined]
+    p.widened = ref.widened  # type: ignore[attr-defined]
+    return result
+
+
+def accepted(seed: int) -> tuple[Program, dict[str, np.ndarray]] | None:
+    """The program of `seed` and its reference, or None if the reference rejects it."""
+    p = generate(seed)
+    try:
+        return p, reference(p)
+    except Rejected:
+        return None
+    except Known as known:
+        p.features = {known.name}
+        return p, {}
+
+
+def known_issue(p: Program, arch: str) -> str | None:
+    for name in sorted(p.features):
+        reason, archs = KNOWN_ISSUES.get(name, (None, ()))
+        if arch in archs:
+            return name
+    return None
+
+
+# --------------------------------------------------------------------------- running
+
+
+def load_module(src: str, folder: str, name: str):
+    path = Path(folder) / f"{name}.py"
+    path.write_text(src)
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def run_program(ti: Any, p: Program, folder: str) -> dict[str, np.ndarray]:
+    """Run `p` under the module `ti` (already initialised); its outputs."""
+    module = load_module(source(p), folder, f"difftest_{p.seed}_{os.getpid()}")
+    kernel, fields, fin = module.make(ti)
+    fin.from_numpy(p.inputs["fin"])
+    outs = {f"out_{t}": np.zeros((N, SLOTS), NP[t]) for t in TYPES}
+    args = [p.inputs[n].copy() for n in ARRAYS] + [outs[f"out_{t}"] for t in TYPES]
+    kernel(*args, *(p.scalars[n] for n in SCALARS))
+    ti.sync()
+    return {**outs, **{n: f.to_numpy() for n, f in fields.items()}}
+
+
+def compare(p: Program, expected: dict, got: dict) -> list[str]:
+    """The differences between `got` and `expected`, one line each."""
+    problems = []
+    for name, want in expected.items():
+        have = np.asarray(got[name])
+        t = str(want.dtype).replace("float", "f").replace("uint", "u").replace("int", "i")
+        if is_float(t):
+            scale = getattr(p, "scale", {}).get(t, 1.0)
+            tol = 64 * EPS[t] * max(1.0, scale)
+            if t == "f64" and getattr(p, "widened", False):  # f32 values cast to f64
+                tol = max(tol, 64 * EPS["f32"] * max(1.0, p.scale["f32"]))  # type: ignore[attr-defined]
+            bad = ~(np.abs(have.astype(np.float64) - want.astype(np.float64)) <= tol)
+        else:
+            bad = have != want
+        for index in zip(*np.nonzero(bad)):
+            index = tuple(int(x) for x in index)
+            problems.append(f"{name}{list(index)}: got {have[index]!r}, expected {want[index]!r}")
+    return problems
+
+
+@dataclasses.dataclass
+class Outcome:
+    seed: int
+    arch: str
+    kind: str  # ok, mismatch, error, known, rejected
+    detail: str = ""
+
+
+def check(ti: Any, seed: int, arch: str, folder: str) -> Outcome:
+    case = accepted(seed)
+    if case is None:
+        return Outcome(seed, arch, "rejected")
+    p, expected = case
+    issue = known_issue(p, arch)
+    if issue:
+        return Outcome(seed, arch, "known", issue)
+    if not expected:  # a Known raised on the other arch's list only
+        return Outcome(seed, arch, "known", ",".join(sorted(p.features)))
+    try:
+        got = run_program(ti, p, folder)
+    except Exception as error:  # noqa: BLE001 - every failure is a finding
+        return Outcome(seed, arch, "error", f"{type(error).__name__}: {str(error)[:500]}")
+    problems = compare(p, expected, got)
+    if problems:
+        return Outcome(seed, arch, "mismatch", "; ".join(problems[:4]))
+    return Outcome(seed, arch, "ok")
+
+
+def init(ti: Any, arch: str) -> None:
+    ti.reset()
+    ti.init(arch=getattr(ti, arch), offline_cache=False)
+
+
+def run_seeds(seeds: range, archs: list[str], *, verbose: bool = True,
+              reinit_every: int = 100) -> list[Outcome]:
+    import taichi_xdsl as ti
+
+    outcomes: list[Outcome] = []
+    with tempfile.TemporaryDirectory() as folder:
+        for arch in archs:
+            init(ti, arch)
+            for n, seed in enumerate(seeds):
+                if n and n % reinit_every == 0:
+                    init(ti, arch)
+                outcome = check(ti, seed, arch, folder)
+                outcomes.append(outcome)
+                if verbose and outcome.kind in ("mismatch", "error"):
+                    print(f"[{arch} seed {seed}] {outcome.kind}: {outcome.detail}", flush=True)
+                if verbose and (n + 1) % 100 == 0:
+                    counts = Counter(o.kind for o in outcomes if o.arch == arch)
+                    print(f"  {arch}: seeds {seeds.start}..{seed}: {dict(counts)}", flush=True)
+    return outcomes
+
+
+# --------------------------------------------------------------------------- Taichi
+
+_TAICHI_WORKER = r"""
+import json, sys, numpy as np
+sys.path.insert(0, {utils!r})
+import difftest as d
+import taichi as ti
+out = {{}}
+ti.init(arch=getattr(ti, {arch!r}), offline_cache=False)
+for n, seed in enumerate({seeds!r}):
+    if n and n % 100 == 0:
+        ti.reset(); ti.init(arch=getattr(ti, {arch!r}), offline_cache=False)
+    p = d.generate(seed)
+    try:
+        got = d.run_program(ti, p, {folder!r})
+        out[seed] = {{k: v.tolist() for k, v in got.items()}}
+    except Exception as e:
+        out[seed] = "error: " + type(e).__name__ + ": " + str(e)[:300]
+json.dump(out, open({result!r}, "w"))
+"""
+
+
+def run_taichi(python: str, seeds: list[int], arch: str) -> dict[int, Any]:
+    """Run programs under Taichi (another Python with `taichi`); outputs by seed."""
+    with tempfile.TemporaryDirectory() as folder:
+        result = str(Path(folder) / "result.json")
+        script = _TAICHI_WORKER.format(utils=str(Path(__file__).parent), arch=arch,
+                                       seeds=seeds, folder=folder, result=result)
+        subprocess.run([python, "-c", script], check=True, capture_output=True, timeout=3600)
+        data = json.loads(Path(result).read_text())
+    return {int(k): v for k, v in data.items()}
+
+
+# --------------------------------------------------------------------------- reducer
+
+
+def _subexprs(e: tuple) -> list[tuple]:
+    out = []
+    for c in e[2:]:
+        if isinstance(c, tuple) and c and c[0] in _EXPR_KINDS:
+            out.append(c)
+        elif isinstance(c, list):
+            out += [x for x in c if isinstance(x, tuple)]
+    return out
+
+
+_EXPR_KINDS = {"arg", "load", "var", "const", "bin", "cmp", "un", "cast", "select", "math2",
+               "call", "vec"}
+
+
+def _expr_variants(e: tuple) -> list[tuple]:
+    """Smaller expressions of the same type as `e`."""
+    t = e[1]
+    out = [("const", t, 1.0 if is_float(t) else 1)] if e[0] != "const" else []
+    for c in _subexprs(e):
+        out.append(c if c[1] == t else ("cast", t, c))
+        if c[0] not in ("const", "var", "arg", "load"):
+            for k, part in enumerate(e):
+                if part is c:
+                    for smaller in _expr_variants(c):
+                        out.append(e[:k] + (smaller,) + e[k + 1:])
+                    break
+    return out
+
+
+def _stmt_variants(stmts: list[tuple]) -> list[list[tuple]]:
+    out = []
+    for k, s in enumerate(stmts):
+        out.append(stmts[:k] + stmts[k + 1:])
+        kind = s[0]
+        if kind == "if":
+            out.append(stmts[:k] + s[2] + s[3] + stmts[k + 1:])
+            for body in _stmt_variants(s[2]):
+                out.append(stmts[:k] + [(s[0], s[1], body, s[3])] + stmts[k + 1:])
+            for body in _stmt_variants(s[3]):
+                out.append(stmts[:k] + [(s[0], s[1], s[2], body)] + stmts[k + 1:])
+        elif kind == "for":
+            if s[2] > 1:
+                out.append(stmts[:k] + [(s[0], s[1], 1, s[3])] + stmts[k + 1:])
+            for body in _stmt_variants(s[3]):
+                out.append(stmts[:k] + [(s[0], s[1], s[2], body)] + stmts[k + 1:])
+        else:
+            last = len(s) - 1
+            if isinstance(s[last], tuple) and s[last][0] in _EXPR_KINDS:
+                for e in _expr_variants(s[last]):
+                    out.append(stmts[:k] + [s[:last] + (e,)] + stmts[k + 1:])
+    return out
+
+
+def _uses(stmts, name: str) -> bool:
+    text = repr(stmts)
+    return f"'{name}'" in text
+
+
+def reduce(p: Program, still_fails) -> Program:
+    """
+    Greedy reduction: drop statements and functions, inline branches, replace
+    expressions by their parts or by 1, while `still_fails(program)` holds (it returns
+    False for a program the reference rejects).
+    """
+    current = p
+    progress = True
+    while progress:
+        progress = False
+        candidates = []
+        for f in current.funcs:
+            candidates.append(dataclasses.replace(current, funcs=[g for g in current.funcs if g is not f]))
+        candidates += [dataclasses.replace(current, body=b) for b in _stmt_variants(current.body)]
+        for c in candidates:
+            if not _well_formed(c):
+                continue
+            if still_fails(c):
+                current = c
+                progress = True
+                break
+    return current
+
+
+def _well_formed(p: Program) -> bool:
+    """Every variable and function used is defined before (the reducer may drop one)."""
+    names = {f.name for f in p.funcs}
+    text = repr(p.body)
+    for name in [n for n in _calls(p.body)]:
+        if name not in names:
+            return False
+    defined = {"i"}
+
+    def walk(stmts, defined) -> bool:
+        for s in stmts:
+            for var in _vars(s):
+                if var not in defined:
+                    return False
+            if s[0] == "let":
+                defined = defined | {s[1]}
+            elif s[0] == "if":
+                if not walk(s[2], defined) or not walk(s[3], defined):
+                    return False
+            elif s[0] == "for":
+                if not walk(s[3], defined | {s[1]}):
+                    return False
+        return True
+
+    del text
+    return walk(p.body, defined)
+
+
+def _vars(s) -> list[str]:
+    out = []
+
+    def visit(x):
+        if isinstance(x, tuple):
+            if x and x[0] == "var":
+                out.append(x[2])
+            elif x and x[0] in ("if", "for"):
+                for part in x[1:2] if x[0] == "if" else ():
+                    visit(part)
+                return
+            for part in x:
+                visit(part)
+        elif isinstance(x, list):
+            for part in x:
+                visit(part)
+
+    visit(s)
+    if s[0] in ("set", "aug"):
+        out.append(s[1])
+    return out
+
+
+def _calls(x) -> list[str]:
+    out = []
+    if isinstance(x, tuple):
+        if x and x[0] == "call":
+            out.append(x[2])
+        for part in x:
+            out += _calls(part)
+    elif isinstance(x, list):
+        for part in x:
+            out += _calls(part)
+    return out
+
+
+def reduce_seed(seed: int, arch: str) -> str:
+    """The source of the smallest program found that still fails like `seed` on `arch`."""
+    import taichi_xdsl as ti
+
+    case = accepted(seed)
+    assert case is not None, "the reference rejects this seed"
+    p, _ = case
+    with tempfile.TemporaryDirectory() as folder:
+        init(ti, arch)
+        first = _failure_kind(ti, p, folder)
+        if first is None:
+            return f"# seed {seed} does not fail on {arch}\n"
+        count = [0]
+
+        def still_fails(c: Program) -> bool:
+            count[0] += 1
+            if count[0] % 50 == 0:
+                init(ti, arch)
+            return _failure_kind(ti, c, folder) == first
+
+        small = reduce(p, still_fails)
+    expected = reference(small)
+    got = None
+    with tempfile.TemporaryDirectory() as folder:
+        init(ti, arch)
+        try:
+            got = run_program(ti, small, folder)
+            diff = compare(small, expected, got)
+        except Exception as error:  # noqa: BLE001
+            diff = [f"{type(error).__name__}: {error}"]
+    return source(small) + "\n# " + "\n# ".join(diff[:6]) + "\n"
+
+
+def _failure_kind(ti, p: Program, folder: str) -> str | None:
+    try:
+        expected = reference(p)
+    except (Rejected, Known):
+        return None
+    try:
+        got = run_program(ti, p, folder)
+    except Exception as error:  # noqa: BLE001
+        return f"error {type(error).__name__}"
+    problems = compare(p, expected, got)
+    if not problems:
+        return None
+    return "mismatch " + problems[0].split("[")[0]
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _seeds(text: str) -> range:
+    start, _, stop = text.partition(":")
+    return range(int(start), int(stop) if stop else int(start) + 1)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--seeds", default="0:100", help="a range START:STOP")
+    parser.add_argument("--archs", default="cpu,vulkan")
+    parser.add_argument("--show", type=int, help="print the program of one seed")
+    parser.add_argument("--reduce", action="store_true", help="shrink the failing seeds")
+    parser.add_argument("--taichi", metavar="PYTHON",
+                        help="also run under Taichi with this Python (it has `taichi`)")
+    parser.add_argument("--json", help="write every outcome to this file")
+    args = parser.parse_args(argv)
+    if args.show is not None:
+        p = generate(args.show)
+        print(source(p))
+        try:
+            reference(p)
+            print(f"# features: {sorted(p.features)}")
+        except (Rejected, Known) as why:
+            print(f"# not a test: {type(why).__name__}: {why}")
+        return 0
+    seeds = _seeds(args.seeds)
+    archs = [a for a in args.archs.split(",") if a]
+    start = time.monotonic()
+    outcomes = run_seeds(seeds, archs)
+    failures = 0
+    for arch in archs:
+        mine = [o for o in outcomes if o.arch == arch]
+        counts = Counter(o.kind for o in mine)
+        known = Counter(o.detail for o in mine if o.kind == "known")
+        failures += counts["mismatch"] + counts["error"]
+        print(f"{arch}: {len(mine)} programs: " + ", ".join(
+            f"{k} {counts[k]}" for k in ("ok", "mismatch", "error", "known", "rejected"))
+            + (f" (known: {dict(known)})" if known else ""))
+    print(f"{time.monotonic() - start:.0f} s")
+    if args.taichi:
+        failures += _against_taichi(args.taichi, seeds, archs)
+    if args.reduce:
+        for o in outcomes:
+            if o.kind in ("mismatch", "error"):
+                print(f"--- seed {o.seed} on {o.arch}, reduced:")
+                print(reduce_seed(o.seed, o.arch))
+    if args.json:
+        Path(args.json).write_text(json.dumps([dataclasses.asdict(o) for o in outcomes]))
+    return 1 if failures else 0
+
+
+def _against_taichi(python: str, seeds: range, archs: list[str]) -> int:
+    """Taichi's outputs against the reference: differences are listed (Taichi's bugs or
+    the reference's mistakes, to be read by a person); returns how many."""
+    differences = 0
+    for arch in archs:
+        cases = {s: c for s in seeds if (c := accepted(s)) is not None and c[1]}
+        taichi = run_taichi(python, sorted(cases), arch)
+        for seed, (p, expected) in cases.items():
+            got = taichi.get(seed)
+            if isinstance(got, str) or got is None:
+                print(f"[taichi {arch} seed {seed}] {got}")
+                continue
+            got = {k: np.array(v, dtype=expected[k].dtype) for k, v in got.items()}
+            problems = compare(p, expected, got)
+            if problems and _constant_floordiv_mod(p.body):
+                print(f"[taichi {arch} seed {seed}] differs where Taichi folds constant "
+                      f"`//`/`%` with C's rule (TAICHI_BUGS): {problems[0]}")
+            elif problems:
+                differences += 1
+                print(f"[taichi {arch} seed {seed}] differs: {'; '.join(problems[:3])}")
+        print(f"taichi {arch}: {len(cases)} programs, {differences} differ from the reference")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
