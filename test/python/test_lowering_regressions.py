@@ -77,3 +77,24 @@ def test_break_in_a_nested_if_skips_the_rest_of_the_outer_if():
     # j < 2: +10 each; 2 <= j < stop: +11 each; j == stop: nothing, the loop ends.
     want = [20 + 11 * (i % 5) for i in range(8)]
     assert list(out.to_numpy()) == want
+
+
+@pytest.mark.vulkan_only("the print buffer and its overflow count are Vulkan's")
+def test_print_records_past_the_buffer_are_counted(arch, capfd):
+    """Records that do not fit the print buffer are counted in its last word, and the
+    host says how many: every record is either printed or counted."""
+    ti.init(arch=arch, offline_cache=False)
+
+    @ti.kernel
+    def shout():
+        for i in range(40000):
+            print(i)
+
+    shout()
+    ti.sync()
+    out = capfd.readouterr().out.splitlines()
+    printed = [line for line in out if not line.startswith("[taichi-xdsl]")]
+    notes = [line for line in out if "did not fit the print buffer" in line]
+    assert len(notes) == 1, out[-3:]
+    dropped = int(notes[0].split()[1])
+    assert dropped > 0 and len(printed) + dropped == 40000
