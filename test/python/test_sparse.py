@@ -475,3 +475,28 @@ def test_struct_list_methods_and_one_extent_for_several_axes():
     np.testing.assert_array_equal(edges.b.to_numpy()[:5], a[:5] * 0.5)
     assert a[5] == 0
     assert g.shape == (6, 6) and ti.is_active(blocks, [2, 2]) == 1
+
+
+def test_rescale_index_both_ways():
+    a = ti.field(ti.f32)
+    b = ti.field(ti.f32)
+    ti.root.dense(ti.ij, 4).dense(ti.ij, 4).place(a)
+    ti.root.dense(ti.ij, 4).place(b)
+
+    @ti.kernel
+    def fine_to_coarse():
+        for I in ti.grouped(a):
+            b[ti.rescale_index(a, b, I)] += 1.0
+
+    @ti.kernel
+    def coarse_to_fine():
+        for I in ti.grouped(b):
+            a[ti.rescale_index(b, a, I)] = 1.0
+
+    coarse_to_fine()
+    fine_to_coarse()
+    np.testing.assert_array_equal(b.to_numpy(), 16.0)
+    ref = np.zeros((16, 16), np.float32)
+    ref[::4, ::4] = 1.0
+    np.testing.assert_array_equal(a.to_numpy(), ref)
+    assert list(ti.rescale_index(b, a, [1, 2]).to_numpy()) == [4, 8]

@@ -503,7 +503,10 @@ def rescale_index(a: Any, b: Any, I: Any) -> Any:
     out = []
     for k, v in enumerate(items):
         if k < len(shape_b) and k < len(shape_a):
-            out.append(v // (shape_a[k] // shape_b[k]))
+            if shape_a[k] >= shape_b[k]:  # finer -> coarser: divide down
+                out.append(v // (shape_a[k] // shape_b[k]))
+            else:  # coarser -> finer: the first fine cell
+                out.append(v * (shape_b[k] // shape_a[k]))
         else:
             out.append(v)
     return Vector(out)
