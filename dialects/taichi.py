@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from taichi_xdsl.dialects.symbols import lookup_symbol
+from taichi_xdsl.utils.print_format import INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
     I64,
     AnyFloatConstr,
@@ -73,6 +74,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     base,
     irdl_attr_definition,
@@ -972,25 +974,52 @@ class LengthOp(_ListOp):
 @irdl_op_definition
 class PrintOp(IRDLOperation):
     """
-    `print(...)` in a kernel: `format` holds the text with one `{}` per value.
+    `print(...)` in a kernel: `format` holds the text with one hole per value, `{}`
+    (the value's default rendering) or `{:SPEC}` with a printf conversion spec (no `%`,
+    no length modifier: the backends add what the value's width needs). `end` is what
+    follows the text, a newline unless given (`print(..., end="")`).
 
-    Example: `taichi.print "i = {}, x = {}" %i, %v : i32, f32`
+    Example: `taichi.print "i = {}, x = {:.2f}" %i, %v : i32, f32`
+             `taichi.print "{:08x}" %i : i32 {end = ""}`
     """
 
     name = "taichi.print"
     format = prop_def(StringAttr)
+    end = opt_prop_def(StringAttr)
     values = var_operand_def(Scalar)
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$format ($values^ `:` type($values))? attr-dict"
 
-    def __init__(self, format: str, values: Sequence[SSAValue | Operation] = ()):
-        super().__init__(properties={"format": StringAttr(format)}, operands=[values])
+    def __init__(
+        self,
+        format: str,
+        values: Sequence[SSAValue | Operation] = (),
+        end: str | None = None,
+    ):
+        properties: dict[str, Attribute] = {"format": StringAttr(format)}
+        if end is not None and end != "\n":
+            properties["end"] = StringAttr(end)
+        super().__init__(properties=properties, operands=[values])
+
+    @property
+    def end_text(self) -> str:
+        """What follows the formatted text (a newline by default)."""
+        return "\n" if self.end is None else self.end.data
 
     def verify_(self) -> None:
-        holes = len(re.findall(r"\{\}", self.format.data))
-        if holes != len(self.values):
+        holes = PRINT_HOLE.findall(self.format.data)
+        if len(holes) != len(self.values):
             raise VerifyException(
-                f"'{self.name}' format has {holes} '{{}}' for {len(self.values)} values"
+                f"'{self.name}' format has {len(holes)} '{{}}' for {len(self.values)} values"
             )
+        for (_, conversion), value in zip(holes, self.values):
+            if not conversion:
+                continue
+            is_int = isinstance(value.type, IntegerType)
+            if is_int != (conversion in INT_CONVERSIONS):
+                raise VerifyException(
+                    f"'{self.name}' conversion '{conversion}' does not fit a {value.type}"
+                )
 
 
 @irdl_op_definition

@@ -53,7 +53,9 @@ from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiIndexError,
+    TaichiError,
     TaichiRuntimeError,
+    TaichiRuntimeTypeError,
     TaichiTypeError,
 )
 
@@ -543,12 +545,13 @@ class Kernel:
 
     # -- errors -----------------------------------------------------------------------
 
-    def _argument_error(self, args: Sequence[object]) -> TaichiTypeError:
+    def _argument_error(self, args: Sequence[object]) -> TaichiError:
         for index, (spec, value) in enumerate(zip(self.plan.args, args)):
             if isinstance(spec, ScalarArg) and not abi.scalar_fits(spec.dtype, value):
-                return TaichiTypeError(
-                    f"kernel '{self.name}' argument {index} expects a {spec.dtype} scalar, "
-                    f"got {value!r} ({type(value).__name__})"
+                return TaichiRuntimeTypeError(
+                    f"Argument ({index},) (type={type(value)}) cannot be converted into "
+                    f"required type {spec.dtype}: kernel '{self.name}' argument {index} "
+                    f"got {value!r}"
                 )
         return TaichiTypeError(f"kernel '{self.name}': bad arguments {list(args)!r}")
 

@@ -53,6 +53,7 @@ from typing import IO, Any
 
 import numpy as np
 from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.print_format import PRINT_HOLE
 from taichi_xdsl.utils.pass_runner import (
     PassRunner,
     format_pass_statistics,
@@ -64,6 +65,7 @@ from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiIndexError,
     TaichiRuntimeError,
+    TaichiRuntimeTypeError,
     TaichiTypeError,
 )
 
@@ -506,15 +508,18 @@ class VulkanKernel:
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
+                        if isinstance(value, float | np.floating):  # never truncated
+                            raise TypeError(value)
                         bits = int(value) & ((1 << 64) - 1)  # type: ignore[call-overload]
                         _INT.pack_into(
                             host, offset, bits - (1 << 64) if bits >> 63 else bits
                         )
                 except (TypeError, ValueError, struct.error) as error:
-                    raise TaichiTypeError(
-                        f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
-                        f"got {value!r} ({type(value).__name__})"
-                    ) from None
+                    raise TaichiRuntimeTypeError(
+                        f"Argument ({index},) (type={type(value)}) cannot be converted into "
+                        f"required type {dtype}: kernel '{self.name}' argument {index} "
+                        f"got {value!r}"
+                    ) from error
                 continue
             array = _check_array(self.name, index, value, dtype, rank)
             for axis, extent in enumerate(array.shape):
@@ -638,28 +643,27 @@ def _decode(dtype: str, raw: bytes, offset: int) -> Any:
 
 
 def _format_print(fmt: str, kinds: tuple[str, ...], words: np.ndarray) -> str:
-    values: list[str] = []
+    """One print record as the CPU's printf writes it: each hole `{}` in its type's
+    default rendering, `{:SPEC}` with that printf spec; `fmt` ends with the op's end."""
+    values: list[int | float] = []
     position = 0
     for kind in kinds:
-        if kind in ("i64", "f64"):
-            raw = words[position : position + 2].tobytes()
-            position += 2
-            values.append(
-                str(struct.unpack("<q", raw)[0])
-                if kind == "i64"
-                else "%.12f" % struct.unpack("<d", raw)[0]  # as the CPU's printf
-            )
-        else:
-            word = words[position : position + 1]
-            position += 1
-            if kind == "f32":
-                values.append("%f" % float(word.view(np.float32)[0]))
-            else:
-                values.append(str(int(word.view(np.int32)[0])))
-    pieces = fmt.split("{}")
+        width = 2 if kind in ("i64", "f64") else 1
+        raw = words[position : position + width].tobytes()
+        position += width
+        code = {"i64": "<q", "f64": "<d", "f32": "<f"}.get(kind, "<i")
+        values.append(struct.unpack(code, raw)[0])
+    pieces = PRINT_HOLE.split(fmt)
     out = pieces[0]
-    for value, piece in zip(values, pieces[1:]):
-        out += value + piece
+    for k, (value, kind) in enumerate(zip(values, kinds)):
+        flags, conversion = pieces[3 * k + 1], pieces[3 * k + 2]
+        if not conversion:
+            text = "%.12f" % value if kind == "f64" else "%f" % value if kind == "f32" else str(value)
+        else:
+            if conversion in "uoxX" and isinstance(value, int) and value < 0:
+                value += 1 << (64 if kind == "i64" else 32)  # printf reads the bits unsigned
+            text = f"%{flags or ''}{conversion}" % value
+        out += text + pieces[3 * k + 3]
     return out
 
 
@@ -1003,7 +1007,7 @@ class VulkanBackend:
         while position < end:
             fmt, kinds = specs[int(words[position])]
             count = sum(2 if k in ("i64", "f64") else 1 for k in kinds)
-            print(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
+            sys.stdout.write(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
             position += 1 + count
         dropped = int(words[-1])
         if dropped:

@@ -30,7 +30,12 @@ from taichi_xdsl.targets.llvm.runtime import (
     adaptive_grain,
 )
 from taichi_xdsl.utils import abi
-from taichi_xdsl.utils.errors import TaichiAssertionError, TaichiIndexError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
+    TaichiIndexError,
+    TaichiRuntimeTypeError,
+    TaichiTypeError,
+)
 
 POOL_KINDS = ["native", "python"]
 
@@ -246,7 +251,7 @@ def test_serial_task_returns_values():
     assert kernel.launch(None, (True, 3, 0, 0)) == (2, 6.0, 0, 0)
     # Unsigned values wrap to the signless slot.
     assert kernel.launch(None, (2**32 - 1, 0.0, 0, 255)) == (0, 0.0, 0, -1)
-    with pytest.raises(TaichiTypeError, match="argument 0 expects a i32"):
+    with pytest.raises(TaichiRuntimeTypeError, match=r"Argument \(0,\) .* required type i32"):
         kernel.launch(None, (1.5, 0.0, 0, 0))
     assert kernel.launch(None, (np.int32(1), np.float32(0.5), np.int64(2), 1)) == (
         2,

@@ -7,6 +7,7 @@ compile time; operations on IR values go through the Emitter's typed ops.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -15,7 +16,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
-from ..lang import dtypes
+from ..lang import dtypes, ops
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -32,7 +33,7 @@ from .values import (
     is_python,
     is_scalar,
 )
-from .vectors import KernelMethod, Vec
+from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -144,6 +145,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
+    if node.attr == "fill":  # x.fill(v) writes into x: a container or a vector place
+        target = cg._place_or_value(node.value)
+        if isinstance(target, VecPlace):
+            return KernelMethod("fill", lambda args, kw, at: fill_vec(cg, target, args, at))
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -160,8 +165,15 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
                 return getattr(ref, node.attr)
         if node.attr in ("parent", "snode") and isinstance(base, FieldHandle):
             return getattr(base.field, node.attr)  # the layout tree, a Python object
-        if node.attr == "fill":
-            return _fill_method(cg, base)
+        if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
+            return cg.field_handle(_companion_field(cg, base, node))
+        if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
+            shape = base.element_shape
+            return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
+        if node.attr == "fill":  # x.fill(v) or x.fill(val=v)
+            return KernelMethod(
+                "fill", lambda args, kwargs, at: fill(cg, base, [*args, *kwargs.values()], at)
+            )
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -183,18 +195,18 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return getattr(ref, node.attr)
     return cg.rvalue(getattr(base, node.attr))
 
-def _fill_method(cg: KernelCodegen, container: Container) -> KernelMethod:
-    """`x.fill(v)` in a kernel: the loop of lang/scope_funcs.py, inlined here."""
-    from ..lang import scope_funcs
-    from .calls import inline_bound_func
-
-    def call(args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
-        if len(args) + len(kwargs) != 1 or (kwargs and "val" not in kwargs):
-            raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
-        value = args[0] if args else kwargs["val"]
-        inline_bound_func(cg, scope_funcs.fill, {"x": container, "value": value}, node)
-
-    return KernelMethod("fill", call)
+def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) -> Any:
+    """`x.grad` / `x.dual` of a field in a kernel: the placed gradient / dual field."""
+    companion = getattr(base.field, node.attr, None)
+    if companion is None or not companion.placed:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"Gradient {base.field.name or base.field.symbol}.{node.attr} has not been "
+            f"placed, check whether `needs_{node.attr}=True` (or place(x.{node.attr}), "
+            f"ti.root.lazy_{node.attr}())",
+        )
+    return companion
 
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
@@ -537,3 +549,33 @@ def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
             "an f-string with Taichi values works only inside print()",
         )
     return "".join(str(p) for p in parts)
+
+
+_FILL_LOOP = ast.parse("for I in grouped(target):\n    target[I] = value").body[0]
+
+
+def fill(cg: KernelCodegen, container: Container, args: list[Any], node: ast.AST) -> None:
+    """`x.fill(v)` in a kernel: `for I in ti.grouped(x): x[I] = v`, a parallel loop at
+    the kernel's top as any other (v is evaluated once, before the loop)."""
+    if len(args) != 1:
+        raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+    loop = copy.deepcopy(_FILL_LOOP)
+    for sub in ast.walk(loop):  # errors point at the call
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+    value = args[0]
+    cg.ctx.scopes.append({"grouped": ops.grouped, "target": container, "value": value})
+    try:
+        cg.visit(loop)
+    finally:
+        cg.ctx.scopes.pop()
+
+
+def fill_vec(cg: KernelCodegen, place: VecPlace, args: list[Any], node: ast.AST) -> None:
+    """`v.fill(x)` of a vector/matrix variable or element: every component becomes x."""
+    if len(args) != 1 or not is_scalar(args[0]):
+        raise cg.error(TaichiSyntaxError, node, "a vector/matrix's fill() takes one scalar")
+    size = 1
+    for n in place.shape:
+        size *= n
+    cg.store(place, Vec(place.shape, [args[0]] * size), node)

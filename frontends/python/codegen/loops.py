@@ -117,7 +117,9 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     if node.orelse:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'for ... else'")
     config, cg.pending_loop_config = cg.pending_loop_config, None
-    serialize = bool(config and config.get("serialize"))
+    # A real function's loops run serially, as the function body they are (Taichi
+    # compiles a ti.real_func as a function of its own, called by one thread).
+    serialize = bool(config and config.get("serialize")) or cg.in_real_func()
     block_dim = config.get("block_dim") if config else None
     it = node.iter
     if cg.is_call_to(it, ops.static):
@@ -198,8 +200,18 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         "ti.ndrange, a field or an ndarray)",
     )
 
+def _call_args(cg: KernelCodegen, call: ast.Call) -> list[tuple[ast.expr, Any]]:
+    """Each argument of `range(...)` / `ti.ndrange(...)` and its node (`*x` expanded)."""
+    out: list[tuple[ast.expr, Any]] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            out += [(arg, item) for item in calls.starred_items(cg, arg)]
+        else:
+            out.append((arg, cg.eval(arg)))
+    return out
+
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
-    args = [cg.eval(a) for a in call.args]
+    args = [value for _, value in _call_args(cg, call)]
     if call.keywords or not 1 <= len(args) <= 2:
         raise cg.error(
             TaichiSyntaxError,
@@ -212,8 +224,7 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
 
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
-    for arg in call.args:
-        value = cg.eval(arg)
+    for arg, value in _call_args(cg, call):
         if isinstance(value, tuple | list):
             if len(value) != 2:
                 raise cg.error(

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
     TaichiIndexError,
@@ -139,7 +140,10 @@ class _ArrayLike:
         index = _python_index(key, len(self.shape), self.index_offset)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
-                raise IndexError(
+                # ti.init(debug=True) checks bounds as Taichi does, with an assertion
+                prog = _program._current
+                debug = prog is not None and prog.config.debug
+                raise (TaichiAssertionError if debug else IndexError)(
                     f"index {key!r} is out of the bounds of a field/ndarray of shape "
                     f"{self.shape}"
                     + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
@@ -331,9 +335,15 @@ class Field(_ArrayLike):
             activate_all(self)
 
     grad: Field | None = None
-    """The gradient field (`needs_grad=True`, ti.ad), placed right after this one."""
+    """The gradient field of a float field (ti.ad); placed with it when it has a shape
+    and `needs_grad=True`, else by `place(x.grad)` or `ti.root.lazy_grad()`."""
+    dual: Field | None = None
+    """The dual (forward-mode tangent) field of a float field; placed as `grad` is
+    (`needs_dual=True`, `place(x.dual)`, `ti.root.lazy_dual()`)."""
     primal: Field | None = None
-    """On a gradient field: the field it is the gradient of."""
+    """On a gradient or dual field: the field it belongs to."""
+    needs_grad = False
+    needs_dual = False
 
     def _place(self, shape: tuple[int, ...], index_offset: Any = None) -> None:
         if self.placed:
@@ -341,18 +351,12 @@ class Field(_ArrayLike):
         self.shape = shape
         self.index_offset = _normalize_offset(index_offset, len(shape))
         self.placed = True
+        primal = self.primal
+        if primal is not None and not self.name and primal.placed:
+            self.name = f"{primal.symbol}_{'grad' if self is primal.grad else 'dual'}"
         self.program.place_field(self, self.name)
-        grad = self.grad
-        if grad is not None and not grad.placed:
-            grad.name = grad.name or f"{self.symbol}_grad"
-            grad._place(shape, self.index_offset)
-
-    destroyed = False
-    """Set when the FieldsBuilder tree holding this field is destroyed."""
 
     def _check_live(self) -> _program.Program:
-        if self.destroyed:
-            raise TaichiRuntimeError("this field's SNode tree (FieldsBuilder) is destroyed")
         prog = self.program
         if prog is not _program._current:
             raise TaichiError(
@@ -401,12 +405,14 @@ def field(
     every field row-major, so it is checked but does not change the layout (the values
     a program sees are the same).
 
+    A float field has a gradient field `x.grad` and a dual field `x.dual` (ti.ad);
+    `needs_grad=True` / `needs_dual=True` place them with a field given a shape, and
+    require them placed (`place(x.grad)`, `ti.root.lazy_grad()`) before a kernel runs.
+
     Raises:
-        TaichiError: options taichi-xdsl does not have (needs_dual), an offset without a
+        TaichiError: needs_grad/needs_dual on a non-float type, an offset without a
             shape or with the wrong number of axes, an order that is no permutation.
     """
-    if needs_dual:
-        raise TaichiError("ti.field: needs_dual= is not supported by taichi-xdsl yet")
     if offset is not None and shape is None:
         raise TaichiCompilationError("shape cannot be None when offset is set")
     if order is not None and shape is None:
@@ -417,19 +423,70 @@ def field(
         element_shape, dtype = dtype.shape, dtype.dtype
     f = Field(storage_dtype(dtype, prog.config), name or None)
     f.element_shape = element_shape
-    if needs_grad:  # the gradient field of ti.ad, placed with f
-        if not f.dtype.is_float:
-            raise TaichiError(f"ti.field: needs_grad=True needs a float type, got {f.dtype}")
-        f.grad = Field(f.dtype, f"{name}_grad" if name else None)
-        f.grad.element_shape = element_shape
-        f.grad.primal = f
+    if (needs_grad or needs_dual) and not f.dtype.is_float:
+        raise TaichiRuntimeError(
+            f"{f.dtype} is not supported for field with `needs_grad=True` or "
+            "`needs_dual=True` (a gradient needs a float type)"
+        )
+    if f.dtype.is_float:  # ti.ad's companions: x.grad (reverse mode), x.dual (forward)
+        f.grad, f.dual = _companion(f, name, "grad"), _companion(f, name, "dual")
+        f.needs_grad, f.needs_dual = needs_grad, needs_dual
     caller = sys._getframe(1)
     f.created_at = (caller.f_code.co_filename, caller.f_lineno)
     if shape is not None:
         shape = _normalize_shape(shape)
         _check_order(order, len(shape))
         f._place(shape, offset)
+        for companion, needed in ((f.grad, needs_grad), (f.dual, needs_dual)):
+            if needed and companion is not None:
+                companion._place(shape, offset)
+    else:
+        prog.unplaced_fields.append(f)
     return f
+
+
+def _companion(f: Field, name: str, kind: str) -> Field:
+    """The unplaced gradient or dual field of `f` (same type and element shape)."""
+    companion = Field(f.dtype, f"{name}_{kind}" if name else None)
+    companion.element_shape = f.element_shape
+    companion.primal = f
+    return companion
+
+
+def check_companions_placed(prog: _program.Program) -> None:
+    """
+    Taichi's materialize check: every field created must be placed, and a placed
+    field created with needs_grad / needs_dual must have its gradient / dual field
+    placed, before a kernel runs.
+
+    Raises:
+        TaichiRuntimeError: naming the fields not placed, or whose companions are not.
+    """
+    unplaced = [f for f in prog.unplaced_fields if not f.placed]
+    prog.unplaced_fields = unplaced
+    if unplaced:
+        names = ", ".join(
+            f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
+            if f.created_at
+            else f.name or "field"
+            for f in unplaced
+        )
+        raise TaichiRuntimeError(
+            f"These field(s) are not placed: {names} (give ti.field a shape or place "
+            "it with ti.root.dense(...).place(x))"
+        )
+    for kind in ("grad", "dual"):
+        missing = [
+            f
+            for f in prog.fields
+            if getattr(f, f"needs_{kind}") and not getattr(f, kind).placed
+        ]
+        if missing:
+            raise TaichiRuntimeError(
+                f"These field(s) requrie `needs_{kind}=True`, however their {kind} "
+                f"field(s) are not placed: {', '.join(f.symbol for f in missing)} "
+                f"(place them with ti.root...place(x.{kind}) or ti.root.lazy_{kind}())"
+            )
 
 
 class Axis:
@@ -453,6 +510,13 @@ def axes(*indices: int) -> Axis:
 
 
 from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
+
+
+def _place_companions(kind: str) -> None:
+    for f in list(_program.get_program().fields):
+        companion = getattr(f, kind)
+        if f.primal is None and companion is not None and not companion.placed:
+            companion._place(f.shape, f.index_offset)
 
 
 class _Root(SNode):

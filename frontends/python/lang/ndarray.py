@@ -18,7 +18,7 @@ import weakref
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
 
 from . import program as _program
 from .dtypes import DataType, float_literal
@@ -124,6 +124,9 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     )
     if needs_grad:
         if not arr.dtype.is_float:
-            raise TaichiError(f"ti.ndarray: needs_grad=True needs a float type, got {arr.dtype}")
+            raise TaichiRuntimeError(
+                f"{arr.dtype} is not supported for ndarray with `needs_grad=True` (a "
+                "gradient needs a float type)"
+            )
         arr.grad = Ndarray(arr.dtype, arr.shape, element_shape)
     return arr
