@@ -427,7 +427,7 @@ def test_aot_module_with_sparse_fields_saves_and_loads(arch, tmp_path):
 def test_autodiff_through_a_sparse_struct_for():
     x = ti.field(ti.f32, needs_grad=True)
     ptr = ti.root.pointer(ti.i, 4)
-    ptr.dense(ti.i, 4).place(x)
+    ptr.dense(ti.i, 4).place(x, x.grad)
     loss = ti.field(ti.f32, shape=(), needs_grad=True)
 
     @ti.kernel

@@ -163,8 +163,6 @@ class SNode:
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            if self.is_sparse_tree() and f.element_shape and f.grad is not None:
-                raise TaichiError("needs_grad on sparse SNodes is not supported by taichi-xdsl yet")
             self._check_dense_backing(f, shape)
             f._place(shape, offset)
             leaf = SNode("place", self, {})
