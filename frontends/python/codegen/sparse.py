@@ -453,10 +453,18 @@ def _rescale_index(cg: KernelCodegen, args: list[Any], node: ast.AST) -> Any:
             raise cg.error(TaichiTypeError, node, f"ti.rescale_index takes fields or SNodes, got {x!r}")
     items = list(args[2].elems) if isinstance(args[2], Vec) else list(args[2])
     out = [
-        _div(cg, _i32(cg, v), shapes[0][k] // shapes[1][k]) if k < len(shapes[1]) else v
+        _rescale(cg, _i32(cg, v), shapes[0][k], shapes[1][k]) if k < len(shapes[1]) else v
         for k, v in enumerate(items)
     ]
     return Vec((len(out),), out)
+
+
+def _rescale(cg: KernelCodegen, v: Value, n_from: int, n_to: int) -> Value:
+    """An index along an axis of n_from cells as one of n_to cells: a finer index
+    divides down, a coarser one scales up (to the first fine cell)."""
+    if n_from >= n_to:
+        return _div(cg, v, n_from // n_to)
+    return cg.em.binary("*", v, n_to // n_from)
 
 
 def parent_view(dynamic: SNode) -> SNode:

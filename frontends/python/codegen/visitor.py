@@ -394,8 +394,6 @@ class KernelCodegen(ast.NodeVisitor):
             raise TaichiCompilationError(
                 "this field belongs to a program that ti.init()/ti.reset() has ended"
             )
-        if f.destroyed:
-            raise TaichiCompilationError("this field's SNode tree (FieldsBuilder) is destroyed")
         if not f.placed:
             raise TaichiCompilationError(
                 "this field has no shape: give ti.field a shape or place it with "
@@ -640,6 +638,8 @@ class KernelCodegen(ast.NodeVisitor):
             if self.terminated:
                 break  # dead code after break / continue / return
             self.visit(stmt)
+            if self.at_top() and "pending_gc" in self.__dict__:
+                sparse.collect_garbage(self)  # zero the pointer cells stmt released
             if (
                 self.ctx.ret_flag is not None
                 and isinstance(stmt, ast.For | ast.While)
@@ -647,8 +647,6 @@ class KernelCodegen(ast.NodeVisitor):
                 and len(self.loops) > self.ctx.loop_base
             ):  # an inner loop returned: leave this loop too
                 calls.break_if_returned(self)
-            if self.at_top() and "pending_gc" in self.__dict__:
-                sparse.collect_garbage(self)  # zero the pointer cells stmt released
             rest = stmts[i + 1 :]
             if rest and self.ctx.ret_flag is not None and contains_return(stmt):
                 # a branch of `stmt` returned: the rest runs only if it did not

@@ -356,12 +356,7 @@ class Field(_ArrayLike):
             self.name = f"{primal.symbol}_{'grad' if self is primal.grad else 'dual'}"
         self.program.place_field(self, self.name)
 
-    destroyed = False
-    """Set when the FieldsBuilder tree holding this field is destroyed."""
-
     def _check_live(self) -> _program.Program:
-        if self.destroyed:
-            raise TaichiRuntimeError("this field's SNode tree (FieldsBuilder) is destroyed")
         prog = self.program
         if prog is not _program._current:
             raise TaichiError(

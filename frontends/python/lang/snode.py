@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
+from taichi_xdsl.utils.errors import TaichiError
 
 from . import dtypes
 from . import program as _program
@@ -163,8 +163,6 @@ class SNode:
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            if self.is_sparse_tree() and f.element_shape and (f.needs_grad or f.needs_dual):
-                raise TaichiError("needs_grad on sparse SNodes is not supported by taichi-xdsl yet")
             self._check_dense_backing(f, shape)
             f._place(shape, offset)
             leaf = SNode("place", self, {})
@@ -190,8 +188,8 @@ class SNode:
             )
 
     def lazy_grad(self) -> None:
-        """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float field
-        placed so far that has none placed, with the shape of its field."""
+        """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float
+        field placed so far that has none placed, with the shape of its field."""
         from .field import _place_companions
 
         _place_companions("grad")
@@ -255,66 +253,6 @@ class SNode:
         if self.kind == "root":
             return "ti.root"
         return f"{self._parent!r} => {self.kind} {list(self.shape)}"
-
-
-class FieldsBuilder(SNode):
-    """
-    `ti.FieldsBuilder()`: the root of a layout tree of its own. Build it as `ti.root`
-    (`fb.dense(...).place(x)`, `fb.pointer(...)`), then `fb.finalize()` gives an
-    `SNodeTree` whose `destroy()` ends its fields. Fields are placed as they are
-    declared (the root buffer grows), so finalize only closes the builder, and a
-    destroyed tree's storage is zeroed but not returned to the root buffer.
-    """
-
-    def __init__(self) -> None:
-        super().__init__("root", None, {})
-        self.program = _program.get_program()
-        self.finalized = False
-
-    def _open(self) -> None:
-        if self.finalized:
-            raise TaichiRuntimeError("this FieldsBuilder is finalized: build a new one")
-
-    def _child(self, *args: Any, **kwargs: Any) -> SNode:
-        self._open()
-        return super()._child(*args, **kwargs)
-
-    def place(self, *fields: Any, offset: Any = None) -> SNode:
-        self._open()
-        return super().place(*fields, offset=offset)
-
-    @property
-    def empty(self) -> bool:
-        return not self.children
-
-    def finalize(self, raise_warning: bool = True) -> SNodeTree:
-        """Close the builder; the tree's fields can be used from now on."""
-        self._open()
-        self.finalized = True
-        return SNodeTree(self)
-
-    def __repr__(self) -> str:
-        return "ti.FieldsBuilder"
-
-
-class SNodeTree:
-    """A finalized FieldsBuilder tree: `destroy()` ends its fields (using one raises)."""
-
-    def __init__(self, root: FieldsBuilder):
-        self.root = root
-        self.destroyed = False
-
-    def destroy(self) -> None:
-        if self.destroyed:
-            raise TaichiRuntimeError("this SNode tree is already destroyed")
-        self.destroyed = True
-        for f in self.root._fields_below():
-            f._array()[...] = 0
-            f.destroyed = True
-            for companion in (f.grad, f.dual):
-                if companion is not None and companion.placed:
-                    companion._array()[...] = 0
-                    companion.destroyed = True
 
 
 def sparse_ancestors(node: SNode | None) -> list[SNode]:
@@ -514,7 +452,10 @@ def rescale_index(a: Any, b: Any, I: Any) -> Any:
     out = []
     for k, v in enumerate(items):
         if k < len(shape_b) and k < len(shape_a):
-            out.append(v // (shape_a[k] // shape_b[k]))
+            if shape_a[k] >= shape_b[k]:  # finer -> coarser: divide down
+                out.append(v // (shape_a[k] // shape_b[k]))
+            else:  # coarser -> finer: the first fine cell
+                out.append(v * (shape_b[k] // shape_a[k]))
         else:
             out.append(v)
     return Vector(out)
