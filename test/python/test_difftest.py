@@ -21,7 +21,7 @@ def test_seed_range(arch, tmp_path):
     outcomes = [difftest.check(ti, seed, name, str(tmp_path)) for seed in SEEDS]
     bad = [o for o in outcomes if o.kind in ("mismatch", "error")]
     assert not bad, "\n".join(f"seed {o.seed}: {o.kind}: {o.detail}" for o in bad)
-    assert sum(o.kind == "ok" for o in outcomes) >= len(SEEDS) // 3
+    assert sum(o.kind == "ok" for o in outcomes) >= len(SEEDS) // 5
 
 
 def test_generator_is_deterministic():
