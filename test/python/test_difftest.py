@@ -117,3 +117,15 @@ def test_floordiv_mod_of_typed_constants_floor_as_at_run_time():
         return ti.Vector([ti.i32(-7) // ti.i32(2), ti.i32(-7) % ti.i32(2), a // 2, a % 2])
 
     assert list(k(-7)) == [-4, 1, -4, 1]
+
+
+@pytest.mark.usefixtures("program")
+def test_mod_of_a_local_holding_a_constant_floors():
+    # difftest seed 1035 under Taichi: it folds `v % 1000` of a constant local with C's
+    # rule (-648); its run-time rule, and ours, floor (352).
+    @ti.kernel
+    def k(a: ti.i32) -> ti.types.vector(2, ti.i32):
+        v = ti.cast(-2147483647 - 1, ti.i32)
+        return ti.Vector([v % 1000, (v + a) // 1000])
+
+    assert list(k(0)) == [352, -2147484]
