@@ -129,3 +129,19 @@ def test_mod_of_a_local_holding_a_constant_floors():
         return ti.Vector([v % 1000, (v + a) // 1000])
 
     assert list(k(0)) == [352, -2147484]
+
+
+@pytest.mark.usefixtures("program")
+def test_comparison_of_comparisons():
+    # difftest seed 2269: on vulkan `(a == 3) < (a > 0)` failed to compile (an ordered
+    # SPIR-V compare of bools); bools are compared as 0/1.
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.i32, ndim=1), o: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i in range(a.shape[0]):
+            o[i, 0] = (a[i] == 3) < (a[i] > 0)
+            o[i, 1] = (a[i] == 3) >= (a[i] > 0)
+
+    a = np.array([3, 5, -1, 0], np.int32)
+    o = np.zeros((4, 2), np.int32)
+    k(a, o)
+    assert o.tolist() == [[0, 1], [1, 0], [0, 1], [0, 1]]
