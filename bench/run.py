@@ -53,7 +53,7 @@ HERE = Path(__file__).resolve().parent
 WORKER = HERE / "worker.py"
 CASES = (
     "saxpy", "reduce", "julia", "nbody", "stencil", "mpm88", "launch", "copy",
-    "svd3", "sort", "poisson", "cg",
+    "svd3", "sort", "poisson", "cg", "sparse",
 )
 MEMORY_BOUND = ("saxpy", "reduce", "stencil", "copy")
 FRAMEWORKS = ("xdsl", "taichi", "taichi-cuda", "numba", "triton")

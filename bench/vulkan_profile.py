@@ -37,6 +37,14 @@ def main() -> None:
     parser.add_argument(
         "--unroll", type=int, default=None, help="convert-offload-to-spirv's unroll"
     )
+    parser.add_argument(
+        "--drop",
+        default="",
+        help="passes to leave out of the pipeline, comma-separated (ti.init(passes={'drop': ...}))",
+    )
+    parser.add_argument(
+        "--no-variants", action="store_true", help="skip the group-count variants"
+    )
     options = parser.parse_args()
     sys.path.insert(0, str(HERE.parent.parent))
     import taichi_xdsl as ti
@@ -45,8 +53,8 @@ def main() -> None:
     compiled: list[Any] = []
     original = vulkan_backend.VulkanBackend.compile
 
-    def compile_and_keep(self: Any, module: Any, name: str) -> Any:
-        kernel = original(self, module, name)
+    def compile_and_keep(self: Any, module: Any, name: str, **kw: Any) -> Any:
+        kernel = original(self, module, name, **kw)
         compiled.append(kernel)
         return kernel
 
@@ -54,7 +62,15 @@ def main() -> None:
     if options.unroll is not None:
         vulkan_backend.UNROLL = options.unroll
         print(f"unroll={options.unroll}")
-    ti.init(arch=ti.vulkan, default_fp=ti.f32, offline_cache=False)
+    drop = [name for name in options.drop.split(",") if name]
+    if drop:
+        print(f"without {', '.join(drop)}")
+    ti.init(
+        arch=ti.vulkan,
+        default_fp=ti.f32,
+        offline_cache=False,
+        passes={"drop": drop} if drop else None,
+    )
     from taichi_xdsl.frontends.python.lang import program
 
     rt = program.get_program().backend.runtime
@@ -105,7 +121,8 @@ def main() -> None:
             for kernel in compiled[first:]:
                 for task, binary in zip(kernel.plan.tasks, kernel.binaries):
                     (spirv_dir / f"{case}.{task.symbol}.spv").write_bytes(binary)
-    variants(rt, launched, options.calls)
+    if not options.no_variants:
+        variants(rt, launched, options.calls)
 
 
 def variants(rt: Any, launched: dict[str, tuple[Any, list[Any], int]], calls: int) -> None:
@@ -124,6 +141,12 @@ def variants(rt: Any, launched: dict[str, tuple[Any, list[Any], int]], calls: in
             counts = [sms * 8, sms * 16, 4096, sms * 64, 32768, 131072]
         limit = rt.caps.max_compute_work_group_count[0]
         out = []
+        try:
+            rt.launch(kernel, buffers, groups)
+        except ValueError as error:  # a buffer of its last launch went back to the pool
+            print(f"  skipped: {error}", flush=True)
+            rt.take_timestamps()
+            continue
         for count in [c for c in counts if c <= limit]:
             for _ in range(calls // 4 + 1):
                 rt.launch(kernel, buffers, count)

@@ -40,6 +40,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from taichi_xdsl.dialects.symbols import lookup_symbol
+from taichi_xdsl.utils.print_format import INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
     I64,
     AnyFloatConstr,
@@ -73,6 +74,7 @@ from xdsl.ir import (
 )
 from xdsl.irdl import (
     IRDLOperation,
+    ParsePropInAttrDict,
     VarConstraint,
     base,
     irdl_attr_definition,
@@ -823,6 +825,148 @@ class AtomicXorOp(IntegerAtomicOp):
 
 
 # ---------------------------------------------------------------------------------------
+# Sparse SNodes: the activity of a cell
+# ---------------------------------------------------------------------------------------
+#
+# A pointer or bitmasked SNode keeps one i32 word per cell in a hidden field (its *mask*:
+# 0 free, 1 active, 2 released: deactivated, storage not yet zeroed); a dynamic SNode one
+# i32 length per list. These ops name what a kernel does to a cell; ti-lower-sparse
+# turns them into loads, stores and atomics on the words (frontends/python/lang/snode.py
+# describes the layout).
+
+
+class _CellOp(IRDLOperation, ABC):
+    """Shared shape: a cell `%mask[%i, ...]` of a mask or length field."""
+
+    mask = operand_def(MemRefType.constr(i32))
+    indices = var_operand_def(i32)
+
+    def verify_(self) -> None:
+        mask_type = self.mask.type
+        assert isa(mask_type, MemRefType)
+        if len(self.indices) != mask_type.get_num_dims():
+            raise VerifyException(
+                f"'{self.name}' names a cell of a {mask_type.get_num_dims()}-d "
+                f"{mask_type} with {len(self.indices)} indices"
+            )
+
+
+@irdl_op_definition
+class ActivateOp(_CellOp):
+    """
+    `ti.activate(snode, I)`, and what a write under a pointer/bitmasked SNode does to
+    the cells above the element: the cell becomes active.
+
+    Example: `taichi.activate %mask[%i, %j] : memref<4x4xi32>`
+    """
+
+    name = "taichi.activate"
+    assembly_format = "$mask `[` $indices `]` attr-dict `:` type($mask)"
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, mask: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[mask, indices])
+
+
+@irdl_op_definition
+class DeactivateOp(_CellOp):
+    """
+    `ti.deactivate(snode, I)`. With `release` (a pointer SNode) the cell's storage is
+    zeroed later, by the gc loop after the statement; without (bitmasked) the cell's
+    data stays, as in Taichi.
+
+    Example: `taichi.deactivate %mask[%i] release : memref<4xi32>`
+    """
+
+    name = "taichi.deactivate"
+    release = opt_prop_def(UnitAttr)
+    assembly_format = "$mask `[` $indices `]` (`release` $release^)? attr-dict `:` type($mask)"
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(
+        self,
+        mask: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        release: bool = False,
+    ):
+        super().__init__(
+            operands=[mask, indices], properties={"release": UnitAttr()} if release else {}
+        )
+
+
+@irdl_op_definition
+class IsActiveOp(_CellOp):
+    """
+    `ti.is_active(snode, I)` (and the test of a struct-for over a sparse SNode).
+
+    Example: `%on = taichi.is_active %mask[%i] : memref<4xi32>`
+    """
+
+    name = "taichi.is_active"
+    result = result_def(IntegerType(1))
+    assembly_format = "$mask `[` $indices `]` attr-dict `:` type($mask)"
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, mask: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[mask, indices], result_types=[IntegerType(1)])
+
+
+class _ListOp(_CellOp, ABC):
+    """A dynamic SNode's list `%lengths[%i, ...]`, which holds up to `capacity` cells."""
+
+    capacity = prop_def(IntegerAttr[I64])
+    result = result_def(i32)
+    assembly_format = (
+        "$mask `[` $indices `]` `capacity` $capacity attr-dict `:` type($mask)"
+    )
+
+    def __init__(
+        self,
+        lengths: SSAValue | Operation,
+        indices: Sequence[SSAValue | Operation],
+        capacity: int,
+    ):
+        super().__init__(
+            operands=[lengths, indices],
+            properties={"capacity": IntegerAttr(capacity, i64)},
+            result_types=[i32],
+        )
+
+    def verify_(self) -> None:
+        super().verify_()
+        if self.capacity.value.data <= 0:
+            raise VerifyException(
+                f"'{self.name}' expects a positive capacity, got {self.capacity.value.data}"
+            )
+
+
+@irdl_op_definition
+class AppendOp(_ListOp):
+    """
+    Claim the next cell of a dynamic list (atomically); the result is the old length
+    (`ti.append`'s value). The caller stores the value there when it is below the
+    capacity; the length counts every claim.
+
+    Example: `%old = taichi.append %len[%i] capacity 8 : memref<4xi32>`
+    """
+
+    name = "taichi.append"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+
+@irdl_op_definition
+class LengthOp(_ListOp):
+    """
+    `ti.length(snode, I)`: the number of cells of a dynamic list (at most `capacity`).
+
+    Example: `%n = taichi.length %len[%i] capacity 8 : memref<4xi32>`
+    """
+
+    name = "taichi.length"
+    traits = traits_def(MemoryReadEffect())
+
+
+# ---------------------------------------------------------------------------------------
 # Print and assert
 # ---------------------------------------------------------------------------------------
 
@@ -830,25 +974,52 @@ class AtomicXorOp(IntegerAtomicOp):
 @irdl_op_definition
 class PrintOp(IRDLOperation):
     """
-    `print(...)` in a kernel: `format` holds the text with one `{}` per value.
+    `print(...)` in a kernel: `format` holds the text with one hole per value, `{}`
+    (the value's default rendering) or `{:SPEC}` with a printf conversion spec (no `%`,
+    no length modifier: the backends add what the value's width needs). `end` is what
+    follows the text, a newline unless given (`print(..., end="")`).
 
-    Example: `taichi.print "i = {}, x = {}" %i, %v : i32, f32`
+    Example: `taichi.print "i = {}, x = {:.2f}" %i, %v : i32, f32`
+             `taichi.print "{:08x}" %i : i32 {end = ""}`
     """
 
     name = "taichi.print"
     format = prop_def(StringAttr)
+    end = opt_prop_def(StringAttr)
     values = var_operand_def(Scalar)
+    irdl_options = (ParsePropInAttrDict(),)
     assembly_format = "$format ($values^ `:` type($values))? attr-dict"
 
-    def __init__(self, format: str, values: Sequence[SSAValue | Operation] = ()):
-        super().__init__(properties={"format": StringAttr(format)}, operands=[values])
+    def __init__(
+        self,
+        format: str,
+        values: Sequence[SSAValue | Operation] = (),
+        end: str | None = None,
+    ):
+        properties: dict[str, Attribute] = {"format": StringAttr(format)}
+        if end is not None and end != "\n":
+            properties["end"] = StringAttr(end)
+        super().__init__(properties=properties, operands=[values])
+
+    @property
+    def end_text(self) -> str:
+        """What follows the formatted text (a newline by default)."""
+        return "\n" if self.end is None else self.end.data
 
     def verify_(self) -> None:
-        holes = len(re.findall(r"\{\}", self.format.data))
-        if holes != len(self.values):
+        holes = PRINT_HOLE.findall(self.format.data)
+        if len(holes) != len(self.values):
             raise VerifyException(
-                f"'{self.name}' format has {holes} '{{}}' for {len(self.values)} values"
+                f"'{self.name}' format has {len(holes)} '{{}}' for {len(self.values)} values"
             )
+        for (_, conversion), value in zip(holes, self.values):
+            if not conversion:
+                continue
+            is_int = isinstance(value.type, IntegerType)
+            if is_int != (conversion in INT_CONVERSIONS):
+                raise VerifyException(
+                    f"'{self.name}' conversion '{conversion}' does not fit a {value.type}"
+                )
 
 
 @irdl_op_definition
@@ -1481,6 +1652,11 @@ Taichi = Dialect(
         AtomicAndOp,
         AtomicOrOp,
         AtomicXorOp,
+        ActivateOp,
+        DeactivateOp,
+        IsActiveOp,
+        AppendOp,
+        LengthOp,
         PrintOp,
         AssertOp,
         TextureFetchOp,

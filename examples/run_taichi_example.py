@@ -7,7 +7,8 @@ headless, and save the picture its GUI shows at a given frame.
 
 `taichi` (and taichi.math / .ui / .tools / .types) resolve to taichi_xdsl; every
 ti.GUI / ti.ui.Window is headless unless --window; at the chosen frame's show() the
-canvas is written to --out and the program stops.
+canvas is written to --out and the program stops. With --taichi the program runs under
+Taichi itself (when installed), headless the same way: reference pictures to compare.
 """
 
 from __future__ import annotations
@@ -16,11 +17,49 @@ import argparse
 import os
 import runpy
 import sys
+import tempfile
 import time
+import types
 
 
 class _Done(Exception):
     pass
+
+
+def _alias_examples(program: str) -> None:
+    """Make `taichi.examples` the examples folder PROGRAM lies in, if it lies in one
+    (a program may import a sibling: `from taichi.examples.patterns import taichi_logo`)."""
+    d = os.path.dirname(os.path.abspath(program))
+    while d != os.path.dirname(d):
+        if os.path.basename(d) == "examples" and os.path.basename(os.path.dirname(d)) == "taichi":
+            pkg = types.ModuleType("taichi.examples")
+            pkg.__path__ = [d]
+            sys.modules["taichi.examples"] = pkg
+            return
+        d = os.path.dirname(d)
+
+
+def _headless_taichi(ti) -> None:
+    """Taichi's own GUIs without windows: show_gui / show_window forced off."""
+    gui_init, win_init = ti.GUI.__init__, ti.ui.Window.__init__
+
+    def gui_headless(self, *args, **kwargs):
+        kwargs["show_gui"] = False
+        gui_init(self, *args, **kwargs)
+
+    def window_headless(self, *args, **kwargs):
+        kwargs["show_window"] = False
+        win_init(self, *args, **kwargs)
+
+    ti.GUI.__init__, ti.ui.Window.__init__ = gui_headless, window_headless
+    # Taichi's headless ti.ui.Window raises on input queries: no input comes instead
+    ti.ui.Window.get_events = lambda self, *a: []
+    ti.ui.Window.get_event = lambda self, *a: False
+    ti.ui.Window.is_pressed = lambda self, *a: False
+    # ... and its show() crashes without a window (on Mesa's lavapipe): a frame is ended by
+    # writing it out instead, which renders it and starts the next one
+    scratch = os.path.join(tempfile.mkdtemp(), "frame.png")
+    ti.ui.Window.show = lambda self: self.window.write_image(scratch)
 
 
 def main() -> None:
@@ -30,16 +69,23 @@ def main() -> None:
     ap.add_argument("--out", default="frame.png")
     ap.add_argument("--arch", default=None, help="force ti.init's arch (cpu, vulkan)")
     ap.add_argument("--window", action="store_true", help="open windows (needs a display)")
+    ap.add_argument("--taichi", action="store_true", help="run under Taichi itself (reference)")
     ap.add_argument("args", nargs=argparse.REMAINDER, help="arguments for the program")
     opts = ap.parse_args()
-    if not opts.window:
-        os.environ["TI_GUI_SHOW"] = "0"
+    if opts.taichi:
+        import taichi as ti
 
-    import taichi_xdsl as ti
+        if not opts.window:
+            _headless_taichi(ti)
+    else:
+        if not opts.window:
+            os.environ["TI_GUI_SHOW"] = "0"
+        import taichi_xdsl as ti
 
-    sys.modules["taichi"] = ti
-    for sub in ("math", "ui", "tools", "types"):
-        sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
+        sys.modules["taichi"] = ti
+        for sub in ("math", "ui", "tools", "types", "_lib"):
+            sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
+    _alias_examples(opts.program)
     if opts.arch:
         init = ti.init
 

@@ -1,5 +1,6 @@
 """
-ti-auto-diff: reverse-mode automatic differentiation of `taichi.kernel`s.
+ti-auto-diff: automatic differentiation of `taichi.kernel`s. This file is the reverse
+mode (the default, `{mode=reverse}`); `{mode=forward}` is in auto_diff_forward.py.
 
 For each kernel `@k` the pass adds its adjoint kernel `@k_grad` (same arguments, no
 results): run after the primal, it adds d(outputs)/d(inputs) times the gradients of the
@@ -42,8 +43,9 @@ adjoint.
 As in Taichi (taichi/transforms/auto_diff.cpp), each block is replayed forward and then
 reversed statement by statement: a global load of a field with a gradient becomes an
 atomic add into the gradient, a global store or atomic add reads the gradient of its
-destination, and global writes of the replay are dropped (Taichi's global data access
-rule: a kernel does not read what it writes). Adjoints of SSA values accumulate in SSA
+destination (a store then zeroes it: what it overwrote receives nothing), and global
+writes of the replay are dropped (Taichi's global data access rule: a kernel does not
+overwrite what its adjoint reads). Adjoints of SSA values accumulate in SSA
 within their block; adjoints of values used in nested regions, and of local variables,
 live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
 where no other thread sees them).
@@ -84,6 +86,18 @@ from xdsl.utils.hints import isa
 
 _LOOPS = (taichi.RangeForOp, taichi.StructForOp, taichi.WhileOp)
 _REGION_OPS = (taichi.IfOp, *_LOOPS)
+_LINEAR = (
+    arith.AddfOp,
+    arith.SubfOp,
+    arith.NegfOp,
+    arith.ExtFOp,
+    arith.TruncFOp,
+    math.FloorOp,
+    math.CeilOp,
+    math.RoundOp,
+    math.TruncOp,
+)
+"""Ops whose adjoint reads none of their operands."""
 _DROPPED = (taichi.PrintOp, taichi.AssertOp)
 """Ops the adjoint kernel does not replay (they would run twice)."""
 
@@ -220,7 +234,7 @@ class _Adjoint:
                     written.add(sym)
         if not written:
             return
-        work = [v for op in self.live for v in op.operands]
+        work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
         while work:
             value = work.pop()
@@ -241,6 +255,27 @@ class _Adjoint:
                 for use in value.uses:
                     work.extend(use.operation.operands)
             work.extend(owner.operands)
+
+    def needed_operands(self, op: Operation) -> list[SSAValue]:
+        """
+        The operands of a live op whose values its reverse reads. A store or atomic
+        needs its destination (the gradient's index), not its value; a sum, a
+        difference and a cast are linear (their adjoints need no operand); a product
+        needs the factor that scales the other, active, one; a select its condition.
+        So `x[i + 1] = x[i] * 2`
+        may write the x it read (Taichi's test_loop_grad): the adjoint never reads x.
+        """
+        if isinstance(op, memref.StoreOp):
+            return [op.memref]
+        if isinstance(op, taichi.AtomicOp):
+            return [op.dest]
+        if isinstance(op, _LINEAR):
+            return []
+        if isinstance(op, arith.MulfOp):
+            return [a for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if b in self.active]
+        if isinstance(op, arith.SelectOp):  # routes the adjoint by its condition alone
+            return [op.cond]
+        return list(op.operands)
 
     def _activated(self, op: Operation) -> list[SSAValue]:
         active = self.active
@@ -510,11 +545,17 @@ class _Adjoint:
             self.accumulate(op.value, self.emit(memref.LoadOp.get(slot, [])), ctx)
             self.emit(memref.StoreOp.get(self.const(0.0, op.value.type), slot, []))
             return
-        if op.value not in self.active:
+        # The store overwrote the destination: the gradient that reached it goes to the
+        # stored value and no further (an earlier store's adjoint must not see it again;
+        # Taichi's test_ad_set_loss_grad).
+        if not isinstance(op.value.type, AnyFloat):
             return
         ptr = self.grad_ptr(op.memref, ctx)
-        if ptr is not None:
+        if ptr is None:
+            return
+        if op.value in self.active:
             self.accumulate(op.value, self.emit(memref.LoadOp.get(ptr, [])), ctx)
+        self.emit(memref.StoreOp.get(self.const(0.0, op.value.type), ptr, []))
 
     def reverse_atomic(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
         if op.value not in self.active:
@@ -782,6 +823,9 @@ _RULES: dict[type[Operation], _Rule] = {
     math.RsqrtOp: lambda b, a, o, r: [
         (0, _mul(b, _mul(b, a, b.const(-0.5, r.type)), _mul(b, r, _mul(b, r, r))))
     ],
+    math.Log2Op: lambda b, a, o, r: [
+        (0, b.emit(arith.DivfOp(a, _mul(b, o[0], b.const(0.6931471805599453, r.type)))))
+    ],
     math.PowFOp: _pow,
     math.Atan2Op: _atan2,
     math.AbsFOp: _abs,
@@ -811,39 +855,71 @@ def add_adjoint(
     Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
 
 
+_KIND_NAMES = {"grad": "gradient", "dual": "dual"}
+
+
+def _companions(
+    fields: list[taichi.FieldOp], field_types: dict[str, MemRefType], kind: str
+) -> dict[str, str]:
+    """Field symbol -> the symbol of its gradient (kind 'grad') or dual ('dual')."""
+    out: dict[str, str] = {}
+    for f in fields:
+        companion = f.attributes.get(kind)
+        if companion is None:
+            continue
+        if not isinstance(companion, SymbolRefAttr):
+            raise PassFailedAt(f, f"ti-auto-diff: a field's '{kind}' must be a symbol")
+        target = companion.root_reference.data
+        if field_types.get(target) != f.type:
+            raise PassFailedAt(
+                f,
+                f"ti-auto-diff: the {_KIND_NAMES[kind]} @{target} of "
+                f"@{f.sym_name.data} must be a taichi.field of type {f.type}",
+            )
+        if not isinstance(f.type.element_type, AnyFloat):
+            raise PassFailedAt(
+                f,
+                f"ti-auto-diff: @{f.sym_name.data} needs a float type for a "
+                f"{_KIND_NAMES[kind]}",
+            )
+        out[f.sym_name.data] = target
+    return out
+
+
 @dataclass(frozen=True)
 class AutoDiffPass(ModulePass):
-    """Add the reverse-mode adjoint `@k_grad` of every taichi.kernel `@k`."""
+    """
+    Differentiate every taichi.kernel `@k`: mode=reverse (the default) adds its adjoint
+    `@k_grad`, mode=forward its tangent kernel `@k_fwd` (auto_diff_forward.py).
+    """
 
     name = "ti-auto-diff"
 
+    mode: str = "reverse"
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.mode not in ("reverse", "forward"):
+            raise PassFailedAt(
+                op, f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
+            )
         fields = [f for f in op.walk() if isinstance(f, taichi.FieldOp)]
         field_types = {f.sym_name.data: f.type for f in fields}
-        grads: dict[str, str] = {}
-        for f in fields:
-            grad = f.attributes.get("grad")
-            if grad is None:
-                continue
-            if not isinstance(grad, SymbolRefAttr):
-                raise PassFailedAt(f, "ti-auto-diff: a field's 'grad' must be a symbol")
-            target = grad.root_reference.data
-            if field_types.get(target) != f.type:
-                raise PassFailedAt(
-                    f,
-                    f"ti-auto-diff: the gradient @{target} of @{f.sym_name.data} must be "
-                    f"a taichi.field of type {f.type}",
-                )
-            if not isinstance(f.type.element_type, AnyFloat):
-                raise PassFailedAt(
-                    f, f"ti-auto-diff: @{f.sym_name.data} needs a float type for a gradient"
-                )
-            grads[f.sym_name.data] = target
+        forward = self.mode == "forward"
+        companions = _companions(fields, field_types, "dual" if forward else "grad")
         kernels = [k for k in op.walk() if isinstance(k, taichi.KernelOp)]
         names = {k.sym_name.data for k in kernels}
+        suffix = "_fwd" if forward else "_grad"
+        from taichi_xdsl.lowering.auto_diff_forward import (  # noqa: PLC0415 (cycle)
+            TANGENT_OF_ATTR,
+            add_tangent_kernel,
+        )
+
         for kernel in kernels:
-            if ADJOINT_OF_ATTR in kernel.attributes:
-                continue  # an adjoint kernel itself
-            if f"{kernel.sym_name.data}_grad" in names:
+            if ADJOINT_OF_ATTR in kernel.attributes or TANGENT_OF_ATTR in kernel.attributes:
+                continue  # a derived kernel itself
+            if f"{kernel.sym_name.data}{suffix}" in names:
                 continue  # already differentiated
-            add_adjoint(kernel, grads, field_types)
+            if forward:
+                add_tangent_kernel(kernel, companions, field_types)
+            else:
+                add_adjoint(kernel, companions, field_types)

@@ -13,8 +13,10 @@ Vulkan leaves OpSRem and OpSMod undefined when an operand is negative (NVIDIA's 
 returns wrong remainders for them), so a signed remainder is computed from OpSDiv, as
 Taichi's SPIR-V codegen does.
 
-GLSL.std.450's transcendental functions take 16/32-bit floats only, so an f64 `math.sin`
-computes in f32 between two FConverts (as Taichi's SPIR-V codegen does).
+GLSL.std.450's transcendental functions take 16/32-bit floats only: an f64 `math.sin`
+is an error naming its source position (ti-expand-f64-math, earlier in the pipeline,
+expands f64 exp/log/log2/pow/tanh/sin/cos/tan/atan2 into f64 arithmetic). Taichi computed such ops in f32
+between two FConverts, quietly.
 
 Left alone: ops with `index` operands or results (they only appear around ndarray
 shapes, which convert-offload-to-spirv reads from the argument buffer) and the
@@ -26,6 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from taichi_xdsl.dialects import offload, spirv
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import arith, math
 from xdsl.dialects.builtin import (
@@ -36,6 +39,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     f32,
     i1,
 )
@@ -277,16 +281,19 @@ def _to_float(signed: bool) -> Builder:
 
 
 def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
-    """GLSL.std.450 functions defined for 16/32-bit floats: f64 goes through f32."""
+    """GLSL.std.450 functions defined for 16/32-bit floats only: an f64 one is refused
+    (ti-expand-f64-math expands those it can beforehand), never narrowed to f32."""
 
     def build(op: Operation) -> Built:
-        operands = list(op.operands)
-        if not isinstance(op.results[0].type, Float64Type):
-            return _one(kind(*operands))  # type: ignore[call-arg]
-        narrow = [spirv.FConvertOp(value, f32) for value in operands]
-        core = kind(*[n.results[0] for n in narrow])  # type: ignore[call-arg]
-        wide = spirv.FConvertOp(core.results[0], op.results[0].type)
-        return [*narrow, core, wide], wide.results[0]
+        if isinstance(op.results[0].type, Float64Type):
+            raise PassFailedAt(
+                op,
+                f"f64 '{op.name}' is not supported on Vulkan: GLSL.std.450 has no f64 "
+                "version and computing it in f32 would lose precision (f64 exp, log, "
+                "log2, pow, tanh, sin, cos, tan and atan2 are supported; use f32 or the "
+                "cpu arch)",
+            )
+        return _one(kind(*op.operands))  # type: ignore[call-arg]
 
     assert arity in (1, 2)
     return build
@@ -400,8 +407,11 @@ class ArithLowering(RewritePattern):
         if any(not isinstance(v.type, IntegerType | AnyFloat) for v in op.results):
             return  # vectors and other shapes are not lowered here
         new_ops, result = build(op)
+        exact = "no_contraction" in op.attributes  # e.g. from ti-expand-f64-math
         for new_op in new_ops:
             new_op.location = op.location
+            if exact and not isinstance(new_op, spirv.ConstantOp):
+                new_op.attributes["no_contraction"] = UnitAttr()
         rewriter.replace(op, new_ops, [result])
 
 

@@ -62,6 +62,7 @@ from taichi_xdsl.dialects import offload, taichi
 from taichi_xdsl.lowering.lower_access import INVARIANT, scalar_bytes
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
+from taichi_xdsl.utils.print_format import PRINT_HOLE
 
 PTR = llvm.LLVMPointerType()
 TASK_TYPE = llvm.LLVMFunctionType([PTR, i32, i32])
@@ -111,12 +112,15 @@ _FORMATS: dict[Attribute, str] = {
 
 
 def _printf_argument(
-    op: taichi.PrintOp, value: SSAValue
+    op: taichi.PrintOp, value: SSAValue, hole: tuple[str, str]
 ) -> tuple[str, list[Operation], SSAValue]:
-    """The conversion of `value` and the ops that promote it as C varargs do."""
+    """The conversion of `value` (its hole's spec, else its type's default) and the ops
+    that promote it as C varargs do."""
     t = value.type
+    flags, conversion = hole
     if isinstance(t, AnyFloat):
-        spec = "%.12f" if t == f64 else "%f"  # Taichi prints f64 with 12 decimals
+        # Taichi prints f64 with 12 decimals by default
+        spec = f"%{flags}{conversion}" if conversion else "%.12f" if t == f64 else "%f"
         if t == f64:
             return spec, [], value
         ext = llvm.FPExtOp(value, f64)
@@ -124,16 +128,20 @@ def _printf_argument(
     if t not in _FORMATS:
         raise PassFailedAt(op, f"convert-offload-to-llvm: cannot print a {t}")
     assert isinstance(t, IntegerType)
+    spec = _FORMATS[t]
+    if conversion:  # "%lld" -> "%<flags>ll<conversion>"
+        spec = f"%{flags}{'ll' if t.width.data == 64 else ''}{conversion}"
     if t.width.data >= 32:
-        return _FORMATS[t], [], value
+        return spec, [], value
     widen = llvm.ZExtOp(value, i32) if t.width.data == 1 else llvm.SExtOp(value, i32)
-    return _FORMATS[t], [widen], widen.results[0]
+    return spec, [widen], widen.results[0]
 
 
 class PrintLowering(RewritePattern):
     """
     `print` in a kernel: a call of libc's printf with a global format string, each
-    `{}` a conversion of its value's type, `%` escaped, newline at the end.
+    `{}` a conversion of its value's type (`{:.2f}` its own, `{:d}` of an i64 `%lld`),
+    `%` escaped, the op's `end` (a newline) at the end.
 
         taichi.print "x = {}" %v : f32
         ~> %fmt = llvm.mlir.addressof @k.str0 : !llvm.ptr
@@ -153,13 +161,17 @@ class PrintLowering(RewritePattern):
         new_ops: list[Operation] = []
         specs: list[str] = []
         args: list[SSAValue] = []
-        for value in op.values:
-            spec, promote, arg = _printf_argument(op, value)
+        holes = PRINT_HOLE.findall(op.format.data)
+        for value, hole in zip(op.values, holes):
+            spec, promote, arg = _printf_argument(op, value, hole)
             specs.append(spec)
             new_ops += promote
             args.append(arg)
-        pieces = [piece.replace("%", "%%") for piece in op.format.data.split("{}")]
-        text = "".join(p + s for p, s in zip(pieces, [*specs, "\n"])) + "\0"
+        pieces = [
+            piece.replace("%", "%%") for piece in PRINT_HOLE.split(op.format.data)[::3]
+        ]
+        end = op.end_text.replace("%", "%%")
+        text = "".join(p + s for p, s in zip(pieces, [*specs, end])) + "\0"
         name = self._string(text, kernel, rewriter)
         for callee, callee_type in (("printf", PRINTF_TYPE), ("fflush", FFLUSH_TYPE)):
             if SymbolTable.lookup_symbol(module, callee) is None:

@@ -34,10 +34,6 @@ from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-INDEX_BITS = 64
-"""The width of `index` on the CPU target."""
-
-
 def to_llvm_type(t: Attribute) -> Attribute:
     """`index` (or a vector of it) as an LLVM type: i64; any other type unchanged."""
     if isinstance(t, IndexType):

@@ -33,7 +33,7 @@ class PrintLowering(TaskPattern):
             words += _print_words(value, pre)
         kinds = tuple(k for _, k in words if k != "hi")
         print_id = state.print_base + len(state.prints)
-        state.prints.append((op.format.data, kinds))
+        state.prints.append((op.format.data + op.end_text, kinds))  # text and end
         n = 1 + len(words)
         ops: list[Operation] = [*pre]
         counter = state.byte_slot(spirv_abi.PRINT_BINDING, 0, i32, ops)

@@ -67,6 +67,20 @@ checks ndarray arguments against this table.
 """
 
 
+def scalar_fits(dtype: str, value: object) -> bool:
+    """
+    Whether `value` may be passed to a scalar kernel argument of `dtype` ("i32", "f64",
+    ...), the one rule of every arch (as Taichi's): a float argument takes any Python or
+    NumPy number, an integer argument only integers (2.7 is a TaichiTypeError, never
+    rounded).
+    """
+    import numpy as np
+
+    if dtype.startswith("f"):
+        return isinstance(value, int | float | np.integer | np.floating)
+    return isinstance(value, int | np.integer)
+
+
 def task_symbol(kernel_name: str, task_index: int) -> str:
     """The LLVM function name of task `task_index` of kernel `kernel_name`."""
     return f"{kernel_name}__task{task_index}"

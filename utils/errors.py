@@ -35,6 +35,11 @@ class TaichiRuntimeError(TaichiError, RuntimeError):
     """A kernel failed while running."""
 
 
+class TaichiRuntimeTypeError(TaichiRuntimeError, TypeError):
+    """A kernel argument cannot be converted into its parameter's type (a float passed
+    for an i32, a number for an ndarray), as Taichi's error of that name."""
+
+
 class TaichiIndexError(TaichiRuntimeError, IndexError):
     """A field or ndarray index out of bounds (checked under `ti.init(debug=True)`)."""
 

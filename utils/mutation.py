@@ -4,6 +4,7 @@ Mutation check of the compiler: does the test suite notice when a pass is wrong?
     python -m taichi_xdsl.utils.mutation                       # lowering/, 12 mutants a file
     python -m taichi_xdsl.utils.mutation --files lowering/mem2reg.py --limit 0  # all of them
     python -m taichi_xdsl.utils.mutation --files dialects/offload.py --list      # no runs
+    python -m taichi_xdsl.utils.mutation --files lowering/mem2reg.py --lines 106 --limit 0
 
 Each mutant changes one thing in one file of lowering/ or dialects/ (a comparison, a
 boolean operator, `all`/`any`, a constant, the order of two call operands, a negated
@@ -40,18 +41,21 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 # End-to-end tests run after the lit tests of a file, by the file's directory or name
-# (first match): small files that exercise the passes on both archs.
+# (first match): small files that exercise the passes on both archs, chosen per pass so
+# that a mutant costs a minute, not ten, of a shared machine (test_lowering_regressions.py
+# holds the end-to-end tests written for survivors).
 PYTEST_FILES: list[tuple[str, list[str]]] = [
     ("lowering/convert_offload_to_llvm.py", ["test_offload_to_llvm.py", "test_reductions.py"]),
-    ("lowering/convert_arith_to_spirv.py", ["test_vulkan_backend.py", "test_lang_core.py"]),
+    ("lowering/spirv_textures.py", ["test_textures.py"]),
+    ("lowering/convert_arith_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
     ("lowering/convert_offload_to_spirv.py", ["test_vulkan_backend.py", "test_reductions.py"]),
-    ("lowering/convert_taichi_to_spirv.py", ["test_vulkan_backend.py", "test_lang_core.py"]),
-    ("lowering/convert_", ["test_offload_to_llvm.py", "test_lang_core.py"]),
-    ("lowering/spirv_", ["test_vulkan_backend.py", "test_reductions.py", "test_textures.py"]),
+    ("lowering/convert_taichi_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
+    ("lowering/convert_", ["test_offload_to_llvm.py", "test_lowering_regressions.py"]),
+    ("lowering/spirv_", ["test_vulkan_backend.py", "test_reductions.py"]),
     ("lowering/auto_diff.py", ["test_autodiff.py"]),
-    ("lowering/", ["test_reductions.py", "test_e2e_programs.py", "test_lang_core.py"]),
+    ("lowering/", ["test_reductions.py", "test_lowering_regressions.py", "test_e2e_programs.py"]),
     ("dialects/spirv", ["test_spirv_serializer.py", "test_vulkan_backend.py"]),
-    ("dialects/", ["test_reductions.py", "test_lang_core.py"]),
+    ("dialects/", ["test_reductions.py", "test_lowering_regressions.py"]),
 ]
 
 COMPARE_SWAP = {
@@ -295,13 +299,28 @@ def _copy_checkout(dest: Path) -> Path:
 
 LAST_OUTPUT = [""]  # the output of the last failed test command
 
+# On a loaded machine wall time says little (a test that takes 7 CPU seconds can take 70
+# wall seconds), so limits count CPU seconds: every process a test command starts may use
+# `cpu_seconds` of CPU (RLIMIT_CPU, inherited: each ti-opt or test process has its own),
+# and the command may run WALL_FACTOR times that in wall time, for a test that sleeps.
+WALL_FACTOR = 10
 
-def _run(cmd: list[str], cwd: Path, env: dict[str, str], timeout: float) -> str:
+
+def _run(cmd: list[str], cwd: Path, env: dict[str, str], cpu_seconds: int) -> str:
+    import resource
+    import signal
+
+    def limit_cpu() -> None:
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
+
     try:
         result = subprocess.run(
-            cmd, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+            cmd, cwd=cwd, env=env, capture_output=True, text=True,
+            timeout=WALL_FACTOR * cpu_seconds, preexec_fn=limit_cpu,
         )
     except subprocess.TimeoutExpired:
+        return "timeout"
+    if result.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
         return "timeout"
     if result.returncode != 0:
         LAST_OUTPUT[0] = result.stdout[-3000:] + result.stderr[-3000:]
@@ -317,16 +336,16 @@ def run_tests(pkg: Path, env: dict[str, str], lit: list[str], pytest: list[str],
             continue
         outcome = _run(
             [sys.executable, "-c", "from lit.main import main; main()", "-q",
-             "--max-failures=1", f"--timeout={args.test_timeout}",
+             "--max-failures=1", f"--timeout={WALL_FACTOR * args.test_timeout}",
              *[str(pkg / "test" / t) for t in stage]],
-            pkg, env, args.mutant_timeout,
+            pkg, env, args.test_timeout,
         )
         if outcome != "pass":
             return "timeout" if outcome == "timeout" else "killed-lit"
     if pytest:
         outcome = _run(
             [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-             "-p", "no:xdist", f"--timeout={args.test_timeout}",
+             "-p", "no:xdist", f"--timeout={WALL_FACTOR * args.test_timeout}",
              *[str(pkg / "test" / "python" / t) for t in pytest]],
             pkg, env, args.mutant_timeout,
         )
@@ -342,10 +361,13 @@ def main(argv: list[str] | None = None) -> int:
                         help="mutants sampled per file; 0: every mutant (default 12)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--list", action="store_true", help="list the mutants, run nothing")
+    parser.add_argument("--lines", type=int, nargs="*",
+                        help="only the mutants on these lines (a survivor, rechecked)")
     parser.add_argument("--no-pytest", action="store_true", help="lit tests only")
-    parser.add_argument("--test-timeout", type=int, default=60, help="seconds per test")
+    parser.add_argument("--test-timeout", type=int, default=60,
+                        help="CPU seconds per test process (wall: 10x)")
     parser.add_argument("--mutant-timeout", type=int, default=600,
-                        help="seconds per test command of a mutant")
+                        help="CPU seconds of a mutant's pytest process (wall: 10x)")
     parser.add_argument("--json", help="write every mutant and its outcome here")
     args = parser.parse_args(argv)
 
@@ -357,6 +379,8 @@ def main(argv: list[str] | None = None) -> int:
     plan: list[tuple[str, list[Mutant]]] = []
     for rel in files:
         every = mutants_of(ROOT / rel)
+        if args.lines:
+            every = [m for m in every if m.line in args.lines]
         chosen = every if args.limit <= 0 or len(every) <= args.limit else sorted(
             rng.sample(every, args.limit), key=lambda m: m.start
         )

@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 # -- the pass lists ------------------------------------------------------------------------
 
 _TO_OFFLOAD_HEAD = (
+    "ti-lower-sparse",
     "ti-scalarize",
     "ti-mem2reg",
     "canonicalize",
@@ -50,6 +51,7 @@ a serial inner loop LLVM can vectorise."""
 
 OFFLOAD_TO_LLVM: tuple[str, ...] = (
     "ti-serial-simt",
+    "ti-guard-int-division",
     "ti-lower-access",
     "convert-taichi-to-cf",
     "convert-offload-to-llvm",
@@ -62,7 +64,10 @@ OFFLOAD_TO_LLVM: tuple[str, ...] = (
 """offload -> llvm dialect: one LLVM function per task."""
 
 OFFLOAD_TO_SPIRV: tuple[str, ...] = (
+    "ti-guard-int-division",
     "ti-unroll-loops",
+    "ti-fast-reciprocal",
+    "ti-expand-f64-math",
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",

@@ -35,6 +35,7 @@ DIALECTS: dict[str, str] = {
 PASSES: dict[str, str] = {
     "ti-scalarize": "taichi_xdsl.lowering.scalarize:ScalarizePass",
     "ti-mem2reg": "taichi_xdsl.lowering.mem2reg:Mem2RegPass",
+    "ti-lower-sparse": "taichi_xdsl.lowering.lower_sparse:LowerSparsePass",
     "ti-demote-dense-struct-for": (
         "taichi_xdsl.lowering.demote_dense_struct_for:DemoteDenseStructForPass"
     ),
@@ -46,7 +47,10 @@ PASSES: dict[str, str] = {
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
+    "ti-expand-f64-math": "taichi_xdsl.lowering.expand_f64_math:ExpandF64MathPass",
+    "ti-guard-int-division": "taichi_xdsl.lowering.guard_int_division:GuardIntDivisionPass",
     "ti-unroll-loops": "taichi_xdsl.lowering.unroll_loops:UnrollLoopsPass",
+    "ti-fast-reciprocal": "taichi_xdsl.lowering.fast_reciprocal:FastReciprocalPass",
     "ti-serial-simt": "taichi_xdsl.lowering.serial_simt:SerialSimtPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",
     "convert-offload-to-llvm": (

@@ -541,6 +541,7 @@ def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
                     _bound(name, task.lower),
                     _bound(name, task.upper),
                     block_dim=block_dim or None,
+                    index_cost=_index_cost(task.body),
                 )
             )
         else:
@@ -564,6 +565,45 @@ def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
         gtmp_bytes=gtmp_bytes,
         thread_local_bytes=tls_bytes,
     )
+
+
+_MAX_INDEX_COST = 1 << 24
+
+
+def _index_cost(region: Any) -> int:
+    """
+    Iterations that one index of a range_for task runs: 1, plus for each outermost inner
+    `taichi.range_for` of constant bounds its trip count times the cost of its body
+    (ti-split-parallel-loop's rows, an n-body's loop over every body); a loop of bounds
+    known only at run time counts as nothing.
+    """
+    from xdsl.dialects import arith
+    from xdsl.dialects.builtin import IntegerAttr
+
+    from taichi_xdsl.dialects import taichi
+
+    def constant(value: Any) -> int | None:
+        owner = value.owner
+        if isinstance(owner, arith.ConstantOp) and isinstance(owner.value, IntegerAttr):
+            return owner.value.value.data
+        return None
+
+    def cost(region: Any) -> int:
+        total = 1
+        for block in region.blocks:
+            for op in block.ops:
+                if isinstance(op, taichi.RangeForOp):
+                    lo, hi = constant(op.lower), constant(op.upper)
+                    if lo is not None and hi is not None and hi > lo:
+                        total += (hi - lo) * cost(op.body)
+                else:
+                    for inner in op.regions:
+                        total += cost(inner) - 1
+                if total >= _MAX_INDEX_COST:
+                    return _MAX_INDEX_COST
+        return total
+
+    return cost(region)
 
 
 def _bound(kernel_name: str, value: SSAValue) -> Bound:

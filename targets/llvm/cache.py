@@ -231,6 +231,7 @@ def _task_to_json(task: TaskSpec) -> dict[str, Any]:
         "begin": _bound_to_json(task.begin),
         "end": _bound_to_json(task.end),
         "block_dim": task.block_dim,
+        "index_cost": task.index_cost,
     }
 
 
@@ -244,4 +245,5 @@ def _task_from_json(data: dict[str, Any]) -> TaskSpec:
         begin=_bound_from_json(data["begin"]),
         end=_bound_from_json(data["end"]),
         block_dim=data["block_dim"],
+        index_cost=int(data.get("index_cost", 1)),
     )

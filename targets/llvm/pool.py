@@ -425,7 +425,43 @@ define void @ti_pool_shutdown(ptr %p) {{
   call i32 @pthread_mutex_unlock(ptr %mutex)
   ret void
 }}
+
+; Run the tasks of a kernel whose tasks are all serial, in order, on this thread: one
+; native call a launch instead of one ctypes call a task. The job record is
+; {{i64 ntasks, ptr ctx, ptr error_code, ptr task[ntasks]}} (SERIAL_JOB_* below); the
+; result is 0, or the error record's code word as soon as a task has set it.
+define i64 @ti_run_serial(ptr %job) {{
+entry:
+  %n = load i64, ptr %job
+  %ctxp = getelementptr i8, ptr %job, i64 8
+  %ctx = load ptr, ptr %ctxp
+  %codepp = getelementptr i8, ptr %job, i64 16
+  %codep = load ptr, ptr %codepp
+  br label %loop
+loop:
+  %k = phi i64 [ 0, %entry ], [ %next, %ok ]
+  %more = icmp slt i64 %k, %n
+  br i1 %more, label %call, label %done
+call:
+  %slot = add i64 %k, 3
+  %fnp = getelementptr i64, ptr %job, i64 %slot
+  %fn = load ptr, ptr %fnp
+  call void %fn(ptr %ctx, i32 0, i32 1)
+  %code = load volatile i64, ptr %codep
+  %next = add i64 %k, 1
+  %failed = icmp ne i64 %code, 0
+  br i1 %failed, label %fail, label %ok
+ok:
+  br label %loop
+fail:
+  ret i64 %code
+done:
+  ret i64 0
+}}
 """
+
+SERIAL_JOB_HEADER_WORDS = 3
+"""Words of a `ti_run_serial` job record before its task addresses (ntasks, ctx, error)."""
 
 
 def _pause_instruction(triple: str | None = None) -> tuple[str, str]:
@@ -524,8 +560,24 @@ def _bind_native_functions(module: Any) -> dict[str, Any]:
     functions: dict[str, Any] = {
         name: proto(module.address(name)) for name, proto in prototypes.items()
     }
+    try:  # absent from the pool object of an AOT module written before it existed
+        functions["ti_run_serial"] = ctypes.CFUNCTYPE(i64, vp)(module.address("ti_run_serial"))
+    except KeyError:
+        functions["ti_run_serial"] = None
     functions["module"] = module
     return functions
+
+
+def serial_runner() -> Any:
+    """
+    The native `ti_run_serial(job) -> error code` (a ctypes function; see the pool's IR),
+    or None where the native pool cannot be built: the runtime then calls each task
+    through its own ctypes function.
+    """
+    try:
+        return _native_pool_functions()["ti_run_serial"]
+    except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
+        return None
 
 
 def install_native_pool(module: Any) -> bool:

@@ -42,16 +42,20 @@ from typing import Any, Literal
 import numpy as np
 
 from taichi_xdsl.targets.llvm.pool import (
+    SERIAL_JOB_HEADER_WORDS,
     TaskFunction,
     ThreadPool,
     default_num_threads,
     get_pool,
+    serial_runner,
 )
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiIndexError,
+    TaichiError,
     TaichiRuntimeError,
+    TaichiRuntimeTypeError,
     TaichiTypeError,
 )
 
@@ -108,6 +112,9 @@ class TaskSpec:
     begin: Bound | None = None
     end: Bound | None = None
     block_dim: int | None = None
+    index_cost: int = 1
+    """Iterations of serial inner loops that one index of a range_for runs (1: none known;
+    rows of a split n-d loop, an n-body's inner loop): chunking counts n * index_cost."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +130,11 @@ class LaunchPlan:
 
 
 def adaptive_grain(
-    n: int, num_threads: int, block_dim: int | None = None, coarse: bool = False
+    n: int,
+    num_threads: int,
+    block_dim: int | None = None,
+    coarse: bool = False,
+    index_cost: int = 1,
 ) -> int:
     """
     Indices per chunk of a parallel range of `n` indices.
@@ -132,13 +143,18 @@ def adaptive_grain(
     `block_dim` (ti.loop_config) wins. Taichi's cpu_block_dim_adaptive caps chunks at 1024
     indices: on 16 threads a 2^24-element saxpy then hands out 16384 chunks through one
     atomic counter, whose cache line bounces between the cores. `coarse` (for a pool
-    whose chunks are expensive to hand out) asks for about 4 chunks a thread.
+    whose chunks are expensive to hand out) asks for about 4 chunks a thread. An index
+    that runs `index_cost` inner iterations counts as that many: 2046 rows of 2046
+    elements are 2046 * 2046 elements to split, not 2046 (four chunks of 512 rows).
     """
     if block_dim:
         return block_dim
+    work = n * index_cost
     if coarse:
-        return max(512, -(-n // (num_threads * 4)))
-    return min(65536, max(512, n // (num_threads * 8)))
+        grain = max(512, -(-work // (num_threads * 4)))
+    else:
+        grain = min(65536, max(512, work // (num_threads * 8)))
+    return max(1, grain // index_cost)
 
 
 class _Buffers:
@@ -179,6 +195,20 @@ class _Buffers:
             for bound in (task.begin, task.end)
             if bound is not None and bound.gtmp_offset is not None
         }
+
+    serial_job: int = 0
+    """The address of this launch's `ti_run_serial` job record, or 0 (no native runner)."""
+
+    def add_serial_job(self, task_addresses: Sequence[int]) -> None:
+        """Write the job record of pool.py's `ti_run_serial` for these buffers."""
+        words = SERIAL_JOB_HEADER_WORDS
+        job = (ctypes.c_uint64 * (words + len(task_addresses)))()
+        job[0] = len(task_addresses)
+        job[1] = self.ctx_address
+        job[2] = ctypes.addressof(self.error)
+        job[words:] = task_addresses
+        self._job = job  # held: the record lives as long as the buffers
+        self.serial_job = ctypes.addressof(job)
 
     def set_root(self, root: object) -> None:
         if root is None:
@@ -314,11 +344,22 @@ class Kernel:
         self._pool_kind = pool_kind
         self._nargs = len(plan.args)
         self._has_f16_return = "f16" in plan.returns
+        addresses = [address_of(task.symbol) for task in plan.tasks]
         self._tasks = [
-            self._make_task(task, address_of(task.symbol)) for task in plan.tasks
+            self._make_task(task, address) for task, address in zip(plan.tasks, addresses)
         ]
-        self._buffers = _Buffers(plan)
+        # A kernel of serial tasks alone runs them in one native call (pool.py's
+        # ti_run_serial) on a job record per set of buffers: a ctypes call costs about
+        # as much as the rest of a small launch.
+        self._serial_addresses: list[int] | None = None
+        self._run_serial: Any = None
+        if pool_kind == "native" and all(task.kind == "serial" for task in plan.tasks):
+            self._run_serial = serial_runner()
+            if self._run_serial is not None:
+                self._serial_addresses = addresses
+        self._buffers = self._new_buffers()
         self._lock = threading.Lock()
+        self.launch = self._fast_launch()  # type: ignore[method-assign]
 
     # -- launching --------------------------------------------------------------------
 
@@ -347,9 +388,95 @@ class Kernel:
             finally:
                 self._lock.release()
         # Another Python thread is launching this kernel: use a private set of buffers.
-        return self._launch(_Buffers(self.plan), root, args)
+        return self._launch(self._new_buffers(), root, args)
 
     __call__ = launch
+
+    def _fast_launch(self) -> Callable[[object, Sequence[object]], tuple[Any, ...]]:
+        """
+        `launch` written out for this kernel's own buffers, one statement per argument,
+        task and return value (a loop over setters and views costs more than the
+        stores it makes); anything unusual (another thread launching, a new root, a
+        failing argument) goes to the generic path, which says what is wrong:
+
+            def launch(root, args):
+                if len(args) != 1 or root is not buffers.root or not acquire(False):
+                    return generic(root, args)
+                try:
+                    try:
+                        arg0.value = args[0]
+                    except (TypeError, OverflowError, struct.error):
+                        return generic(root, args)
+                    if run_serial(0x55d0c0ffee00):
+                        raise_error(buffers)
+                    return ()
+                finally:
+                    release()
+        """
+        buffers = self._buffers
+        scope: dict[str, Any] = {
+            "buffers": buffers,
+            "generic": self._generic_launch,
+            "acquire": self._lock.acquire,
+            "release": self._lock.release,
+            "raise_error": self._raise_error,
+            "struct": struct,
+        }
+        lines = [
+            "def launch(root, args):",
+            f"    if len(args) != {self._nargs} or root is not buffers.root "
+            "or not acquire(False):",
+            "        return generic(root, args)",
+            "    try:",
+            "        try:",
+        ]
+        for index, (spec, setter) in enumerate(zip(self.plan.args, buffers.setters)):
+            if isinstance(spec, ScalarArg) and spec.dtype != "f16":
+                scope[f"arg{index}"] = setter.args[0]  # partial(setattr, view, "value")
+                lines.append(f"            arg{index}.value = args[{index}]")
+            else:
+                scope[f"set{index}"] = setter
+                lines.append(f"            set{index}(args[{index}])")
+        lines += [
+            "            pass",
+            "        except (TypeError, OverflowError, struct.error):",
+            "            return generic(root, args)",
+        ]
+        if buffers.serial_job:
+            scope["run_serial"] = self._run_serial
+            lines += [
+                f"        if run_serial({buffers.serial_job:#x}):",
+                "            raise_error(buffers)",
+            ]
+        else:
+            scope["error"] = buffers.error
+            for index, task in enumerate(self._tasks):
+                scope[f"task{index}"] = task
+                lines += [
+                    f"        task{index}(buffers, {buffers.ctx_address:#x})",
+                    "        if error[0]:",
+                    "            raise_error(buffers)",
+                ]
+        if self._has_f16_return:
+            scope["read_returns"] = self._read_returns_f16
+            lines.append("        return read_returns(buffers)")
+        else:
+            for index, view in enumerate(buffers.return_views):
+                scope[f"ret{index}"] = view
+            values = "".join(f"ret{i}.value, " for i in range(len(buffers.return_views)))
+            lines.append(f"        return ({values})")
+        lines += ["    finally:", "        release()"]
+        exec("\n".join(lines), scope)  # noqa: S102 - code of our own, from the plan
+        return scope["launch"]
+
+    def _generic_launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple:
+        return Kernel.launch(self, root, args)
+
+    def _new_buffers(self) -> _Buffers:
+        buffers = _Buffers(self.plan)
+        if self._serial_addresses is not None:
+            buffers.add_serial_job(self._serial_addresses)
+        return buffers
 
     def _launch(self, buffers: _Buffers, root: object, args: Sequence[object]) -> tuple:
         if root is not buffers.root:
@@ -361,12 +488,16 @@ class Kernel:
             if isinstance(error, TaichiTypeError):
                 raise
             raise self._argument_error(args) from error
-        ctx = buffers.ctx_address
-        error = buffers.error
-        for task in self._tasks:
-            task(buffers, ctx)
-            if error[0]:
+        if buffers.serial_job:
+            if self._run_serial(buffers.serial_job):
                 self._raise_error(buffers)
+        else:
+            ctx = buffers.ctx_address
+            error = buffers.error
+            for task in self._tasks:
+                task(buffers, ctx)
+                if error[0]:
+                    self._raise_error(buffers)
         if self._has_f16_return:
             return self._read_returns_f16(buffers)
         return tuple([view.value for view in buffers.return_views])
@@ -384,11 +515,12 @@ class Kernel:
         if spec.kind != "range_for" or spec.begin is None or spec.end is None:
             raise TaichiRuntimeError(f"task '{spec.symbol}': unknown kind '{spec.kind}'")
         begin, end, block_dim = spec.begin, spec.end, spec.block_dim
+        cost = 1 if block_dim else spec.index_cost
         threads = self.num_threads
         # Every chunk costs the Python pool a GIL round trip: give it few, large chunks.
         coarse = self._pool_kind == "python"
         # Ranges of at most this many indices are one chunk: run them right here.
-        serial_up_to = (1 << 31) if threads == 1 else (block_dim or 512)
+        serial_up_to = (1 << 31) if threads == 1 else max(0, (block_dim or 512) // cost)
         lo_key = None if begin.gtmp_offset is None else (begin.gtmp_offset, begin.dtype)
         hi_key = None if end.gtmp_offset is None else (end.gtmp_offset, end.dtype)
         lo_const, hi_const = begin.value, end.value
@@ -401,7 +533,7 @@ class Kernel:
                 if n > 0:
                     fn(ctx, lo, hi)
                 return
-            grain = adaptive_grain(n, threads, block_dim, coarse)
+            grain = adaptive_grain(n, threads, block_dim, coarse, cost)
             self.pool.parallel_for(fn, address, ctx, lo, hi, grain)
 
         return run_range_for
@@ -413,12 +545,13 @@ class Kernel:
 
     # -- errors -----------------------------------------------------------------------
 
-    def _argument_error(self, args: Sequence[object]) -> TaichiTypeError:
+    def _argument_error(self, args: Sequence[object]) -> TaichiError:
         for index, (spec, value) in enumerate(zip(self.plan.args, args)):
-            if isinstance(spec, ScalarArg) and not _scalar_fits(spec.dtype, value):
-                return TaichiTypeError(
-                    f"kernel '{self.name}' argument {index} expects a {spec.dtype} scalar, "
-                    f"got {value!r} ({type(value).__name__})"
+            if isinstance(spec, ScalarArg) and not abi.scalar_fits(spec.dtype, value):
+                return TaichiRuntimeTypeError(
+                    f"Argument ({index},) (type={type(value)}) cannot be converted into "
+                    f"required type {spec.dtype}: kernel '{self.name}' argument {index} "
+                    f"got {value!r}"
                 )
         return TaichiTypeError(f"kernel '{self.name}': bad arguments {list(args)!r}")
 
@@ -438,7 +571,3 @@ class Kernel:
         raise TaichiRuntimeError(f"kernel '{self.name}': runtime error code {code}")
 
 
-def _scalar_fits(dtype: str, value: object) -> bool:
-    if dtype.startswith("f"):
-        return isinstance(value, int | float | np.integer | np.floating)
-    return isinstance(value, int | np.integer)

@@ -761,6 +761,7 @@ class _FunctionWriter:
                         *self.ids(op.operands),
                     ],
                 )
+                self.no_contraction(op)
             case _ if op.name in SIMPLE_OPS:
                 result = op.results[0]
                 self.emit(
@@ -769,8 +770,15 @@ class _FunctionWriter:
                     self.value(result),
                     self.ids(op.operands),
                 )
+                self.no_contraction(op)
             case _:
                 raise SerializationError(op, "not a SPIR-V op this serializer knows")
+
+    def no_contraction(self, op: Operation) -> None:
+        """An op marked `{no_contraction}` (as in MLIR's SPIR-V dialect) is decorated
+        NoContraction: the driver may neither fuse nor reassociate it."""
+        if "no_contraction" in op.attributes:
+            self.module.decorate(self.value(op.results[0]), "NoContraction")
 
     def memory_access(self, op: spirv.LoadOp | spirv.StoreOp) -> list[Operand]:
         if op.memory_access is None:

@@ -36,14 +36,15 @@ on a CPU device (lavapipe) spirv_abi.DYNAMIC_GROUPS. On a GPU either count is ca
 GPU_FILL_GROUPS: past a few waves of resident groups, more groups only add launch work (on
 an H100, a 64 MiB copy took 98 us over 131072 groups of 128 and 61 us over 4096).
 A task with an epilogue (a thread-local reduction, one atomic combine per invocation) gets
-at most REDUCTION_GROUPS, unless the device has subgroup arithmetic: then the combine is one
-atomic per subgroup (convert-offload-to-spirv) and the task gets the usual count. Any count is correct (the loop is grid-stride); the count only
+at most REDUCTION_GROUPS, or COMBINE_GROUPS where the device has subgroup arithmetic (the
+combine is then one atomic per subgroup, convert-offload-to-spirv). Any count is correct (the loop is grid-stride); the count only
 decides the parallelism.
 Buffer layout: utils/spirv_abi.py.
 """
 
 from __future__ import annotations
 
+import ctypes
 import struct
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -52,6 +53,7 @@ from typing import IO, Any
 
 import numpy as np
 from taichi_xdsl.utils import abi, spirv_abi
+from taichi_xdsl.utils.print_format import PRINT_HOLE
 from taichi_xdsl.utils.pass_runner import (
     PassRunner,
     format_pass_statistics,
@@ -63,6 +65,7 @@ from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiIndexError,
     TaichiRuntimeError,
+    TaichiRuntimeTypeError,
     TaichiTypeError,
 )
 
@@ -87,6 +90,14 @@ REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 invocation combines its partial sum with an atomic on one address, so more invocations
 cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
 131072 groups took 30 ms and was off by 2e-2)."""
+
+COMBINE_GROUPS = 1024
+"""The most workgroups of a task with an epilogue where the combine is one atomic a
+subgroup: atomics on one address serialize at the L2, so fewer groups, each invocation
+looping over more elements, do better as long as the memory stays busy (on an H100, a
+2^24-element sum took 46 us over 4096 groups of 128, i.e. 16384 subgroup atomics, where
+Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times the
+reduction at other counts)."""
 
 
 @dataclass(frozen=True)
@@ -184,6 +195,7 @@ def vulkan_pipeline(
     *,
     debug: bool = False,
     preserve_nan_inf: bool = False,
+    fast_math: bool = True,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
@@ -193,7 +205,10 @@ def vulkan_pipeline(
         options += " debug=true"
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
-    return pipeline("vulkan").with_options("convert-offload-to-spirv", options).edited(passes)
+    vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    if not fast_math:  # divisions stay divisions
+        vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
+    return vulkan.edited(passes)
 
 
 def lower(
@@ -451,8 +466,9 @@ class VulkanKernel:
             return 1
         local = pipeline.local_size[0] if pipeline.local_size else 1
         limit = self._max_groups
-        if task.combines and not self.backend.combines_per_subgroup:
-            limit = min(limit, REDUCTION_GROUPS)  # an atomic per invocation: few of them
+        if task.combines:  # atomics on one address: few of them
+            per_subgroup = self.backend.combines_per_subgroup
+            limit = min(limit, COMBINE_GROUPS if per_subgroup else REDUCTION_GROUPS)
         if task.begin is None or task.end is None:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
@@ -487,16 +503,21 @@ class VulkanKernel:
                 continue
             if rank is None:
                 try:
+                    if not abi.scalar_fits(dtype, value):
+                        raise TypeError(type(value).__name__)
                     if dtype in _PACK:
                         _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
                     else:
+                        if isinstance(value, float | np.floating):  # never truncated
+                            raise TypeError(value)
                         bits = int(value) & ((1 << 64) - 1)  # type: ignore[call-overload]
                         _INT.pack_into(
                             host, offset, bits - (1 << 64) if bits >> 63 else bits
                         )
                 except (TypeError, ValueError, struct.error) as error:
-                    raise TaichiTypeError(
-                        f"kernel '{self.name}' argument {index} expects a {dtype} scalar, "
+                    raise TaichiRuntimeTypeError(
+                        f"Argument ({index},) (type={type(value)}) cannot be converted into "
+                        f"required type {dtype}: kernel '{self.name}' argument {index} "
                         f"got {value!r}"
                     ) from error
                 continue
@@ -601,8 +622,13 @@ def _check_array(name: str, index: int, value: object, dtype: str, rank: int) ->
         raise TaichiTypeError(f"{where} expects {dtype} elements, got dtype {value.dtype}")
     if value.ndim != rank:
         raise TaichiTypeError(f"{where} expects a {rank}-d ndarray, got {value.ndim}-d")
-    if not (value.flags.c_contiguous and value.flags.writeable):
-        raise ValueError(f"{where}: ndarrays must be C-contiguous and writable")
+    if not value.flags.c_contiguous:
+        raise ValueError(f"{where}: ndarrays must be C-contiguous")
+    if not value.flags.writeable:
+        # Taichi (and our cpu arch, which passes the array's pointer) writes into a
+        # read-only array too: one rule on every arch, through a writable alias.
+        alias = (ctypes.c_char * value.nbytes).from_address(value.ctypes.data)
+        value = np.frombuffer(alias, value.dtype).reshape(value.shape)
     return value
 
 
@@ -617,28 +643,27 @@ def _decode(dtype: str, raw: bytes, offset: int) -> Any:
 
 
 def _format_print(fmt: str, kinds: tuple[str, ...], words: np.ndarray) -> str:
-    values: list[str] = []
+    """One print record as the CPU's printf writes it: each hole `{}` in its type's
+    default rendering, `{:SPEC}` with that printf spec; `fmt` ends with the op's end."""
+    values: list[int | float] = []
     position = 0
     for kind in kinds:
-        if kind in ("i64", "f64"):
-            raw = words[position : position + 2].tobytes()
-            position += 2
-            values.append(
-                str(struct.unpack("<q", raw)[0])
-                if kind == "i64"
-                else "%.12f" % struct.unpack("<d", raw)[0]  # as the CPU's printf
-            )
-        else:
-            word = words[position : position + 1]
-            position += 1
-            if kind == "f32":
-                values.append("%f" % float(word.view(np.float32)[0]))
-            else:
-                values.append(str(int(word.view(np.int32)[0])))
-    pieces = fmt.split("{}")
+        width = 2 if kind in ("i64", "f64") else 1
+        raw = words[position : position + width].tobytes()
+        position += width
+        code = {"i64": "<q", "f64": "<d", "f32": "<f"}.get(kind, "<i")
+        values.append(struct.unpack(code, raw)[0])
+    pieces = PRINT_HOLE.split(fmt)
     out = pieces[0]
-    for value, piece in zip(values, pieces[1:]):
-        out += value + piece
+    for k, (value, kind) in enumerate(zip(values, kinds)):
+        flags, conversion = pieces[3 * k + 1], pieces[3 * k + 2]
+        if not conversion:
+            text = "%.12f" % value if kind == "f64" else "%f" % value if kind == "f32" else str(value)
+        else:
+            if conversion in "uoxX" and isinstance(value, int) and value < 0:
+                value += 1 << (64 if kind == "i64" else 32)  # printf reads the bits unsigned
+            text = f"%{flags or ''}{conversion}" % value
+        out += text + pieces[3 * k + 3]
     return out
 
 
@@ -793,6 +818,7 @@ class VulkanBackend:
             self.caps,
             debug=self.debug,
             preserve_nan_inf=self.preserve_nan_inf,
+            fast_math=self.fast_math,
             passes=edits,
         )
 
@@ -981,7 +1007,7 @@ class VulkanBackend:
         while position < end:
             fmt, kinds = specs[int(words[position])]
             count = sum(2 if k in ("i64", "f64") else 1 for k in kinds)
-            print(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
+            sys.stdout.write(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
             position += 1 + count
         dropped = int(words[-1])
         if dropped:

@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
+from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import TaichiTypeError
 
 from .backend import _INT, _PACK, VulkanBackend, VulkanKernel, _check_array
@@ -211,6 +212,8 @@ def _pack(
                 _INT.pack_into(host, offset + 8 + 8 * axis, extent)
             continue
         try:
+            if not abi.scalar_fits(dtype, value):
+                raise TypeError(type(value).__name__)
             if dtype in _PACK:
                 _PACK[dtype].pack_into(host, offset, float(value))  # type: ignore[arg-type]
             else:

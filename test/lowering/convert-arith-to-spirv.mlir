@@ -46,17 +46,15 @@ func.func @floordiv(%a: i32, %b: i32) -> i32 {
   func.return %q : i32
 }
 
-// Floats, conversions and GLSL.std.450; f64 sin goes through f32.
+// Floats, conversions and GLSL.std.450 (an f32 sin; f64 widened after it).
 // CHECK-LABEL: func.func @floats
 // CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f64, %[[I:.*]]: i32) -> f64
 // CHECK-NEXT:    %[[F:.*]] = spirv.ConvertSToF %[[I]] : i32 to f32
 // CHECK-NEXT:    %[[P:.*]] = spirv.FMul %[[X]], %[[F]] : f32
 // CHECK-NEXT:    %[[Q:.*]] = spirv.GL.Sqrt %[[P]] : f32
-// CHECK-NEXT:    %[[W:.*]] = spirv.FConvert %[[Q]] : f32 to f64
-// CHECK-NEXT:    %[[N:.*]] = spirv.FConvert %[[Y]] : f64 to f32
-// CHECK-NEXT:    %[[S:.*]] = spirv.GL.Sin %[[N]] : f32
-// CHECK-NEXT:    %[[SW:.*]] = spirv.FConvert %[[S]] : f32 to f64
-// CHECK-NEXT:    %[[T:.*]] = spirv.FAdd %[[W]], %[[SW]] : f64
+// CHECK-NEXT:    %[[S:.*]] = spirv.GL.Sin %[[Q]] : f32
+// CHECK-NEXT:    %[[W:.*]] = spirv.FConvert %[[S]] : f32 to f64
+// CHECK-NEXT:    %[[T:.*]] = spirv.FAdd %[[W]], %[[Y]] : f64
 // CHECK-NEXT:    %[[LT:.*]] = spirv.FOrdLessThan %[[T]], %[[Y]] : f64
 // CHECK-NEXT:    %[[NEG:.*]] = spirv.FNegate %[[T]] : f64
 // CHECK-NEXT:    %[[R:.*]] = spirv.Select %[[LT]], %[[NEG]], %[[T]] : i1, f64
@@ -65,13 +63,42 @@ func.func @floats(%x: f32, %y: f64, %i: i32) -> f64 {
   %f = arith.sitofp %i : i32 to f32
   %p = arith.mulf %x, %f : f32
   %q = math.sqrt %p : f32
-  %w = arith.extf %q : f32 to f64
-  %s = math.sin %y : f64
-  %t = arith.addf %w, %s : f64
+  %s = math.sin %q : f32
+  %w = arith.extf %s : f32 to f64
+  %t = arith.addf %w, %y : f64
   %lt = arith.cmpf olt, %t, %y : f64
   %neg = arith.negf %t : f64
   %r = arith.select %lt, %neg, %t : f64
   func.return %r : f64
+}
+
+// ord and uno have no SPIR-V compare: either operand NaN, via IsNan; `ord` is its
+// negation, `uno` is it as it is.
+// CHECK-LABEL: func.func @ordered
+// CHECK-SAME:    (%[[X:.*]]: f32, %[[Y:.*]]: f32) -> (i1, i1)
+// CHECK-NEXT:    %[[XN:.*]] = spirv.IsNan %[[X]] : f32
+// CHECK-NEXT:    %[[YN:.*]] = spirv.IsNan %[[Y]] : f32
+// CHECK-NEXT:    %[[EITHER:.*]] = spirv.LogicalOr %[[XN]], %[[YN]] : i1
+// CHECK-NEXT:    %[[ORD:.*]] = spirv.LogicalNot %[[EITHER]] : i1
+// CHECK-NEXT:    %[[XN2:.*]] = spirv.IsNan %[[X]] : f32
+// CHECK-NEXT:    %[[YN2:.*]] = spirv.IsNan %[[Y]] : f32
+// CHECK-NEXT:    %[[UNO:.*]] = spirv.LogicalOr %[[XN2]], %[[YN2]] : i1
+// CHECK-NEXT:    func.return %[[ORD]], %[[UNO]] : i1, i1
+func.func @ordered(%x: f32, %y: f32) -> (i1, i1) {
+  %o = arith.cmpf ord, %x, %y : f32
+  %u = arith.cmpf uno, %x, %y : f32
+  func.return %o, %u : i1, i1
+}
+
+// An op marked no_contraction (by ti-expand-f64-math) keeps the mark on its SPIR-V op,
+// which the serializer turns into the NoContraction decoration.
+// CHECK-LABEL: func.func @exact
+// CHECK-NEXT:    %[[S:.*]] = spirv.FAdd %{{.*}}, %{{.*}} {no_contraction} : f64
+// CHECK-NEXT:    %[[D:.*]] = spirv.FSub %[[S]], %{{.*}} : f64
+func.func @exact(%a: f64, %b: f64) -> f64 {
+  %s = arith.addf %a, %b {no_contraction} : f64
+  %d = arith.subf %s, %a : f64
+  func.return %d : f64
 }
 
 // Booleans use the logical ops; widening an i1 is a select.

@@ -185,3 +185,22 @@ offload.kernel @promote : () -> () {
     taichi.print "{} {} {} {} {}" %b, %c, %s, %l, %d : i1, i8, i16, i64, f64
   }
 }
+
+// A hole's own spec: printf's flags/width/precision and conversion as given, `ll` added
+// for an i64, a float promoted as always; `end` replaces the newline (`%` escaped).
+// CHECK:       llvm.mlir.global internal constant @specs.str0("%.10d %08llx %.2e%%\00")
+// CHECK-LABEL: llvm.func @specs__task0
+// CHECK-NEXT:    %[[I:.*]] = arith.constant 5 : i32
+// CHECK-NEXT:    %[[L:.*]] = arith.constant 255 : i64
+// CHECK-NEXT:    %[[F:.*]] = arith.constant 2.500000e+00 : f32
+// CHECK-NEXT:    %[[FMT:.*]] = llvm.mlir.addressof @specs.str0 : !llvm.ptr
+// CHECK-NEXT:    %[[D:.*]] = llvm.fpext %[[F]] : f32 to f64
+// CHECK-NEXT:    %{{.*}} = llvm.call @printf(%[[FMT]], %[[I]], %[[L]], %[[D]]) vararg(!llvm.func<i32 (!llvm.ptr, ...)>) : (!llvm.ptr, i32, i64, f64) -> i32
+offload.kernel @specs : () -> () {
+  offload.serial {
+    %i = arith.constant 5 : i32
+    %l = arith.constant 255 : i64
+    %f = arith.constant 2.5 : f32
+    taichi.print "{:.10d} {:08x} {:.2e}" %i, %l, %f : i32, i64, f32 {end = "%"}
+  }
+}

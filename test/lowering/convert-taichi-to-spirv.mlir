@@ -93,6 +93,55 @@ func.func @loop_with_break(%lo: i32, %hi: i32, %stop: i32, %acc: memref<i32>) {
   func.return
 }
 
+// A break in an `if` nested in another: the ops after the inner `if` (still inside the
+// outer one) are guarded by the flag too, not only those after the outer `if`.
+// CHECK-LABEL: func.func @nested_break
+// CHECK-SAME:    (%[[C:.*]]: i1, %[[D:.*]]: i1, %[[V:.*]]: i32, %[[INNER:.*]]: memref<i32>, %[[OUTER:.*]]: memref<i32>)
+// CHECK-NEXT:    %[[BRK:.*]] = spirv.Variable : !spirv.ptr<i1, Function>
+// CHECK:         spirv.mlir.selection {
+// CHECK-NEXT:      spirv.BranchConditional %[[C]], ^[[THEN:.*]], ^{{.*}}
+// CHECK-NEXT:    ^[[THEN]]:
+// CHECK-NEXT:      spirv.mlir.selection {
+// CHECK-NEXT:        spirv.BranchConditional %[[D]], ^[[SET:.*]], ^{{.*}}
+// CHECK-NEXT:      ^[[SET]]:
+// CHECK-NEXT:        %[[TRUE:.*]] = spirv.Constant true
+// CHECK-NEXT:        spirv.Store "Function" %[[BRK]], %[[TRUE]] : i1
+// CHECK:           }
+// CHECK-NEXT:      %[[B1:.*]] = spirv.Load "Function" %[[BRK]] : i1
+// CHECK-NEXT:      %[[STAY1:.*]] = spirv.LogicalNot %[[B1]] : i1
+// CHECK-NEXT:      spirv.mlir.selection {
+// CHECK-NEXT:        spirv.BranchConditional %[[STAY1]], ^[[REST1:.*]], ^{{.*}}
+// CHECK-NEXT:      ^[[REST1]]:
+// CHECK-NEXT:        memref.store %[[V]], %[[INNER]][] : memref<i32>
+// CHECK-NEXT:        spirv.Branch
+// CHECK-NEXT:      ^{{.*}}:
+// CHECK-NEXT:        spirv.mlir.merge
+// CHECK-NEXT:      }
+// CHECK-NEXT:      spirv.Branch
+// CHECK-NEXT:    ^{{.*}}:
+// CHECK-NEXT:      spirv.mlir.merge
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[B2:.*]] = spirv.Load "Function" %[[BRK]] : i1
+// CHECK-NEXT:    %[[STAY2:.*]] = spirv.LogicalNot %[[B2]] : i1
+// CHECK-NEXT:    spirv.mlir.selection {
+// CHECK-NEXT:      spirv.BranchConditional %[[STAY2]], ^[[REST2:.*]], ^{{.*}}
+// CHECK-NEXT:    ^[[REST2]]:
+// CHECK-NEXT:      memref.store %[[V]], %[[OUTER]][] : memref<i32>
+func.func @nested_break(%c: i1, %d: i1, %v: i32, %inner: memref<i32>, %outer: memref<i32>) {
+  taichi.while {
+    taichi.if %c {
+      taichi.if %d {
+        taichi.break
+      }
+      memref.store %v, %inner[] : memref<i32>
+      taichi.yield
+    }
+    memref.store %v, %outer[] : memref<i32>
+    taichi.yield
+  }
+  func.return
+}
+
 // A while loop runs until its break flag is set; a continue clears its flag at the top
 // of each iteration and skips the rest of the body.
 // CHECK-LABEL: func.func @while_continue

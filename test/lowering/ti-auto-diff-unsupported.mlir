@@ -138,3 +138,10 @@ taichi.kernel @counter() {
 // CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 1]]:1: error: ti-auto-diff: the gradient @x_grad of @x must be a taichi.field of type memref<8xf32>
 taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
 taichi.field @x_grad : memref<4xf32> offset 64
+
+// -----
+
+// Only float fields have gradients: an integer field with one is named.
+// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 1]]:1: error: ti-auto-diff: @n needs a float type for a gradient
+taichi.field @n : memref<8xi32> offset 0 {grad = @n_grad}
+taichi.field @n_grad : memref<8xi32> offset 64

@@ -71,6 +71,48 @@ offload.kernel @parallel_loop : () -> () {
   }
 }
 
+// An atomic nested in an `if` (or a serial loop) belongs to the task around them: the
+// search for the task climbs past every construct in between.
+// CHECK-LABEL: offload.kernel @nested_in_if
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           taichi.if %{{.*}} {
+// CHECK-NEXT:        %[[OWN:.*]] = taichi.element_ptr %{{.*}}[%[[I]]]
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[OWN]][] : memref<f32>
+// CHECK-NEXT:        %{{.*}} = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store
+// CHECK-NEXT:        taichi.yield
+// CHECK:         offload.serial {
+// CHECK:           taichi.if %{{.*}} {
+// CHECK-NEXT:        %[[P:.*]] = taichi.element_ptr
+// CHECK-NEXT:        %[[OLD2:.*]] = memref.load %[[P]][] : memref<f32>
+// CHECK-NEXT:        %{{.*}} = arith.addf %[[OLD2]], %{{.*}} : f32
+// CHECK-NOT:     taichi.atomic
+offload.kernel @nested_in_if : (i1) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %c = offload.arg 0 : i1
+    %x = taichi.get_field @x : memref<16xf32>
+    %one = arith.constant 1.0 : f32
+    taichi.if %c {
+      %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+      %0 = taichi.atomic_add %own, %one : memref<f32>
+      taichi.yield
+    }
+  }
+  offload.serial {
+    %c = offload.arg 0 : i1
+    %y = taichi.get_field @y : memref<16xf32>
+    %one = arith.constant 1.0 : f32
+    %c3 = arith.constant 3 : i32
+    taichi.if %c {
+      %p = taichi.element_ptr %y[%c3] : memref<16xf32> -> memref<f32>
+      %1 = taichi.atomic_add %p, %one : memref<f32>
+      taichi.yield
+    }
+  }
+}
+
 // The epilogue of a range_for combines the threads' partial results: never demoted,
 // while the thread-local slot in the body is.
 // CHECK-LABEL: offload.kernel @epilogue

@@ -73,6 +73,24 @@ taichi.kernel @elementwise(%a: f32, %b: f32) -> f32 {
 
 // -----
 
+// A constant of distinct components: each extract takes its own component (row-major:
+// [1, 0] is the third), not the first.
+taichi.kernel @constant_components(%a: f32) -> f32 {
+  %c = arith.constant dense<[[1.0, 2.0], [3.0, 4.0]]> : vector<2x2xf32>
+  %va = vector.broadcast %a : f32 to vector<2x2xf32>
+  %m = arith.mulf %va, %c : vector<2x2xf32>
+  %r = vector.extract %m[1, 0] : f32 from vector<2x2xf32>
+  taichi.return %r : f32
+}
+
+// CHECK-LABEL: taichi.kernel @constant_components
+// CHECK-SAME:    (%[[A:.*]]: f32)
+// CHECK-NEXT:    %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
+// CHECK-NEXT:    %[[M:.*]] = arith.mulf %[[A]], %[[THREE]] : f32
+// CHECK-NEXT:    taichi.return %[[M]] : f32
+
+// -----
+
 // Scalar code is left alone: the pass must not fire.
 taichi.field @s : memref<4xf32> offset 0
 taichi.kernel @scalar_only(%i: i32) -> f32 {

@@ -106,7 +106,7 @@ def test_textures_and_templates_are_reported():
 
     g = ti.graph.GraphBuilder()
     texture = ti.graph.Arg(
-        ti.graph.ArgKind.RWTEXTURE, "t", channel_format=ti.u8, shape=(8,), num_channels=4
+        ti.graph.ArgKind.RWTEXTURE, "t", ndim=1, fmt=ti.Format.rgba8
     )
     g.dispatch(tex, texture)
     with pytest.raises(ti.TaichiTypeError, match="got a RWTEXTURE Arg"):

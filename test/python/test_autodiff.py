@@ -176,7 +176,10 @@ def test_kernel_grad_by_hand_and_clear_all_gradients(arch) -> None:
     y.grad.fill(1.0)
     k.grad(3.0)
     np.testing.assert_allclose(x.grad.to_numpy(), 6 * np.arange(4.0))
-    k.grad(3.0)  # adjoints accumulate
+    # The store's adjoint consumed y.grad (as Taichi's): a second run adds nothing.
+    assert not y.grad.to_numpy().any()
+    y.grad.fill(1.0)
+    k.grad(3.0)  # adjoints accumulate into x.grad
     np.testing.assert_allclose(x.grad.to_numpy(), 12 * np.arange(4.0))
     ti.ad.clear_all_gradients()
     assert not x.grad.to_numpy().any() and not y.grad.to_numpy().any()
@@ -327,19 +330,24 @@ def test_unsupported_constructs_raise_clear_errors(arch) -> None:
             for i in x:
                 y[i] = x[i] * ti.random()
 
-        # the adjoint would replay other random numbers than the primal drew
-        with pytest.raises(ti.TaichiCompilationError, match="global data access rule"):
+        # the adjoint would replay other random numbers than the primal drew; Taichi
+        # raises a RuntimeError naming its RandStmt
+        with pytest.raises(ti.TaichiCompilationError, match="RandStmt not supported"):
+            with_random.grad()
+        with pytest.raises(RuntimeError, match="RandStmt not supported"):
             with_random.grad()
 
 
 def test_needs_grad_needs_float_and_tape_needs_grad_loss() -> None:
     ti.init(arch=ti.cpu, offline_cache=False)
-    with pytest.raises(ti.TaichiError, match="float"):
+    with pytest.raises(RuntimeError, match="i32 is not supported for field"):
         ti.field(ti.i32, 4, needs_grad=True)
+    with pytest.raises(RuntimeError, match="i32 is not supported for ndarray"):
+        ti.ndarray(ti.i32, 4, needs_grad=True)
     plain = ti.field(float, ())
     with pytest.raises(ti.TaichiError, match="needs_grad"):
         ti.ad.Tape(loss=plain)
-    assert plain.grad is None
+    assert not plain.grad.placed
 
 
 def test_integer_index_locals_and_casts(arch) -> None:
@@ -441,3 +449,332 @@ def test_kernel_level_values_and_local_reductions(arch) -> None:
     assert loss[None] == pytest.approx(total)
     np.testing.assert_allclose(x.grad.to_numpy(), ys / total * 1.4, atol=1e-12)
     assert w.grad[None] == pytest.approx((ys / total * 2 * xs).sum())
+
+
+def test_overwritten_loss_takes_the_last_stores_gradient(arch) -> None:
+    # Regression: each kernel's `loss[None] = c * x[None]` overwrites the loss, so only
+    # the last store reaches it; the adjoints of the earlier stores must see a zero
+    # loss.grad (we gave 1 + 2 + 4 = 7 instead of 4, Taichi's test_ad_set_loss_grad).
+    x = ti.field(float, (), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def store_scaled(c: ti.f64, src: ti.template(), dst: ti.template()):
+        dst[None] = c * src[None]
+
+    x[None] = 1.0
+    with ti.ad.Tape(loss=loss):
+        store_scaled(1.0, x, loss)
+        store_scaled(2.0, x, loss)
+        store_scaled(4.0, x, loss)
+    assert loss[None] == 4.0
+    assert x.grad[None] == 4.0
+    assert loss.grad[None] == 0.0  # consumed by the first-recorded store's adjoint
+
+
+def test_ndarray_annotated_needs_grad_false_gets_no_gradient(arch) -> None:
+    # Regression: `ndarray(needs_grad=False)` makes the argument a constant to the
+    # adjoint even when the ndarray passed has a gradient (we accumulated 1/3 per
+    # element into it; Taichi's test_ndarray_needs_grad_false).
+    n = 3
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(needs_grad=False), y: ti.types.ndarray()):
+        for i in range(n):
+            a = 2.0
+            for j in range(n):
+                a += x[i] / x.shape[0]
+            y[0] += a
+
+    @ti.kernel
+    def k_default(x: ti.types.ndarray(), y: ti.types.ndarray()):
+        for i in range(n):
+            y[0] += x[i] * 3.0
+
+    x = ti.ndarray(float, n, needs_grad=True)
+    y = ti.ndarray(float, 1, needs_grad=True)
+    x.from_numpy(np.array([1.0, 2.0, 3.0]))
+    k(x, y)
+    y.grad.fill(1.0)
+    k.grad(x, y)
+    assert not x.grad.to_numpy().any()
+    k_default.grad(x, y)  # the same ndarray, differentiated where not annotated
+    np.testing.assert_allclose(x.grad.to_numpy(), [3.0] * n)
+
+
+def test_grad_and_dual_fields_in_kernels_and_python(arch) -> None:
+    # Every float field has x.grad and x.dual; place(x, x.grad) or lazy_grad() places
+    # them, and kernels read and write them like any field.
+    x = ti.field(float)
+    y = ti.field(float)
+    ti.root.dense(ti.i, 4).place(x, x.grad, y)
+    ti.root.lazy_grad()
+    ti.root.lazy_dual()
+    assert y.grad.placed and x.dual.placed and y.dual.placed
+
+    @ti.kernel
+    def scale_grads(c: ti.f64):
+        for i in x:
+            x.grad[i] = c * y.grad[i] + x.dual[i]
+
+    for i in range(4):
+        y.grad[i] = i + 1.0
+        x.dual[i] = 0.5
+    scale_grads(2.0)
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(1.0, 5.0) + 0.5)
+    ti.ad.clear_all_gradients()
+    assert not x.grad.to_numpy().any() and not y.grad.to_numpy().any()
+
+    v = ti.Vector.field(3, float, shape=2, needs_grad=True, needs_dual=True)
+    m = ti.Matrix.field(2, 2, float, shape=2, needs_dual=True)
+    assert v.grad.placed and v.dual.placed and m.dual.placed and not m.grad.placed
+    assert v.grad.to_numpy().shape == (2, 3) and m.dual.to_numpy().shape == (2, 2, 2)
+
+
+def test_needs_grad_companions_must_be_placed(arch) -> None:
+    a = ti.field(float, needs_grad=True)
+    ti.root.dense(ti.i, 2).place(a)
+
+    @ti.kernel
+    def touch():
+        a[0] = 1.0
+
+    not_placed = r"needs_grad=True.*grad field\(s\) are not placed"
+    with pytest.raises(RuntimeError, match=not_placed):
+        touch()
+    ti.root.lazy_grad()
+    touch()
+    assert a[0] == 1.0 and a.grad.placed
+    b = ti.field(float)  # never placed: no kernel may run (Taichi's materialize check)
+    with pytest.raises(RuntimeError, match=r"These field\(s\) are not placed"):
+        touch.grad()
+    ti.root.dense(ti.i, 3).place(b)
+    touch.grad()
+
+
+def test_lambda_called_in_a_kernel_is_differentiated(arch) -> None:
+    # Taichi traces a Python lambda called with Taichi values; we inline it as a ti.func.
+    x = ti.field(float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+    fns = [
+        lambda t: ti.sin(t) * t,
+        lambda t: t * t * t,
+    ]
+    ambiguous = [lambda t: t, lambda t: -t]  # one line: which one runs cannot be told
+
+    @ti.kernel
+    def k(f: ti.template()):
+        for i in x:
+            loss[None] += f(x[i])
+
+    x.from_numpy(np.array([0.2, -0.4, 1.1]))
+    xs = x.to_numpy()
+    for f, df in zip(fns, [lambda t: np.cos(t) * t + np.sin(t), lambda t: 3 * t * t]):
+        with ti.ad.Tape(loss=loss):
+            k(f)
+        np.testing.assert_allclose(x.grad.to_numpy(), df(xs), rtol=1e-5)
+    with pytest.raises(ti.TaichiSyntaxError, match="cannot find this lambda"):
+        k(ambiguous[1])
+
+
+def test_forward_mode_through_while_loops_branches_and_locals(arch) -> None:
+    x = ti.field(float, 3, needs_dual=True)
+    y = ti.field(float, 3, needs_dual=True)
+    total = ti.field(float, (), needs_dual=True)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            s = x[i]
+            j = 0
+            while j < 3:  # reverse mode rejects while loops; forward mode needs nothing
+                s = s * x[i] + ti.sin(s)
+                j += 1
+            if x[i] > 0.5:
+                s = s * 2
+            y[i] = s
+            total[None] += s
+
+    def f(xs: np.ndarray) -> np.ndarray:
+        out = []
+        for xv in xs:
+            s = xv
+            for _ in range(3):
+                s = s * xv + np.sin(s)
+            out.append(2 * s if xv > 0.5 else s)
+        return np.array(out)
+
+    x0 = np.array([0.3, 0.6, 0.9])
+    x.from_numpy(x0)
+    with ti.ad.FwdMode(loss=[y, total], param=x, seed=[1.0, 1.0, 1.0]):
+        k()
+    np.testing.assert_allclose(y.to_numpy(), f(x0), rtol=1e-6)  # the primal ran too
+    expect = (f(x0 + 1e-6) - f(x0 - 1e-6)) / 2e-6
+    eps, rtol = _tolerance(arch)
+    np.testing.assert_allclose(y.dual.to_numpy(), expect, rtol=rtol)
+    assert total.dual[None] == pytest.approx(expect.sum(), rel=rtol)
+    assert not x.dual.to_numpy().any()  # the seed is cleared on exit
+    k()  # outside FwdMode: the primal alone, the duals untouched
+    np.testing.assert_allclose(y.dual.to_numpy(), expect, rtol=rtol)
+
+    with pytest.raises(RuntimeError, match="seed"):
+        with ti.ad.FwdMode(loss=y, param=x):
+            k()
+
+
+def test_tape_starts_the_loss_from_zero(arch) -> None:
+    # Regression: a second Tape over `p[None] += ...` accumulated onto the first run's
+    # loss (300 instead of 150; Taichi's Tape zeroes the loss on entry,
+    # test_ad_multiple_tapes), for field and ndarray losses alike.
+    a = ti.ndarray(ti.math.vec2, shape=10, needs_grad=True)
+    p = ti.ndarray(float, shape=(), needs_grad=True)
+    q = ti.field(float, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def compute_sum(a: ti.types.ndarray(), p: ti.types.ndarray()):
+        for i in a:
+            p[None] += a[i][0] * 2 + a[i][1] * 3
+            q[None] += a[i][0]
+
+    a.from_numpy(np.full((10, 2), 3.0))
+    for _ in range(2):
+        a.grad.fill(0)
+        with ti.ad.Tape(loss=p):
+            compute_sum(a, p)
+        assert p[None] == 150.0
+        np.testing.assert_allclose(a.grad.to_numpy(), np.tile([2.0, 3.0], (10, 1)))
+    for _ in range(2):
+        with ti.ad.Tape(loss=q):
+            compute_sum(a, p)
+        assert q[None] == 30.0
+
+
+def test_kernel_may_write_what_it_read_when_the_adjoint_needs_none_of_it(arch) -> None:
+    # x[k, i + 1] = x[k, i] * 2 and a dynamic matrix index (a select over the loaded
+    # components) read values the adjoint never needs: no global-data-access error,
+    # and the gradients of Taichi's test_loop_grad / test_matrix_non_constant_index.
+    n, m = 4, 5
+    x = ti.field(float, (n, m), needs_grad=True)
+
+    @ti.kernel
+    def doubling():
+        for k in range(n):
+            for i in range(m - 1):
+                x[k, i + 1] = x[k, i] * 2
+
+    for k in range(n):
+        x[k, 0] = k
+    doubling()
+    for k in range(n):
+        x.grad[k, m - 1] = 1
+    doubling.grad()
+    expect = np.zeros((n, m))
+    expect[:, 0] = 2 ** (m - 1)  # each store's adjoint zeroed what it consumed
+    np.testing.assert_allclose(x.grad.to_numpy(), expect)
+
+    a = ti.Matrix.field(2, 2, float, 3, needs_grad=True)
+    b = ti.Matrix.field(2, 2, float, 3, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def dynamic_index():
+        for i in range(3):
+            for j, k in ti.ndrange(2, 2):
+                a[i][j, k] = (j + 1) * (k + 1) * b[i][j, k]
+                loss[None] += a[i][j, k]
+
+    loss.grad[None] = 1.0
+    dynamic_index.grad()
+    expect_b = np.tile([[1.0, 2.0], [2.0, 4.0]], (3, 1, 1))
+    np.testing.assert_allclose(b.grad.to_numpy(), expect_b)
+
+
+def test_stop_grad_holds_in_its_scope_only(arch) -> None:
+    # Regression: ti.stop_grad(x) in one loop stopped x's gradient in the whole kernel
+    # (x.grad was 0, not 2x; Taichi's test_stop_grad2): it holds in its block only.
+    x = ti.field(float, 8, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def k():
+        for i in range(8):
+            ti.stop_grad(x)
+            loss[None] += x[i] ** 2
+        for i in range(8):
+            loss[None] += x[i] ** 2
+
+    @ti.kernel
+    def k_everywhere():
+        ti.stop_grad(x)
+        for i in range(8):
+            loss[None] += x[i] ** 2
+
+    x.from_numpy(np.arange(8.0))
+    with ti.ad.Tape(loss=loss):
+        k()
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * np.arange(8.0))
+    with ti.ad.Tape(loss=loss):
+        k_everywhere()
+    assert not x.grad.to_numpy().any()
+
+
+def test_validation_sees_vector_field_accesses(arch) -> None:
+    # Regression: Tape(validation=True) looked at scalar accesses only, so a kernel
+    # overwriting a Vector field it read went unchecked (Taichi's test_gdar_mpm).
+    x = ti.Vector.field(2, float, shape=(3, 4), needs_grad=True)
+    v = ti.Vector.field(2, float, shape=(3, 4), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def step(f: ti.i32):
+        for p in range(4):
+            v[f, p] = x[f, p] * 2
+            x[f + 1, p] = x[f, p] + 0.1 * v[f, p]
+
+    with (
+        pytest.raises(ti.TaichiAssertionError, match="global data access rule"),
+        ti.ad.Tape(loss=loss, validation=True),
+    ):
+        step(0)
+
+
+def test_old_call_form_of_vector_components_and_diag_in_kernels(arch) -> None:
+    # `v(0)` is Taichi's old spelling of `v[0]`; ti.Matrix.diag takes a kernel value.
+    out = ti.field(float, 3)
+
+    @ti.kernel
+    def k(a: ti.f64):
+        d = ti.Vector([a, 2 * a]) ** 2
+        m = ti.Matrix.diag(dim=2, val=a) + ti.Matrix.diag(2, 1.0)
+        out[0] = d(0) + d(1)
+        out[1] = m(0, 0) + m(1, 1)
+        out[2] = m[0, 1]
+
+    k(1.5)
+    np.testing.assert_allclose(out.to_numpy(), [1.5**2 * 5, 5.0, 0.0])
+
+
+@pytest.mark.vulkan_only("Mesa's lavapipe caps the loop iterations of a shader")
+def test_serial_loops_past_65535_iterations(arch, request) -> None:
+    # Taichi's test_large_for_loops_* gave 1300300 instead of 1e7 on Vulkan: not an
+    # adstack overflow (our reverse mode recomputes, it has no stack), but the primal
+    # itself. Mesa's llvmpipe (lavapipe) ends every loop of a shader invocation once
+    # 65535 back-edges have run in it, silently. Known wrong result, kept visible here
+    # until the SPIR-V lowering detects it (an iteration count per invocation checked
+    # against the driver's limit) or splits such loops over invocations.
+    from taichi_xdsl.targets.vulkan.device import list_devices
+
+    if all(d.device_type == "cpu" for d in list_devices()):
+        request.applymarker(
+            pytest.mark.xfail(strict=True, reason="lavapipe's 65535-iteration loop limit")
+        )
+    total = ti.field(ti.i32, ())
+
+    @ti.kernel
+    def count(n: ti.i32):
+        ti.loop_config(serialize=True)
+        for _ in range(n):
+            total[None] += 1
+
+    count(100_000)
+    assert total[None] == 100_000

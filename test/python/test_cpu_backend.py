@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import taichi_xdsl as ti
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.parser import Parser
 
@@ -460,3 +461,40 @@ taichi.kernel @bad(%n: i32, %c: i1) {
 """
     with pytest.raises(TaichiCompilationError, match="'bad': ti-offload failed: .*break"):
         compile_kernel(source, "bad")
+
+
+def test_index_cost_counts_inner_loops_of_constant_bounds():
+    """The launch plan's index_cost: 1 + trip count x body cost of each outermost inner
+    loop of constant bounds (chunking counts it); it survives the plan's JSON form."""
+    from taichi_xdsl.targets.llvm.cache import plan_from_json, plan_to_json
+
+    ti.init(arch=ti.cpu, offline_cache=False)
+    n = 64
+    u = ti.field(ti.f32, shape=(n, n))
+    acc = ti.field(ti.f32, shape=n)
+
+    @ti.kernel
+    def rows():
+        for i, j in ti.ndrange((1, n - 1), (1, n - 1)):  # rows of 62 (ti-split-parallel-loop)
+            u[i, j] = u[i, j - 1] + 1.0
+
+    @ti.kernel
+    def pairs(m: ti.i32):
+        for i in range(n):
+            s = 0.0
+            for j in range(n):
+                for k in range(3):
+                    s += u[j, k]
+            for j in range(m):  # bounds known at run time: not counted
+                s += 1.0
+            acc[i] = s
+
+    rows()
+    pairs(2)
+    costs = []
+    for kernel in (rows, pairs):
+        (run,) = kernel._instances.values()
+        plan = run.compiled.plan
+        assert plan_from_json(plan_to_json(plan)) == plan
+        costs.append([t.index_cost for t in plan.tasks if t.kind == "range_for"])
+    assert costs == [[63], [1 + n * (1 + 3)]]

@@ -30,7 +30,12 @@ from taichi_xdsl.targets.llvm.runtime import (
     adaptive_grain,
 )
 from taichi_xdsl.utils import abi
-from taichi_xdsl.utils.errors import TaichiAssertionError, TaichiIndexError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
+    TaichiIndexError,
+    TaichiRuntimeTypeError,
+    TaichiTypeError,
+)
 
 POOL_KINDS = ["native", "python"]
 
@@ -246,7 +251,7 @@ def test_serial_task_returns_values():
     assert kernel.launch(None, (True, 3, 0, 0)) == (2, 6.0, 0, 0)
     # Unsigned values wrap to the signless slot.
     assert kernel.launch(None, (2**32 - 1, 0.0, 0, 255)) == (0, 0.0, 0, -1)
-    with pytest.raises(TaichiTypeError, match="argument 0 expects a i32"):
+    with pytest.raises(TaichiRuntimeTypeError, match=r"Argument \(0,\) .* required type i32"):
         kernel.launch(None, (1.5, 0.0, 0, 0))
     assert kernel.launch(None, (np.int32(1), np.float32(0.5), np.int64(2), 1)) == (
         2,
@@ -403,6 +408,31 @@ def test_block_dim_sets_the_chunk_size():
     assert root[8:16].view(np.int64)[0] == n * (n - 1) // 2
 
 
+@pytest.mark.parametrize("pool_kind", POOL_KINDS)
+def test_index_cost_splits_few_heavy_indices(pool_kind: str):
+    """2046 rows of 2046 elements on 16 threads: chunks of a few rows, not of 512 rows
+    (four chunks, four busy threads); every index still runs once."""
+    assert adaptive_grain(2046, 16) == 512
+    rows = adaptive_grain(2046, 16, index_cost=2046)
+    assert rows * 2046 <= 65536 and -(-2046 // rows) >= 8 * 16
+    assert adaptive_grain(10, 16, index_cost=1 << 24) == 1
+    assert adaptive_grain(2046, 16, block_dim=7, index_cost=2046) == 7  # block_dim wins
+    n = 300
+    plan = LaunchPlan(
+        "sum",
+        (),
+        (),
+        (TaskSpec("sum__task0", "range_for", Bound(0), Bound(n), index_cost=5000),),
+    )
+    kernel = build(SUM_IR, plan, pool_kind, num_threads=4)
+    root = np.zeros(64 + 4 * n, dtype=np.uint8)
+    root[64:].view(np.float32)[:] = 1.0
+    kernel.launch(root, ())
+    assert root[8:16].view(np.int64)[0] == n * (n - 1) // 2
+    grain = adaptive_grain(n, 4, coarse=pool_kind == "python", index_cost=5000)
+    assert root[16:24].view(np.int64)[0] == -(-n // grain) > 1  # chunks, not one
+
+
 def test_concurrent_launches_from_python_threads():
     """One kernel launched from several Python threads at once, each on its own arrays."""
     kernel = build(SAXPY_IR, SAXPY_PLAN, num_threads=4)
@@ -504,6 +534,99 @@ def test_assertion_record_raises_assertion_error():
         kernel.launch(None, ())
     with pytest.raises(TaichiAssertionError):
         kernel.launch(None, ())
+
+
+SERIAL_STEPS_IR = """
+; task0 adds args[0] to root[0]; task1 sets the assertion code when root[0] > 100, else
+; adds 1000 to root[1]; task2 adds 1 to root[2]
+define void @steps__task0(ptr %ctx, i32 %begin, i32 %end) {
+  %args = call ptr @args(ptr %ctx)
+  %a = load i64, ptr %args
+  %root = call ptr @root(ptr %ctx)
+  %v = load i64, ptr %root
+  %w = add i64 %v, %a
+  store i64 %w, ptr %root
+  ret void
+}
+define void @steps__task1(ptr %ctx, i32 %begin, i32 %end) {
+entry:
+  %root = call ptr @root(ptr %ctx)
+  %v = load i64, ptr %root
+  %big = icmp sgt i64 %v, 100
+  br i1 %big, label %bad, label %good
+bad:
+  %rec = call ptr @error(ptr %ctx)
+  store i64 2, ptr %rec
+  %r1 = getelementptr i8, ptr %rec, i64 8
+  store ptr @steps_message, ptr %r1
+  ret void
+good:
+  %p = getelementptr i64, ptr %root, i64 1
+  %x = load i64, ptr %p
+  %y = add i64 %x, 1000
+  store i64 %y, ptr %p
+  ret void
+}
+define void @steps__task2(ptr %ctx, i32 %begin, i32 %end) {
+  %root = call ptr @root(ptr %ctx)
+  %p = getelementptr i64, ptr %root, i64 2
+  %x = load i64, ptr %p
+  %y = add i64 %x, 1
+  store i64 %y, ptr %p
+  ret void
+}
+@steps_message = private constant [9 x i8] c"too big!\\00"
+"""
+
+STEPS_PLAN = LaunchPlan(
+    "steps",
+    (ScalarArg("i64"),),
+    (),
+    tuple(TaskSpec(f"steps__task{k}", "serial") for k in range(3)),
+)
+
+
+@pytest.mark.parametrize("pool_kind", POOL_KINDS)
+def test_serial_tasks_run_in_order_and_stop_at_an_error(pool_kind: str):
+    """A kernel of serial tasks alone (one native call with the native pool): every
+    task in order, and none after the one that writes the error record."""
+    kernel = build(SERIAL_STEPS_IR, STEPS_PLAN, pool_kind=pool_kind)
+    assert bool(kernel._buffers.serial_job) == (pool_kind == "native")
+    root = np.zeros(3, dtype=np.int64)
+    kernel.launch(root, (60,))
+    assert root.tolist() == [60, 1000, 1]
+    with pytest.raises(TaichiAssertionError, match="too big!"):
+        kernel.launch(root, (50,))
+    assert root.tolist() == [110, 1000, 1]  # task1 failed: task2 did not run
+    root[0] = 0
+    kernel.launch(root, (7,))  # the record was cleared
+    assert root.tolist() == [7, 2000, 2]
+    with pytest.raises(TaichiTypeError, match="argument 0 expects a i64"):
+        kernel.launch(root, (0.5,))
+    with pytest.raises(TaichiTypeError, match="takes 1 argument"):
+        kernel.launch(root, ())
+
+
+def test_serial_kernel_from_python_threads():
+    """Launches that find the kernel busy run on buffers (and a job record) of their own."""
+    kernel = build(SERIAL_STEPS_IR, STEPS_PLAN)
+    roots = [np.zeros(3, dtype=np.int64) for _ in range(4)]
+    errors: list[BaseException] = []
+
+    def worker(root: np.ndarray) -> None:
+        try:
+            for _ in range(2000):
+                kernel.launch(root, (0,))
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(root,)) for root in roots]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not errors, errors
+    assert all(root.tolist() == [0, 2_000_000, 2000] for root in roots)
 
 
 # -- JIT details --------------------------------------------------------------------------

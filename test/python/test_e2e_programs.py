@@ -219,3 +219,32 @@ def test_inner_loop_every_iteration_once(inner):
     want = values.astype(np.float64).sum() * (np.arange(8) + 1)
     np.testing.assert_allclose(out.to_numpy(), want, rtol=1e-6)
     assert list(order.to_numpy()) == [inner] * 8
+
+
+def test_divisions_by_one_divisor_and_by_a_square_root():
+    # Vulkan runs ti-fast-reciprocal (divisions by a shared divisor or by a square root
+    # become multiplications by a reciprocal): the results stay within fast-math
+    # rounding of the quotients, and n-body's force term keeps its value and sign.
+    n = 1000
+    d = ti.Vector.field(3, ti.f32, shape=n)
+    r = ti.field(ti.f32, shape=n)
+    out = ti.Vector.field(3, ti.f32, shape=n)
+    inv = ti.field(ti.f32, shape=n)
+
+    @ti.kernel
+    def force():
+        for i in range(n):
+            r2 = d[i].dot(d[i]) + r[i]
+            out[i] = d[i] / (r2 * ti.sqrt(r2))
+            inv[i] = d[i][0] / ti.sqrt(r[i])
+
+    rng = np.random.default_rng(5)
+    d_np = (rng.random((n, 3), dtype=np.float32) - 0.5) * 8
+    r_np = rng.random(n, dtype=np.float32) * 3 + 0.01
+    d.from_numpy(d_np)
+    r.from_numpy(r_np)
+    force()
+    d64, r64 = d_np.astype(np.float64), r_np.astype(np.float64)
+    r2 = (d64 * d64).sum(axis=1) + r64
+    np.testing.assert_allclose(out.to_numpy(), d64 / (r2 * np.sqrt(r2))[:, None], rtol=2e-6)
+    np.testing.assert_allclose(inv.to_numpy(), d64[:, 0] / np.sqrt(r64), rtol=2e-6)

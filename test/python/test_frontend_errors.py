@@ -303,3 +303,81 @@ def test_lang_helpers_and_extensions():
     k(1)
     k(2)
     assert ti.lang.impl.get_runtime().get_num_compiled_functions() == compiled + 1
+
+
+def test_arguments_taichi_removed_raise_its_errors():
+    """ti.graph.Arg's element_shape / shape / channel_format / num_channels were removed
+    in Taichi 1.7: each raises Taichi's error naming what replaces it;
+    ti.experimental.real_func still works, with a DeprecationWarning."""
+    kinds = ti.graph.ArgKind
+    with pytest.raises(ti.TaichiRuntimeError, match="element_shape argument for scalar"):
+        ti.graph.Arg(kinds.SCALAR, "x", dtype=ti.f32, element_shape=())
+    with pytest.raises(ti.TaichiRuntimeError, match="Please use vector or matrix data type"):
+        ti.graph.Arg(kinds.NDARRAY, "x", ti.f32, ndim=1, element_shape=(1,))
+    with pytest.raises(ti.TaichiRuntimeError, match="Please use ndim instead"):
+        ti.graph.Arg(kinds.TEXTURE, "x", shape=(128, 128))
+    with pytest.raises(ti.TaichiRuntimeError, match="for texture are deprecated in v1.6.0, and they are removed in v1.7.0. Please use fmt instead"):
+        ti.graph.Arg(kinds.RWTEXTURE, "x", ndim=2, channel_format=ti.f32, num_channels=1)
+    assert ti.graph.Arg(kinds.NDARRAY, "x", ti.f32, ndim=1).ndim == 1
+    with pytest.warns(DeprecationWarning, match="Use ti.real_func instead"):
+
+        @ti.experimental.real_func
+        def twice(a: ti.i32) -> ti.i32:
+            return a * 2
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.i32:
+        return twice(a)
+
+    assert k(21) == 42
+
+
+def test_primitive_type_literals_as_taichi():
+    """`ti.f32(0)` / `ti.i32(0.0)` of a literal of the other kind, several arguments, or
+    a vector are errors (as Taichi's); a literal of the right kind and a variable work."""
+
+    @ti.kernel
+    def ok(x: ti.i32) -> ti.f32:
+        return ti.f32(1.5) + ti.f32(x) + ti.i32(-2)
+
+    assert ok(3) == 2.5
+    @ti.kernel
+    def int_literal_as_float():
+        a = ti.f32(0)
+
+    @ti.kernel
+    def float_literal_as_int():
+        a = ti.i32(0.0)
+
+    @ti.kernel
+    def two_arguments():
+        a = ti.i64(1, 2)
+
+    @ti.kernel
+    def of_a_vector():
+        a = ti.f16(ti.Vector([1]))
+
+    with pytest.raises(ti.TaichiTypeError, match="Integer literals must be annotated"):
+        int_literal_as_float()
+    with pytest.raises(ti.TaichiTypeError, match="Floating-point literals must be annotated"):
+        float_literal_as_int()
+    with pytest.raises(ti.TaichiSyntaxError, match="only decorate a single expression"):
+        two_arguments()
+    with pytest.raises(ti.TaichiSyntaxError, match="compound type"):
+        of_a_vector()
+
+
+def test_func_vector_parameter_of_another_size_is_an_error():
+    vec3 = ti.types.vector(3, ti.f32)
+
+    @ti.func
+    def first(a: vec3) -> ti.f32:
+        return a[0]
+
+    @ti.kernel
+    def k() -> ti.f32:
+        x = ti.Matrix([3, 4])
+        return first(x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Argument a is expected to be a Matrix with n 3, but got 2"):
+        k()

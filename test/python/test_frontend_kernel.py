@@ -175,3 +175,65 @@ def test_init_options_are_accepted():
 
     assert k() == 7
     ti.sync()
+
+
+def test_init_reads_ti_environment_variables_and_shows_taichi_defaults(arch, monkeypatch):
+    """$TI_<OPTION> sets an option ti.init is not given (Taichi's rule; an argument
+    wins): TI_DEBUG=1 turns bounds checks on. Options without a field of their own show
+    the given value or Taichi's default; `_test_mode=True` returns the options."""
+    monkeypatch.setenv("TI_DEBUG", "1")
+    monkeypatch.setenv("TI_FAST_MATH", "0")
+    monkeypatch.setenv("TI_LOG_LEVEL", "warn")
+    ti.init(arch=arch)
+    cfg = ti.lang.impl.current_cfg()
+    assert (cfg.debug, cfg.fast_math, cfg.log_level) == (True, False, "warn")
+    assert (cfg.verbose, cfg.kernel_profiler, cfg.advanced_optimization) == (True, False, True)
+    x = ti.field(ti.i32, 4)
+
+    @ti.kernel
+    def read(i: ti.i32) -> ti.i32:
+        return x[i]
+
+    with pytest.raises(RuntimeError, match="out of bounds"):
+        read(4)
+    with pytest.raises(AssertionError, match="out of the bounds"):
+        x[4] = 1  # Python scope too, an assertion as Taichi's debug mode
+    ti.init(arch=arch, debug=False, print_ir=False)
+    assert ti.lang.impl.current_cfg().debug is False
+    monkeypatch.delenv("TI_DEBUG")
+    monkeypatch.delenv("TI_FAST_MATH")
+    monkeypatch.delenv("TI_LOG_LEVEL")
+    spec = ti.init(arch=arch, _test_mode=True, flatten_if=True, log_level=ti.ERROR)
+    assert (spec.flatten_if, spec.log_level, spec.gdb_trigger) == (True, ti.ERROR, False)
+    ti.set_logging_level(ti.WARN)
+    assert ti._logging.is_logging_effective(ti.ERROR)
+    assert not ti.is_logging_effective(ti.INFO)
+    ti.set_logging_level(ti.INFO)
+
+
+def test_kernel_argument_errors_as_taichi():
+    """A float passed for an integer parameter is an error on every arch, never
+    truncated (Vulkan passed 1 for 1.2); a number for an ndarray names the argument;
+    a kernel's arguments are immutable in its body."""
+
+    @ti.kernel
+    def takes_int(a: ti.i32) -> ti.i32:
+        return a
+
+    @ti.kernel
+    def takes_array(a: ti.types.ndarray()):
+        pass
+
+    assert takes_int(3) == 3
+    with pytest.raises(ti.TaichiRuntimeTypeError, match=r"Argument \(0,\) \(type=<class 'float'>\) cannot be converted into required type i32"):
+        takes_int(1.2)
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="Invalid type for argument a, got 1.2"):
+        takes_array(1.2)
+
+    @ti.kernel
+    def assigns(a: ti.i32) -> ti.i32:
+        a += 1
+        return a
+
+    with pytest.raises(ti.TaichiSyntaxError, match='Kernel argument "a" is immutable in the kernel'):
+        assigns(1)

@@ -135,7 +135,7 @@ def test_mesh_lambert_two_sided_and_instances():
     # wound the other way: the normal faces away, lit by ambient only unless two-sided
     back = QUAD_IDX.reshape(-1, 3)[:, ::-1].reshape(-1).copy()
     for two_sided, expect in ((False, 0.1), (True, 0.7)):
-        scene.ambient_light((0.1, 0.1, 0.1))
+        scene.point_light(pos=(0.0, 0.0, 4.0), color=(0.6, 0.6, 0.6))  # lights last a frame
         scene.mesh(quad(), indices=back, color=(1.0, 1.0, 1.0), two_sided=two_sided)
         c.scene(scene)
         img = w.get_image_buffer_as_numpy()
@@ -193,3 +193,70 @@ def test_headless_window_gui_and_events():
     w.show()
     w.running = False
     assert not w.running
+
+
+def test_canvas_set_image_resizes_to_the_window():
+    w = window((8, 6))
+    rng = np.random.default_rng(3)
+    f = rng.random((8, 6, 3), dtype=np.float32)
+    img = ti.Vector.field(3, ti.f32, (8, 6))
+    img.from_numpy(f)
+    w.get_canvas().set_image(img)
+    assert (rgb(w.get_image_buffer_as_numpy(), 5, 4) == np.floor(f[5, 4] * 255)).all()
+    small = np.zeros((4, 3, 3), np.float32)
+    small[1, 2] = (0.0, 1.0, 0.0)  # a 2x2 block of the window after a nearest resize
+    w.get_canvas().set_image(small)
+    out = w.get_image_buffer_as_numpy()
+    for x, y in ((2, 4), (3, 5)):
+        assert (rgb(out, x, y) == [0, 255, 0]).all()
+    assert (rgb(out, 1, 4) == 0).all() and (rgb(out, 2, 3) == 0).all()
+
+
+def test_mesh_per_vertex_color_given_normals_and_scene_lines():
+    w = window((48, 48))
+    c = w.get_canvas()
+    scene = ti.ui.Scene()
+    scene.set_camera(camera_at(4.0))
+    scene.ambient_light((1.0, 1.0, 1.0))
+    colors = np.array([[1, 0, 0], [1, 0, 0], [0, 0, 1], [0, 0, 1]], np.float32)
+    scene.mesh(quad(), indices=QUAD_IDX, per_vertex_color=colors)  # red below, blue above
+    c.scene(scene)
+    img = w.get_image_buffer_as_numpy()
+    low, mid, high = rgb(img, 24, 12), rgb(img, 24, 24), rgb(img, 24, 36)
+    assert low[0] > 160 and low[2] < 90 and high[2] > 160 and high[0] < 90
+    assert abs(int(mid[0]) - int(mid[2])) <= 12  # half way between the two
+    # normals given: the back-wound quad is lit as its normals say, not by its winding
+    back = QUAD_IDX.reshape(-1, 3)[:, ::-1].reshape(-1).copy()
+    scene.ambient_light((0.0, 0.0, 0.0))
+    scene.point_light(pos=(0.0, 0.0, 4.0), color=(1.0, 1.0, 1.0))
+    normals = np.tile(np.array([0.0, 0.0, 1.0], np.float32), (4, 1))
+    scene.mesh(quad(), indices=back, normals=normals, color=(1.0, 1.0, 1.0))
+    c.scene(scene)
+    assert rgb(w.get_image_buffer_as_numpy(), 24, 24)[0] >= 250
+    # a 3-D line is drawn over the mesh (no depth test) in its own colour
+    scene.ambient_light((1.0, 1.0, 1.0))
+    scene.mesh(quad(), indices=QUAD_IDX, color=(1.0, 1.0, 1.0))
+    scene.lines(np.array([[-1, 0, 1], [1, 0, 1]], np.float32), width=3, color=(0.0, 1.0, 0.0))
+    c.scene(scene)
+    img = w.get_image_buffer_as_numpy()
+    assert (rgb(img, 24, 24) == [0, 255, 0]).all() and (rgb(img, 24, 30) == 255).all()
+
+
+def test_point_lights_last_one_frame_ambient_stays():
+    """As GGUI: a program adds its point lights every frame (they must not pile up);
+    the ambient light, once set, stays."""
+    w = window((32, 32))
+    scene = ti.ui.Scene()
+    scene.set_camera(camera_at(3.0))
+    centre = np.zeros((1, 3), np.float32)
+    seen = []
+    for add_light in (True, True, False):
+        if add_light:
+            scene.point_light(pos=(0.0, 0.0, 3.0), color=(0.3, 0.3, 0.3))
+            scene.ambient_light((0.2, 0.2, 0.2))
+        scene.particles(centre, radius=0.3, color=(1.0, 1.0, 1.0))
+        w.get_canvas().scene(scene)
+        seen.append(rgb(w.get_image_buffer_as_numpy(), 16, 16)[0])
+        w.show()
+    assert abs(seen[0] - 127) <= 2 and seen[1] == seen[0]  # Taichi 1.7.4: 127, 127, 51
+    assert abs(seen[2] - 51) <= 2

@@ -185,6 +185,106 @@ def test_real_func_errors():
         k2()
 
 
+def test_real_func_returns_from_loops_and_runs_its_loops_serially():
+    """A return inside for/while loops (nested too) leaves them all; a real function's
+    loops are serial even when it is called at the kernel's top, so `break` works."""
+
+    @ti.real_func
+    def first_at_least(t: ti.i32) -> ti.i32:
+        r = -1
+        for i in range(3):
+            for j in range(5):
+                if i * 5 + j >= t:
+                    return i * 5 + j
+            r = 100 + i
+        return r
+
+    @ti.real_func
+    def from_while() -> ti.i32:
+        i = 1
+        while i:
+            return 43
+
+    @ti.real_func
+    def count_to_break() -> ti.i32:
+        a = 0
+        for i in range(10):
+            if i == 5:
+                break
+            a += 1
+        return a
+
+    @ti.kernel
+    def k() -> ti.types.vector(5, ti.i32):
+        return ti.Vector(
+            [first_at_least(7), first_at_least(99), first_at_least(0), from_while(),
+             count_to_break()]
+        )
+
+    assert k().to_list() == [7, 102, 0, 43, 5]
+    x = ti.field(ti.i32, 8)
+
+    @ti.kernel
+    def par():
+        for i in range(8):
+            x[i] = first_at_least(i * 2)
+
+    par()
+    assert x.to_numpy().tolist() == [0, 2, 4, 6, 8, 10, 12, 14]
+
+
+def test_return_inside_a_kernel_loop_is_an_error():
+    @ti.kernel
+    def k() -> ti.i32:
+        for i in range(3):
+            return i
+        return 0
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Return inside non-static"):
+        k()
+
+
+def test_starred_arguments_numpy_constants_and_bit_intrinsics():
+    """`*v` / `*tuple` / `*numpy_array` expand into arguments (also of ti.ndrange); a
+    global NumPy scalar or array is a compile-time value; ti.bit_shr is a logical shift;
+    ti.lang.ops.logical_not/bit_not, also per component and in Python scope."""
+    val = ti.field(ti.i32, shape=(4, 4, 4))
+    n_cube = np.array([4, 4, 4])
+    begin = np.array(1, dtype=np.int32)
+
+    @ti.func
+    def add3(a, b, c):
+        return a + b * 10 + c * 100
+
+    @ti.kernel
+    def k(x: ti.i32) -> ti.types.vector(5, ti.i32):
+        a = ti.Vector([1, 2, 3])
+        b = ti.Vector([4, 5, 6])
+        for I in ti.grouped(ti.ndrange(*(((0, 4),) * 3))):
+            val[I] = I[0] + I[1] * 2 + I[2] * 3
+        s = 0
+        for I in ti.grouped(ti.ndrange(*(n_cube - 1))):
+            s += 1
+        for i in range(begin, 3):
+            s += 100
+        return ti.Vector([
+            ti.min(*a, *b) + ti.max(*a, *b) * 10, add3(*b), s, ti.bit_shr(x, 3),
+            ti.lang.ops.logical_not(ti.Vector([x, 0]))[1] + ti.lang.ops.bit_not(x) * 10,
+        ])
+
+    assert k(-256).to_list() == [61, 654, 227, (-256 + (1 << 32)) >> 3, 1 + 255 * 10]
+    assert val[3, 2, 1] == 10
+    assert ti.bit_shr(-256, 3) == (-256 + (1 << 32)) >> 3
+    assert list(ti.lang.ops.logical_not(ti.Vector([2, 0]))) == [0, 1]
+
+    @ti.kernel
+    def bad():
+        a = np.array([1, 2])
+
+    with pytest.raises(ti.TaichiTypeError, match="Only 0-dimensional numpy array"):
+        bad()
+
+
 def test_math_transforms_and_complex_numbers():
     @ti.kernel
     def k() -> ti.types.vector(8, ti.f32):
@@ -291,3 +391,129 @@ def test_return_inside_a_static_loop_and_placed_struct_fields():
 
     fill()
     assert s[3].a == 3 and s[3].v.to_list() == [3, 6]
+
+
+def test_fill_starred_arguments_and_numpy_shapes_in_kernels():
+    """What Taichi's example programs use in kernels: `x.fill(v)` (a loop over x, then
+    the next loop sees it), `f(*xs)` / `f(**kw)` with compile-time xs and kw (also in
+    ti.ndrange), a global NumPy array as a constant (shape, elements, arithmetic), and a
+    ti.func whose scalar return annotation meets a vector."""
+    a = ti.field(ti.f32, (4, 3))
+    v = ti.Vector.field(2, ti.f32, 5)
+    out = ti.field(ti.i32, ())
+    table = np.zeros((5, 3))
+    extent = (2, 3)
+    opts = {"y": 4}
+
+    @ti.func
+    def weigh(x, y=1):
+        return x * y
+
+    @ti.kernel
+    def k(x: ti.f32):
+        a.fill(x)
+        v.fill(ti.Vector([1.0, 2.0]))
+        out[None] = table.shape[0] * 10 + table.shape[1] + table.ndim * 100
+        for i, j in ti.ndrange(*extent):
+            a[i, j] += ti.max(*extent) + weigh(1.0, **opts)
+
+    @ti.func
+    def first(i: int) -> ti.f32:  # a scalar annotation on a vector: cast per element
+        return ti.Vector([i + 0.5, i + 1.5])
+
+    cube = np.array([3, 2])
+    w = ti.Vector.field(2, ti.f32, 2)
+
+    @ti.kernel
+    def numpy_constants():
+        for I in ti.grouped(ti.ndrange(*(cube - 1))):  # NumPy arithmetic at compile time
+            w[I.x] = first(I.x + cube[1])
+
+    numpy_constants()
+    assert np.array_equal(w.to_numpy(), [[2.5, 3.5], [3.5, 4.5]])
+
+    k(7.0)
+    expect = np.full((4, 3), 7.0, np.float32)
+    expect[:2] += 3 + 4
+    assert np.array_equal(a.to_numpy(), expect)
+    assert np.array_equal(v.to_numpy(), np.tile([1.0, 2.0], (5, 1)))
+    assert out[None] == 253
+
+    @ti.kernel
+    def bad(x: ti.f32):
+        a[0, 0] = ti.max(*x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match=r"cannot expand a f32 value into arguments"):
+        bad(1.0)
+
+    @ti.kernel
+    def runtime_index(i: ti.i32):
+        a[0, 0] = cube[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="global NumPy array is a constant"):
+        runtime_index(1)
+
+
+def test_nested_struct_fields_and_struct_returns():
+    """A struct member of struct type in a field (cornell_box's objects[i].transform.matrix)
+    and a ti.func annotated to return a struct type."""
+    vec3 = ti.math.vec3
+    Transform = ti.types.struct(position=vec3, scale=ti.f32)
+    Body = ti.types.struct(mass=ti.f32, transform=Transform)
+    bodies = Body.field(shape=3)
+    bodies[1] = Body(mass=2.0, transform=Transform(vec3(1, 2, 3), 0.5))
+    assert bodies.shape == (3,) and bodies.transform.scale[1] == 0.5
+
+    @ti.func
+    def moved(t: Transform, d: ti.f32) -> Transform:
+        t.position += d
+        return t
+
+    out = ti.Vector.field(3, ti.f32, 3)
+
+    @ti.kernel
+    def k():
+        for i in bodies:
+            t = moved(bodies[i].transform, bodies[i].mass)
+            bodies[i].transform.scale = t.scale * 4
+            out[i] = t.position
+
+    k()
+    assert np.allclose(out.to_numpy()[1], [3, 4, 5]) and np.allclose(out.to_numpy()[0], 0)
+    assert bodies.transform.scale.to_numpy().tolist() == [0.0, 2.0, 0.0]
+    assert np.allclose(bodies.transform.position.to_numpy()[1], [1, 2, 3])  # a copy moved
+
+
+def test_vector_slices_and_matrix_cols_of_a_comprehension():
+    """`force[:2]` (eulerfluid2d) and `ti.Matrix.cols([... for i in range(3)])`
+    (implicit_fem) in kernels."""
+    x = ti.Vector.field(3, ti.f32, 4)
+    out2 = ti.Vector.field(2, ti.f32, ())
+    m = ti.Matrix.field(3, 3, ti.f32, ())
+    rows = ti.Matrix.field(2, 3, ti.f32, ())
+
+    @ti.kernel
+    def k():
+        v = ti.Vector([1.0, 2.0, 3.0])
+        out2[None] = v[:2] + v[1:] + v[::2]
+        a = ti.Matrix([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+        rows[None] = a[1:]
+        m[None] = ti.Matrix.cols([x[i] - x[3] for i in range(3)])
+
+    x.from_numpy(np.arange(12, dtype=np.float32).reshape(4, 3))
+    k()
+    assert out2[None].to_list() == [1 + 2 + 1, 2 + 3 + 3]
+    assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
+    cols = np.arange(12, dtype=np.float32).reshape(4, 3)
+    assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)
+
+
+def test_round_takes_a_dtype_as_floor_and_ceil_do():
+    @ti.kernel
+    def k(x: ti.f32) -> ti.types.vector(4, ti.f32):
+        v = ti.math.vec3(1.1, 2.5, -3.5)
+        r = ti.round(v, int)
+        return ti.Vector([ti.round(x, ti.f64), ti.round(x, int), r[1], r[2]])
+
+    assert k(1.5).to_list() == [2.0, 2.0, 3.0, -4.0]
+    assert ti.round(1.5, int) == 2 and isinstance(ti.round(1.5, int), int)

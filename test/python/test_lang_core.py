@@ -211,6 +211,74 @@ def test_print_vectors(capfd):
     assert "m=[[1, 2], [3, 4]]" in out
 
 
+def test_print_formats_as_taichi(capfd):
+    """printf-style specs in f-strings and str.format (a spec without a conversion takes
+    the value's, `.10d` pads with zeros), positions and keywords, self-documenting
+    f-strings, sep= and end=, tuples/lists printed as [..], unsigned values."""
+
+    @ti.func
+    def plus1(x):
+        return x + 1
+
+    @ti.kernel
+    def k(f: ti.f32, u: ti.u32):
+        m = ti.Matrix([[-1.0, 0.5], [2e1, 7e6]])
+        print(f"{m:.2f} {m = :g}")
+        print(f"{plus1(1):d} {(plus1(2) * 2 - 1):.10d} {f:.1f} {4} {True} {1.23}")
+        print("{:.2} {name:i} {value:d}".format(f, name=999, value=123))
+        print("{2} {} {1} {k:.3e}".format(3, 2, 1, k=f))
+        print("a", 1, end="")
+        print("b", (1,), [2, f], sep="|")
+        print(f"{u:x} {u:u} {u}")
+
+    k(4.56, 4294967295)
+    ti.sync()
+    out = capfd.readouterr().out
+    assert out == (
+        "[[-1.00, 0.50], [20.00, 7000000.00]] m = [[-1, 0.5], [20, 7e+06]]\n"
+        "2 0000000005 4.6 4 True 1.23\n"
+        "4.56 999 123\n"
+        "1 3 2 4.560e+00\n"
+        "a 1b|[1]|[2, 4.560000]\n"
+        "ffffffff 4294967295 4294967295\n"
+    )
+
+
+def test_print_spec_that_does_not_fit_the_type_is_a_type_error():
+    @ti.kernel
+    def k(f: ti.f32):
+        print(f"{f:.2d}")
+
+    @ti.kernel
+    def g():
+        print("{0} {1} {2}".format(1, 2))
+
+    with pytest.raises(ti.TaichiTypeError, match="'.2d' doesn't match 'f32'"):
+        k(1.0)
+    with pytest.raises(ti.TaichiSyntaxError, match=r"Expected 3 positional argument\(s\)"):
+        g()
+
+
+def test_fill_and_element_shape_inside_kernels():
+    val = ti.field(ti.i32, shape=(4, 7))
+    mv = ti.Matrix.field(2, 3, ti.i32, shape=(4, 7))
+    vv = ti.Vector.field(3, ti.f32, shape=2)
+
+    @ti.kernel
+    def fill_all(v: ti.i32) -> ti.i32:
+        val.fill(v)
+        mv.fill(ti.Matrix([[0, 1, 2], [2, 3, v]]))
+        vv[0].fill(v)
+        m = ti.Matrix([[0.0] * 3] * 2)
+        m.fill(1.5)
+        return mv.n * 10 + mv.m + vv.n * 100 + vv.m * 1000 + ti.cast(m.sum(), ti.i32)
+
+    assert fill_all(5) == 23 + 300 + 1000 + 9
+    assert (val.to_numpy() == 5).all()
+    assert (mv.to_numpy() == [[0, 1, 2], [2, 3, 5]]).all()
+    assert vv.to_numpy().tolist() == [[5, 5, 5], [0, 0, 0]]
+
+
 def test_assert_in_debug_mode(arch):
     ti.init(arch=arch, debug=True)
 

@@ -356,3 +356,75 @@ def test_clamped_matrix_component_and_struct_member_conversion():
     s = S(2.5, (2.5, 2.5))
     assert s.a + s.b[0] + s.b[1] == 6 and isinstance(s.a, int)
     assert ti.max(4, ti.Vector([3, 4, 5])).to_list() == [4, 4, 5]
+
+
+def test_data_oriented_instances_are_not_kept_alive_by_their_kernels():
+    """Each instance is a template argument of its kernel; once the instance is gone,
+    its compiled entry goes too, and nothing else holds it (Taichi's
+    test_oop_memory_leak: 42 MB kept per dead instance). The kernel still recompiles
+    and runs for later instances."""
+    import gc
+    import weakref
+
+    @ti.data_oriented
+    class Counter:
+        def __init__(self, start):
+            self.x = ti.field(ti.i32, ())
+            self.x[None] = start
+
+        @ti.kernel
+        def bump(self):
+            self.x[None] += 1
+
+    refs = []
+    for start in range(3):
+        c = Counter(start)
+        c.bump()
+        assert c.x[None] == start + 1
+        refs.append(weakref.ref(c))
+        del c
+        gc.collect()
+    assert [r() for r in refs] == [None, None, None]
+    kept = Counter(10)
+    kept.bump()
+    kept.bump()
+    assert kept.x[None] == 12
+
+
+def test_data_oriented_member_replaced_after_a_kernel_ran_is_used():
+    """A kernel of a data-oriented object compiled against `self.x`; the object then
+    gets a new field `self.x` (from a ti.FieldsBuilder): the next call must write the
+    new field, not the old one (Taichi's test_class_with_field read 0 for 68)."""
+
+    @ti.data_oriented
+    class Holder:
+        def build(self, n):
+            self.x = ti.field(ti.i32)
+            fb = ti.FieldsBuilder()
+            fb.dense(ti.i, n).place(self.x)
+            self.tree = fb.finalize()
+
+        @ti.kernel
+        def k(self, m: ti.i32):
+            for i in self.x:
+                self.x[i] = m * i
+
+        @ti.real_func
+        def twice(self, v: ti.i32) -> ti.i32:
+            return 2 * v
+
+        @ti.kernel
+        def call_method(self, v: ti.i32) -> ti.i32:
+            return self.twice(v)
+
+    h = Holder()
+    h.build(8)
+    h.k(1)
+    assert h.x[5] == 5
+    h.tree.destroy()
+    with pytest.raises(ti.TaichiRuntimeError):
+        h.tree.destroy()
+    h.build(8)
+    h.k(2)
+    assert h.x[5] == 10
+    assert h.call_method(21) == 42

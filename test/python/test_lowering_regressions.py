@@ -53,3 +53,27 @@ def test_assert_messages_of_two_tasks(arch):
     x[2] = -1
     with pytest.raises(TaichiAssertionError, match="the first loop's assert"):
         check(8)
+
+
+def test_break_in_a_nested_if_skips_the_rest_of_the_outer_if():
+    """On Vulkan a `break` sets a flag and the ops after the construct that set it run
+    only while the flag is clear, at every nesting depth: the `s += 1` after the inner
+    `if` (inside the outer one) must not run in the iteration that breaks."""
+    out = ti.field(ti.i32, shape=8)
+
+    @ti.kernel
+    def count():
+        for i in range(8):
+            s = 0
+            for j in range(10):
+                if j >= 2:
+                    if j == i % 5 + 2:
+                        break
+                    s += 1
+                s += 10
+            out[i] = s
+
+    count()
+    # j < 2: +10 each; 2 <= j < stop: +11 each; j == stop: nothing, the loop ends.
+    want = [20 + 11 * (i % 5) for i in range(8)]
+    assert list(out.to_numpy()) == want

@@ -128,7 +128,7 @@ def test_dynamic_groups(arch) -> None:
 
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
 def test_reduction_groups_capped(arch) -> None:
-    from taichi_xdsl.targets.vulkan.backend import REDUCTION_GROUPS
+    from taichi_xdsl.targets.vulkan.backend import COMBINE_GROUPS, REDUCTION_GROUPS
 
     x, y = make()
     assert total(x) == pytest.approx(N * (N - 1) / 2)
@@ -140,7 +140,9 @@ def test_reduction_groups_capped(arch) -> None:
     assert not any(t.combines for t in axpy_plan.plan.tasks)
     pipeline = reduce_plan.pipelines[reduce_plan.plan.tasks.index(loops[0])]
     reduce_plan._largest = 1 << 24  # as after a launch over 2^24 elements
-    assert 1 <= reduce_plan._groups(loops[0], pipeline) <= REDUCTION_GROUPS
+    per_subgroup = reduce_plan.backend.combines_per_subgroup
+    cap = COMBINE_GROUPS if per_subgroup else REDUCTION_GROUPS
+    assert 1 <= reduce_plan._groups(loops[0], pipeline) <= cap
 
 
 @ti.kernel

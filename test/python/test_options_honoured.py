@@ -204,3 +204,18 @@ def test_loop_config_options_raise_or_warn():
     with pytest.warns(UserWarning, match=r"loop_config\(parallelize=...\)"):
         hinted()
     assert list(x.to_numpy()) == list(range(8))
+
+
+def test_init_arch_list_is_tried_in_order():
+    # ti.init(arch=[...]) takes the first arch of the list this machine has: the order
+    # decides when both are present, not a fixed preference of ours.
+    from taichi_xdsl.targets.vulkan import vulkan_available
+
+    if not vulkan_available()[0]:
+        pytest.skip("both orders need a Vulkan device")
+    ti.init(arch=[ti.cpu, ti.vulkan], offline_cache=False)
+    assert ti.lang.impl.current_cfg().arch is ti.cpu
+    ti.init(arch=[ti.vulkan, ti.cpu], offline_cache=False)
+    assert ti.lang.impl.current_cfg().arch is ti.vulkan
+    ti.init(arch=[ti.cuda, ti.gpu, ti.cpu], offline_cache=False)  # cuda missing: next
+    assert ti.lang.impl.current_cfg().arch is ti.vulkan

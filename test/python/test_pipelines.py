@@ -25,25 +25,8 @@ from taichi_xdsl.utils.pipelines import (
     split_spec,
 )
 
-SAXPY = """
-taichi.kernel @saxpy(%a: f32, %x: memref<?xf32>, %y: memref<?xf32>) {
-  %lo = arith.constant 0 : i32
-  %c0 = arith.constant 0 : index
-  %n = memref.dim %x, %c0 : memref<?xf32>
-  %ni = arith.index_cast %n : index to i32
-  taichi.range_for %i = %lo to %ni : i32 {
-    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
-    %py = taichi.element_ptr %y[%i] : memref<?xf32> -> memref<f32>
-    %vx = memref.load %px[] : memref<f32>
-    %vy = memref.load %py[] : memref<f32>
-    %ax = arith.mulf %a, %vx : f32
-    %r = arith.addf %ax, %vy : f32
-    memref.store %r, %py[] : memref<f32>
-    taichi.yield
-  }
-  taichi.return
-}
-"""
+# saxpy in the taichi dialect: the one copy (test/Inputs/saxpy.mlir).
+SAXPY = (Path(__file__).parents[1] / "Inputs" / "saxpy.mlir").read_text()
 
 
 def parse(source: str) -> Any:
@@ -99,7 +82,7 @@ def test_compiler_api_loads_no_xdsl() -> None:
     code = (
         "import sys, taichi_xdsl as ti\n"
         "p = ti.compiler.pipeline(ti.cpu)\n"
-        "assert p.spec.startswith('ti-scalarize,'), p.spec\n"
+        "assert p.spec.startswith('ti-lower-sparse,ti-scalarize,'), p.spec\n"
         "assert not any(m == 'xdsl' or m.startswith('xdsl.') for m in sys.modules)\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -131,7 +114,7 @@ def test_edits_insert_replace_drop_and_stages() -> None:
     )
     assert edits is not None
     offload = edits.apply(p).stage("offload").passes
-    assert offload[:2] == ("ti-scalarize", "m")
+    assert offload[:3] == ("ti-lower-sparse", "ti-scalarize", "m")
     assert "ti-split-parallel-loop" not in offload
     at = offload.index("ti-offload")
     assert offload[at - 1 : at + 3] == ("b1", "ti-offload", "a1{opt=1}", "a2")
@@ -145,7 +128,7 @@ def test_edits_insert_replace_drop_and_stages() -> None:
 @pytest.mark.parametrize(
     ("value", "error", "match"),
     [
-        ({"after": {"no-such-pass": "x"}}, ValueError, "no pass 'no-such-pass'; its passes: ti-scalarize"),
+        ({"after": {"no-such-pass": "x"}}, ValueError, "no pass 'no-such-pass'; its passes: ti-lower-sparse,ti-scalarize"),
         ({"drop": ["nope"]}, ValueError, "no pass 'nope'"),
         ({"stages": {"ptx": "x"}}, ValueError, "no stage 'ptx'"),
         ({"insert": {}}, ValueError, "unknown key"),

@@ -36,6 +36,9 @@ def test_tutorial_shows_the_files_as_they_are() -> None:
         )
 
 
+# The tutorial's commands start a dozen Python processes (ti-opt, lit, programs on cpu and
+# vulkan, a benchmark): more than the suite's 120 s per test on a busy machine.
+@pytest.mark.timeout(900)
 def test_tutorial_commands_run(tmp_path: Path) -> None:
     from taichi_xdsl.targets.vulkan import vulkan_available
 

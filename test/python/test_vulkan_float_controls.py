@@ -53,5 +53,7 @@ def test_fast_math_reaches_spirv_pipeline(arch: object, fast_math: bool) -> None
     expected = not fast_math and preserves_nan_inf(caps)
     [convert] = [p for p in backend.spirv_pipeline() if "convert-offload-to-spirv" in p]
     assert (OPTION in convert) == expected
+    # divisions become multiplications by a reciprocal under fast math alone
+    assert ("ti-fast-reciprocal" in backend.spirv_pipeline()) == fast_math
     if not fast_math:
         assert k(0.0) == 1

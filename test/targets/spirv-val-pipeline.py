@@ -105,7 +105,8 @@ def validate(caps: str, options: str = "") -> None:
     ctx = registry.make_context()
     module = Parser(ctx, SOURCE).parse_module()
     pipeline = (
-        "ti-to-offload,convert-taichi-to-spirv,convert-arith-to-spirv,"
+        "ti-to-offload,ti-guard-int-division,ti-expand-f64-math,convert-taichi-to-spirv,"
+        "convert-arith-to-spirv,"
         f'convert-offload-to-spirv{{caps="{caps}"{options}}}'
     )
     registry.build_pipeline(pipeline).apply(ctx, module)

@@ -27,8 +27,9 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
-from . import simt
+from . import printing, simt, sparse
 from .emitter import Value, ir_type
+from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import StructPlace, StructType, StructVal
@@ -68,6 +69,7 @@ _ELEMENTWISE_INTRINSICS = (
     _UNARY_MATH
     | _COMPOSED_UNARY
     | {"min", "max", "pow", "atan2", "clamp", "select", "raw_div", "raw_mod"}
+    | {"logical_not", "bit_not", "bit_shr"}
 )
 _TMATH = frozenset(
     (
@@ -92,14 +94,50 @@ _TMATH = frozenset(
 
 
 
+def expand_starred(cg: KernelCodegen, node: ast.Call) -> ast.Call:
+    """`f(*xs, **kw)` with xs a vector (its components; a matrix's rows), a tuple, list or
+    other Python sequence (a NumPy array) and kw a dict known when the kernel compiles
+    -> `f(xs[0], xs[1], ..., k=kw["k"])`: the call that
+    the other lowerings read. Each element becomes a constant node holding its value, so
+    `xs` is evaluated once."""
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    if not starred and all(k.arg is not None for k in node.keywords):
+        return node
+
+    def held(value: Any, at: ast.AST) -> ast.expr:
+        return ast.copy_location(ast.Constant(value=value), at)
+
+    args: list[ast.expr] = []
+    for a in node.args:
+        if not isinstance(a, ast.Starred):
+            args.append(a)
+            continue
+        args.extend(held(item, a) for item in starred_items(cg, a))
+    keywords: list[ast.keyword] = []
+    for k in node.keywords:
+        if k.arg is not None:
+            keywords.append(k)
+            continue
+        value = cg.eval(k.value)
+        if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+            raise cg.error(
+                TaichiSyntaxError,
+                k.value,
+                f"**kwargs in a kernel call needs a dict with str keys, got {describe(value)}",
+            )
+        keywords.extend(ast.keyword(arg=key, value=held(v, k)) for key, v in value.items())
+    return ast.copy_location(ast.Call(func=node.func, args=args, keywords=keywords), node)
+
+
 def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
-    if any(isinstance(a, ast.Starred) for a in node.args) or any(
-        k.arg is None for k in node.keywords
-    ):
-        raise cg.error(TaichiSyntaxError, node, "*args / **kwargs in a kernel call")
+    node = expand_starred(cg, node)
     func = cg.eval(node.func)
+    if isinstance(func, Vec) and node.args and not node.keywords:
+        # `v(0)`, `m(i, j)`: Taichi's old call form of `v[0]`, `m[i, j]`
+        index = [cg.eval(a) for a in node.args]
+        return cg.vec_getitem(func, index[0] if len(index) == 1 else tuple(index), node)
     if func is builtins.print:
-        return emit_print(cg, node)
+        return printing.emit_print(cg, node)
     if isinstance(func, ops.Intrinsic):
         return call_intrinsic(cg, func, node)
     if isinstance(func, KernelMethod):
@@ -119,7 +157,11 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
     if isinstance(func, MatrixType):  # ti.math.vec3(...), ti.types.vector(3, f32)(...)
         return cg.construct_type(func, [cg.eval(a) for a in node.args], node)
     if func in (Matrix.rows, Matrix.cols):
-        rows = [cg.as_vec(cg.eval(a)) for a in node.args[0].elts]  # type: ignore[attr-defined]
+        expect_args(cg, node, node.args, 1)
+        items = cg.eval(node.args[0])  # a list or tuple display, or a comprehension
+        rows = [cg.as_vec(r) for r in items] if isinstance(items, list | tuple) else [None]
+        if not rows or any(r is None for r in rows):
+            raise cg.error(TaichiTypeError, node, "ti.Matrix.rows/cols take a list of vectors")
         m = cg.as_vec([r.elems for r in rows])  # type: ignore[union-attr]
         assert m is not None
         return m if func is Matrix.rows else cg.transpose(m, node)
@@ -143,6 +185,8 @@ def call_python(
     """A builtin or another Python callable: folded when all arguments are Python."""
 
     has_ir = any(not is_python(x) for x in (*args, *kwargs.values()))
+    if isinstance(func, DataType):
+        _check_type_decoration(cg, func, args, kwargs, node)
     if args and isinstance(args[0], Vec):
         if isinstance(func, DataType) or func in (int, float, bool):
             return cg.vec_cast(args[0], cg.cook_dtype(func, node))
@@ -194,6 +238,13 @@ def call_python(
         if not shape:
             raise cg.error(TaichiTypeError, node, "len() of a 0-d field")
         return shape[0]
+    elif func is Matrix.diag and has_ir:  # ti.Matrix.diag(2, v) of a kernel value
+        bound = inspect.signature(Matrix.diag).bind(*args, **kwargs)
+        dim, val = bound.arguments["dim"], bound.arguments["val"]
+        rows = [[val if i == j else 0 for j in range(dim)] for i in range(dim)]
+        return cg.make_matrix([rows], {}, node, False)
+    elif has_ir and getattr(func, "__name__", "") == "<lambda>":
+        return call_lambda(cg, func, node)
     elif has_ir:
         name = getattr(func, "__name__", repr(func))
         raise cg.error(
@@ -203,6 +254,42 @@ def call_python(
             "in a kernel (decorate it with @ti.func)",
         )
     return cg.rvalue(func(*args, **kwargs))
+
+def _check_type_decoration(
+    cg: KernelCodegen, dt: DataType, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> None:
+    """`ti.f32(x)` in a kernel, as Taichi allows it: one scalar expression; a literal
+    of the type's kind (`ti.f32(0)` and `ti.i32(0.0)` are errors: use ti.cast)."""
+    if len(args) != 1 or kwargs:
+        raise cg.error(
+            TaichiSyntaxError, node, "A primitive type can only decorate a single expression."
+        )
+    if isinstance(args[0], Vec):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "A primitive type cannot decorate an expression with a compound type.",
+        )
+    literal = node.args[0]
+    if isinstance(literal, ast.UnaryOp) and isinstance(literal.op, ast.USub | ast.UAdd):
+        literal = literal.operand
+    if not isinstance(literal, ast.Constant) or isinstance(literal.value, bool):
+        return
+    if isinstance(literal.value, int) and dt.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Integer literals must be annotated with a integer type. For type casting, "
+            "use `ti.cast`.",
+        )
+    if isinstance(literal.value, float) and not dt.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Floating-point literals must be annotated with a floating-point type. For "
+            "type casting, use `ti.cast`.",
+        )
+
 
 def vec_all_any(cg: KernelCodegen, op: str, v: Vec) -> Any:
     """`all(v)` / `any(v)` of a kernel vector: whether every / some component is
@@ -223,6 +310,17 @@ def expect_args(cg: KernelCodegen, node: ast.Call, args: list[Any], n: int) -> N
 
 # -- ti.* intrinsics -------------------------------------------------------------
 
+def starred_items(cg: KernelCodegen, arg: ast.Starred) -> list[Any]:
+    """What `*x` expands into: a vector's components (a matrix's rows), or the items of
+    a tuple, list or other Python sequence."""
+    seq = cg.eval(arg.value)
+    if isinstance(seq, Vec):
+        return list(seq.elems) if len(seq.shape) == 1 else [seq.row(i) for i in range(seq.n)]
+    if is_python(seq) and hasattr(seq, "__iter__") and not isinstance(seq, str | dict):
+        return [cg.rvalue(item) for item in seq]  # NumPy numbers become Python ones
+    raise cg.error(TaichiSyntaxError, arg, f"cannot expand {describe(seq)} into arguments")
+
+
 def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> Any:
 
     name = func.name
@@ -240,6 +338,8 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     if name == "loop_config":
         cg.pending_loop_config = loop_config(cg, node, args, kwargs)
         return None
+    if name in sparse.INTRINSICS:  # before folding: SNode arguments are Python objects
+        return sparse.lower_call(cg, name, args, kwargs, node)
     if name == "static":
         for x in (*args, *kwargs.values()):
             if isinstance(x, Value):
@@ -252,7 +352,7 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
     if name in _RANDOM:
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
-        return _stop_grad(args, kwargs)
+        return _stop_grad(cg, args, kwargs)
     if name == "cast" and args and isinstance(args[0], bool | int | float):
         # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
         # the cast must not fold to an untyped Python number.
@@ -267,15 +367,25 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         )
     return intrinsic_ir(cg, name, args, kwargs, node)
 
-def _stop_grad(args: list[Any], kwargs: dict[str, Any]) -> None:
-    """`ti.stop_grad(x)`: marks field x's `get_field` so that ti-auto-diff leaves it out."""
+def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:
+    """
+    `ti.stop_grad(x)`: in the rest of the current scope (as Taichi's, the enclosing
+    block), field x is accessed through a `get_field` of its own marked `stop_grad`,
+    which ti-auto-diff leaves out of the adjoint.
+    """
     from taichi_xdsl.lowering.auto_diff import STOP_GRAD_ATTR
     from xdsl.dialects.builtin import UnitAttr
 
     if len(args) != 1 or kwargs or not isinstance(args[0], FieldHandle):
         raise TaichiError("ti.stop_grad(x) takes one field")
-    # every access of the field in this kernel goes through this one get_field
-    args[0].ssa.owner.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    handle = args[0]
+    marked = handle.ssa.owner.clone()
+    marked.attributes[STOP_GRAD_ATTR] = UnitAttr()
+    cg.insert_prologue(marked)
+    # KernelCodegen.field_handle looks this entry up through the enclosing scopes
+    cg.ctx.scopes[-1][("ti.stop_grad", id(handle.field))] = FieldHandle(
+        handle.field, marked.results[0]
+    )
 
 
 def intrinsic_ir(
@@ -317,11 +427,15 @@ def intrinsic_ir(
         dt = kwargs.get("dtype")
         return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
     if name in _COMPOSED_UNARY:
-        expect_args(cg, node, args, 1)
-        return composed_unary(cg, name, scalar(cg, args[0], node))
+        dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
+        expect_args(cg, node, args, 1 if dt is None or "dtype" in kwargs else 2)
+        result = composed_unary(cg, name, scalar(cg, args[0], node))
+        return result if dt is None else em.value(result, cg.cook_dtype(dt, node))
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
         a, b = (scalar(cg, a, node) for a in args)
+        if cg.program.config.debug:
+            check_divisor(cg, a, b, node)
         return raw_div_mod(cg, name, a, b)
     if name in ("zero", "one"):
         expect_args(cg, node, args, 1)
@@ -332,6 +446,15 @@ def intrinsic_ir(
         return em.binary("**" if name == "pow" else "atan2", a, b)
     if name in ("min", "max"):
         return fold_minmax(cg, name, args, node)
+    if name in ("logical_not", "bit_not"):  # `not x` (1 or 0, of x's type) and `~x`
+        expect_args(cg, node, args, 1)
+        x = em.value(scalar(cg, args[0], node))
+        return em.logical_not(x) if name == "logical_not" else em.invert(x)
+    if name == "bit_shr":  # a logical shift right, signed values too
+        expect_args(cg, node, args, 2)
+        x, n = (em.value(scalar(cg, a, node)) for a in args)
+        unsigned = getattr(dtypes, f"u{x.dtype.bits}")
+        return em.cast(em.shift(">>", em.cast(x, unsigned), n), x.dtype)
     if name == "clamp" and any(isinstance(a, Vec) for a in args):
         return cg.math_call("clamp", args, node)
     if name == "clamp":
@@ -415,70 +538,15 @@ def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -
         result = cg.em.binary(name, result, scalar(cg, x, node))
     return result
 
-# -- print -----------------------------------------------------------------------
-
-def emit_print(cg: KernelCodegen, node: ast.Call) -> None:
-    """`print(a, "b", f"{c}")` -> taichi.print "... {} ..." (no trailing newline)."""
-    sep = " "
-    for kw in node.keywords:
-        value = cg.eval(kw.value)
-        if kw.arg == "sep" and isinstance(value, str):
-            sep = value
-        elif kw.arg == "end" and value == "\n":
-            pass
-        else:
-            raise cg.error(
-                TaichiSyntaxError,
-                node,
-                f"print(..., {kw.arg}=...) is not supported in kernels",
-            )
-    pieces: list[str] = []
-    values: list[SSAValue] = []
-    for arg in node.args:
-        if isinstance(arg, ast.JoinedStr):
-            pieces.append(_format_joined(cg, arg, values))
-        else:
-            pieces.append(_format_one(cg, cg.eval(arg), values, arg))
-    cg.em.emit(taichi.PrintOp(sep.join(pieces), values))
-
-def _format_one(
-    cg: KernelCodegen, x: Any, values: list[SSAValue], node: ast.AST
-) -> str:
-    if isinstance(x, Value):
-        if x.dtype.is_unsigned and x.dtype.bits < 64:
-            # The IR is signless and prints integers as signed: widen an unsigned
-            # value (zero-extended) so that 4294967295 does not print as -1.
-            x = cg.em.cast(x, dtypes.i64)
-        values.append(x.ssa)
-        return "{}"
-    if isinstance(x, Vec):
-        if len(x.shape) == 2:
-            return (
-                "["
-                + ", ".join(
-                    _format_one(cg, x.row(i), values, node) for i in range(x.n)
-                )
-                + "]"
-            )
-        return "[" + ", ".join(_format_one(cg, e, values, node) for e in x.elems) + "]"
-    if is_python(x) and not isinstance(x, tuple | list):
-        return str(x)
-    if isinstance(x, tuple | list):
-        return "(" + ", ".join(_format_one(cg, e, values, node) for e in x) + ")"
-    raise cg.error(TaichiTypeError, node, f"cannot print {describe(x)} in a kernel")
-
-def _format_joined(
-    cg: KernelCodegen, node: ast.JoinedStr, values: list[SSAValue]
-) -> str:
-    text = ""
-    for part in node.values:
-        if isinstance(part, ast.FormattedValue):
-            text += _format_one(cg, cg.eval(part.value), values, part)
-        else:
-            text += str(part.value)  # type: ignore[attr-defined]
-    return text
-
 # -- @ti.func --------------------------------------------------------------------
+
+def call_lambda(cg: KernelCodegen, fn: Any, node: ast.Call) -> Any:
+    """A Python lambda called with Taichi values: inlined as a ti.func would be (Taichi
+    traces it; `lambda x: ti.abs(-x)` in Taichi's grad-check tests)."""
+    from ..lang.kernel import Func
+
+    return inline_func(cg, Func(fn), node)
+
 
 def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     """Inline a ti.func: its body is compiled here with its parameters bound."""
@@ -517,11 +585,11 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
+    vec_ret = struct_ret = None
     if isinstance(ret_ann, MatrixType):
-        ret_ann = None  # checked on the returned value below
-        vec_ret = annotations.get("return")
-    else:
-        vec_ret = None
+        vec_ret, ret_ann = ret_ann, None  # checked on the returned value below
+    elif isinstance(ret_ann, StructType):
+        struct_ret, ret_ann = ret_ann, None
     if ret_ann is not None:
         ctx.return_types = [cg.cook_dtype(ret_ann, node)]
     # A parameter is a copy (Taichi passes by value): one the body assigns to, or into
@@ -543,6 +611,11 @@ def inline_bound_func(
         cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if struct_ret is not None and ctx.result is not None:
+        result = ctx.result
+        if isinstance(result, StructPlace):  # a variable of the callee: its value
+            result = cg.rvalue(result)
+        return cg.convert_to_type(struct_ret, result, node)
     if vec_ret is not None and ctx.ret_vec is None:
         v = cg.as_vec(ctx.result)
         if v is None:
@@ -554,6 +627,9 @@ def inline_bound_func(
         assert ctx.return_types is not None
         return cg.em.load(ctx.ret_slots[0], ctx.return_types[0])
     if ctx.return_types and ctx.result is not None:
+        v = cg.as_vec(ctx.result) if not is_scalar(ctx.result) else None
+        if v is not None:  # `-> ti.f32` on a vector: Taichi casts each element
+            return cg.vec_cast(v, ctx.return_types[0])
         return cg.em.value(scalar(cg, ctx.result, node), ctx.return_types[0])
     return ctx.result
 
@@ -644,6 +720,11 @@ def _bind_param(
         v = cg.as_vec(value)
         if v is None:
             v = cg.construct_type(ann, [value], node)
+        elif tuple(v.shape) != tuple(ann.shape):  # never padded or cut
+            what = f"n {ann.n}, but got {v.shape[0]}" if len(ann.shape) == len(v.shape) == 1 else f"shape {ann.shape}, but got {v.shape}"
+            raise cg.error(
+                TaichiSyntaxError, node, f"Argument {name} is expected to be a Matrix with {what}"
+            )
         v = cg.vec_cast(v, cg.cook_dtype(ann.dtype, node))
         return cg.new_vec_local(name, v) if name in assigned else v
     if isinstance(value, Vec):
@@ -740,6 +821,15 @@ def mark_returned(cg: KernelCodegen) -> None:
     if ctx.ret_flag is None:
         ctx.ret_flag = ctx_slot(cg, dtypes.u1)
     cg.em.store(ctx.ret_flag, cg.em.const(True, dtypes.u1))
+
+def break_if_returned(cg: KernelCodegen) -> None:
+    """After an inner loop that may have returned: `if returned { break }`."""
+    from xdsl.ir import Block
+
+    assert cg.ctx.ret_flag is not None
+    returned = cg.em.load(cg.ctx.ret_flag, dtypes.u1)
+    cg.em.emit(taichi.IfOp(returned.ssa, Block([taichi.BreakOp()])))
+
 
 def guard_rest(cg: KernelCodegen, rest: list[ast.stmt]) -> None:
     """Run `rest` only if no earlier branch returned: `if !returned { rest }`."""

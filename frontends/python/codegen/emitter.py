@@ -86,6 +86,7 @@ _FLOAT_MATH: dict[str, Callable[[SSAValue], Operation]] = {
     "tanh": math.TanhOp,
     "exp": math.ExpOp,
     "log": math.LogOp,
+    "log2": math.Log2Op,
     "floor": math.FloorOp,
     "ceil": math.CeilOp,
 }
@@ -157,15 +158,23 @@ class Emitter:
             lo, hi = dt.int_range()
             if not lo <= x <= hi:
                 self.literal_dtype(x)  # raises when default_ip cannot hold it either
-        return self.const(x, dt or self.literal_dtype(x))
+        return self.const(self.literal(x), dt or self.literal_dtype(x))
+
+    def literal(self, x: Scalar) -> Scalar:
+        """
+        A Python number as it enters a kernel: Taichi types a float as default_fp, so with
+        f32 (the default) `out_f64[0] = 0.1` stores 0.10000000149011612 and `x_f64 * 0.1`
+        multiplies by that value; `ti.f64(0.1)` (Emitter.const) keeps all the digits.
+        """
+        return dtypes.float_literal(x, self.default_fp)
 
     def pair(self, a: Operand, b: Operand) -> tuple[Value, Value]:
         """Both operands as values; a Python number takes the type it would promote to."""
         if not isinstance(a, Value):
             assert isinstance(b, Value)
-            a = self.const(a, promote(self.literal_dtype(a), b.dtype))
+            a = self.const(self.literal(a), promote(self.literal_dtype(a), b.dtype))
         elif not isinstance(b, Value):
-            b = self.const(b, promote(a.dtype, self.literal_dtype(b)))
+            b = self.const(self.literal(b), promote(a.dtype, self.literal_dtype(b)))
         return a, b
 
     # -- casts -----------------------------------------------------------------------

@@ -7,14 +7,16 @@ compile time; operations on IR values go through the Emitter's typed ops.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
-from ..lang import dtypes
+from ..lang import dtypes, ops
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -24,13 +26,14 @@ from .values import (
     PY_CMPOPS,
     UNSUPPORTED_NAMES,
     Container,
+    FieldHandle,
     cmp_name,
     describe,
     is_pure,
     is_python,
     is_scalar,
 )
-from .vectors import Vec
+from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -142,6 +145,10 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         binding = cg.lookup(node.value.id)
         if isinstance(binding, StructPlace):  # by reference: methods may assign
             return cg.struct_attr(binding, node.attr, node)
+    if node.attr == "fill":  # x.fill(v) writes into x: a container or a vector place
+        target = cg._place_or_value(node.value)
+        if isinstance(target, VecPlace):
+            return KernelMethod("fill", lambda args, kw, at: fill_vec(cg, target, args, at))
     base = cg.eval(node.value)
     if isinstance(base, Container):
         if node.attr == "shape":
@@ -150,6 +157,23 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.dtype
         if node.attr == "ndim":
             return base.ndim
+        if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
+            return cg.field_handle(_companion_field(cg, base, node))
+        if node.attr in ("append", "length", "deactivate") and isinstance(base, FieldHandle):
+            from .sparse import dynamic_list
+
+            ref = dynamic_list(cg, base, [])  # y.append(v) on a 1-d dynamic field
+            if ref is not None:
+                return getattr(ref, node.attr)
+        if node.attr in ("parent", "snode") and isinstance(base, FieldHandle):
+            return getattr(base.field, node.attr)  # the layout tree, a Python object
+        if node.attr in ("n", "m") and base.element_shape:  # a Vector/Matrix container
+            shape = base.element_shape
+            return shape[0] if node.attr == "n" else shape[1] if len(shape) == 2 else 1
+        if node.attr == "fill":  # x.fill(v) or x.fill(val=v)
+            return KernelMethod(
+                "fill", lambda args, kwargs, at: fill(cg, base, [*args, *kwargs.values()], at)
+            )
         raise cg.error(
             TaichiSyntaxError,
             node,
@@ -165,7 +189,25 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
         return cg.vec_attr(base, node.attr, node)
     if isinstance(base, StructVal | StructPlace):
         return cg.struct_attr(base, node.attr, node)
+    if isinstance(base, StructField) and node.attr in ("append", "length", "deactivate"):
+        ref = cg.struct_element(base, (), node)  # edges.append(e) on a 1-d dynamic list
+        if not isinstance(ref, StructPlace):
+            return getattr(ref, node.attr)
     return cg.rvalue(getattr(base, node.attr))
+
+def _companion_field(cg: KernelCodegen, base: FieldHandle, node: ast.Attribute) -> Any:
+    """`x.grad` / `x.dual` of a field in a kernel: the placed gradient / dual field."""
+    companion = getattr(base.field, node.attr, None)
+    if companion is None or not companion.placed:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"Gradient {base.field.name or base.field.symbol}.{node.attr} has not been "
+            f"placed, check whether `needs_{node.attr}=True` (or place(x.{node.attr}), "
+            f"ti.root.lazy_{node.attr}())",
+        )
+    return companion
+
 
 def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
     base = cg.eval(node.value)
@@ -177,6 +219,13 @@ def lower_subscript(cg: KernelCodegen, node: ast.Subscript) -> Any:
         return cg.vec_getitem(base, index, node)
     if isinstance(base, StructField):
         return cg.struct_element(base, index, node)
+    if isinstance(index, Value) and isinstance(base, np.ndarray):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a global NumPy array is a constant of the kernel: index it with compile-time "
+            "values, or pass it as an argument annotated ti.types.ndarray()",
+        )
     if isinstance(index, Value):
         raise cg.error(
             TaichiSyntaxError,
@@ -206,6 +255,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             raise cg.error(
                 TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
             )
+    if op in ("//", "%") and cg.program.config.debug:
+        check_divisor(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -279,6 +330,33 @@ def check_overflow(
         em.emit(taichi.PrintOp(message.replace("{{", "(").replace("}}", ")"), []))
         cg.close(then)
     em.emit(taichi.IfOp(wrapped.ssa, then))
+
+def source_position(cg: KernelCodegen, node: ast.AST) -> str:
+    """`File "...", line N, in <kernel>:` and the source line, for a runtime message."""
+    src = cg.ctx.src
+    name = src.tree.name if hasattr(src.tree, "name") else "kernel"
+    return (
+        f'File "{src.filename}", line {src.file_line(node)}, in {name}:\n'
+        f"    {src.source_line(node).strip()}"
+    )
+
+def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """
+    Debug mode: an integer `a // b` or `a % b` asserts `b != 0` first, so a division by
+    zero raises an error naming the kernel's file, line and source. (Without debug the
+    result is defined: see lowering/guard_int_division.py.)
+    """
+    em = cg.em
+    if is_python(b) and b != 0:
+        return
+    a_v, b_v = em.pair(a, b)
+    dt = em.arith_type(a_v, b_v)
+    if not dt.is_int:
+        return
+    divisor = em.cast(b_v, dt)
+    nonzero = em.compare("!=", divisor, em.const(0, dt))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
@@ -471,3 +549,33 @@ def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
             "an f-string with Taichi values works only inside print()",
         )
     return "".join(str(p) for p in parts)
+
+
+_FILL_LOOP = ast.parse("for I in grouped(target):\n    target[I] = value").body[0]
+
+
+def fill(cg: KernelCodegen, container: Container, args: list[Any], node: ast.AST) -> None:
+    """`x.fill(v)` in a kernel: `for I in ti.grouped(x): x[I] = v`, a parallel loop at
+    the kernel's top as any other (v is evaluated once, before the loop)."""
+    if len(args) != 1:
+        raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+    loop = copy.deepcopy(_FILL_LOOP)
+    for sub in ast.walk(loop):  # errors point at the call
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+    value = args[0]
+    cg.ctx.scopes.append({"grouped": ops.grouped, "target": container, "value": value})
+    try:
+        cg.visit(loop)
+    finally:
+        cg.ctx.scopes.pop()
+
+
+def fill_vec(cg: KernelCodegen, place: VecPlace, args: list[Any], node: ast.AST) -> None:
+    """`v.fill(x)` of a vector/matrix variable or element: every component becomes x."""
+    if len(args) != 1 or not is_scalar(args[0]):
+        raise cg.error(TaichiSyntaxError, node, "a vector/matrix's fill() takes one scalar")
+    size = 1
+    for n in place.shape:
+        size *= n
+    cg.store(place, Vec(place.shape, [args[0]] * size), node)

@@ -20,10 +20,13 @@ from xdsl.dialects.builtin import i32 as ir_i32
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes, ops
+from . import calls
 from .emitter import Value
+from . import sparse
 from .textures import TextureHandle
 from .values import (
     Container,
+    FieldHandle,
     container_index_offset,
     LoopInfo,
     assigned_names,
@@ -114,7 +117,9 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     if node.orelse:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'for ... else'")
     config, cg.pending_loop_config = cg.pending_loop_config, None
-    serialize = bool(config and config.get("serialize"))
+    # A real function's loops run serially, as the function body they are (Taichi
+    # compiles a ti.real_func as a function of its own, called by one thread).
+    serialize = bool(config and config.get("serialize")) or cg.in_real_func()
     block_dim = config.get("block_dim") if config else None
     it = node.iter
     if cg.is_call_to(it, ops.static):
@@ -129,6 +134,8 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         ndrange_for(cg, node, payload, serialize)
     elif kind == "struct":
         struct_for(cg, node, payload, serialize)
+    elif kind == "sparse":
+        sparse.struct_for(cg, node, *payload, serialize=serialize)
     else:
         static_for(cg, node, payload)
         return
@@ -142,6 +149,7 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
 def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     """Classify a loop's iterable: range, ndrange, struct (a container) or static."""
     if isinstance(it, ast.Call):
+        it = calls.expand_starred(cg, it)
         func = cg.eval(it.func)
         if func is builtins.range:
             return _range_args(cg, it)
@@ -160,7 +168,16 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     from ..lang.struct import StructField
 
     if isinstance(obj, StructField):  # loop over the index space of its members
-        obj = cg.field_handle(next(iter(obj.fields.values())))
+        obj = cg.field_handle(obj.leaf())
+    from ..lang.snode import SNode, field_container, sparse_ancestors
+
+    if isinstance(obj, FieldHandle) and sparse_ancestors(field_container(obj.field)):
+        f = obj.field  # a sparse field: only its active cells
+        return "sparse", (field_container(f), container_index_offset(obj))
+    if isinstance(obj, SNode):
+        if sparse_ancestors(obj):
+            return "sparse", (obj, (0,) * len(obj.shape))
+        return "ndrange", [(0, s) for s in obj.shape]
     if isinstance(obj, Container) and obj.element_shape:
         # a Vector/Matrix container: loop over its index space only
         offsets = container_index_offset(obj)
@@ -183,8 +200,18 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
         "ti.ndrange, a field or an ndarray)",
     )
 
+def _call_args(cg: KernelCodegen, call: ast.Call) -> list[tuple[ast.expr, Any]]:
+    """Each argument of `range(...)` / `ti.ndrange(...)` and its node (`*x` expanded)."""
+    out: list[tuple[ast.expr, Any]] = []
+    for arg in call.args:
+        if isinstance(arg, ast.Starred):
+            out += [(arg, item) for item in calls.starred_items(cg, arg)]
+        else:
+            out.append((arg, cg.eval(arg)))
+    return out
+
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
-    args = [cg.eval(a) for a in call.args]
+    args = [value for _, value in _call_args(cg, call)]
     if call.keywords or not 1 <= len(args) <= 2:
         raise cg.error(
             TaichiSyntaxError,
@@ -197,8 +224,7 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
 
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
-    for arg in call.args:
-        value = cg.eval(arg)
+    for arg, value in _call_args(cg, call):
         if isinstance(value, tuple | list):
             if len(value) != 2:
                 raise cg.error(

@@ -17,11 +17,21 @@ if TYPE_CHECKING:
 
 
 def struct_element(
-    cg: KernelCodegen, sf: StructField, index: Any, node: Any
+    cg: KernelCodegen, sf: StructField, index: Any, node: Any, write: bool = False
 ) -> StructPlace:
     places = {
-        m: cg.element(cg.field_handle(f), index, node) for m, f in sf.fields.items()
+        m: struct_element(cg, f, index, node, write)
+        if isinstance(f, StructField)
+        else cg.element(cg.field_handle(f), index, node, write)
+        for m, f in sf.fields.items()
     }
+    from .sparse import DynamicList
+
+    lists = [p for p in places.values() if isinstance(p, DynamicList)]
+    if lists:  # x[i] of a struct field in a dynamic SNode: one list of structs
+        ref = DynamicList(lists[0].snode, sf.fields, lists[0].lengths)
+        ref.cg = cg
+        return ref
     return StructPlace(sf.stype, places)
 
 def load_struct(cg: KernelCodegen, place: StructPlace) -> StructVal:

@@ -564,6 +564,11 @@ def _vm_to_list(cg: KernelCodegen, v: Vec, node: ast.AST) -> list[Any]:
 # -- indexing --------------------------------------------------------------------
 
 def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
+    if isinstance(index, slice):  # v[:2], m[1:]: the vector of those components/rows
+        picked = range(v.shape[0])[index]
+        if len(v.shape) == 2:
+            return Vec((len(picked), v.shape[1]), [e for r in picked for e in v.row(r).elems])
+        return Vec((len(picked),), [v.elems[i] for i in picked])
     idx = _component_index(cg, v.shape, index, node)
     if all(is_python(i) for i in idx):
         if len(idx) == 1 and len(v.shape) == 2:
@@ -701,7 +706,9 @@ def _tm_sign(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
     return s_select(cg, pos, one, s_select(cg, neg, -one, one * 0))
 
 def _tm_log2(cg: KernelCodegen, x: Any, node: ast.AST) -> Any:
-    return cg.binop("*", s_math(cg, "log", x), 1 / _math.log(2), node)
+    # `math.log2`, correctly rounded, not Taichi's `log(x) / log(2.0)`: its divisor is a
+    # default_fp literal, so an f64 log2(3) comes out with an f32's precision.
+    return s_math(cg, "log2", x)
 
 def _float_bits(cg: KernelCodegen, x: Any, node: ast.AST) -> tuple[Value, int, int]:
     v = cg.em.value(x)

@@ -54,11 +54,11 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ..lang import dtypes, ops
-from . import calls, expressions, loops, random, structs, vectors
+from . import calls, expressions, loops, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
 from ..lang.field import Field
-from ..lang.kernel import ArgSpec
+from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.ndarray import Ndarray
 from ..lang.source import FunctionSource, is_located
@@ -146,6 +146,7 @@ class KernelCodegen(ast.NodeVisitor):
             src, global_vars, closure, True, self.entry, 0, return_types=return_types
         )
         self.em.loc = self.location(tree)
+        self._check_arguments_not_assigned(tree, [spec.name for spec in specs])
         assigned = assigned_names(tree.body)
         args = iter(self.entry.args)
         for spec in specs:
@@ -174,6 +175,27 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _check_arguments_not_assigned(self, tree: ast.FunctionDef, names: list[str]) -> None:
+        """A kernel's arguments are immutable in its body (Taichi's rule; a ti.func's
+        parameters are copies it may assign)."""
+        params = set(names)
+        for node in ast.walk(tree):
+            targets: list[ast.expr] = (
+                list(node.targets)
+                if isinstance(node, ast.Assign)
+                else [node.target]
+                if isinstance(node, ast.AugAssign | ast.AnnAssign)
+                else []
+            )
+            while targets:
+                t = targets.pop()
+                if isinstance(t, ast.Tuple | ast.List):
+                    targets += t.elts
+                elif isinstance(t, ast.Name) and t.id in params:
+                    raise self.error(
+                        TaichiSyntaxError, node, f'Kernel argument "{t.id}" is immutable in the kernel'
+                    )
 
     def _aggregate_types(self, layout: Any) -> list[Attribute]:
         """The scalar argument types of a vector/matrix/struct parameter, in order."""
@@ -335,6 +357,10 @@ class KernelCodegen(ast.NodeVisitor):
         """Whether the current point is the kernel body itself (loops there are parallel)."""
         return self.em.block is self.entry
 
+    def in_real_func(self) -> bool:
+        """Whether a ti.real_func is being inlined (its loops are serial, its own)."""
+        return any(isinstance(f, RealFunc) for f in self.inlining)
+
     def insert_prologue(self, op: Operation) -> Operation:
         """Insert `op` at the start of the kernel body (after earlier prologue ops)."""
         op.location = self.location(self.ctx.src.tree)  # pyright: ignore
@@ -357,6 +383,10 @@ class KernelCodegen(ast.NodeVisitor):
         return slot
 
     def field_handle(self, f: Field) -> FieldHandle:
+        for scope in reversed(self.ctx.scopes):  # ti.stop_grad(f) in an enclosing scope
+            marked = scope.get(("ti.stop_grad", id(f)))
+            if marked is not None:
+                return marked
         handle = self.field_handles.get(id(f))
         if handle is not None:
             return handle
@@ -364,6 +394,8 @@ class KernelCodegen(ast.NodeVisitor):
             raise TaichiCompilationError(
                 "this field belongs to a program that ti.init()/ti.reset() has ended"
             )
+        if f.destroyed:
+            raise TaichiCompilationError("this field's SNode tree (FieldsBuilder) is destroyed")
         if not f.placed:
             raise TaichiCompilationError(
                 "this field has no shape: give ti.field a shape or place it with "
@@ -416,17 +448,24 @@ class KernelCodegen(ast.NodeVisitor):
             return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
             return self.field_handle(obj)
-        if isinstance(obj, Ndarray | np.ndarray):
+        if isinstance(obj, Ndarray):
             raise TaichiCompilationError(
-                "an ndarray or NumPy array reaches a kernel only as an argument "
+                "an ndarray reaches a kernel only as an argument "
                 "(annotated ti.types.ndarray())"
             )
+        # A global NumPy array is a Python value, as in Taichi: its shape, its elements at
+        # compile-time indices and NumPy arithmetic on it are constants of the kernel.
+        if isinstance(obj, np.ndarray) and obj.ndim == 0:
+            return obj.item()  # a NumPy scalar: a constant, as in Taichi
         if isinstance(obj, np.generic):
             return obj.item()
         return obj
 
-    def element(self, container: Container, index: Any, node: ast.AST) -> Any:
-        """The place `container[index]` (a VecPlace for a Vector/Matrix container)."""
+    def element(
+        self, container: Container, index: Any, node: ast.AST, write: bool = False
+    ) -> Any:
+        """The place `container[index]` (a VecPlace for a Vector/Matrix container);
+        a `write` activates the sparse cells above it (codegen/sparse.py)."""
         if isinstance(index, Vec):
             index = tuple(index.elems)
         if index is None:
@@ -445,6 +484,11 @@ class KernelCodegen(ast.NodeVisitor):
             )
         else:
             indices = (index,)
+        if len(indices) == container.ndim - 1 and isinstance(container, FieldHandle):
+            values = [self.index_value(i, node) for i in indices]
+            ref = sparse.dynamic_list(self, container, values)  # x[i].append(v)
+            if ref is not None:
+                return ref
         if len(indices) != container.ndim:
             raise self.error(
                 TaichiSyntaxError,
@@ -463,6 +507,8 @@ class KernelCodegen(ast.NodeVisitor):
                 self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
                 for v, d in zip(values, container.shape(self))
             ]
+        if write and isinstance(container, FieldHandle) and container.field._snode is not None:
+            sparse.activate_element(self, container, values)
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -497,11 +543,13 @@ class KernelCodegen(ast.NodeVisitor):
         if isinstance(node, ast.Subscript):
             base = self._place_or_value(node.value)
             if isinstance(base, Container):
-                return self.element(base, self.eval(node.slice), node)
+                return self.element(base, self.eval(node.slice), node, write=True)
             if isinstance(base, VecPlace):
                 return vectors.vec_place_component(self, base, self.eval(node.slice), node)
             if isinstance(base, StructField):
-                return structs.struct_element(self, base, self.eval(node.slice), node)
+                return structs.struct_element(
+                    self, base, self.eval(node.slice), node, write=True
+                )
         if isinstance(node, ast.Attribute):
             base = self._place_or_value(node.value)
             if isinstance(base, StructPlace) and node.attr in base.places:
@@ -592,6 +640,15 @@ class KernelCodegen(ast.NodeVisitor):
             if self.terminated:
                 break  # dead code after break / continue / return
             self.visit(stmt)
+            if (
+                self.ctx.ret_flag is not None
+                and isinstance(stmt, ast.For | ast.While)
+                and contains_return(stmt)
+                and len(self.loops) > self.ctx.loop_base
+            ):  # an inner loop returned: leave this loop too
+                calls.break_if_returned(self)
+            if self.at_top() and "pending_gc" in self.__dict__:
+                sparse.collect_garbage(self)  # zero the pointer cells stmt released
             rest = stmts[i + 1 :]
             if rest and self.ctx.ret_flag is not None and contains_return(stmt):
                 # a branch of `stmt` returned: the rest runs only if it did not
@@ -681,6 +738,15 @@ class KernelCodegen(ast.NodeVisitor):
             self.ctx.scopes[-1][name] = self.new_local(name, value)
         elif isinstance(value, np.generic):
             self.ctx.scopes[-1][name] = self.new_local(name, value.item())
+        elif isinstance(value, np.ndarray):
+            if value.ndim != 0:
+                raise self.error(
+                    TaichiTypeError,
+                    node,
+                    "Only 0-dimensional numpy array can be used to initialize a scalar "
+                    "expression (pass arrays as ti.types.ndarray() arguments)",
+                )
+            self.ctx.scopes[-1][name] = self.new_local(name, value.item())
         else:
             self.ctx.scopes[-1][name] = value  # a field, a tuple, a Python object
 
@@ -769,20 +835,39 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         ctx = self.ctx
-        if any(loop.kind != "static" for loop in self.loops[ctx.loop_base :]):
-            raise self.error(
-                TaichiSyntaxError,
-                node,
-                "Return inside non-static if/for is not supported: 'return' inside a "
-                "loop (a ti.static loop may return)",
-            )
+        loops = self.loops[ctx.loop_base :]
+        leaves_loops = self._return_leaves_loops(node, loops)
         value = self.eval(node.value) if node.value is not None else None
-        at_top = self.em.block is ctx.entry_block
+        at_top = self.em.block is ctx.entry_block and not leaves_loops
         if ctx.is_kernel:
             self._kernel_return(value, node, at_top)
         else:
             calls.func_return(self, value, node, at_top)
+        if leaves_loops:  # the flag is set: leave this loop, and the outer ones after it
+            self.em.emit(taichi.BreakOp())
         self.terminated = True
+
+    def _return_leaves_loops(self, node: ast.Return, loops: list[LoopInfo]) -> bool:
+        """
+        Whether a `return` must leave run-time loops: in a ti.func, from serial `range`
+        and `while` loops (it sets the returned flag and breaks; each enclosing loop
+        breaks after its inner loop when the flag is set). ti.static loops alone return
+        at compile time; a kernel's return, or one from a parallel or struct-for loop,
+        is an error.
+        """
+        if all(loop.kind == "static" for loop in loops):
+            return False
+        if self.ctx.is_kernel or any(
+            loop.kind in ("static", "struct") or loop.parallel for loop in loops
+        ):
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                "Return inside non-static if/for is not supported: 'return' inside a "
+                "loop of a kernel, a parallel or struct-for loop, or a ti.static loop "
+                "mixed with run-time loops (a ti.func may return from serial loops)",
+            )
+        return True
 
     def _kernel_return(self, value: Any, node: ast.Return, at_top: bool) -> None:
         types = self.ctx.return_types or []
@@ -947,6 +1032,15 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Subscript(self, node: ast.Subscript) -> Any:
         return expressions.lower_subscript(self, node)
+
+    def visit_Slice(self, node: ast.Slice) -> slice:
+        """`lo:hi:step` of compile-time bounds (a vector's components, `v[:2]`)."""
+        parts = [None if p is None else self.eval(p) for p in (node.lower, node.upper, node.step)]
+        if not all(p is None or (isinstance(p, int) and not isinstance(p, bool)) for p in parts):
+            raise self.error(
+                TaichiSyntaxError, node, "a slice in a kernel needs compile-time integer bounds"
+            )
+        return slice(*parts)
 
     def visit_Tuple(self, node: ast.Tuple) -> tuple[Any, ...]:
         return expressions.lower_tuple(self, node)

@@ -1,5 +1,5 @@
 """
-`ti.ad`: reverse-mode automatic differentiation, as Taichi's.
+`ti.ad`: automatic differentiation (reverse and forward mode), as Taichi's.
 
     x = ti.field(ti.f32, 8, needs_grad=True)       # x.grad: a field of the same shape
     loss = ti.field(ti.f32, (), needs_grad=True)
@@ -12,6 +12,10 @@
 `kernel.grad(*args)` launches a kernel's adjoint by hand. The adjoint of an instance is
 the `@k_grad` kernel that the `ti-auto-diff` pass (lowering/auto_diff.py) builds from the
 primal's IR; it is compiled once per template signature, like the primal.
+
+Forward mode: inside `with ti.ad.FwdMode(loss=y, param=x, seed=[...])` a kernel runs
+`@k_fwd` instead (`ti-auto-diff{mode=forward}`, lowering/auto_diff_forward.py), which
+does what the kernel does and also carries x.dual (the seed) through to y.dual.
 """
 
 from __future__ import annotations
@@ -21,11 +25,19 @@ from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
 
-from taichi_xdsl.utils.errors import TaichiAssertionError, TaichiError
+import numpy as np
+
+from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
+    TaichiCompilationError,
+    TaichiError,
+    TaichiRuntimeError,
+)
 
 from . import kernel as _kernel
 from . import program as _program
-from .field import Field
+from .field import Field, check_companions_placed
+from .ndarray import Ndarray
 from .ops import Intrinsic
 
 AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-auto-diff"
@@ -36,8 +48,9 @@ ti-scalarize, when registered: the adjoint is built on scalar IR)."""
 # -- the adjoint of a kernel ---------------------------------------------------------------
 
 
-def _annotate_grads(module: Any, prog: _program.Program) -> None:
-    """Name each field's gradient field on its taichi.field (`grad = @x_grad`)."""
+def _annotate_grads(module: Any, prog: _program.Program, kind: str = "grad") -> None:
+    """Name each field's gradient (kind 'grad') or dual ('dual') field on its
+    taichi.field (`grad = @x_grad`, `dual = @x_dual`)."""
     from taichi_xdsl.dialects import taichi
     from xdsl.dialects.builtin import SymbolRefAttr
 
@@ -45,18 +58,23 @@ def _annotate_grads(module: Any, prog: _program.Program) -> None:
     for op in module.ops:
         if isinstance(op, taichi.FieldOp):
             f = by_symbol.get(op.sym_name.data)
-            grad = getattr(f, "grad", None)
-            if grad is not None and grad.placed:
-                op.attributes["grad"] = SymbolRefAttr(grad.symbol)
+            primal = f is not None and f.primal is None
+            companion = getattr(f, kind, None) if primal else None
+            if companion is not None and companion.placed:
+                op.attributes[kind] = SymbolRefAttr(companion.symbol)
 
 
 def _ndarray_grads(k: _kernel.Kernel, args: tuple[Any, ...]) -> tuple[int, ...]:
-    """The positions of the ndarray arguments that have a gradient ndarray."""
+    """The positions of the ndarray arguments whose gradient the adjoint accumulates:
+    those with a gradient ndarray, unless annotated `ndarray(needs_grad=False)` (a
+    constant to the adjoint, whatever its argument carries)."""
     assert k._params is not None
     return tuple(
         i
         for i, (p, a) in enumerate(zip(k._params, args))
-        if p.kind == "ndarray" and getattr(a, "grad", None) is not None
+        if p.kind == "ndarray"
+        and getattr(a, "grad", None) is not None
+        and getattr(p.annotation, "needs_grad", None) is not False
     )
 
 
@@ -76,41 +94,82 @@ def _mark_ndarray_grads(
     kernel_op.arg_attrs = ArrayAttr(attrs)
 
 
+class AutodiffError(TaichiCompilationError, RuntimeError):
+    """A kernel ti.ad cannot differentiate (Taichi raises a RuntimeError there)."""
+
+
+def _uses_field(module: Any, symbol: str) -> bool:
+    from taichi_xdsl.dialects import taichi
+
+    return any(
+        isinstance(op, taichi.GetFieldOp) and op.field.root_reference.data == symbol
+        for op in module.walk()
+    )
+
+
 def adjoint_module(
     kernel: _kernel.Kernel,
     prog: _program.Program,
     args: tuple[Any, ...],
     symbol: str,
     grad_positions: tuple[int, ...] = (),
+    forward: bool = False,
 ) -> Any:
     """
     The module holding `@<symbol>_grad`, the adjoint of the instance `args` select; it
     takes the gradients of the ndarrays at `grad_positions` as extra last arguments.
+    With `forward`, `@<symbol>_fwd` instead: the primal computing the duals too.
     """
     from taichi_xdsl.dialects import taichi
     from taichi_xdsl.utils import registry
-    from taichi_xdsl.utils.errors import TaichiCompilationError
     from xdsl.utils.exceptions import DiagnosticException
 
     module = kernel.build_module(prog, args, symbol)
-    _annotate_grads(module, prog)
+    counter = getattr(prog, "_rng_launch_counter", None)  # codegen/random.py's
+    if not forward and counter is not None and _uses_field(module, counter.symbol):
+        raise AutodiffError(
+            f"kernel '{kernel.__name__}': RandStmt not supported in autodiff: its "
+            "adjoint would draw other ti.random() numbers than the kernel did"
+        )
+    _annotate_grads(module, prog, "dual" if forward else "grad")
     if grad_positions:
         for op in module.ops:
             if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
                 _mark_ndarray_grads(op, kernel, grad_positions)
     try:
-        spec = AD_PIPELINE
+        spec = AD_PIPELINE + ("{mode=forward}" if forward else "")
         if "ti-scalarize" in registry.PASSES:
             spec = f"ti-scalarize,{spec}"
         registry.build_pipeline(spec).apply(registry.make_context(), module)
     except DiagnosticException as error:
-        raise TaichiCompilationError(
+        raise AutodiffError(
             f"kernel '{kernel.__name__}': cannot differentiate it: {error}"
         ) from None
     for op in list(module.ops):
         if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
             module.body.block.erase_op(op)
     return module
+
+
+def _derived_instance(
+    k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any], forward: bool
+) -> tuple[Callable[[tuple[Any, ...]], Any], tuple[Any, ...]]:
+    """The compiled adjoint (or, with `forward`, tangent) instance for these arguments,
+    cached per program and signature; and the arguments bound."""
+    prog = _program.get_program()
+    slot = "_fwd_instances" if forward else "_grad_instances"
+    owner, cache = k.__dict__.get(slot, (None, {}))
+    if owner is not prog:
+        cache = {}
+        k.__dict__[slot] = (prog, cache)
+    _prepare(k, prog)
+    args = k._bind(args, kwargs)
+    grads = () if forward else _ndarray_grads(k, args)
+    key = (k._key_checked(args), grads)
+    run = cache.get(key)
+    if run is None:
+        run = cache[key] = _instantiate_adjoint(k, prog, args, grads, forward)
+    return run, args
 
 
 class AdjointKernel:
@@ -125,19 +184,7 @@ class AdjointKernel:
     def __call__(self, *args: Any, **kwargs: Any) -> None:
         if self.obj is not None:
             args = (self.obj, *args)
-        k = self.kernel
-        prog = _program.get_program()
-        owner, cache = k.__dict__.get("_grad_instances", (None, {}))
-        if owner is not prog:
-            cache = {}
-            k.__dict__["_grad_instances"] = (prog, cache)
-        _prepare(k, prog)
-        args = k._bind(args, kwargs)
-        grads = _ndarray_grads(k, args)
-        key = (k._key_checked(args), grads)
-        run = cache.get(key)
-        if run is None:
-            run = cache[key] = _instantiate_adjoint(k, prog, args, grads)
+        run, args = _derived_instance(self.kernel, args, kwargs, forward=False)
         run(args)
 
     def get_ir(self, *args: Any, **kwargs: Any) -> Any:
@@ -167,10 +214,12 @@ def _instantiate_adjoint(
     prog: _program.Program,
     args: tuple[Any, ...],
     grad_positions: tuple[int, ...],
+    forward: bool = False,
 ) -> Callable[[tuple[Any, ...]], Any]:
+    check_companions_placed(prog)
     symbol = prog.unique_symbol(k.__name__)
-    module = adjoint_module(k, prog, args, symbol, grad_positions)
-    compiled = prog.backend.compile(module, f"{symbol}_grad")
+    module = adjoint_module(k, prog, args, symbol, grad_positions, forward)
+    compiled = prog.backend.compile(module, f"{symbol}{'_fwd' if forward else '_grad'}")
     prog.materialize()
     assert k._params is not None
     conv = k._make_converter(k._params)
@@ -250,6 +299,10 @@ def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) 
         return
     module = k.build_module(prog, bound, k.__name__)
     _annotate_grads(module, prog)
+    from taichi_xdsl.utils import registry
+
+    if "ti-scalarize" in registry.PASSES:  # vector accesses become element accesses
+        registry.build_pipeline("ti-scalarize").apply(registry.make_context(), module)
     check_global_data_access(module, k.__name__)
     checked.add(key)
 
@@ -277,14 +330,16 @@ class Tape:
         grad_check: Any = None,
     ):
         if loss is not None:
-            if not isinstance(loss, Field):
-                raise TaichiError("ti.ad.Tape(loss=...) needs a field")
-            if loss.grad is None:
+            if not isinstance(loss, Field | Ndarray):
+                raise TaichiError("ti.ad.Tape(loss=...) needs a field or an ndarray")
+            if loss.grad is None or not getattr(loss.grad, "placed", True):
                 raise TaichiError(
                     "ti.ad.Tape: the loss field needs needs_grad=True to be differentiated"
                 )
-            if loss.shape != ():
+            if isinstance(loss, Field) and loss.shape != ():
                 raise TaichiError("ti.ad.Tape: the loss must be a 0-d field (x[None])")
+            if isinstance(loss, Ndarray) and int(np.prod(loss.shape)) != 1:
+                raise TaichiError("ti.ad.Tape: the loss must be an ndarray of one element")
         if grad_check is not None and not isinstance(grad_check, list):
             raise TaichiError("ti.ad.Tape(grad_check=...) takes a list of fields")
         self.grad_check: list[Field] = list(grad_check or [])
@@ -292,12 +347,6 @@ class Tape:
         if self.grad_check:
             if loss is None or str(loss.dtype) != "f64":
                 raise TaichiError("ti.ad.Tape(grad_check=...) needs an f64 loss field")
-            # The state the recorded calls start from, to replay them perturbed.
-            self._backups = [
-                (f, f.to_numpy())
-                for f in _program.get_program().fields
-                if f.primal is None and f.placed
-            ]
         self.loss = loss
         self.clear_gradients = clear_gradients
         self.validation = validation
@@ -311,6 +360,15 @@ class Tape:
             raise TaichiError("ti.ad.Tape: tapes cannot be nested")
         if self.clear_gradients:
             clear_all_gradients()
+        if self.loss is not None:
+            self.loss.fill(0)  # as Taichi's: the recorded calls accumulate from zero
+        if self.grad_check:
+            # The state the recorded calls start from, to replay them perturbed.
+            self._backups = [
+                (f, f.to_numpy())
+                for f in _program.get_program().fields
+                if f.primal is None and f.placed
+            ]
         self.recording = True
         _tape = self
         _kernel._tape_hook = _record
@@ -394,12 +452,95 @@ class Tape:
 
 
 def clear_all_gradients(gradient_type: Any = None) -> None:
-    """Zero the gradient field of every field of the current program."""
+    """Zero the gradient field of every field of the current program (the dual fields
+    with `gradient_type=SNodeGradType.DUAL`)."""
+    kind = "dual" if str(gradient_type).lower().endswith("dual") else "grad"
     prog = _program.get_program()
     for f in prog.fields:
-        grad = getattr(f, "grad", None)
-        if grad is not None and grad.placed:
-            grad.fill(0)
+        companion = getattr(f, kind, None) if f.primal is None else None
+        if companion is not None and companion.placed:
+            companion.fill(0)
+
+
+# -- forward mode --------------------------------------------------------------------------
+
+
+def _run_forward(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    run, bound = _derived_instance(k, args, kwargs, forward=True)
+    return run(bound)
+
+
+class FwdMode:
+    """
+    Forward-mode differentiation (Taichi's `ti.ad.FwdMode`): kernels launched inside
+    run their tangent versions, which compute the primal and also the duals
+    d(loss)/d(param) . seed in `loss.dual`.
+
+        with ti.ad.FwdMode(loss=loss, param=x, seed=[1.0, 0.0]):
+            compute()
+        loss.dual[None]                     # d loss / d x[0]
+
+    Args:
+        loss: a field (or a list of fields) with a dual field placed.
+        param: the field the derivatives are taken with respect to (dual placed).
+        seed: the tangent of param, one value per element; may be left out for a
+            param of one element (seed 1).
+        clear_gradients: zero every dual field on entry.
+    """
+
+    def __init__(
+        self, loss: Any, param: Any, seed: Any = None, clear_gradients: bool = True
+    ):
+        self.loss = loss if isinstance(loss, list) else [loss]
+        self.param = param
+        self.seed = list(seed) if seed is not None else None
+        self.clear_gradients = clear_gradients
+        self.entered = False
+
+    def __enter__(self) -> Self:
+        import numpy as np
+
+        if self.entered:
+            raise TaichiError("ti.ad.FwdMode can be entered only once")
+        self.entered = True
+        for f in (*self.loss, self.param):
+            if not isinstance(f, Field) or f.dual is None or not f.dual.placed:
+                raise TaichiError(
+                    f"ti.ad.FwdMode: {f} needs a dual field (needs_dual=True, or "
+                    "place(x.dual) / ti.root.lazy_dual())"
+                )
+        size = int(np.prod(self.param.shape + self.param.element_shape, dtype=np.int64))
+        if not self.seed:
+            if size != 1:
+                raise TaichiRuntimeError(
+                    "`seed` is not set for non 0-D field, please specify: one value "
+                    f"per element of the parameter ({size}), e.g. [0, 0, 1] for the "
+                    "derivatives with respect to its third element"
+                )
+            self.seed = [1.0]
+        elif len(self.seed) != size:
+            raise TaichiError(
+                f"ti.ad.FwdMode: seed has {len(self.seed)} values, the parameter {size}"
+            )
+        if self.clear_gradients:
+            clear_all_gradients("dual")
+        dual = self.param.dual
+        dual.from_numpy(
+            np.asarray(self.seed, dtype=dual.dtype.np_dtype).reshape(dual.to_numpy().shape)
+        )
+        if _kernel._forward_hook is not None:
+            raise TaichiError("ti.ad.FwdMode: forward modes cannot be nested")
+        _kernel._forward_hook = _run_forward
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        _kernel._forward_hook = None
+        self.param.dual.fill(0)  # the seed, as Taichi clears it
 
 
 # -- stop_grad -----------------------------------------------------------------------------
@@ -442,8 +583,14 @@ def grad_for(
     """Register the decorated function as the gradient of a @ti.ad.grad_replaced one."""
 
     def decorator(func: Callable[..., Any]) -> Callable[..., Any]:
+        if isinstance(primal, _kernel.Kernel):
+            raise TaichiRuntimeError(
+                f"ti.ad.grad_for: '{primal.__name__}' is a Taichi kernel, whose gradient "
+                "is its own adjoint; decorate a Python function calling it with "
+                "@ti.ad.grad_replaced instead"
+            )
         if not hasattr(primal, "grad"):
-            raise TaichiError(
+            raise TaichiRuntimeError(
                 "ti.ad.grad_for: the primal function must be decorated with "
                 "@ti.ad.grad_replaced"
             )

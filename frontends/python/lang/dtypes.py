@@ -112,6 +112,18 @@ def from_numpy_dtype(dtype: Any) -> DataType | None:
     return _BY_NUMPY.get(np.dtype(dtype))
 
 
+def float_literal(value: Any, default_fp: DataType) -> Any:
+    """
+    A Python float as Taichi takes it into a kernel or a fill: a default_fp value, so with
+    f32 (the default) 0.1 becomes 0.10000000149011612 even where an f64 is stored.
+    Anything else is returned as it is.
+    """
+    if not isinstance(value, float) or default_fp.bits >= 64:
+        return value
+    with np.errstate(over="ignore"):  # 1e300 is inf in f32, as in Taichi
+        return float(default_fp.np_dtype.type(value))
+
+
 def cook_dtype(dtype: Any, default_ip: DataType, default_fp: DataType) -> DataType:
     """
     A Taichi type from what a user may write: a DataType, Python `int`/`float`/`bool`,

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
     TaichiIndexError,
@@ -21,7 +22,7 @@ from taichi_xdsl.utils.errors import (
 )
 
 from . import program as _program
-from .dtypes import DataType, cook_dtype
+from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
@@ -139,7 +140,10 @@ class _ArrayLike:
         index = _python_index(key, len(self.shape), self.index_offset)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
-                raise IndexError(
+                # ti.init(debug=True) checks bounds as Taichi does, with an assertion
+                prog = _program._current
+                debug = prog is not None and prog.config.debug
+                raise (TaichiAssertionError if debug else IndexError)(
                     f"index {key!r} is out of the bounds of a field/ndarray of shape "
                     f"{self.shape}"
                     + (f" and offset {self.index_offset}" if any(self.index_offset) else "")
@@ -161,6 +165,7 @@ class _ArrayLike:
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        value = float_literal(value, _program.get_program().config.default_fp)
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
         self._array()[...] = value
@@ -262,10 +267,83 @@ class Field(_ArrayLike):
         count = np.prod(self.shape + self.element_shape, dtype=np.int64)
         return int(count) * self.dtype.np_dtype.itemsize
 
+    _snode: Any = None
+    """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""
+    hidden = False
+    """A mask or length field of a sparse SNode, which users do not see."""
+
+    @property
+    def snode(self) -> Any:
+        """The place SNode of this field (`x.snode.parent()` is its container)."""
+        if self._snode is None:
+            from .snode import SNode
+
+            node = SNode("dense", SNode("root", None, {}), dict(enumerate(self.shape)))
+            self._snode = SNode("place", node, {})
+            self._snode.fields.append(self)
+        return self._snode
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above this field (`x.parent()`: its container)."""
+        return self.snode.parent(n)
+
+    def _sparse(self) -> bool:
+        from .snode import is_sparse_field
+
+        return self._snode is not None and is_sparse_field(self)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        super().__setitem__(key, value)
+        if self._sparse():  # a write activates the cells above the element
+            from .snode import activate_python_write
+
+            activate_python_write(self, self._key(key))
+
+    def _raw_set(self, index: tuple[int, ...], value: Any) -> None:
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
+        self._array()[index] = value
+
+    def _active(self) -> np.ndarray | None:
+        """Which elements are active (None: all, a dense field)."""
+        if not self._sparse():
+            return None
+        from .snode import active_elements
+
+        return active_elements(self)
+
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        arr = super().to_numpy(dtype, keep_dims)
+        active = self._active()
+        if active is not None:  # inactive cells read as 0, as in Taichi
+            arr[~active] = 0
+        return arr
+
+    def fill(self, value: Any) -> None:
+        active = self._active()
+        if active is None:
+            return super().fill(value)
+        if hasattr(value, "to_numpy"):
+            value = value.to_numpy()
+        self._array()[active] = value  # Taichi's fill visits only active cells
+
+    def from_numpy(self, arr: Any) -> None:
+        super().from_numpy(arr)
+        if self._sparse():  # every element was written: every cell is active
+            from .snode import activate_all
+
+            activate_all(self)
+
     grad: Field | None = None
-    """The gradient field (`needs_grad=True`, ti.ad), placed right after this one."""
+    """The gradient field of a float field (ti.ad); placed with it when it has a shape
+    and `needs_grad=True`, else by `place(x.grad)` or `ti.root.lazy_grad()`."""
+    dual: Field | None = None
+    """The dual (forward-mode tangent) field of a float field; placed as `grad` is
+    (`needs_dual=True`, `place(x.dual)`, `ti.root.lazy_dual()`)."""
     primal: Field | None = None
-    """On a gradient field: the field it is the gradient of."""
+    """On a gradient or dual field: the field it belongs to."""
+    needs_grad = False
+    needs_dual = False
 
     def _place(self, shape: tuple[int, ...], index_offset: Any = None) -> None:
         if self.placed:
@@ -273,13 +351,17 @@ class Field(_ArrayLike):
         self.shape = shape
         self.index_offset = _normalize_offset(index_offset, len(shape))
         self.placed = True
+        primal = self.primal
+        if primal is not None and not self.name and primal.placed:
+            self.name = f"{primal.symbol}_{'grad' if self is primal.grad else 'dual'}"
         self.program.place_field(self, self.name)
-        grad = self.grad
-        if grad is not None and not grad.placed:
-            grad.name = grad.name or f"{self.symbol}_grad"
-            grad._place(shape, self.index_offset)
+
+    destroyed = False
+    """Set when the FieldsBuilder tree holding this field is destroyed."""
 
     def _check_live(self) -> _program.Program:
+        if self.destroyed:
+            raise TaichiRuntimeError("this field's SNode tree (FieldsBuilder) is destroyed")
         prog = self.program
         if prog is not _program._current:
             raise TaichiError(
@@ -328,12 +410,14 @@ def field(
     every field row-major, so it is checked but does not change the layout (the values
     a program sees are the same).
 
+    A float field has a gradient field `x.grad` and a dual field `x.dual` (ti.ad);
+    `needs_grad=True` / `needs_dual=True` place them with a field given a shape, and
+    require them placed (`place(x.grad)`, `ti.root.lazy_grad()`) before a kernel runs.
+
     Raises:
-        TaichiError: options taichi-xdsl does not have (needs_dual), an offset without a
+        TaichiError: needs_grad/needs_dual on a non-float type, an offset without a
             shape or with the wrong number of axes, an order that is no permutation.
     """
-    if needs_dual:
-        raise TaichiError("ti.field: needs_dual= is not supported by taichi-xdsl yet")
     if offset is not None and shape is None:
         raise TaichiCompilationError("shape cannot be None when offset is set")
     if order is not None and shape is None:
@@ -344,19 +428,70 @@ def field(
         element_shape, dtype = dtype.shape, dtype.dtype
     f = Field(storage_dtype(dtype, prog.config), name or None)
     f.element_shape = element_shape
-    if needs_grad:  # the gradient field of ti.ad, placed with f
-        if not f.dtype.is_float:
-            raise TaichiError(f"ti.field: needs_grad=True needs a float type, got {f.dtype}")
-        f.grad = Field(f.dtype, f"{name}_grad" if name else None)
-        f.grad.element_shape = element_shape
-        f.grad.primal = f
+    if (needs_grad or needs_dual) and not f.dtype.is_float:
+        raise TaichiRuntimeError(
+            f"{f.dtype} is not supported for field with `needs_grad=True` or "
+            "`needs_dual=True` (a gradient needs a float type)"
+        )
+    if f.dtype.is_float:  # ti.ad's companions: x.grad (reverse mode), x.dual (forward)
+        f.grad, f.dual = _companion(f, name, "grad"), _companion(f, name, "dual")
+        f.needs_grad, f.needs_dual = needs_grad, needs_dual
     caller = sys._getframe(1)
     f.created_at = (caller.f_code.co_filename, caller.f_lineno)
     if shape is not None:
         shape = _normalize_shape(shape)
         _check_order(order, len(shape))
         f._place(shape, offset)
+        for companion, needed in ((f.grad, needs_grad), (f.dual, needs_dual)):
+            if needed and companion is not None:
+                companion._place(shape, offset)
+    else:
+        prog.unplaced_fields.append(f)
     return f
+
+
+def _companion(f: Field, name: str, kind: str) -> Field:
+    """The unplaced gradient or dual field of `f` (same type and element shape)."""
+    companion = Field(f.dtype, f"{name}_{kind}" if name else None)
+    companion.element_shape = f.element_shape
+    companion.primal = f
+    return companion
+
+
+def check_companions_placed(prog: _program.Program) -> None:
+    """
+    Taichi's materialize check: every field created must be placed, and a placed
+    field created with needs_grad / needs_dual must have its gradient / dual field
+    placed, before a kernel runs.
+
+    Raises:
+        TaichiRuntimeError: naming the fields not placed, or whose companions are not.
+    """
+    unplaced = [f for f in prog.unplaced_fields if not f.placed]
+    prog.unplaced_fields = unplaced
+    if unplaced:
+        names = ", ".join(
+            f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
+            if f.created_at
+            else f.name or "field"
+            for f in unplaced
+        )
+        raise TaichiRuntimeError(
+            f"These field(s) are not placed: {names} (give ti.field a shape or place "
+            "it with ti.root.dense(...).place(x))"
+        )
+    for kind in ("grad", "dual"):
+        missing = [
+            f
+            for f in prog.fields
+            if getattr(f, f"needs_{kind}") and not getattr(f, kind).placed
+        ]
+        if missing:
+            raise TaichiRuntimeError(
+                f"These field(s) requrie `needs_{kind}=True`, however their {kind} "
+                f"field(s) are not placed: {', '.join(f.symbol for f in missing)} "
+                f"(place them with ti.root...place(x.{kind}) or ti.root.lazy_{kind}())"
+            )
 
 
 class Axis:
@@ -379,81 +514,25 @@ def axes(*indices: int) -> Axis:
     return Axis(*indices)
 
 
-class SNode:
-    """
-    A node of the field layout tree. Only dense nodes exist: a chain of `dense` calls
-    multiplies the extents of each axis, and `place` gives the fields that shape
-    (laid out row-major, each field on its own).
-    """
+from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
 
-    def __init__(self, extents: dict[int, int]):
-        self.extents = extents
 
-    def dense(self, axis: Axis, dimensions: int | Sequence[int]) -> SNode:
-        """A dense child over `axis` with extents `dimensions`."""
-        dims = (
-            (dimensions,) * len(axis.indices)
-            if isinstance(dimensions, int)
-            else tuple(dimensions)
-        )
-        if len(dims) != len(axis.indices):
-            raise TaichiError(f"dense({axis}, {dimensions}): one extent per axis needed")
-        extents = dict(self.extents)
-        for index, extent in zip(axis.indices, dims):
-            extents[index] = extents.get(index, 1) * int(extent)
-        return SNode(extents)
-
-    def place(self, *fields: Field, offset: Any = None) -> SNode:
-        """Place `fields` here: each gets the shape of this node (and `offset`, the
-        index of its first element along each axis; `Field.index_offset`)."""
-        if self.extents and sorted(self.extents) != list(range(len(self.extents))):
-            raise TaichiError(
-                f"axes {sorted(self.extents)} leave a gap: use ti.i, ti.ij, .."
-            )
-        shape = tuple(self.extents[a] for a in sorted(self.extents))
-        from .struct import StructField
-
-        expanded: list[Any] = []
-        for f in fields:  # a struct field places each of its members
-            expanded.extend(f.fields.values() if isinstance(f, StructField) else [f])
-        for f in expanded:
-            if not isinstance(f, Field):
-                raise TaichiError(f"place() takes fields, got {f!r}")
-            if f.primal is not None and f.placed and f.shape == shape:
-                continue  # `place(x, x.grad)`: the gradient was placed with x
-            f._place(shape, offset)
-        return self
-
-    def lazy_grad(self) -> None:
-        """Taichi's `ti.root.lazy_grad()`: gradients are always placed with their fields."""
-
-    def _unsupported(self, kind: str) -> Any:
-        raise TaichiError(
-            f"ti.root.{kind}(...): only dense SNodes are supported by taichi-xdsl yet"
-        )
-
-    def pointer(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("pointer")
-
-    def bitmasked(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("bitmasked")
-
-    def dynamic(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("dynamic")
-
-    def hash(self, *args: Any, **kwargs: Any) -> SNode:
-        return self._unsupported("hash")
-
-    @property
-    def shape(self) -> tuple[int, ...]:
-        return tuple(self.extents[a] for a in sorted(self.extents))
+def _place_companions(kind: str) -> None:
+    for f in list(_program.get_program().fields):
+        companion = getattr(f, kind)
+        if f.primal is None and companion is not None and not companion.placed:
+            companion._place(f.shape, f.index_offset)
 
 
 class _Root(SNode):
     """`ti.root`: the root of the layout tree of the current program."""
 
     def __init__(self) -> None:
-        super().__init__({})
+        super().__init__("root", None, {})
+
+    def _child(self, *args: Any, **kwargs: Any) -> SNode:
+        self.children = [c for c in self.children if c.program is _program._current]
+        return super()._child(*args, **kwargs)
 
     def __repr__(self) -> str:
         return "ti.root"

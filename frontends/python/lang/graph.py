@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.targets.aot_format import ArgKind
-from taichi_xdsl.utils.errors import TaichiError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiTypeError
 
 from . import dtypes
 from . import program as _program
@@ -43,8 +43,9 @@ class Arg:
         dtype: element type (a scalar's type, an ndarray's element type, a texture's
             channel format).
         ndim: an ndarray's (or texture's) number of dimensions; `field_dim` is its old name.
-        element_shape: an ndarray's element shape (() for scalar elements).
-        channel_format, shape, num_channels, fmt: texture arguments (Taichi's names).
+        fmt: a writable texture's format.
+        element_shape, channel_format, shape, num_channels: removed in Taichi 1.7; each
+            raises Taichi's TaichiRuntimeError saying what replaces it.
     """
 
     def __init__(
@@ -54,14 +55,16 @@ class Arg:
         dtype: Any = None,
         ndim: int | None = None,
         field_dim: int | None = None,
-        element_shape: tuple[int, ...] = (),
+        element_shape: tuple[int, ...] | None = None,
         channel_format: Any = None,
-        shape: tuple[int, ...] = (),
+        shape: tuple[int, ...] | None = None,
         num_channels: int | None = None,
         fmt: Any = None,
     ):
         self.tag = ArgKind(tag)
         self.name = str(name)
+        _reject_removed_arguments(self.tag, element_shape, channel_format, shape, num_channels)
+        element_shape, shape = (), ()
         if dtype is None and channel_format is not None:
             dtype = channel_format
         cfg = _program.get_program().config
@@ -113,6 +116,41 @@ class Arg:
 
     def __repr__(self) -> str:
         return f"ti.graph.Arg({self.tag.name}, {self.name!r}, dtype={self.dtype})"
+
+
+def _reject_removed_arguments(
+    tag: ArgKind, element_shape: Any, channel_format: Any, shape: Any, num_channels: Any
+) -> None:
+    """The arguments Taichi 1.7 removed from ti.graph.Arg raise its errors, word for
+    word (a vector/matrix dtype replaces element_shape, ndim a texture's shape, fmt a
+    writable texture's channel_format/num_channels)."""
+    removed = "is deprecated in v1.6.0, and {} removed in v1.7.0."
+    if element_shape is not None and tag is ArgKind.SCALAR:
+        raise TaichiRuntimeError(
+            "The element_shape argument for scalar " + removed.format("is")
+            + " Please remove them."
+        )
+    if element_shape is not None:
+        raise TaichiRuntimeError(
+            "The element_shape argument for ndarray " + removed.format("it is")
+            + " Please use vector or matrix data type instead."
+        )
+    if tag in (ArgKind.TEXTURE, ArgKind.RWTEXTURE) and shape is not None:
+        raise TaichiRuntimeError(
+            "The shape argument for texture " + removed.format("it is")
+            + " Please use ndim instead. (Note that you no longer need the exact "
+            "texture size.)"
+        )
+    if tag is ArgKind.TEXTURE and (channel_format is not None or num_channels is not None):
+        raise TaichiRuntimeError(
+            "The channel_format and num_channels arguments are no longer required for "
+            "non-RW textures since v1.6.0, and they are removed in v1.7.0. Please remove them."
+        )
+    if tag is ArgKind.RWTEXTURE and (channel_format is not None or num_channels is not None):
+        raise TaichiRuntimeError(
+            "The channel_format and num_channels arguments for texture are deprecated in "
+            "v1.6.0, and they are removed in v1.7.0. Please use fmt instead."
+        )
 
 
 class Dispatch:

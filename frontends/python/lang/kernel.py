@@ -13,12 +13,14 @@ The code generator and the compiler (xDSL, llvmlite) are imported on the first c
 from __future__ import annotations
 
 import inspect
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiRuntimeTypeError,
     TaichiCompilationError,
     TaichiError,
     TaichiSyntaxError,
@@ -29,6 +31,7 @@ from . import dtypes
 from . import program as _program
 from . import types as _types
 from .dtypes import DataType
+from .field import check_companions_placed
 from .ndarray import Ndarray
 from .source import (
     FunctionSource,
@@ -158,7 +161,29 @@ def _is_texture(ann: Any) -> bool:
 def _template_key(x: Any) -> Any:
     if type(x) in (int, float, bool, str):
         return (type(x), x)
+    if getattr(type(x), "_ti_data_oriented", False):
+        return _data_oriented_key(x, set())
     return id(x)
+
+
+def _data_oriented_key(obj: Any, seen: set[int]) -> Any:
+    """
+    A `@ti.data_oriented` object as a template argument: its identity and that of the
+    fields, ndarrays and data-oriented objects it holds now, so that replacing a member
+    (`self.x = ti.field(...)` after a kernel ran) selects a new instance instead of the
+    one compiled against the old field (Taichi's test_class_with_field).
+    """
+    from .field import Field
+    from .struct import StructField
+
+    seen.add(id(obj))
+    parts: list[Any] = [id(obj)]
+    for name, value in getattr(obj, "__dict__", {}).items():
+        if isinstance(value, Field | StructField | Ndarray):
+            parts.append((name, id(value)))
+        elif getattr(type(value), "_ti_data_oriented", False) and id(value) not in seen:
+            parts.append((name, _data_oriented_key(value, seen)))
+    return tuple(parts)
 
 
 def _ndarray_key(x: Any) -> Any:
@@ -187,6 +212,7 @@ _call_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = N
 """Called with every kernel call's arguments while ti.aot records launches (aot.py)."""
 
 _tape_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], None] | None = None
+_forward_hook: Callable[[Kernel, tuple[Any, ...], dict[str, Any]], Any] | None = None
 """Called with every kernel call's arguments inside a `ti.ad.Tape` (autodiff.py)."""
 
 _build_hook: Callable[[Any, Any], None] | None = None
@@ -227,6 +253,8 @@ class Kernel:
             _call_hook(self, args, kwargs)
         if _tape_hook is not None:  # ti.ad.Tape
             _tape_hook(self, args, kwargs)
+        if _forward_hook is not None:  # ti.ad.FwdMode: run the tangent kernel instead
+            return _forward_hook(self, args, kwargs)
         prog = _program._current
         if (
             kwargs
@@ -291,10 +319,25 @@ class Kernel:
                     raise e.with_traceback(None) from None
                 raise
             self._instances[key] = run
-            self._keepalive.append(
-                tuple(a for a, p in zip(args, params) if p.kind == "template")
-            )
+            self._hold_templates(key, [a for a, p in zip(args, params) if p.kind == "template"])
         return run, args
+
+    def _hold_templates(self, key: Any, templates: list[Any]) -> None:
+        """
+        The instance under `key` names its template arguments by id, so no other object
+        may take that id while the entry lives. An object that allows weak references
+        takes its entry with it when it dies (`@ti.data_oriented` instances, however many
+        a program creates, are not kept alive by their kernels: Taichi's
+        test_oop_memory_leak); any other object is kept alive by the kernel.
+        """
+        instances = self._instances
+        for obj in templates:
+            if type(obj) in (int, float, bool, str):
+                continue
+            try:
+                weakref.finalize(obj, instances.pop, key, None)
+            except TypeError:
+                self._keepalive.append(obj)
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
         if not kwargs and len(args) == self._nparams:
@@ -417,9 +460,10 @@ class Kernel:
         assert self._params is not None
         for p, a in zip(self._params, args):
             if p.kind == "ndarray" and not isinstance(a, Ndarray | np.ndarray):
-                raise TaichiTypeError(
-                    f"kernel '{self.__name__}': argument '{p.name}' must be a ti.ndarray or "
-                    f"a NumPy array, got {type(a).__name__}"
+                raise TaichiRuntimeTypeError(
+                    f"Invalid type for argument {p.name}, got {a!r}: kernel "
+                    f"'{self.__name__}' expects a ti.ndarray or a NumPy array, got "
+                    f"{type(a).__name__}"
                 )
             if (
                 p.kind == "ndarray"
@@ -527,6 +571,7 @@ class Kernel:
                 f"kernel '{self.__name__}': texture parameter '{textures[0]}': textures "
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
+        check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)
@@ -757,7 +802,9 @@ def func(fn: Callable[..., Any]) -> Func:
 
 
 def data_oriented(cls: type) -> type:
-    """Mark a class whose methods are kernels (`self` becomes a template argument)."""
+    """Mark a class whose methods are kernels (`self` becomes a template argument,
+    told apart by its identity and the fields it holds: _data_oriented_key)."""
+    cls._ti_data_oriented = True
     return cls
 
 
@@ -774,7 +821,9 @@ class RealFunc(Func):
 
     def __init__(self, fn: Callable[..., Any]):
         super().__init__(fn)
-        for p in inspect.signature(fn).parameters.values():
+        for i, p in enumerate(inspect.signature(fn).parameters.values()):
+            if i == 0 and p.name == "self":
+                continue  # a method of a data-oriented class: the object itself
             if p.annotation is inspect.Parameter.empty:
                 raise TaichiSyntaxError(
                     f"Taichi function '{self.__name__}': parameter '{p.name}' must be "

@@ -18,10 +18,10 @@ import weakref
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
 
 from . import program as _program
-from .dtypes import DataType
+from .dtypes import DataType, float_literal
 from .field import _ArrayLike, _normalize_shape, storage_dtype
 
 _OWNERS: weakref.WeakValueDictionary[int, Ndarray] = weakref.WeakValueDictionary()
@@ -88,6 +88,7 @@ class Ndarray(_ArrayLike):
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
+        value = float_literal(value, _program.get_program().config.default_fp)
         self._overwritten()[...] = value
 
     def from_numpy(self, arr: Any) -> None:
@@ -123,6 +124,9 @@ def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:
     )
     if needs_grad:
         if not arr.dtype.is_float:
-            raise TaichiError(f"ti.ndarray: needs_grad=True needs a float type, got {arr.dtype}")
+            raise TaichiRuntimeError(
+                f"{arr.dtype} is not supported for ndarray with `needs_grad=True` (a "
+                "gradient needs a float type)"
+            )
         arr.grad = Ndarray(arr.dtype, arr.shape, element_shape)
     return arr

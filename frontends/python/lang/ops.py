@@ -49,7 +49,7 @@ _ELEMENTWISE = frozenset(
     (
         "sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil",
         "abs", "asin", "acos", "atan", "round", "trunc", "atan2", "pow", "raw_div",
-        "raw_mod", "select", "min", "max",
+        "raw_mod", "select", "min", "max", "logical_not", "bit_not", "bit_shr",
     )
 )  # fmt: skip
 """The intrinsics that apply to each component of a vector/matrix argument."""
@@ -170,9 +170,10 @@ abs = Intrinsic("abs", builtins.abs)
 min = Intrinsic("min", builtins.min)
 max = Intrinsic("max", builtins.max)
 
-def _round(x: Any) -> Any:
-    """Round half away from zero (C's round, as Taichi's ti.round)."""
-    return _math.copysign(_math.floor(builtins.abs(x) + 0.5), x)
+def _round(x: Any, dtype: Any = None) -> Any:
+    """Round half away from zero (C's round, as Taichi's ti.round), as `dtype` if given."""
+    r = _math.copysign(_math.floor(builtins.abs(x) + 0.5), x)
+    return r if dtype is None else _cast(r, dtype)
 
 
 def _raw_div(a: Any, b: Any) -> Any:
@@ -208,6 +209,18 @@ def _one(x: Any) -> Any:
     return type(x)(1)
 
 
+def _logical_not(x: Any) -> int:
+    return int(not x)
+
+
+def _bit_shr(x: int, n: int) -> int:
+    """A logical shift right of a 32-bit integer (Python scope: its bits read unsigned)."""
+    return (x & 0xFFFFFFFF) >> n if x < 0 else x >> n
+
+
+logical_not = Intrinsic("logical_not", _logical_not)
+bit_not = Intrinsic("bit_not", lambda x: ~x)
+bit_shr = Intrinsic("bit_shr", _bit_shr)
 asin = Intrinsic("asin", _math.asin)
 acos = Intrinsic("acos", _math.acos)
 atan = Intrinsic("atan", _math.atan)
@@ -252,6 +265,9 @@ ATOMICS = (
 )
 
 __all__ = [
+    "bit_not",
+    "bit_shr",
+    "logical_not",
     "Grouped",
     "Intrinsic",
     "NdRange",

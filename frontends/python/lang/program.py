@@ -91,6 +91,58 @@ TAICHI_INIT_OPTIONS = frozenset(
     }
 )  # fmt: skip
 
+# Taichi 1.7.4's value of each ti.init option when neither an argument nor $TI_<OPTION>
+# sets it (read from its CompileConfig on x64, and its Python layer's own options).
+# `Config.<option>` shows it for an option not given; $TI_<OPTION> is read as a value of
+# the default's type (booleans as 0/1).
+OPTION_DEFAULTS: dict[str, Any] = {
+    "ad_stack_size": 0, "advanced_optimization": True, "allow_nv_shader_extension": True,
+    "auto_mesh_local_default_occupacy": 4, "cache_loop_invariant_global_vars": True,
+    "cfg_optimization": True, "check_out_of_bound": False, "cpu_block_dim_adaptive": True,
+    "cuda_stack_limit": 0, "debug": False, "default_cpu_block_dim": 32,
+    "default_gpu_block_dim": 128, "demote_dense_struct_fors": True,
+    "demote_no_access_mesh_fors": True, "detect_read_only": True, "device_memory_GB": 1.0,
+    "device_memory_fraction": 0.0, "experimental_auto_mesh_local": False,
+    "fast_math": True, "flatten_if": False, "force_scalarize_matrix": False,
+    "gpu_max_reg": 0, "half2_vectorization": False, "kernel_profiler": False,
+    "lower_access": True, "make_block_local": True, "make_cpu_multithreading_loop": True,
+    "make_mesh_block_local": True, "make_thread_local": True, "max_block_dim": 1024,
+    "mesh_localize_all_attr_mappings": False, "mesh_localize_from_end_mapping": False,
+    "mesh_localize_to_end_mapping": True, "move_loop_invariant_outside_if": False,
+    "num_compile_threads": 4, "optimize_mesh_reordered_mapping": True,
+    "print_accessor_ir": False, "print_ir": False, "print_ir_dbg_info": True,
+    "print_kernel_amdgcn": False, "print_kernel_asm": False,
+    "print_kernel_llvm_ir": False, "print_kernel_llvm_ir_optimized": False,
+    "print_preprocessed_ir": False, "print_struct_llvm_ir": False,
+    "quant_opt_atomic_demotion": True, "quant_opt_store_fusion": True, "random_seed": 0,
+    "real_matrix_scalarize": True, "saturating_grid_dim": 0,
+    "simplify_after_lower_access": True, "simplify_before_lower_access": True,
+    "timeline": False, "use_llvm": True, "verbose": True, "verbose_kernel_launches": False,
+    "vk_api_version": "",
+    # read by Taichi's Python layer
+    "log_level": "info", "gdb_trigger": False, "short_circuit_operators": True,
+    "print_full_traceback": False, "unrolling_limit": 32,
+}  # fmt: skip
+
+
+def _options_from_environment(given: dict[str, Any]) -> dict[str, Any]:
+    """
+    `given` (the options passed to ti.init) plus each option of OPTION_DEFAULTS that
+    only $TI_<OPTION> sets, as Taichi reads them: `TI_DEBUG=1`, `TI_FAST_MATH=0`,
+    `TI_LOG_LEVEL=warn`. An argument wins over the environment.
+    """
+    options = dict(given)
+    for key, default in OPTION_DEFAULTS.items():
+        raw = os.environ.get("TI_" + key.upper(), "")
+        if key in options or not raw:
+            continue
+        if isinstance(default, bool):
+            options[key] = bool(int(raw))
+        else:
+            options[key] = type(default)(raw)
+    return options
+
+
 _ACTED_ON = frozenset(
     {
         "debug",
@@ -164,6 +216,19 @@ class Config:
     dump_ir: str | None = None
     print_pass_statistics: bool = False
     ignored: dict[str, Any] = dataclass_field(default_factory=dict)
+    options: dict[str, Any] = dataclass_field(default_factory=dict)
+    """Every option ti.init was given (arguments and $TI_<OPTION>), as given."""
+
+    def __getattr__(self, name: str) -> Any:
+        """A Taichi option taichi-xdsl keeps no field for (`cfg.verbose`,
+        `cfg.kernel_profiler`): its given value, else Taichi's default."""
+        if not name.startswith("__"):
+            options = self.__dict__.get("options", {})
+            if name in options:
+                return options[name]
+            if name in OPTION_DEFAULTS:
+                return OPTION_DEFAULTS[name]
+        raise AttributeError(f"'Config' object has no attribute '{name}'")
 
 
 class Program:
@@ -180,6 +245,8 @@ class Program:
         Program._next_generation += 1
         self.generation = Program._next_generation
         self.fields: list[Field] = []
+        self.unplaced_fields: list[Field] = []
+        """Fields created without a shape: each must be placed before a kernel runs."""
         self.root_size = 0
         self._root: np.ndarray | None = None
         self._root_storage: np.ndarray | None = None
@@ -344,9 +411,9 @@ extension = _Extensions()
 # i64/f64 (data64) and assert (assertion) on both; the autodiff stack (adstack) on the
 # CPU. Vulkan's data64 also needs a device with 64-bit floats and integers.
 _EXTENSIONS: dict[str, set[str]] = {
-    "x64": {"data64", "assertion", "adstack"},
-    "arm64": {"data64", "assertion", "adstack"},
-    "vulkan": {"data64", "assertion"},
+    "x64": {"data64", "assertion", "adstack", "sparse"},
+    "arm64": {"data64", "assertion", "adstack", "sparse"},
+    "vulkan": {"data64", "assertion", "sparse"},
 }
 
 
@@ -419,12 +486,12 @@ def init(
     _test_mode: bool = False,
     enable_fallback: bool = True,
     require_version: str | None = None,
-    debug: bool = False,
+    debug: bool | None = None,
     cpu_max_num_threads: int | None = None,
-    print_ir: bool = False,
-    random_seed: int = 0,
+    print_ir: bool | None = None,
+    random_seed: int | None = None,
     **kwargs: Any,
-) -> None:
+) -> Config | None:
     """
     Start a new program (Taichi's `ti.init`): fields and compiled kernels of the previous
     one are dropped.
@@ -482,6 +549,16 @@ def init(
         )
     if require_version is not None:
         _check_version(require_version)
+    named = {"debug": debug, "cpu_max_num_threads": cpu_max_num_threads,
+             "print_ir": print_ir, "random_seed": random_seed}  # fmt: skip
+    options = _options_from_environment(
+        {**{k: v for k, v in named.items() if v is not None}, **kwargs}
+    )
+    kwargs = {k: v for k, v in options.items() if k not in named}
+    debug = options.get("debug", False)
+    cpu_max_num_threads = options.get("cpu_max_num_threads")
+    print_ir = options.get("print_ir", False)
+    random_seed = options.get("random_seed", 0)
     default_fp = default_fp or _env_default("TI_DEFAULT_FP", dtypes.f32, dtypes.f64)
     default_ip = default_ip or _env_default("TI_DEFAULT_IP", dtypes.i32, dtypes.i64)
     fp = dtypes.cook_dtype(default_fp, dtypes.i32, dtypes.f32) if default_fp else dtypes.f32
@@ -511,12 +588,14 @@ def init(
         **_cache_options(kwargs),
         **_research_options(kwargs),
         ignored=ignored,
+        options=options,
     )
     if config.passes is not None:
         from taichi_xdsl.utils.pipelines import pipeline
 
         config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
     _current = Program(config)
+    return config if _test_mode else None  # Taichi returns its options in test mode
 
 
 TAICHI_VERSION = (1, 7, 4)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import linecache
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -59,6 +60,8 @@ def parse_function(fn: Callable[..., Any]) -> FunctionSource:
         TaichiSyntaxError: the source cannot be found or parsed.
     """
     name = getattr(fn, "__qualname__", repr(fn))
+    if getattr(fn, "__name__", "") == "<lambda>":
+        return _parse_lambda(fn)
     try:
         lines, first_line = inspect.getsourcelines(fn)
         filename = inspect.getsourcefile(fn) or fn.__code__.co_filename
@@ -83,6 +86,48 @@ def parse_function(fn: Callable[..., Any]) -> FunctionSource:
     if not isinstance(tree, ast.FunctionDef):
         raise TaichiSyntaxError(f"'{name}' is not a plain function (def)")
     return FunctionSource(fn, tree, filename, lines, first_line, shift)
+
+
+def _parse_lambda(fn: Callable[..., Any]) -> FunctionSource:
+    """
+    A lambda as the function `def <lambda>(args): return body` (Taichi calls a Python
+    lambda with Taichi values inside a kernel). Its line must hold it whole, and no
+    other lambda of the same parameters (which one ran could not be told apart).
+
+    Raises:
+        TaichiSyntaxError: the lambda cannot be found unambiguously in its source.
+    """
+    code = fn.__code__  # type: ignore[attr-defined]
+    filename = code.co_filename
+    line = linecache.getline(filename, code.co_firstlineno)
+    params = list(code.co_varnames[: code.co_argcount])
+    found: list[ast.Lambda] = []
+    try:
+        module = ast.parse("if 1:\n" + line)
+        found = [
+            n
+            for n in ast.walk(module)
+            if isinstance(n, ast.Lambda) and [a.arg for a in n.args.args] == params
+        ]
+    except SyntaxError:
+        pass
+    if len(found) != 1:
+        raise TaichiSyntaxError(
+            f"{filename}:{code.co_firstlineno}: cannot find this lambda in its source "
+            "line (a kernel calls it); write it on one line of its own, or as a @ti.func"
+        )
+    lam = found[0]
+    tree = ast.FunctionDef(
+        name="_lambda",
+        args=lam.args,
+        body=[ast.copy_location(ast.Return(lam.body), lam.body)],
+        decorator_list=[],
+        returns=None,
+        type_params=[],
+    )
+    ast.copy_location(tree, lam)
+    ast.fix_missing_locations(tree)
+    return FunctionSource(fn, tree, filename, [line], code.co_firstlineno, -1)
 
 
 def closure_vars(fn: Callable[..., Any]) -> dict[str, Any]:

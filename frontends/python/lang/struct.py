@@ -16,6 +16,7 @@ dict of member places (`StructPlace`), as is an element of a struct field.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from taichi_xdsl.utils.errors import TaichiError
@@ -47,9 +48,11 @@ class StructType:
         from .field import field
 
         fields = {
-            m: field(t, shape=shape, name=f"{name or self.name}_{m}", **kwargs)
+            m: (t.field if isinstance(t, StructType) else partial(field, t))(
+                shape=shape, name=f"{name or self.name}_{m}", **kwargs
+            )
             for m, t in self.members.items()
-        }
+        }  # a struct member is a struct field of its own
         return StructField(self, fields)
 
     def __repr__(self) -> str:
@@ -85,6 +88,12 @@ class StructField:
         self.stype = stype
         self.fields = fields
 
+    def leaf(self) -> Any:
+        """A field of scalars/vectors among the members (members of members too): the
+        index space of the whole struct field."""
+        first = next(iter(self.fields.values()))
+        return first.leaf() if isinstance(first, StructField) else first
+
     def __getattr__(self, name: str) -> Any:
         fields = self.__dict__.get("fields", {})
         if name in fields:
@@ -94,6 +103,10 @@ class StructField:
     @property
     def shape(self) -> tuple[int, ...]:
         return next(iter(self.fields.values())).shape
+
+    def parent(self, n: int = 1) -> Any:
+        """The SNode `n` levels above the members (`x.parent()`: their container)."""
+        return next(iter(self.fields.values())).parent(n)
 
     def __getitem__(self, key: Any) -> Struct:
         """The element at `key`: its members read as attributes or items; assigning a

@@ -128,6 +128,14 @@ taichi.kernel @print_holes(%v: f32) {
 
 // -----
 
+taichi.kernel @print_float_with_an_integer_conversion(%v: f32) {
+  taichi.print "v = {:.2d}" %v : f32
+  taichi.return
+}
+// CHECK: 'taichi.print' conversion 'd' does not fit a f32
+
+// -----
+
 taichi.kernel @kernel_without_return(%v: f32) {
   %s = memref.alloca() : memref<f32>
 }

@@ -43,6 +43,7 @@ taichi.kernel @access(%a: f32, %arr: memref<?xf32>) -> f32 {
 // CHECK-NEXT:    %[[X:.*]] = taichi.get_field @x : memref<4x8xf32>
 // CHECK-NEXT:    taichi.struct_for (%[[R:.*]], %[[C:.*]]) in %[[X]] : memref<4x8xf32> {
 // CHECK-NEXT:      taichi.print "i = {} j = {}" %[[R]], %[[C]] : i32, i32
+// CHECK-NEXT:      taichi.print "{:08x};{:+d}" %[[R]], %n : i32, i32 {end = ""}
 // CHECK-NEXT:      taichi.yield
 // CHECK-NEXT:    }
 // CHECK-NEXT:    taichi.while {
@@ -66,6 +67,7 @@ taichi.kernel @control(%n: i32, %c: i1) {
   %x = taichi.get_field @x : memref<4x8xf32>
   taichi.struct_for (%r, %col) in %x : memref<4x8xf32> {
     taichi.print "i = {} j = {}" %r, %col : i32, i32
+    taichi.print "{:08x};{:+d}" %r, %n : i32, i32 {end = ""}
     taichi.yield
   }
   taichi.while {

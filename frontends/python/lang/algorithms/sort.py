@@ -20,6 +20,7 @@ _BUCKETS = 1 << _RADIX_BITS
 _BLOCK = 4096  # keys a thread counts and scatters; at most _MAX_BLOCKS blocks
 _MAX_BLOCKS = 4096
 _SIGN = 0x80000000
+_SIGN64 = 0x8000000000000000
 
 
 @ti.kernel
@@ -60,6 +61,45 @@ def _from_sortable_f32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first:
         bits = sk[i]
         bits = bits ^ ti.u32(_SIGN) if bits & ti.u32(_SIGN) else ~bits
         keys[first + i] = ti.bit_cast(bits, ti.f32)
+
+
+@ti.kernel
+def _to_sortable_i64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        out[i] = ti.cast(keys[first + i], ti.u64) ^ ti.u64(_SIGN64)
+
+
+@ti.kernel
+def _to_sortable_u64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        out[i] = keys[first + i]
+
+
+@ti.kernel
+def _to_sortable_f64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+    for i in range(out.shape[0]):
+        bits = ti.bit_cast(keys[first + i], ti.u64)
+        out[i] = ~bits if bits & ti.u64(_SIGN64) else bits | ti.u64(_SIGN64)
+
+
+@ti.kernel
+def _from_sortable_i64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        keys[first + i] = ti.cast(sk[i] ^ ti.u64(_SIGN64), ti.i64)
+
+
+@ti.kernel
+def _from_sortable_u64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        keys[first + i] = sk[i]
+
+
+@ti.kernel
+def _from_sortable_f64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+    for i in range(sk.shape[0]):
+        bits = sk[i]
+        bits = bits ^ ti.u64(_SIGN64) if bits & ti.u64(_SIGN64) else ~bits
+        keys[first + i] = ti.bit_cast(bits, ti.f64)
 
 
 @ti.kernel
@@ -134,8 +174,14 @@ def _copy_back(tmp: ti.types.ndarray(ndim=1), dst: ti.template(), first: ti.i32)
         dst[first + i] = tmp[i]
 
 
-_TO_SORTABLE = {"i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32}
-_FROM_SORTABLE = {"i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32}
+_TO_SORTABLE = {
+    "i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32,
+    "i64": _to_sortable_i64, "u64": _to_sortable_u64, "f64": _to_sortable_f64,
+}  # fmt: skip
+_FROM_SORTABLE = {
+    "i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32,
+    "i64": _from_sortable_i64, "u64": _from_sortable_u64, "f64": _from_sortable_f64,
+}  # fmt: skip
 
 
 def _check(x: Any, what: str) -> tuple[int, int]:
@@ -146,14 +192,16 @@ def _check(x: Any, what: str) -> tuple[int, int]:
 
 
 def parallel_sort(keys: Any, values: Any = None) -> None:
-    """Sort `keys` (a 1-D field of i32, u32 or f32) in place, ascending and stable;
+    """Sort `keys` (a 1-D field of i32, u32, f32, i64, u64 or f64) in place, ascending and
+    stable (a NaN sorts by its bits: after +inf, or before -inf when negative);
     `values`, a field of the same length, is permuted along with it."""
     n, first = _check(keys, "keys")
     name = str(keys.dtype)
     to_sortable = _TO_SORTABLE.get(name)
     if to_sortable is None:
         raise TaichiError(
-            f"parallel_sort: keys of {name} are not supported yet (i32, u32, f32 are)"
+            f"parallel_sort: keys of {name} are not supported (i32, u32, f32, i64, u64 and "
+            "f64 are)"
         )
     if values is not None:
         vn, vfirst = _check(values, "values")
@@ -164,12 +212,13 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     blocks = min(_MAX_BLOCKS, max(1, (n + _BLOCK - 1) // _BLOCK))
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
-    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m)
+    bits = 64 if name.endswith("64") else 32
+    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m, bits)
     to_sortable(keys, first, sk)
     with_perm = values is not None or name not in _FROM_SORTABLE
     if with_perm:
         _iota(perm)
-    for shift in range(0, 32, _RADIX_BITS):
+    for shift in range(0, bits, _RADIX_BITS):
         _count_digits(sk, n, shift, blocks, block, counts)
         _to_digit_major(counts, blocks, offsets)
         inclusive_scan(offsets, m, sums)
@@ -209,13 +258,15 @@ def _cached(key: tuple[Any, ...], make: Any) -> Any:
     return _SCRATCH[key]
 
 
-def _scratch(n: int, m: int) -> tuple[Any, ...]:
+def _scratch(n: int, m: int, bits: int) -> tuple[Any, ...]:
+    sortable = ti.u64 if bits == 64 else ti.u32
+
     def make() -> tuple[Any, ...]:
         return (
-            ti.ndarray(ti.u32, n), ti.ndarray(ti.u32, n),
+            ti.ndarray(sortable, n), ti.ndarray(sortable, n),
             ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
             ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
             ti.ndarray(ti.i32, chunk_slots(m)),
         )
 
-    return _cached(("sort", n, m), make)
+    return _cached(("sort", n, m, bits), make)

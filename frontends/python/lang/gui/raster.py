@@ -296,30 +296,16 @@ def triangles(
 
 
 @ti.kernel
-def glyphs(
-    canvas: canvas_t,
-    font: u8_2,
-    codes: i32_1,
-    left: ti.f32,
-    top: ti.f32,
-    scale: ti.f32,
-    color: ti.u32,
-):
-    """Text: character k (font row codes[k]) in the cell whose top-left corner is
-    (left + k * advance, top) in pixels; font[g, row] holds a glyph row's bits, the
-    leftmost pixel in the highest of `font.shape`'s GLYPH_W bits; each font pixel is
-    scale x scale canvas pixels."""
+def coverage(canvas: canvas_t, mask: f32_2, left: ti.i32, top: ti.i32, color: ti.u32):
+    """`color` blended into the canvas by mask[i, j] (coverage in [0, 1], indexed [x, y]
+    with y up: text), the mask's left column at canvas column `left`, its top row at
+    canvas row `top`."""
     w = canvas.shape[0]
     h = canvas.shape[1]
-    rows = font.shape[1]
-    for k, gx, gy in ti.ndrange(codes.shape[0], 6, rows):
-        bits = ti.cast(font[codes[k], gy], ti.i32)
-        if gx < 5 and (bits >> (4 - gx)) & 1 == 1:
-            x0 = left + (k * 6 + gx) * scale
-            y1 = top - gy * scale
-            for x in range(ti.cast(ti.floor(x0), ti.i32), ti.cast(ti.floor(x0 + scale), ti.i32)):
-                for y in range(
-                    ti.cast(ti.floor(y1 - scale), ti.i32), ti.cast(ti.floor(y1), ti.i32)
-                ):
-                    if 0 <= x < w and 0 <= y < h:
-                        canvas[x, y] = color
+    mh = mask.shape[1]
+    for i, j in ti.ndrange(mask.shape[0], mh):
+        x = left + i
+        y = top - (mh - 1) + j
+        a = mask[i, j]
+        if a > 0.0 and 0 <= x < w and 0 <= y < h:
+            canvas[x, y] = blend(canvas[x, y], color, a)

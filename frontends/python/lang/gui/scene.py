@@ -403,7 +403,8 @@ class Scene:
 
     def render(self, surface: Any) -> None:
         """Draw the collected items into `surface` (a depth-tested pass over the
-        particles and meshes, then the lines), and start the next frame empty."""
+        particles and meshes, then the lines), and start the next frame empty: no
+        items, no point lights (a program adds them every frame)."""
         from . import render3d
 
         items, self.items = self.items, []
@@ -413,6 +414,7 @@ class Scene:
         c = self.camera or Camera()
         surface.depth_range = (c.curr_z_near, c.curr_z_far)
         n_lights = len(self.lights)
+        self.lights = []  # point lights last one frame, as in GGUI; the ambient light stays
         bands = surface.bands(budget=60000 // (n_lights + 2))  # + the loop over lights
         if solid:
             depth = surface.depth_buffer()

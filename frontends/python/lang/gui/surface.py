@@ -71,7 +71,6 @@ class Surface:
     def __init__(self, res: tuple[int, int]):
         self.res = (int(res[0]), int(res[1]))
         self.pixels = ti.ndarray(ti.u32, self.res)
-        self._font = None
         self._depth = None
         self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
 
@@ -176,25 +175,20 @@ class Surface:
         raster.triangles(self.pixels, pa, pb, pc, ca, cb, cc, self.bands())
 
     def text(self, content: str, left: float, top: float, size: float, color: int) -> None:
-        """Text whose first cell's top-left corner is (left, top) in pixels, y up;
-        `size` is the cell height in pixels."""
-        if not content:
-            return
-        if self._font is None:
-            self._font = ti.ndarray(ti.u8, font.FONT.shape)
-            self._font.from_numpy(font.FONT)
-        scale = max(1.0, float(size) / font.CELL_H)
-        for i, line in enumerate(content.split("\n")):
-            if line:
-                raster.glyphs(
+        """Text at (left, top) in pixels, y up, `size` Taichi's font_size (the capitals'
+        top lies 0.2 * size below `top`); lines split at newlines."""
+        y = float(top) - font.TOP_GAP * float(size)
+        for line in content.split("\n"):
+            mask, above, line_height = font.line_mask(line, float(size))
+            if line and mask.size:
+                raster.coverage(
                     self.pixels,
-                    self._font,
-                    font.codes(line),
-                    float(left),
-                    float(top) - i * font.CELL_H * scale,
-                    scale,
+                    mask,
+                    round(left + font.LEFT_GAP * float(size)),
+                    round(y + above),
                     int(color) & 0xFFFFFF,
                 )
+            y -= line_height
 
     # -- read back --------------------------------------------------------------
     def read(self) -> np.ndarray:

@@ -1,0 +1,571 @@
+"""
+Sparse SNodes inside kernels (the storage layout is described in lang/snode.py).
+
+Each sparse SNode has a hidden i32 field: one mask word per pointer/bitmasked cell, one
+length per dynamic list. Activation and queries are the taichi dialect's cell ops
+(taichi.activate / deactivate / is_active / append / length, lowered by
+ti-lower-sparse); a struct-for over a sparse field becomes ordinary range_for and if
+ops, so the LLVM and SPIR-V conversions need nothing new.
+
+    x[i] = v        (x under ti.root.pointer(ti.i, 4).dense(ti.i, 8))
+    ~>
+    %c = arith.divsi %i, %c8 : i32
+    taichi.activate %_pointer_mask[%c] : memref<4xi32>
+    %p = taichi.element_ptr %x[%i] : memref<32xf32> -> memref<f32>
+    memref.store %v, %p[] : memref<f32>
+
+    for i in x:  body
+    ~>
+    taichi.range_for %cell = %c0 to %c4 : i32 {        (parallel: the pointer's cells)
+      %on = taichi.is_active %_pointer_mask[%cell] : memref<4xi32>
+      taichi.if %on {
+        taichi.range_for %k = %c0 to %c8 : i32 {   (serial: the elements of a cell)
+          %i = %cell * 8 + %k ; body
+        } {serialize}
+      }
+    }
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from xdsl.ir import Block, SSAValue
+
+from ..lang import dtypes
+from ..lang.snode import (
+    SNode,
+    cell_map,
+    field_container,
+    leaf_extents,
+    sparse_ancestors,
+)
+from xdsl.dialects.builtin import i32 as ir_i32
+
+from .emitter import Value
+from .values import FieldHandle, LoopInfo, Place, container_index_offset
+
+if TYPE_CHECKING:
+    from .visitor import KernelCodegen
+
+INTRINSICS = frozenset(
+    (
+        "activate", "deactivate", "is_active", "append", "snode_length", "no_activate",
+        "rescale_index",
+    )
+)  # fmt: skip
+"""The names of the `ti.*` intrinsics this module lowers."""
+
+
+_RELEASED = 2
+"""The mask word of a released pointer cell (lowering/lower_sparse.py: 0 free, 1 active,
+2 deactivated with its storage not yet zeroed), which the gc loop looks for."""
+
+
+# -- helpers ------------------------------------------------------------------------
+
+
+def _i32(cg: KernelCodegen, x: Any) -> Value:
+    return cg.em.value(x, dtypes.i32)
+
+
+def _div(cg: KernelCodegen, v: Value, r: int) -> Value:
+    return v if r == 1 else cg.em.idiv(v, cg.em.const(r, dtypes.i32))
+
+
+def _mask(cg: KernelCodegen, node: SNode) -> SSAValue:
+    """The mask (or length) field of a sparse node, as a value."""
+    return cg.field_handle(node.mask).ssa
+
+
+def _cell_op(cg: KernelCodegen, op: Any) -> Value:
+    emitted = cg.em.emit(op)
+    return Value(emitted.results[0], dtypes.i32) if emitted.results else None  # type: ignore[return-value]
+
+
+def _ssa(values: list[Value]) -> list[SSAValue]:
+    return [v.ssa for v in values]
+
+
+def _mask_ptr(cg: KernelCodegen, node: SNode, cell: list[Value]) -> SSAValue:
+    handle = cg.field_handle(node.mask)
+    op = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in cell]))
+    return op.results[0]
+
+
+Leaf = dict[int, int]
+"""The axes and extents of the index space an index belongs to (SNode.extents)."""
+
+
+def _cell_of(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> list[Value]:
+    """The cell of `node` holding element `index` of a descendant with extents `leaf`."""
+    return [_div(cg, index[p], r) for p, r in cell_map(node, leaf)]
+
+
+def _dynamic_parts(
+    cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]
+) -> tuple[list[Value], Value]:
+    """For a dynamic node: the index of its length word and the position in its list."""
+    parent = node.parent()
+    assert parent is not None
+    lengths = _cell_of(cg, parent, leaf, index)
+    (axis,) = node.level
+    pos = _div(cg, index[sorted(leaf).index(axis)], leaf[axis] // node.extents[axis])
+    return lengths, pos
+
+
+def _active(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> Value:
+    """Whether the cell of `node` above element `index` is active (a u1 value)."""
+    em = cg.em
+    if node.kind == "dynamic":
+        lengths, pos = _dynamic_parts(cg, node, leaf, index)
+        length = _cell_op(cg, taichi.LengthOp(_mask(cg, node), _ssa(lengths), node.shape[-1]))
+        return em.compare("<", pos, length)
+    cell = _cell_of(cg, node, leaf, index)
+    on = em.emit(taichi.IsActiveOp(_mask(cg, node), _ssa(cell)))
+    return Value(on.results[0], dtypes.u1)
+
+
+def _all(cg: KernelCodegen, conds: list[Value]) -> Value:
+    out = conds[0]
+    for c in conds[1:]:
+        out = cg.em.bitwise("&", out, c)
+    return out
+
+
+def _unflatten(cg: KernelCodegen, flat: Value, extents: tuple[int, ...]) -> list[Value]:
+    em = cg.em
+    out: list[Value] = [flat] * len(extents)
+    rest = flat
+    for k in range(len(extents) - 1, 0, -1):
+        n = em.const(extents[k], dtypes.i32)
+        out[k] = em.irem(rest, n)
+        rest = em.idiv(rest, n)
+    if extents:
+        out[0] = rest
+    return out
+
+
+def _scaled(cg: KernelCodegen, cell: Value, r: int, part: Value) -> Value:
+    """cell * r + part: an element index from its cell and its place in the cell."""
+    if r == 1:
+        return cell
+    return cg.em.binary("+", cg.em.binary("*", cell, r), part)
+
+
+def _serial_loop(cg: KernelCodegen, count: int, emit_body: Any) -> None:
+    """A serial range_for over 0..count whose body `emit_body(k)` fills."""
+    block = Block(arg_types=[ir_i32])
+    with cg.em.at(block):
+        emit_body(Value(block.args[0], dtypes.i32))
+        cg.em.emit(taichi.YieldOp())
+    lo, hi = cg.em.const(0, dtypes.i32), cg.em.const(count, dtypes.i32)
+    cg.em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, block, serialize=True))
+
+
+def _if(cg: KernelCodegen, cond: Value, emit_body: Any) -> None:
+    block = Block()
+    with cg.em.at(block):
+        emit_body()
+        cg.em.emit(taichi.YieldOp())
+    cg.em.emit(taichi.IfOp(cond.ssa, block, None))
+
+
+# -- activation on write ---------------------------------------------------------------
+
+
+def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value]) -> None:
+    """A write of element `index` (storage coordinates) activates every sparse cell above
+    it, except under `ti.no_activate(node)`."""
+    f = handle.field
+    leaf = leaf_extents(f)
+    skip = set(getattr(cg, "no_activate_nodes", set()))
+    looped = getattr(cg, "active_element", None)
+    same_place = looped is not None and looped[2] == leaf
+    if same_place and tuple(v.ssa for v in index) == looped[0]:
+        skip |= looped[1]  # the enclosing sparse struct-for visits this active element
+    for node in sparse_ancestors(field_container(f)):
+        if id(node) in skip:
+            continue
+        if node.kind == "dynamic":
+            lengths, pos = _dynamic_parts(cg, node, leaf, index)
+            end = cg.em.binary("+", pos, 1)
+            cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, lengths), end.ssa))
+        else:
+            cell = _cell_of(cg, node, leaf, index)
+            cg.em.emit(taichi.ActivateOp(_mask(cg, node), _ssa(cell)))
+
+
+def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
+    """ti.activate(node, cell): the cell and the cells above it."""
+    for up in sparse_ancestors(node):
+        if up.kind == "dynamic":
+            raise TaichiTypeError("ti.activate on a dynamic SNode: use ti.append")
+        up_cell = _cell_of(cg, up, node.extents, cell)
+        cg.em.emit(taichi.ActivateOp(_mask(cg, up), _ssa(up_cell)))
+
+
+def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
+    """Zero the storage of every field (masks and lengths too) under `node`'s cell."""
+    for g in node._fields_below():
+        leaf = leaf_extents(g)
+        # per axis of g: (position in node's cell, elements per cell) or (None, extent)
+        spans = [
+            (sorted(node.extents).index(a), leaf[a] // node.extents[a])
+            if a in node.extents
+            else (None, leaf[a])
+            for a in sorted(leaf)
+        ]
+        extents = tuple(n for _, n in spans) + tuple(g.element_shape)
+        handle = cg.field_handle(g)
+
+        def body(k: Value, spans: Any = spans, extents: Any = extents, handle: Any = handle, g: Any = g) -> None:
+            parts = _unflatten(cg, k, extents)
+            index = [
+                _scaled(cg, cell[c], r, p) if c is not None else p
+                for (c, r), p in zip(spans, parts)
+            ] + parts[len(spans) :]
+            ptr = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in index]))
+            cg.em.store(ptr.results[0], cg.em.const(0, g.dtype))
+
+        _serial_loop(cg, math.prod(extents), body)
+
+
+# -- ti.activate / deactivate / is_active / append / length -----------------------------
+
+
+def _snode_arg(cg: KernelCodegen, x: Any, name: str, node: ast.AST) -> SNode:
+    if isinstance(x, FieldHandle):  # ti.length(x, ...) on a field: its container
+        x = field_container(x.field)
+    if not isinstance(x, SNode):
+        raise cg.error(TaichiTypeError, node, f"ti.{name} takes an SNode first, got {x!r}")
+    return x
+
+
+def _index_arg(cg: KernelCodegen, x: Any, count: int, name: str, node: ast.AST) -> list[Value]:
+    from .vectors import Vec
+
+    if isinstance(x, Vec):
+        items = list(x.elems)
+    elif isinstance(x, tuple | list):
+        items = list(x)
+    elif x is None:
+        items = []
+    else:
+        items = [x]
+    if len(items) != count:
+        raise cg.error(
+            TaichiSyntaxError, node, f"ti.{name}: {count} index(es) needed, got {len(items)}"
+        )
+    return [_i32(cg, v) for v in items]
+
+
+def lower_call(
+    cg: KernelCodegen, name: str, args: list[Any], kwargs: dict[str, Any], node: ast.Call
+) -> Any:
+    """Lower one of INTRINSICS called in a kernel."""
+    em = cg.em
+    if name == "no_activate":
+        skip = cg.__dict__.setdefault("no_activate_nodes", set())
+        for a in args:
+            skip.add(id(_snode_arg(cg, a, name, node)))
+        return None
+    if name == "rescale_index":
+        return _rescale_index(cg, args, node)
+    public = "length" if name == "snode_length" else name
+    if not args:
+        raise cg.error(TaichiSyntaxError, node, f"ti.{public} takes an SNode and indices")
+    snode = _snode_arg(cg, args[0], public, node)
+    rest = args[1:] + list(kwargs.values())
+    if name in ("snode_length", "append"):
+        if snode.kind != "dynamic":
+            raise cg.error(TaichiTypeError, node, f"ti.{public} works on dynamic SNodes")
+        parent = snode.parent()
+        assert parent is not None
+        lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
+        if name == "snode_length":
+            return _cell_op(cg, taichi.LengthOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
+        if len(rest) != 2 or len(snode.fields) != 1:
+            raise cg.error(
+                TaichiSyntaxError, node, "ti.append(dynamic_snode, indices, value) on a "
+                "dynamic SNode holding one field"
+            )
+        return _append(cg, snode, lengths, [(snode.fields[0], rest[1])], node)
+    if name == "is_active":
+        if snode.kind not in ("pointer", "bitmasked"):
+            raise cg.error(
+                TaichiTypeError, node, "ti.is_active only works on pointer, hash or bitmasked nodes."
+            )
+        cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+        on = em.emit(taichi.IsActiveOp(_mask(cg, snode), _ssa(cell)))
+        return em.cast(Value(on.results[0], dtypes.u1), dtypes.i32)
+    if name == "activate":
+        cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+        if snode.kind not in ("pointer", "bitmasked"):
+            raise cg.error(TaichiTypeError, node, "ti.activate works on pointer and bitmasked SNodes")
+        _activate_cell(cg, snode, cell)
+        return None
+    assert name == "deactivate"
+    if snode.kind == "dynamic":
+        parent = snode.parent()
+        assert parent is not None
+        lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(lengths)))  # length 0
+        _zero_under(cg, parent_view(snode), lengths)
+        return None
+    if snode.kind not in ("pointer", "bitmasked"):
+        raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
+    cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
+    if snode.kind == "pointer":  # cleared after the statement (collect_garbage)
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell), release=True))
+        pending = cg.__dict__.setdefault("pending_gc", [])
+        if snode not in pending:
+            pending.append(snode)
+    else:
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell)))
+    return None
+
+
+def collect_garbage(cg: KernelCodegen) -> None:
+    """
+    After a top-level statement that deactivated pointer cells: one parallel loop per
+    pointer SNode zeroes the storage of its released cells (mask word 2) and marks them
+    free (0). Deferring the zeroing to a separate pass (Taichi's gc tasks) makes
+    `ti.deactivate` O(1), so a loop that deactivates each cell from each of its
+    elements does not zero the cell once per element.
+    """
+    em = cg.em
+    for snode in cg.__dict__.pop("pending_gc", []):
+        body = Block(arg_types=[ir_i32])
+        with cg.em.at(body):
+            cell = _unflatten(cg, Value(body.args[0], dtypes.i32), snode.shape)
+            word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
+
+            def clear(cell: list[Value] = cell, snode: SNode = snode) -> None:
+                em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
+                _zero_under(cg, snode, cell)
+
+            _if(cg, em.compare("==", word, _RELEASED), clear)
+            em.emit(taichi.YieldOp())
+        lo, hi = em.const(0, dtypes.i32), em.const(math.prod(snode.shape), dtypes.i32)
+        em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body))
+
+
+def _append(
+    cg: KernelCodegen,
+    snode: SNode,
+    lengths: list[Value],
+    stores: list[tuple[Any, Any]],
+    node: ast.AST,
+) -> Value:
+    """Claim the next slot of a dynamic list (atomically) and store each (field, value)
+    there; a full list keeps its values. Returns the old length (ti.append's result)."""
+    em = cg.em
+    old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
+
+    def store() -> None:
+        for f, value in stores:
+            handle = cg.field_handle(f)
+            offsets = container_index_offset(handle)
+            index = [*lengths, old_v]
+            index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+            cg.store(cg.element(handle, tuple(index), node), value, node)
+
+    _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
+    return old_v
+
+
+class DynamicList:
+    """
+    `x[i]` of a field under a dynamic SNode, one index short of an element: the list of
+    cell i, with `x[i].append(v)`, `x[i].length()` and `x[i].deactivate()`. A struct
+    field's list holds one field per member.
+    """
+
+    cg: KernelCodegen
+
+    def __init__(self, snode: SNode, fields: dict[str, Any] | Any, lengths: list[Value]):
+        from .vectors import KernelMethod
+
+        self.snode = snode
+        self.fields = fields
+        self.lengths = lengths
+        self.append = KernelMethod("append", self._append)
+        self.length = KernelMethod("length", self._length)
+        self.deactivate = KernelMethod("deactivate", self._deactivate)
+
+    def _append(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
+        from ..lang.struct import StructVal
+
+        cg = self.cg
+        if len(args) != 1 or kwargs:
+            raise cg.error(TaichiSyntaxError, node, "append(value) takes one value")
+        value = args[0]
+        if isinstance(self.fields, dict):
+            if not isinstance(value, StructVal):
+                raise cg.error(TaichiTypeError, node, "append to a struct list needs a struct")
+            stores = [(f, value.values[m]) for m, f in self.fields.items()]
+        else:
+            stores = [(self.fields, value)]
+        return _append(cg, self.snode, self.lengths, stores, node)
+
+    def _length(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
+        op = taichi.LengthOp(_mask(self.cg, self.snode), _ssa(self.lengths), self.snode.shape[-1])
+        return _cell_op(self.cg, op)
+
+    def _deactivate(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
+        cg = self.cg
+        cg.em.emit(taichi.DeactivateOp(_mask(cg, self.snode), _ssa(self.lengths)))
+        _zero_under(cg, parent_view(self.snode), self.lengths)
+
+
+def dynamic_list(
+    cg: KernelCodegen, handle: FieldHandle, values: list[Value]
+) -> DynamicList | None:
+    """`x[i]` one index short on a field placed in a dynamic SNode: its list."""
+    container = field_container(handle.field)
+    if container is None or container.kind != "dynamic" or len(values) != handle.ndim - 1:
+        return None
+    offsets = container_index_offset(handle)
+    values = [cg.em.binary("-", v, o) if o else v for v, o in zip(values, offsets)]
+    ref = DynamicList(container, handle.field, values)
+    ref.cg = cg
+    return ref
+
+
+def _rescale_index(cg: KernelCodegen, args: list[Any], node: ast.AST) -> Any:
+    """ti.rescale_index(a, b, I): I in a's index space -> the cell of b holding it."""
+    from .vectors import Vec
+
+    if len(args) != 3:
+        raise cg.error(TaichiSyntaxError, node, "ti.rescale_index(a, b, I) takes three arguments")
+    shapes = []
+    for x in args[:2]:
+        if isinstance(x, FieldHandle):
+            shapes.append(x.field.shape)
+        elif isinstance(x, SNode):
+            shapes.append(x.shape)
+        else:
+            raise cg.error(TaichiTypeError, node, f"ti.rescale_index takes fields or SNodes, got {x!r}")
+    items = list(args[2].elems) if isinstance(args[2], Vec) else list(args[2])
+    out = [
+        _div(cg, _i32(cg, v), shapes[0][k] // shapes[1][k]) if k < len(shapes[1]) else v
+        for k, v in enumerate(items)
+    ]
+    return Vec((len(out),), out)
+
+
+def parent_view(dynamic: SNode) -> SNode:
+    """The fields of a dynamic SNode, seen from its parent's cell space (for zeroing)."""
+    parent = dynamic.parent()
+    assert parent is not None
+    view = SNode("dense", None, {})
+    view.extents = dict(parent.extents)
+    view.children = [c for c in dynamic.children]
+    return view
+
+
+# -- struct-for -------------------------------------------------------------------------
+
+
+def struct_for(
+    cg: KernelCodegen,
+    node: ast.For,
+    target: SNode,
+    offsets: tuple[int, ...],
+    serialize: bool,
+) -> None:
+    """
+    `for I in x` over a sparse field (or `for I in snode`; `target` is the field's
+    container or the SNode): visit active cells only. The outer loop runs in parallel
+    over the cells of the deepest pointer/bitmasked level B and tests their mask words
+    (and those above); a serial inner loop visits the elements of an active cell,
+    testing dynamic lengths below B. Without such a level, one parallel loop over the
+    whole index space tests the dynamic lengths.
+    """
+    from .loops import bind_targets
+
+    em = cg.em
+    leaf = dict(target.extents)
+    chain = sparse_ancestors(target)
+    blocks = [n for n in chain if n.kind != "dynamic"]
+    outer: Leaf = dict(blocks[-1].extents) if blocks else leaf
+    above = chain[: chain.index(blocks[-1]) + 1] if blocks else []
+    below = [n for n in chain if n not in above]
+    # per leaf axis: (position in the outer cell or None, elements per outer cell)
+    spans = [
+        (sorted(outer).index(a), leaf[a] // outer[a]) if a in outer else (None, leaf[a])
+        for a in sorted(leaf)
+    ]
+    inner_extents = tuple(n for _, n in spans)
+    inner_count = math.prod(inner_extents)
+    outer_shape = tuple(outer[a] for a in sorted(outer))
+
+    def visit(index: list[Value]) -> None:
+        def run() -> None:
+            indices = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+            bind_targets(cg, node, indices)
+            # a write at exactly this element needs no activation: its cells are active
+            saved = cg.__dict__.get("active_element")
+            cg.active_element = (tuple(v.ssa for v in index), {id(n) for n in chain}, leaf)
+            try:
+                cg.visit_stmts(node.body)
+            finally:
+                cg.active_element = saved
+
+        if below:
+            guard = _all(cg, [_active(cg, n, leaf, index) for n in below])
+            block = Block()
+            with cg.body(block, new_scope=False):
+                run()
+                cg.close(block)
+            em.emit(taichi.IfOp(guard.ssa, block, None))
+        else:
+            run()
+
+    def emit_cell(cell: list[Value]) -> None:
+        if inner_count == 1:
+            zero = em.const(0, dtypes.i32)
+            visit([cell[c] if c is not None else zero for c, _ in spans])
+            return
+        def nest(axis: int, parts: list[Value]) -> None:
+            """One serial loop per axis of the cell, the last innermost (so the
+            elements of a row are consecutive: no div/rem, LLVM can vectorise)."""
+            if axis == len(inner_extents):
+                visit([
+                    _scaled(cg, cell[c], r, p) if c is not None else p
+                    for (c, r), p in zip(spans, parts)
+                ])
+                return
+            if inner_extents[axis] == 1:
+                nest(axis + 1, [*parts, em.const(0, dtypes.i32)])
+                return
+            inner = Block(arg_types=[ir_i32])
+            with cg.body(inner), cg.loop(LoopInfo("struct", False, inner)):
+                nest(axis + 1, [*parts, Value(inner.args[0], dtypes.i32)])
+                cg.close(inner)
+            lo, hi = em.const(0, dtypes.i32), em.const(inner_extents[axis], dtypes.i32)
+            em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, inner, serialize=True))
+
+        nest(0, [])
+
+    body = Block(arg_types=[ir_i32])
+    info = LoopInfo("struct", cg.at_top() and not serialize, body)
+    with cg.body(body), cg.loop(info):
+        cell = _unflatten(cg, Value(body.args[0], dtypes.i32), outer_shape)
+        if above:
+            guard = _all(cg, [_active(cg, n, outer, cell) for n in above])
+            then = Block()
+            with cg.body(then, new_scope=False):
+                emit_cell(cell)
+                cg.close(then)
+            em.emit(taichi.IfOp(guard.ssa, then, None))
+        else:
+            emit_cell(cell)
+        cg.close(body)
+    lo, hi = em.const(0, dtypes.i32), em.const(math.prod(outer_shape), dtypes.i32)
+    em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body, serialize=serialize))

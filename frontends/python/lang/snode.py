@@ -1,0 +1,535 @@
+"""
+The SNode tree: `ti.root.dense(...)`, `.pointer(...)`, `.bitmasked(...)`, `.dynamic(...)`
+and `.place(x)`.
+
+Layout (how sparse SNodes are stored):
+
+- Every field placed under the tree is a dense row-major array of the tree's full index
+  space (as for dense fields): the storage of every cell exists whether the cell is active
+  or not, so a program that activates and deactivates cells never grows (Taichi's
+  test_gc), and element addresses stay plain address arithmetic on both targets.
+- A pointer or bitmasked SNode owns a hidden i32 *mask* field over its own cell space
+  (one word per cell: 1 active, 0 inactive). A dynamic SNode owns a hidden i32 *length*
+  field over its parent's cell space.
+- A write to an element activates the cells of every sparse ancestor (stores 1 into the
+  mask words; a dynamic length grows to cover the index with an atomic max).
+- Deactivating a pointer cell clears its mask word and zeroes the storage (data, masks
+  and lengths) under it, so reads of inactive cells give 0 and a reactivated cell starts
+  from 0, as Taichi's freshly allocated cells do. A bitmasked cell only clears its word
+  (Taichi keeps the data; reads see it, struct-for skips it). A dynamic cell's length
+  goes back to 0 and its storage is zeroed.
+- A struct-for over a sparse field or SNode visits only active cells: an outer parallel
+  loop over the cells of the deepest pointer/bitmasked level tests their mask words, an
+  inner serial loop runs over the elements of each active cell (codegen/sparse.py).
+
+The indices of an SNode are those of its own cell space (`snode.shape`): for
+`ti.root.pointer(ti.i, 4).dense(ti.i, 8)` the pointer has cells 0..3 and
+`ti.is_active(ptr, [1])` asks about elements 8..15.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
+
+from . import dtypes
+from . import program as _program
+
+SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
+_DENSE_BACKING_LIMIT = 8 * 2**30
+
+
+class SNode:
+    """
+    A node of the layout tree. `kind` is "root", "dense", "pointer", "bitmasked",
+    "dynamic" or "place"; `extents` maps each axis to the number of cells along it,
+    counting this level and its ancestors (so `shape` is the node's cell space).
+    """
+
+    def __init__(
+        self,
+        kind: str,
+        parent: SNode | None,
+        level: dict[int, int],
+        chunk_size: int | None = None,
+    ):
+        self.kind = kind
+        self.program = _program._current if parent is not None else None
+        self._parent = parent
+        self.level = level
+        self.chunk_size = chunk_size
+        self.children: list[SNode] = []
+        self.fields: list[Any] = []  # the fields placed directly under this node
+        extents = dict(parent.extents) if parent is not None else {}
+        for axis, extent in level.items():
+            extents[axis] = extents.get(axis, 1) * extent
+        self.extents = extents
+        self.mask: Any = None  # the hidden i32 mask (pointer, bitmasked) or length field
+        if kind in SPARSE_KINDS:
+            self._make_mask()
+
+    # -- building -------------------------------------------------------------------
+
+    def _make_mask(self) -> None:
+        from .field import Field
+
+        prog = _program.get_program()
+        shape = self.shape
+        if self.kind == "dynamic":
+            parent = self._parent
+            assert parent is not None
+            (axis,) = self.level
+            if axis < max(parent.extents, default=-1) or axis in parent.extents:
+                raise TaichiError(
+                    "dynamic SNode: its axis must be a new, last axis "
+                    "(ti.root.dense(ti.i, n).dynamic(ti.j, m)) in taichi-xdsl"
+                )
+            shape = parent.shape
+        mask = Field(dtypes.i32, f"_{self.kind}_mask")
+        mask._place(shape)
+        mask.hidden = True
+        self.mask = mask
+        prog.__dict__.setdefault("sparse_snodes", []).append(self)
+
+    def _child(
+        self, kind: str, axis: Any, dimensions: int | Sequence[int], chunk_size: int | None = None
+    ) -> SNode:
+        if self.kind == "dynamic":
+            raise TaichiError("a dynamic SNode can only have fields placed under it")
+        indices = axis.indices
+        dims = (
+            (dimensions,) * len(indices)
+            if isinstance(dimensions, int | np.integer)
+            else tuple(dimensions)
+        )
+        if len(dims) == 1 and len(indices) > 1:  # pointer(ti.ijk, [n]): n on each axis
+            dims = dims * len(indices)
+        if len(dims) != len(indices):
+            raise TaichiError(f"{kind}({axis}, {dimensions}): one extent per axis needed")
+        if kind == "dynamic" and len(indices) != 1:
+            raise TaichiError("dynamic SNode: exactly one axis")
+        child = SNode(kind, self, {a: int(d) for a, d in zip(indices, dims)}, chunk_size)
+        self.children.append(child)
+        return child
+
+    def dense(self, axis: Any, dimensions: int | Sequence[int]) -> SNode:
+        """A dense child over `axis` with extents `dimensions`."""
+        return self._child("dense", axis, dimensions)
+
+    def pointer(self, axis: Any, dimensions: int | Sequence[int]) -> SNode:
+        """A pointer child: cells are activated on write, deactivated (and zeroed) on demand."""
+        return self._child("pointer", axis, dimensions)
+
+    def bitmasked(self, axis: Any, dimensions: int | Sequence[int]) -> SNode:
+        """A bitmasked child: one activity word per cell over dense storage."""
+        return self._child("bitmasked", axis, dimensions)
+
+    def dynamic(self, axis: Any, dimension: int, chunk_size: int | None = None) -> SNode:
+        """A dynamic child: a list of up to `dimension` cells per parent cell."""
+        return self._child("dynamic", axis, dimension, chunk_size or dimension)
+
+    def hash(self, *args: Any, **kwargs: Any) -> SNode:
+        raise TaichiError("ti.root.hash(...): hash SNodes are not supported by taichi-xdsl")
+
+    def bit_struct(self, *args: Any, **kwargs: Any) -> SNode:
+        raise TaichiError("bit_struct SNodes (quantized types) are not supported by taichi-xdsl")
+
+    def quant_array(self, *args: Any, **kwargs: Any) -> SNode:
+        raise TaichiError("quant_array SNodes (quantized types) are not supported by taichi-xdsl")
+
+    def place(self, *fields: Any, offset: Any = None) -> SNode:
+        """Place `fields` here: each gets the shape of this node (and `offset`, the
+        index of its first element along each axis; `Field.index_offset`)."""
+        from .field import Field
+        from .struct import StructField
+
+        shape = self.shape  # the axes used, in order (ti.root.dense(ti.j, n): 1-d)
+        expanded: list[Any] = []
+
+        def expand(f: Any) -> None:  # a struct field places each of its members
+            if isinstance(f, StructField):
+                for member in f.fields.values():
+                    expand(member)
+            else:
+                expanded.append(f)
+
+        for f in fields:
+            expand(f)
+        for f in expanded:
+            if not isinstance(f, Field):
+                raise TaichiError(f"place() takes fields, got {f!r}")
+            if f.primal is not None and f.placed and f.shape == shape:
+                continue  # `place(x, x.grad)`: the gradient was placed with x
+            if self.is_sparse_tree() and f.element_shape and (f.needs_grad or f.needs_dual):
+                raise TaichiError("needs_grad on sparse SNodes is not supported by taichi-xdsl yet")
+            self._check_dense_backing(f, shape)
+            f._place(shape, offset)
+            leaf = SNode("place", self, {})
+            self.children.append(leaf)
+            leaf.fields.append(f)
+            f._snode = leaf
+            self.fields.append(f)
+        return self
+
+    def _check_dense_backing(self, f: Any, shape: tuple[int, ...]) -> None:
+        """Sparse SNodes keep storage for every cell (no memory pool yet): refuse a
+        layout whose storage could not be allocated, naming the limitation."""
+        if not self.is_sparse_tree():
+            return
+        count = int(np.prod(shape + tuple(f.element_shape), dtype=np.float64))
+        nbytes = count * f.dtype.np_dtype.itemsize
+        if nbytes > _DENSE_BACKING_LIMIT:
+            raise TaichiError(
+                f"placing a field of shape {shape} under a sparse SNode needs "
+                f"{nbytes / 2**30:.1f} GiB: taichi-xdsl stores sparse SNodes with storage "
+                "for every cell (a memory pool that allocates active cells only is not "
+                "supported yet)"
+            )
+
+    def lazy_grad(self) -> None:
+        """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float field
+        placed so far that has none placed, with the shape of its field."""
+        from .field import _place_companions
+
+        _place_companions("grad")
+
+    def lazy_dual(self) -> None:
+        """Taichi's `ti.root.lazy_dual()`: as lazy_grad, for the dual fields."""
+        from .field import _place_companions
+
+        _place_companions("dual")
+
+    # -- queries --------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.extents[a] for a in sorted(self.extents))
+
+    def parent(self, n: int = 1) -> SNode | None:
+        """The ancestor `n` levels up (None above the root)."""
+        node: SNode | None = self
+        for _ in range(n):
+            if node is None:
+                return None
+            node = node._parent
+        return node
+
+    def get_children(self) -> list[SNode]:
+        return list(self.children)
+
+    @property
+    def num_children(self) -> int:
+        return len(self.children)
+
+    def is_sparse_tree(self) -> bool:
+        """Whether this node or an ancestor is sparse."""
+        return bool(sparse_ancestors(self))
+
+    def _fields_below(self) -> list[Any]:
+        """Every field placed in this subtree, hidden masks of sparse descendants too."""
+        out: list[Any] = []
+        for child in self.children:
+            if child.mask is not None:
+                out.append(child.mask)
+            if child.kind == "place":  # each field once, from its place node
+                out.extend(child.fields)
+            out.extend(child._fields_below())
+        return out
+
+    def deactivate_all(self) -> None:
+        """Deactivate every cell of this SNode (Python scope)."""
+        if self.kind not in SPARSE_KINDS:
+            for child in self.children:
+                child.deactivate_all()
+            return
+        mask = self.mask._array()
+        mask[...] = 0
+        if self.kind != "bitmasked":
+            for f in self._fields_below():
+                f._array()[...] = 0
+
+    def __repr__(self) -> str:
+        if self.kind == "root":
+            return "ti.root"
+        return f"{self._parent!r} => {self.kind} {list(self.shape)}"
+
+
+class FieldsBuilder(SNode):
+    """
+    `ti.FieldsBuilder()`: the root of a layout tree of its own. Build it as `ti.root`
+    (`fb.dense(...).place(x)`, `fb.pointer(...)`), then `fb.finalize()` gives an
+    `SNodeTree` whose `destroy()` ends its fields. Fields are placed as they are
+    declared (the root buffer grows), so finalize only closes the builder, and a
+    destroyed tree's storage is zeroed but not returned to the root buffer.
+    """
+
+    def __init__(self) -> None:
+        super().__init__("root", None, {})
+        self.program = _program.get_program()
+        self.finalized = False
+
+    def _open(self) -> None:
+        if self.finalized:
+            raise TaichiRuntimeError("this FieldsBuilder is finalized: build a new one")
+
+    def _child(self, *args: Any, **kwargs: Any) -> SNode:
+        self._open()
+        return super()._child(*args, **kwargs)
+
+    def place(self, *fields: Any, offset: Any = None) -> SNode:
+        self._open()
+        return super().place(*fields, offset=offset)
+
+    @property
+    def empty(self) -> bool:
+        return not self.children
+
+    def finalize(self, raise_warning: bool = True) -> SNodeTree:
+        """Close the builder; the tree's fields can be used from now on."""
+        self._open()
+        self.finalized = True
+        return SNodeTree(self)
+
+    def __repr__(self) -> str:
+        return "ti.FieldsBuilder"
+
+
+class SNodeTree:
+    """A finalized FieldsBuilder tree: `destroy()` ends its fields (using one raises)."""
+
+    def __init__(self, root: FieldsBuilder):
+        self.root = root
+        self.destroyed = False
+
+    def destroy(self) -> None:
+        if self.destroyed:
+            raise TaichiRuntimeError("this SNode tree is already destroyed")
+        self.destroyed = True
+        for f in self.root._fields_below():
+            f._array()[...] = 0
+            f.destroyed = True
+            for companion in (f.grad, f.dual):
+                if companion is not None and companion.placed:
+                    companion._array()[...] = 0
+                    companion.destroyed = True
+
+
+def sparse_ancestors(node: SNode | None) -> list[SNode]:
+    """The pointer/bitmasked/dynamic nodes from the root down to `node` (inclusive)."""
+    out: list[SNode] = []
+    while node is not None:
+        if node.kind in SPARSE_KINDS:
+            out.append(node)
+        node = node._parent
+    out.reverse()
+    return out
+
+
+def field_container(f: Any) -> SNode | None:
+    """The SNode a field is placed in (None for fields of `ti.field(shape=...)`)."""
+    leaf = getattr(f, "_snode", None)
+    return leaf._parent if leaf is not None else None
+
+
+def is_sparse_field(f: Any) -> bool:
+    return bool(sparse_ancestors(field_container(f)))
+
+
+def cell_map(node: SNode, leaf: dict[int, int]) -> list[tuple[int, int]]:
+    """
+    For each axis of `node` (in order): the position of that axis in the index of a
+    descendant whose extents are `leaf`, and how many of its elements one cell covers.
+    """
+    axes = sorted(leaf)
+    return [(axes.index(a), leaf[a] // node.extents[a]) for a in sorted(node.extents)]
+
+
+def leaf_extents(f: Any) -> dict[int, int]:
+    """The axes and extents of a field's index space."""
+    container = field_container(f)
+    if container is None:
+        return dict(enumerate(f.shape))
+    return dict(container.extents)
+
+
+def cell_of(node: SNode, leaf: dict[int, int], index: Sequence[int]) -> tuple[int, ...]:
+    """The cell of `node` holding element `index` of a descendant with extents `leaf`."""
+    return tuple(index[p] // r for p, r in cell_map(node, leaf))
+
+
+# -- Python scope ------------------------------------------------------------------------
+
+
+def _cell_index(node: SNode, indices: Any) -> tuple[int, ...]:
+    if isinstance(indices, int | np.integer):
+        indices = (indices,)
+    if hasattr(indices, "to_numpy"):
+        indices = tuple(indices.to_numpy().tolist())
+    indices = tuple(int(i) for i in indices)
+    return indices
+
+
+def _mask_index(node: SNode, cell: tuple[int, ...]) -> tuple[int, ...]:
+    """The index of `cell` (in node's cell space) in node's mask/length field."""
+    expect = len(node.mask.shape) if node.kind == "dynamic" else len(node.shape)
+    if len(cell) == len(node.shape) and node.kind == "dynamic":
+        cell = cell[:-1]
+    if len(cell) != expect:
+        raise TaichiError(
+            f"{node.kind} SNode of shape {node.shape} indexed with {len(cell)} indices"
+        )
+    for c, n in zip(cell, node.mask.shape):
+        if not 0 <= c < n:
+            raise IndexError(f"index {cell} out of the {node.kind} SNode's cells {node.shape}")
+    return cell
+
+
+def _zero_region(node: SNode, cell: tuple[int, ...], extents: dict[int, int]) -> None:
+    """Zero the storage of every field under the cell `cell` of a node with `extents`."""
+    for f in node._fields_below():
+        leaf = leaf_extents(f)
+        region = [slice(None)] * len(leaf)
+        for k, a in enumerate(sorted(extents)):
+            p, r = sorted(leaf).index(a), leaf[a] // extents[a]
+            region[p] = slice(cell[k] * r, (cell[k] + 1) * r)
+        f._array()[tuple(region)] = 0
+
+
+def py_activate(node: SNode, indices: Any) -> None:
+    cell = _mask_index(node, _cell_index(node, indices))
+    if node.kind == "dynamic":
+        raise TaichiError("ti.activate on a dynamic SNode: use ti.append")
+    if node.kind in ("pointer", "bitmasked"):
+        node.mask._array()[cell] = 1
+    for up in sparse_ancestors(node._parent):
+        py_activate(up, cell_of(up, node.extents, cell))
+
+
+def py_deactivate(node: SNode, indices: Any) -> None:
+    if node.kind not in SPARSE_KINDS:
+        raise TaichiError("ti.deactivate works on pointer, bitmasked and dynamic SNodes")
+    cell = _mask_index(node, _cell_index(node, indices))
+    node.mask._array()[cell] = 0
+    if node.kind == "pointer":
+        _zero_region(node, cell, node.extents)
+    elif node.kind == "dynamic":
+        parent = node.parent()
+        assert parent is not None
+        _zero_region(node, cell, parent.extents)
+
+
+def py_is_active(node: SNode, indices: Any) -> int:
+    if node.kind not in ("pointer", "bitmasked"):
+        raise TaichiError("ti.is_active only works on pointer, hash or bitmasked nodes.")
+    cell = _mask_index(node, _cell_index(node, indices))
+    return int(node.mask._array()[cell] == 1)
+
+
+def py_length(node: SNode, indices: Any) -> int:
+    if node.kind != "dynamic":
+        raise TaichiError("ti.length only works on dynamic SNodes")
+    cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
+    return min(int(node.mask._array()[cell]), node.level[max(node.level)])
+
+
+def py_append(node: SNode, indices: Any, value: Any) -> int:
+    if node.kind != "dynamic" or len(node.fields) != 1:
+        raise TaichiError("ti.append works on a dynamic SNode holding one field")
+    cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
+    lengths = node.mask._array()
+    old = int(lengths[cell])
+    capacity = node.shape[-1]
+    if old < capacity:
+        lengths[cell] = old + 1
+        f = node.fields[0]
+        f._raw_set(cell + (old,), value)
+    return old
+
+
+def _dynamic_position(node: SNode, leaf: dict[int, int], index: Sequence[int]) -> int:
+    (axis,) = node.level
+    return index[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
+
+
+def activate_python_write(f: Any, index: tuple[int, ...]) -> None:
+    """A Python-scope write of element `index` (storage coordinates) of a sparse field."""
+    leaf = leaf_extents(f)
+    for node in sparse_ancestors(field_container(f)):
+        if node.kind == "dynamic":
+            parent = node.parent()
+            assert parent is not None
+            cell = cell_of(parent, leaf, index)
+            lengths = node.mask._array()
+            end = _dynamic_position(node, leaf, index) + 1
+            lengths[cell] = max(int(lengths[cell]), end)
+        else:
+            node.mask._array()[cell_of(node, leaf, index)] = 1
+
+
+def activate_all(f: Any) -> None:
+    """Every cell above every element of `f` becomes active (Python scope)."""
+    for node in sparse_ancestors(field_container(f)):
+        node.mask._array()[...] = node.shape[-1] if node.kind == "dynamic" else 1
+
+
+def active_elements(f: Any) -> np.ndarray | None:
+    """A bool array of f's shape: which elements a struct-for over f visits (None: all)."""
+    nodes = sparse_ancestors(field_container(f))
+    if not nodes:
+        return None
+    leaf = leaf_extents(f)
+    grid = np.indices(f.shape, sparse=True) if f.shape else ()
+    active = np.ones(f.shape, dtype=bool)
+    for node in nodes:
+        if node.kind == "dynamic":
+            parent = node.parent()
+            assert parent is not None
+            cell = tuple(grid[p] // r for p, r in cell_map(parent, leaf))
+            (axis,) = node.level
+            pos = grid[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
+            active &= pos < node.mask._array()[cell]
+        else:
+            cell = tuple(grid[p] // r for p, r in cell_map(node, leaf))
+            active &= node.mask._array()[cell] == 1
+    return active
+
+
+def deactivate_all_snodes() -> None:
+    """`ti.deactivate_all_snodes()`: every sparse cell of the program becomes inactive."""
+    prog = _program.get_program()
+    for node in prog.__dict__.get("sparse_snodes", []):
+        node.deactivate_all()
+
+
+def rescale_index(a: Any, b: Any, I: Any) -> Any:
+    """`ti.rescale_index(x, snode, I)`: the index I of `a`'s cell space in `b`'s."""
+    shape_a = a.shape if not hasattr(a, "snode") else a.shape
+    shape_b = b.shape
+    from .matrix import Vector
+
+    items = list(I.to_numpy().tolist()) if hasattr(I, "to_numpy") else list(I)
+    out = []
+    for k, v in enumerate(items):
+        if k < len(shape_b) and k < len(shape_a):
+            out.append(v // (shape_a[k] // shape_b[k]))
+        else:
+            out.append(v)
+    return Vector(out)
+
+
+def _no_activate(*nodes: Any) -> None:
+    raise TaichiError("ti.no_activate() can only be used inside a kernel")
+
+
+from .ops import Intrinsic  # noqa: E402
+
+activate = Intrinsic("activate", py_activate)
+deactivate = Intrinsic("deactivate", py_deactivate)
+is_active = Intrinsic("is_active", py_is_active)
+append = Intrinsic("append", py_append)
+length = Intrinsic("snode_length", py_length)
+no_activate = Intrinsic("no_activate", _no_activate)
+rescale_index = Intrinsic("rescale_index", rescale_index)

@@ -1,0 +1,30 @@
+// RUN: ti-opt %s | ti-opt | filecheck %s
+// RUN: ti-opt %s --print-op-generic | ti-opt | filecheck %s
+
+// The cell ops of sparse SNodes round-trip in custom and generic form.
+taichi.field @mask : memref<4x4xi32> offset 0
+taichi.field @len : memref<4xi32> offset 64
+
+// CHECK-LABEL: taichi.kernel @cells
+// CHECK-NEXT:    %[[M:.*]] = taichi.get_field @mask : memref<4x4xi32>
+// CHECK-NEXT:    %[[L:.*]] = taichi.get_field @len : memref<4xi32>
+// CHECK-NEXT:    %[[I:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    taichi.activate %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
+// CHECK-NEXT:    %[[ON:.*]] = taichi.is_active %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
+// CHECK-NEXT:    taichi.deactivate %[[M]][%[[I]], %[[I]]] release : memref<4x4xi32>
+// CHECK-NEXT:    taichi.deactivate %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
+// CHECK-NEXT:    %[[OLD:.*]] = taichi.append %[[L]][%[[I]]] capacity 8 : memref<4xi32>
+// CHECK-NEXT:    %[[N:.*]] = taichi.length %[[L]][%[[I]]] capacity 8 : memref<4xi32>
+// CHECK-NEXT:    taichi.return
+taichi.kernel @cells() {
+  %m = taichi.get_field @mask : memref<4x4xi32>
+  %l = taichi.get_field @len : memref<4xi32>
+  %i = arith.constant 1 : i32
+  taichi.activate %m[%i, %i] : memref<4x4xi32>
+  %on = taichi.is_active %m[%i, %i] : memref<4x4xi32>
+  taichi.deactivate %m[%i, %i] release : memref<4x4xi32>
+  taichi.deactivate %m[%i, %i] : memref<4x4xi32>
+  %old = taichi.append %l[%i] capacity 8 : memref<4xi32>
+  %n = taichi.length %l[%i] capacity 8 : memref<4xi32>
+  taichi.return
+}

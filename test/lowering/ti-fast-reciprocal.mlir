@@ -1,0 +1,53 @@
+// RUN: ti-opt %s -p ti-fast-reciprocal | filecheck %s
+
+// Three divisions by one divisor (n-body's d / (r2 * sqrt(r2))): one reciprocal, three
+// multiplications.
+// CHECK-LABEL: func.func @shared
+// CHECK-NEXT:    %[[T:.*]] = arith.mulf %r2, %s : f32
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %[[T]] : f32
+// CHECK-NEXT:    %[[A:.*]] = arith.mulf %x, %[[R]] : f32
+// CHECK-NEXT:    %[[B:.*]] = arith.mulf %y, %[[R]] : f32
+// CHECK-NEXT:    %[[C:.*]] = arith.mulf %z, %[[R]] fastmath<fast> : f32
+// CHECK-NEXT:    func.return %[[A]], %[[B]], %[[C]] : f32, f32, f32
+func.func @shared(%x: f32, %y: f32, %z: f32, %r2: f32, %s: f32) -> (f32, f32, f32) {
+  %t = arith.mulf %r2, %s : f32
+  %a = arith.divf %x, %t : f32
+  %b = arith.divf %y, %t : f32
+  %c = arith.divf %z, %t fastmath<fast> : f32
+  func.return %a, %b, %c : f32, f32, f32
+}
+
+// A square root that is only divided by: its reciprocal square root, multiplied by.
+// CHECK-LABEL: func.func @by_sqrt
+// CHECK-NEXT:    %[[R:.*]] = math.rsqrt %y : f64
+// CHECK-NEXT:    %[[A:.*]] = arith.mulf %x, %[[R]] : f64
+// CHECK-NEXT:    func.return %[[A]] : f64
+func.func @by_sqrt(%x: f64, %y: f64) -> f64 {
+  %s = math.sqrt %y : f64
+  %a = arith.divf %x, %s : f64
+  func.return %a : f64
+}
+
+// Left alone: a single division; a square root used otherwise too; divisions by one
+// divisor in different blocks; a square root that is the dividend.
+// CHECK-LABEL: func.func @alone
+// CHECK-NEXT:    %[[A:.*]] = arith.divf %x, %y : f32
+// CHECK-NEXT:    %[[S:.*]] = math.sqrt %y : f32
+// CHECK-NEXT:    %[[B:.*]] = arith.divf %x, %[[S]] : f32
+// CHECK-NEXT:    %[[C:.*]] = arith.divf %[[S]], %x : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.addf %[[A]], %[[S]] : f32
+// CHECK-NEXT:    cf.br ^[[NEXT:.*]]
+// CHECK:       ^[[NEXT]]:
+// CHECK-NEXT:    %[[E:.*]] = arith.divf %x, %y : f32
+func.func @alone(%x: f32, %y: f32) -> (f32, f32, f32, f32) {
+  %a = arith.divf %x, %y : f32
+  %s = math.sqrt %y : f32
+  %b = arith.divf %x, %s : f32
+  %c = arith.divf %s, %x : f32
+  %d = arith.addf %a, %s : f32
+  cf.br ^next
+^next:
+  %e = arith.divf %x, %y : f32
+  func.return %b, %c, %d, %e : f32, f32, f32, f32
+}
