@@ -92,16 +92,6 @@ def wrap(value: int, t: str) -> int:
 # those arches. Each names the bug of issue 13 that the "semantics" work is fixing:
 # delete the entry when that lands, and the generator's programs cover it again.
 KNOWN_ISSUES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "f64-transcendental": (
-        "issue 13: f64 sin/cos/tan/tanh/exp/log/log2/atan2/** computed at f32 precision "
-        "on vulkan (GLSL.std.450 has no f64 forms)",
-        ("vulkan",),
-    ),
-    "f64-log2": (
-        "issue 13: ti.math.log2 of an f64 is not correctly rounded on cpu "
-        "(log2(3) = 1.5849625007211563)",
-        ("cpu",),
-    ),
     "int-div-by-zero": (
         "issue 13: integer // or % by zero kills the cpu process with SIGFPE; the "
         "result is not defined yet on any arch",
