@@ -97,11 +97,6 @@ KNOWN_ISSUES: dict[str, tuple[str, tuple[str, ...]]] = {
         "result is not defined yet on any arch",
         ("cpu", "vulkan"),
     ),
-    "f64-folded-local": (
-        "issue 13: a local initialised from an f64 expression the frontend folds is "
-        "declared f32",
-        ("cpu", "vulkan"),
-    ),
 }
 
 # Where Taichi 1.7.4 itself is wrong; with --taichi these differences are expected and
