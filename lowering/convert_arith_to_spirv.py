@@ -136,6 +136,15 @@ def _cmpi(op: Operation) -> Built:
     if _is_bool(lhs) and name in ("eq", "ne"):
         kind = spirv.LogicalEqualOp if name == "eq" else spirv.LogicalNotEqualOp
         return _one(kind(lhs, rhs))
+    if _is_bool(lhs):
+        # SPIR-V orders integers only: widen the bools to i32 (true is 1 unsigned, -1
+        # signed, as arith reads an i1); difftest seed 2269, `(a == b) < (c > d)`.
+        true = spirv.ConstantOp.from_int(-1 if name[0] == "s" else 1)
+        false = spirv.ConstantOp.from_int(0)
+        a = spirv.SelectOp(lhs, true.results[0], false.results[0])
+        b = spirv.SelectOp(rhs, true.results[0], false.results[0])
+        compare = _CMPI[name](a.results[0], b.results[0])  # type: ignore[call-arg]
+        return [true, false, a, b, compare], compare.results[0]
     narrowed = _narrow_extended_compare(name, lhs, rhs)
     if narrowed is not None:
         return narrowed

@@ -191,3 +191,18 @@ func.func @narrow_extended_compare(%x: i32) -> (i1, i1, i1, i1) {
   %3 = arith.cmpi slt, %u, %c : i64
   func.return %0, %1, %2, %3 : i1, i1, i1, i1
 }
+
+// SPIR-V orders integers only: bools are widened to i32 (1 for an unsigned predicate)
+// before an ordered compare (difftest seed 2269).
+// CHECK-LABEL: func.func @ordered_bool_compare
+// CHECK-SAME:    (%[[P:.*]]: i1, %[[Q:.*]]: i1) -> i1
+// CHECK-NEXT:    %[[T:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:    %[[F:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[A:.*]] = spirv.Select %[[P]], %[[T]], %[[F]] : i1, i32
+// CHECK-NEXT:    %[[B:.*]] = spirv.Select %[[Q]], %[[T]], %[[F]] : i1, i32
+// CHECK-NEXT:    %[[R:.*]] = spirv.ULessThan %[[A]], %[[B]] : i32
+// CHECK-NEXT:    func.return %[[R]] : i1
+func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
+  %0 = arith.cmpi ult, %p, %q : i1
+  func.return %0 : i1
+}
