@@ -9,5 +9,5 @@
 // Each arch's pipeline, as the JIT runs it (utils/pipelines.py), with its stages.
 // CHECK: named pipelines
 // CHECK: ti-to-llvm = ti-to-offload-cpu + ti-offload-to-llvm
-// CHECK-NEXT: ti-to-offload-cpu: ti-scalarize,ti-mem2reg,
+// CHECK-NEXT: ti-to-offload-cpu: ti-lower-sparse,ti-scalarize,ti-mem2reg,
 // CHECK: ti-to-spirv = ti-to-offload + ti-offload-to-spirv
