@@ -480,6 +480,8 @@ def test_loop_variable_reassigned_in_body():
 
 
 def test_scalar_argument_reassigned():
+    """A kernel argument is immutable in the kernel, as in Taichi (a copy is not)."""
+
     @ti.kernel
     def k(n: ti.i32) -> ti.i32:
         s = 0
@@ -488,7 +490,19 @@ def test_scalar_argument_reassigned():
             n -= 1
         return s
 
-    assert k(4) == 10
+    with pytest.raises(ti.TaichiSyntaxError, match='Kernel argument "n" is immutable'):
+        k(4)
+
+    @ti.kernel
+    def copy(n: ti.i32) -> ti.i32:
+        m = n
+        s = 0
+        while m > 0:
+            s += m
+            m -= 1
+        return s
+
+    assert copy(4) == 10
 
 
 def test_print_unsigned_values(capfd):

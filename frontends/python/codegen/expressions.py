@@ -7,6 +7,7 @@ compile time; operations on IR values go through the Emitter's typed ops.
 from __future__ import annotations
 
 import ast
+import copy
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -548,6 +549,26 @@ def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
             "an f-string with Taichi values works only inside print()",
         )
     return "".join(str(p) for p in parts)
+
+
+_FILL_LOOP = ast.parse("for I in grouped(target):\n    target[I] = value").body[0]
+
+
+def fill(cg: KernelCodegen, container: Container, args: list[Any], node: ast.AST) -> None:
+    """`x.fill(v)` in a kernel: `for I in ti.grouped(x): x[I] = v`, a parallel loop at
+    the kernel's top as any other (v is evaluated once, before the loop)."""
+    if len(args) != 1:
+        raise cg.error(TaichiSyntaxError, node, "fill() takes one value")
+    loop = copy.deepcopy(_FILL_LOOP)
+    for sub in ast.walk(loop):  # errors point at the call
+        if hasattr(sub, "lineno"):
+            ast.copy_location(sub, node)
+    value = args[0]
+    cg.ctx.scopes.append({"grouped": ops.grouped, "target": container, "value": value})
+    try:
+        cg.visit(loop)
+    finally:
+        cg.ctx.scopes.pop()
 
 
 def fill_vec(cg: KernelCodegen, place: VecPlace, args: list[Any], node: ast.AST) -> None:
