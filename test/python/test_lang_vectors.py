@@ -303,3 +303,28 @@ def test_matrix_slices_read_and_write():
     assert writes().to_list() == [[8, 3, 4, 5], [9, 7, 9, 5], [9, 1, 1, 1]]
     with pytest.raises(ti.TaichiCompilationError, match="does not support variables in slice"):
         variable_bound(1)
+
+
+def test_local_vector_written_at_run_time_indices_in_a_parallel_loop(arch, request):
+    """A kernel-scope local vector written at a run-time index by the iterations of a
+    parallel loop keeps every iteration's write (Taichi's test_local_matrix_non_constant_index).
+    On Vulkan only the last iteration's write survives: a known wrong answer, not yet fixed."""
+    if arch == ti.vulkan:  # strict: the day it is fixed, this fails and must go
+        request.applymarker(
+            pytest.mark.xfail(
+                strict=True,
+                reason="known wrong answer on Vulkan: [1, 2, 19] instead of [24, 30, 19]",
+            )
+        )
+
+    @ti.kernel
+    def k() -> ti.types.vector(3, ti.i32):
+        tmp = ti.Vector([1, 2, 3])
+        for i in range(3):
+            vec = ti.Vector([4, 5, 6])
+            for j in range(3):
+                vec[tmp[i] % 3] += vec[j]
+            tmp[i] = vec[tmp[i] % 3]
+        return tmp
+
+    assert k().to_list() == [24, 30, 19]
