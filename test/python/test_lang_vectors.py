@@ -305,17 +305,11 @@ def test_matrix_slices_read_and_write():
         variable_bound(1)
 
 
-def test_local_vector_written_at_run_time_indices_in_a_parallel_loop(arch, request):
+def test_local_vector_written_at_run_time_indices_in_a_parallel_loop():
     """A kernel-scope local vector written at a run-time index by the iterations of a
     parallel loop keeps every iteration's write (Taichi's test_local_matrix_non_constant_index).
-    On Vulkan only the last iteration's write survives: a known wrong answer, not yet fixed."""
-    if arch == ti.vulkan:  # strict: the day it is fixed, this fails and must go
-        request.applymarker(
-            pytest.mark.xfail(
-                strict=True,
-                reason="known wrong answer on Vulkan: [1, 2, 19] instead of [24, 30, 19]",
-            )
-        )
+    Each iteration wrote back every component, so on Vulkan only the last write survived
+    ([1, 2, 19])."""
 
     @ti.kernel
     def k() -> ti.types.vector(3, ti.i32):

@@ -30,7 +30,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes
 from ..lang.dtypes import DataType, promote
@@ -143,11 +143,21 @@ class DynamicComponent(Aggregate):
         return vec_getitem(cg, self.base.load(cg), self.index, node)
 
     def store(self, cg: KernelCodegen, value: Any, node: ast.AST) -> None:
+        """Only the selected component is written (`if k == c: v[c] = x` for each c): a
+        local declared outside a parallel loop is shared by its iterations, and writing
+        back the other components would undo what other iterations stored there."""
         em = cg.em
         v = em.value(value, self.dtype)
         for slot, hit in zip(self.base.slots, self.hits(cg, node)):
-            current = em.load(slot.ptr, slot.dtype)
-            em.store(slot.ptr, em.value(s_select(cg, hit, v, current), slot.dtype))
+            if is_python(hit):
+                if hit:
+                    em.store(slot.ptr, em.value(v, slot.dtype))
+                continue
+            then = Block()
+            with em.at(then):
+                em.store(slot.ptr, em.value(v, slot.dtype))
+                em.emit(taichi.YieldOp())
+            em.emit(taichi.IfOp(em.to_bool(hit).ssa, then))
 
 
 class ElementVecPlace(VecPlace):
