@@ -19,87 +19,37 @@ _RADIX_BITS = 8
 _BUCKETS = 1 << _RADIX_BITS
 _BLOCK = 4096  # keys a thread counts and scatters; at most _MAX_BLOCKS blocks
 _MAX_BLOCKS = 4096
-_SIGN = 0x80000000
-_SIGN64 = 0x8000000000000000
-
-
 @ti.kernel
-def _to_sortable_i32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
+def _to_sortable(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1),
+                 kind: ti.template(), bits: ti.template()):
+    """out[i]: the unsigned bits of keys[first + i] (`bits` wide), ordered as the keys."""
+    sign = ti.static(1 << (bits - 1))
     for i in range(out.shape[0]):
-        out[i] = ti.cast(keys[first + i], ti.u32) ^ ti.u32(_SIGN)  # two's complement bits
+        if ti.static(kind == "float"):
+            b = ti.bit_cast(keys[first + i], out.dtype)
+            # Negative floats: flip every bit (they order backwards); others: the sign.
+            out[i] = ~b if b & ti.cast(sign, out.dtype) else b | ti.cast(sign, out.dtype)
+        elif ti.static(kind == "signed"):  # two's complement: flip the sign bit
+            out[i] = ti.cast(keys[first + i], out.dtype) ^ ti.cast(sign, out.dtype)
+        else:
+            out[i] = keys[first + i]
 
 
 @ti.kernel
-def _to_sortable_u32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
-    for i in range(out.shape[0]):
-        out[i] = keys[first + i]
-
-
-@ti.kernel
-def _to_sortable_f32(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
-    for i in range(out.shape[0]):
-        bits = ti.bit_cast(keys[first + i], ti.u32)
-        # Negative floats: flip every bit (they order backwards); others: flip the sign.
-        out[i] = ~bits if bits & ti.u32(_SIGN) else bits | ti.u32(_SIGN)
-
-
-@ti.kernel
-def _from_sortable_i32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
+def _from_sortable(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32,
+                   kind: ti.template(), bits: ti.template()):
+    """The inverse of _to_sortable."""
+    sign = ti.static(1 << (bits - 1))
     for i in range(sk.shape[0]):
-        keys[first + i] = ti.cast(sk[i] ^ ti.u32(_SIGN), ti.i32)
+        b = sk[i]
+        if ti.static(kind == "float"):
+            b = b ^ ti.cast(sign, sk.dtype) if b & ti.cast(sign, sk.dtype) else ~b
+            keys[first + i] = ti.bit_cast(b, keys.dtype)
+        elif ti.static(kind == "signed"):
+            keys[first + i] = ti.cast(b ^ ti.cast(sign, sk.dtype), keys.dtype)
+        else:
+            keys[first + i] = b
 
-
-@ti.kernel
-def _from_sortable_u32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
-    for i in range(sk.shape[0]):
-        keys[first + i] = sk[i]
-
-
-@ti.kernel
-def _from_sortable_f32(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
-    for i in range(sk.shape[0]):
-        bits = sk[i]
-        bits = bits ^ ti.u32(_SIGN) if bits & ti.u32(_SIGN) else ~bits
-        keys[first + i] = ti.bit_cast(bits, ti.f32)
-
-
-@ti.kernel
-def _to_sortable_i64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
-    for i in range(out.shape[0]):
-        out[i] = ti.cast(keys[first + i], ti.u64) ^ ti.u64(_SIGN64)
-
-
-@ti.kernel
-def _to_sortable_u64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
-    for i in range(out.shape[0]):
-        out[i] = keys[first + i]
-
-
-@ti.kernel
-def _to_sortable_f64(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1)):
-    for i in range(out.shape[0]):
-        bits = ti.bit_cast(keys[first + i], ti.u64)
-        out[i] = ~bits if bits & ti.u64(_SIGN64) else bits | ti.u64(_SIGN64)
-
-
-@ti.kernel
-def _from_sortable_i64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
-    for i in range(sk.shape[0]):
-        keys[first + i] = ti.cast(sk[i] ^ ti.u64(_SIGN64), ti.i64)
-
-
-@ti.kernel
-def _from_sortable_u64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
-    for i in range(sk.shape[0]):
-        keys[first + i] = sk[i]
-
-
-@ti.kernel
-def _from_sortable_f64(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32):
-    for i in range(sk.shape[0]):
-        bits = sk[i]
-        bits = bits ^ ti.u64(_SIGN64) if bits & ti.u64(_SIGN64) else ~bits
-        keys[first + i] = ti.bit_cast(bits, ti.f64)
 
 
 @ti.kernel
@@ -174,13 +124,9 @@ def _copy_back(tmp: ti.types.ndarray(ndim=1), dst: ti.template(), first: ti.i32)
         dst[first + i] = tmp[i]
 
 
-_TO_SORTABLE = {
-    "i32": _to_sortable_i32, "u32": _to_sortable_u32, "f32": _to_sortable_f32,
-    "i64": _to_sortable_i64, "u64": _to_sortable_u64, "f64": _to_sortable_f64,
-}  # fmt: skip
-_FROM_SORTABLE = {
-    "i32": _from_sortable_i32, "u32": _from_sortable_u32, "f32": _from_sortable_f32,
-    "i64": _from_sortable_i64, "u64": _from_sortable_u64, "f64": _from_sortable_f64,
+_KEYS = {  # key dtype -> (how its bits are made sortable, their width)
+    "i32": ("signed", 32), "u32": ("unsigned", 32), "f32": ("float", 32),
+    "i64": ("signed", 64), "u64": ("unsigned", 64), "f64": ("float", 64),
 }  # fmt: skip
 
 
@@ -197,8 +143,7 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     `values`, a field of the same length, is permuted along with it."""
     n, first = _check(keys, "keys")
     name = str(keys.dtype)
-    to_sortable = _TO_SORTABLE.get(name)
-    if to_sortable is None:
+    if name not in _KEYS:
         raise TaichiError(
             f"parallel_sort: keys of {name} are not supported (i32, u32, f32, i64, u64 and "
             "f64 are)"
@@ -212,10 +157,10 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     blocks = min(_MAX_BLOCKS, max(1, (n + _BLOCK - 1) // _BLOCK))
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
-    bits = 64 if name.endswith("64") else 32
+    kind, bits = _KEYS[name]
     sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m, bits)
-    to_sortable(keys, first, sk)
-    with_perm = values is not None or name not in _FROM_SORTABLE
+    _to_sortable(keys, first, sk, kind, bits)
+    with_perm = values is not None  # keys alone are mapped back from their bits
     if with_perm:
         _iota(perm)
     for shift in range(0, bits, _RADIX_BITS):
@@ -225,11 +170,7 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
         _block_offsets(offsets, blocks, counts)
         _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
         sk, sk2, perm, perm2 = sk2, sk, perm2, perm
-    from_sortable = _FROM_SORTABLE.get(name)
-    if from_sortable is not None:
-        from_sortable(sk, keys, first)
-    else:
-        _permute(keys, first, perm)
+    _from_sortable(sk, keys, first, kind, bits)
     if values is not None:
         _permute(values, vfirst, perm)
 
