@@ -181,3 +181,21 @@ def test_comparison_of_comparisons():
     o = np.zeros((4, 2), np.int32)
     k(a, o)
     assert o.tolist() == [[0, 1], [1, 0], [0, 1], [0, 1]]
+
+
+@pytest.mark.usefixtures("program")
+def test_compare_of_a_truncated_int():
+    # difftest seed 7 (widened generator): on vulkan `ti.cast(a, ti.i8) > ti.i8(2)` was
+    # true for a = 255 (the compare read the untruncated i32); i16 and u8 alike.
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.i32, ndim=1), o: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i in range(a.shape[0]):
+            o[i, 0] = ti.cast(a[i], ti.i8) > ti.i8(2)
+            o[i, 1] = ti.cast(a[i], ti.i16) < ti.i16(0)
+            o[i, 2] = ti.cast(a[i], ti.u8) > ti.u8(200)
+            o[i, 3] = ti.i8(2) < ti.cast(a[i], ti.i8)
+
+    a = np.array([255, 128, 127, 65535, 40000], np.int32)
+    o = np.zeros((5, 4), np.int32)
+    k(a, o)
+    assert o.tolist() == [[0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 1]]
