@@ -40,6 +40,7 @@ import json
 import math
 import os
 import random
+import resource
 import subprocess
 import sys
 import tempfile
@@ -1480,6 +1481,7 @@ class Summary:
         self.not_run: list[tuple[int, str]] = []
         self.start = time.monotonic()
         self.earlier_s = 0.0
+        self.worker_cpu_s = 0.0
 
     def add(self, o: Outcome) -> None:
         if o.arch == self.archs[0]:  # one program per seed: count its attempts once
@@ -1504,6 +1506,7 @@ class Summary:
             "seeds": f"{self.seeds.start}:{self.seeds.stop}", "archs": self.archs,
             "jobs": self.jobs, "complete": complete,
             "elapsed_s": round(self.earlier_s + time.monotonic() - self.start, 1),
+            "worker_cpu_s": round(self.worker_cpu_s, 1),  # of this invocation (not resumed)
             "per_arch": per_arch,
             "failures": [{"seed": o.seed, "arch": o.arch, "kind": o.kind, "detail": o.detail}
                          for o in self.outcomes if o.kind in BAD_KINDS],
@@ -1560,6 +1563,8 @@ def run_pool(seeds: range, archs: list[str], jobs: int, timeout: float,
 
     with tempfile.TemporaryDirectory() as folder:
         summary.not_run = Pool(tasks, jobs, timeout, time_limit, folder).run(on_outcome)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)  # the workers, all reaped now
+    summary.worker_cpu_s = usage.ru_utime + usage.ru_stime
     summary.write(json_path, complete=not summary.not_run)
     return summary
 
@@ -1844,7 +1849,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{arch}: {counts['programs_run']} programs run: "
               + ", ".join(f"{k} {counts[k]}" for k in RUN_KINDS)
               + f"; skipped {counts['skipped']}")
-    print(f"{data['elapsed_s']:.0f} s with {args.jobs} jobs")
+    run = sum(c["programs_run"] for c in data["per_arch"].values())
+    print(f"{data['elapsed_s']:.0f} s with {args.jobs} jobs; workers' CPU "
+          f"{data['worker_cpu_s']:.0f} s ({data['worker_cpu_s'] / max(run, 1):.2f} s a program)")
     if args.taichi:
         _against_taichi(args.taichi, seeds, archs)
     if args.reduce:
