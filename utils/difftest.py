@@ -5,30 +5,44 @@ Taichi 1.7.4 when a Python with `taichi` is given), with a reducer that shrinks 
 failing program to a small one.
 
     python -m taichi_xdsl.utils.difftest --seeds 0:200 --archs cpu,vulkan
+    python -m taichi_xdsl.utils.difftest --seeds 0:10000 --jobs 16 --json out.json \
+        --time-limit 480                                    # the long run (difftest_farm.sh)
     python -m taichi_xdsl.utils.difftest --seeds 0:50 --taichi /tmp/tivenv_lead/bin/python
     python -m taichi_xdsl.utils.difftest --show 17          # print program 17
     python -m taichi_xdsl.utils.difftest --seeds 17:18 --reduce   # shrink a failure
 
-A program is one kernel over a parallel `for i in range(N)`: scalar arguments, input
-ndarrays of i32/f32/f64, ti.func helpers, locals of i32/i64/u32/f32/f64 with casts,
-arithmetic (`+ - * / // %`, shifts, bit operations, comparisons, min/max/abs,
-ti.select), math functions (sqrt, sin, cos, exp, log, tanh, floor, ceil, atan2, pow),
-ti.Vector values (dot, sum, max, elementwise, component reads), inner serial loops with
-`break`, if/else, and atomics (add/max/min) into fields. Each iteration writes its
-results to output ndarrays; the atomics go to fields read after the kernel.
+A program is one kernel over a parallel loop (`range`, `ti.ndrange`, an ndarray's shape
+or a struct-for over a field): scalar arguments, input ndarrays and fields, ti.func
+helpers with statements of their own, locals of the ten types i8..u64, f32, f64 with
+casts among them, arithmetic (`+ - * / // %`, shifts, bit operations, comparisons,
+min/max/abs, ti.select), math functions (sqrt, sin, cos, exp, log, tanh, floor, ceil,
+atan2, pow, ...), inline ti.Vector values and local vectors (component reads and
+writes at constant or run-time indices, `+=` by scalars and vectors, sum/max/min/dot/
+norm), inner serial loops with `break`, if/else, and atomics (add/sub, max, min, or,
+and, xor: one commuting family per accumulator) into fields and ndarrays, plus atomics
+whose old value is used (on a cell only its iteration touches). Each iteration writes its
+results to output ndarrays and fields; everything is read back after the kernel.
 
 The reference interprets the same program tree with Taichi's documented rules: type
-promotion (float beats int, wider beats narrower, unsigned beats signed of one width),
-int `/` gives f32, `//` and `%` round toward negative infinity (Python's rule) for ints
-and floats alike, integers wrap, comparisons give i32 1 or 0. Floats are compared within
-a few ulp of the largest magnitude seen on the way; a program whose result depends on a
-rounding (a comparison, floor or cast to int near a tie), or that meets inf/NaN or an
-out-of-range float-to-int cast, is not a test and is dropped by the generator's check.
+promotion (float beats int, wider beats narrower, unsigned beats signed of one width,
+no C-style promotion of i8/i16), int `/` gives f32, `//` and `%` round toward negative
+infinity (Python's rule) for ints and floats alike, integers wrap, comparisons give i32 1
+or 0. Where Taichi leaves a result undefined it follows ours: an integer `a // 0` is 0
+(-1 for a negative a; all ones unsigned), `a % 0` is a, MIN // -1 wraps to MIN
+(lowering/guard_int_division.py). Floats are compared within a few ulp of the largest
+magnitude seen on the way; a program whose result depends on a rounding (a comparison,
+floor or cast to int near a tie), or that meets inf/NaN or an out-of-range float-to-int
+cast, is not a test: the reference rejects it and the seed's next attempt is taken.
 
 Known bugs of ours that another piece of work is fixing (KNOWN_ISSUES) are skipped with
 their reason: a program that would meet one is counted as `known`, not run. Remove an
 entry when its bug is fixed. Taichi's own bugs (TAICHI_BUGS) are documented, not copied:
 when Taichi differs from the reference there, ours must still follow the reference.
+
+With `--jobs N` the programs run in N worker processes (each its own ti.init); a program
+past `--timeout` or a worker that dies is an outcome (timeout, crash) and the run goes
+on. `--json` writes the counts and every outcome (also every 20 s); `--resume` reads
+them back and runs only what is left; `--time-limit` ends a run in time.
 """
 
 from __future__ import annotations
