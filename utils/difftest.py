@@ -54,6 +54,7 @@ import json
 import math
 import os
 import random
+import re
 import resource
 import subprocess
 import sys
@@ -673,38 +674,56 @@ _LOOP_HEADERS = {"range": f"range({N})", "ndrange": f"ti.ndrange({N})",
                  "shape": "range(a_i.shape[0])", "struct": "fin"}
 
 
-def source(p: Program) -> str:
-    """The program as a Python module defining `make(ti) -> (kernel, fields)`."""
-    lines = [f"# difftest program, seed {p.seed}", "def make(ti):"]
-    fields = []
-    for name, (where, t) in ACCUMULATORS.items():
-        if where == "field":
-            lines.append(f"    {name} = ti.field(ti.{t}, shape={SLOTS})")
-            fields.append(name)
+def _field_declarations() -> dict[str, str]:
+    """Every field a program may use: name -> its `ti.field(...)` expression."""
+    fields = {name: f"ti.field(ti.{t}, shape={SLOTS})"
+              for name, (where, t) in ACCUMULATORS.items() if where == "field"}
     for name, (t, columns) in IN_FIELDS.items():
-        shape = N if columns == 1 else (N, columns)
-        lines.append(f"    {name} = ti.field(ti.{t}, shape={shape})")
-        fields.append(name)
-    lines.append(f"    own = ti.field(ti.i32, shape={N})")
-    fields.append("own")
+        fields[name] = f"ti.field(ti.{t}, shape={N if columns == 1 else (N, columns)})"
+    fields["own"] = f"ti.field(ti.i32, shape={N})"
     for t in OUT_FIELD_TYPES:
-        lines.append(f"    fo_{t} = ti.field(ti.{t}, shape=({N}, {SLOTS}))")
-        fields.append(f"fo_{t}")
+        fields[f"fo_{t}"] = f"ti.field(ti.{t}, shape=({N}, {SLOTS}))"
+    return fields
+
+
+def _code(p: Program) -> tuple[list[str], list[str]]:
+    """The ti.func definitions and the kernel's loop, and the fields they name."""
+    lines = []
     for f in p.funcs:
         lines.append("    @ti.func")
         lines.append(f"    def {f.name}({', '.join(f'p{j}' for j in range(len(f.params)))}):")
         lines += emit_stmts(f.stmts, " " * 8)
         lines.append(f"        return ti.cast({emit_expr(f.body)}, ti.{f.result})")
+    loop = [f"        for i in {_LOOP_HEADERS[p.loop]}:"]
+    loop += emit_stmts(p.body, " " * 12) or [" " * 12 + "pass"]
+    text = "\n".join(lines + loop)
+    names = set(re.findall(r"\w+", text))
+    return lines + loop, [n for n in _field_declarations() if n in names]
+
+
+def used_fields(p: Program) -> list[str]:
+    """The fields `p` names: only those are made (each costs compile time) and checked."""
+    return _code(p)[1]
+
+
+def source(p: Program) -> str:
+    """The program as a Python module defining `make(ti) -> (kernel, fields)`."""
+    code, fields = _code(p)
+    declarations = _field_declarations()
+    lines = [f"# difftest program, seed {p.seed}", "def make(ti):"]
+    lines += [f"    {name} = {declarations[name]}" for name in fields]
     params = [f"{n}: ti.types.ndarray(dtype=ti.{t}, ndim=1)" for n, t in ARRAYS.items()]
     params += [f"{n}: ti.types.ndarray(dtype=ti.{t}, ndim=1)"
                for n, (where, t) in ACCUMULATORS.items() if where == "ndarray"]
     params += [f"out_{t}: ti.types.ndarray(dtype=ti.{t}, ndim=2)" for t in out_types(p)]
     params += ["out_v: ti.types.ndarray(dtype=ti.math.vec3, ndim=1)"]
     params += [f"{n}: ti.{t}" for n, t in SCALARS.items()]
+    split = next(k for k, line in enumerate(code) if line.startswith("        for i in "))
+    funcs, loop = code[:split], code[split:]
+    lines += funcs
     lines.append("    @ti.kernel")
     lines.append(f"    def kernel({', '.join(params)}):")
-    lines.append(f"        for i in {_LOOP_HEADERS[p.loop]}:")
-    lines += emit_stmts(p.body, " " * 12) or [" " * 12 + "pass"]
+    lines += loop
     lines.append(f"    return kernel, {{{', '.join(f'{n!r}: {n}' for n in fields)}}}")
     return "\n".join(lines) + "\n"
 
@@ -748,7 +767,8 @@ class Reference:
         for name, (_, t) in ACCUMULATORS.items():
             result[name] = np.array(self.acc[name], NP[t])
         result["own"] = np.array(self.own, np.int32)
-        return result
+        fields = set(used_fields(p))  # the fields it does not name are not made
+        return {k: v for k, v in result.items() if k in fields or k not in _field_declarations()}
 
     def atomic(self, fn: str, old: Any, value: Any, t: str) -> Any:
         if fn == "max":
@@ -1290,9 +1310,11 @@ def check(ti: Any, seed: int, arch: str, folder: str) -> Outcome:
     return Outcome(seed, arch, "ok", "", covers, rejections)
 
 
-def init(ti: Any, arch: str) -> None:
+def init(ti: Any, arch: str, threads: int | None = None) -> None:
+    """ti.init for `arch`; `threads` caps the cpu backend's pool (a pool worker takes 2:
+    parallel still, without every worker waking a thread per core for 8 iterations)."""
     ti.reset()
-    ti.init(arch=getattr(ti, arch), offline_cache=False)
+    ti.init(arch=getattr(ti, arch), offline_cache=False, cpu_max_num_threads=threads)
 
 
 def run_seeds(seeds: range, archs: list[str], *, verbose: bool = True,
@@ -1337,7 +1359,7 @@ def worker_main(result_fd: int) -> int:
             try:
                 if arch != current or since_init >= REINIT_EVERY:
                     current = None
-                    init(ti, arch)
+                    init(ti, arch, threads=2)
                     current, since_init = arch, 0
                 outcome = check(ti, seed, arch, folder)
             except Exception as error:  # noqa: BLE001 - ti.init itself failed
