@@ -322,3 +322,24 @@ def test_local_vector_written_at_run_time_indices_in_a_parallel_loop():
         return tmp
 
     assert k().to_list() == [24, 30, 19]
+
+
+def test_chained_vector_comparison():
+    # `lo <= v <= hi` on a vector is the component-wise `and` of both comparisons
+    # (it used to stop the compiler with an internal AssertionError).
+    x = ti.Vector.field(3, ti.f32, shape=4)
+    inside = ti.Vector.field(3, ti.i32, shape=4)
+    every = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            x[i] = [0.5, 2.0 - i, -0.25 * i]
+            inside[i] = -0.3 <= x[i] <= 1.1
+            every[i] = all(-0.3 <= x[i] <= 1.1)
+
+    k()
+    xs = x.to_numpy()
+    want = ((-0.3 <= xs) & (xs <= 1.1)).astype(np.int32)
+    np.testing.assert_array_equal(inside.to_numpy(), want)
+    np.testing.assert_array_equal(every.to_numpy(), want.all(axis=1).astype(np.int32))
