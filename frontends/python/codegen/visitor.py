@@ -71,6 +71,7 @@ from .values import (
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
+    ArgPackValue,
     Container,
     FieldHandle,
     FunctionContext,
@@ -160,12 +161,12 @@ class KernelCodegen(ast.NodeVisitor):
                         if isinstance(value, StructVal)
                         else self.new_local(spec.name, value)
                     )
-                self.ctx.scopes[0][spec.name] = value
+                self._bind_param(spec.name, value)
                 continue
             arg = next(args) if spec.kind != "template" else None
             if arg is not None:
-                arg.name_hint = spec.name
-            self.ctx.scopes[0][spec.name] = self._bind_arg(spec, arg, assigned)
+                arg.name_hint = spec.name.replace(".", "_")
+            self._bind_param(spec.name, self._bind_arg(spec, arg, assigned))
         self._node = tree
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
@@ -175,6 +176,22 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _bind_param(self, name: str, value: Any) -> None:
+        """Name a parameter's value in the kernel's scope; a member of an argpack
+        (`pack.member`, kernel.py) goes into the pack's ArgPackValue."""
+        *path, last = name.split(".")
+        if not path:
+            self.ctx.scopes[0][name] = value
+            return
+        scope, holder = self.ctx.scopes[0], None
+        for depth, part in enumerate(path):
+            members = scope if holder is None else holder._members
+            if part not in members:
+                members[part] = ArgPackValue(".".join(path[: depth + 1]))
+            holder = members[part]
+        assert holder is not None
+        holder._members[last] = value
 
     def _check_arguments_not_assigned(self, tree: ast.FunctionDef, names: list[str]) -> None:
         """A kernel's arguments are immutable in its body (Taichi's rule; a ti.func's

@@ -40,6 +40,7 @@ from .source import (
     is_located,
     parse_function,
 )
+from .argpack import ArgPackType, flatten_pack
 from .types import NdarrayType, Template
 
 
@@ -241,6 +242,7 @@ class Kernel:
         self._returns: list[DataType] = []
         self._ret_layout: list[tuple[int, ...]] = []  # the shape of each returned item
         self._nparams = -1
+        self._packs: list[tuple[int, ArgPackType]] = []  # (position, type) of argpacks
         self._keyer: Callable[[tuple[Any, ...]], Any] | None = None
         self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
         self._keepalive: list[Any] = []
@@ -351,7 +353,17 @@ class Kernel:
             return f"{name} : {ann}"
 
         bound = bind_arguments(inspect.signature(self.fn), args, kwargs, describe)
-        return tuple(bound.arguments.values())
+        values = tuple(bound.arguments.values())
+        if not self._packs:
+            return values
+        flat: list[Any] = []  # each argpack gives its members, as _resolve_params named them
+        pack_at = dict(self._packs)
+        for i, (name, value) in enumerate(zip(bound.arguments, values)):
+            if i in pack_at:
+                flatten_pack(name, pack_at[i], value, flat)
+            else:
+                flat.append(value)
+        return tuple(flat)
 
     def _resolve_params(self, prog: _program.Program) -> list[_Param]:
         if self._params is not None:
@@ -361,40 +373,55 @@ class Kernel:
         cfg = prog.config
         anns = _annotations(self.fn)
         params: list[_Param] = []
+        packs: list[tuple[int, ArgPackType]] = []
         for i, name in enumerate(inspect.signature(self.fn).parameters):
             ann = anns.get(name, inspect.Parameter.empty)
-            if _is_template(ann) or (
-                i == 0 and name == "self" and ann is inspect.Parameter.empty
-            ):
+            if i == 0 and name == "self" and ann is inspect.Parameter.empty:
                 params.append(_Param(name, "template", ann, None))
-            elif _is_ndarray(ann):
-                params.append(_Param(name, "ndarray", ann, None))
-            elif _is_texture(ann):
-                params.append(_Param(name, "texture", ann, None))
-            elif ann is inspect.Parameter.empty:
-                raise self._source_located(
-                    TaichiSyntaxError,
-                    f"kernel parameter '{name}' needs a type annotation "
-                    "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
-                )
-            elif _is_aggregate_type(ann):
-                # a vector, matrix or struct: passed as its scalar components, in order
-                p = _Param(name, "aggregate", ann, None)
-                params.append(p)
-            else:
-                try:
-                    dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
-                except (TypeError, ValueError):
-                    raise self._source_located(
-                        TaichiTypeError,
-                        f"kernel parameter '{name}' has an unsupported annotation {ann!r}",
-                    ) from None
-                params.append(_Param(name, "scalar", ann, dt))
+                continue
+            if isinstance(ann, ArgPackType):
+                packs.append((i, ann))
+            self._add_param(params, name, ann, cfg)
+        self._packs = packs
         self._returns = self._return_types(anns.get("return"), cfg)
         self._params = params
-        self._nparams = len(params)
+        # A call with argpacks always binds on the slow path (_bind flattens the packs).
+        self._nparams = len(params) if not self._packs else -1
         self._keyer = self._make_keyer(params)
         return params
+
+    def _add_param(
+        self, params: list[_Param], name: str, ann: Any, cfg: _program.Config
+    ) -> None:
+        """Append the parameter(s) of `name: ann`; an argpack adds its members, named
+        `pack.member`, in order."""
+        if _is_template(ann):
+            params.append(_Param(name, "template", ann, None))
+        elif _is_ndarray(ann):
+            params.append(_Param(name, "ndarray", ann, None))
+        elif _is_texture(ann):
+            params.append(_Param(name, "texture", ann, None))
+        elif isinstance(ann, ArgPackType):
+            for m, t in ann.members.items():
+                self._add_param(params, f"{name}.{m}", t, cfg)
+        elif ann is inspect.Parameter.empty:
+            raise self._source_located(
+                TaichiSyntaxError,
+                f"kernel parameter '{name}' needs a type annotation "
+                "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
+            )
+        elif _is_aggregate_type(ann):
+            # a vector, matrix or struct: passed as its scalar components, in order
+            params.append(_Param(name, "aggregate", ann, None))
+        else:
+            try:
+                dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
+            except (TypeError, ValueError):
+                raise self._source_located(
+                    TaichiTypeError,
+                    f"kernel parameter '{name}' has an unsupported annotation {ann!r}",
+                ) from None
+            params.append(_Param(name, "scalar", ann, dt))
 
     def _return_types(self, ann: Any, cfg: _program.Config) -> list[DataType]:
         from .matrix import MatrixType
@@ -403,6 +430,10 @@ class Kernel:
         self._ret_layout = []
         if ann is None:
             return []
+        if isinstance(ann, ArgPackType):
+            raise self._source_located(
+                TaichiSyntaxError, f"a kernel cannot return an argpack ({ann!r})"
+            )
         items = ann if isinstance(ann, tuple | list) else getattr(ann, "__args__", None)
         if items is None or isinstance(ann, DataType | MatrixType | StructType):
             items = (ann,)

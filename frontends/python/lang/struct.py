@@ -28,6 +28,11 @@ class StructType:
     """A struct type: named members, each a primitive or vector/matrix type."""
 
     def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None):
+        from .argpack import ArgPackType
+
+        for t in members.values():
+            if isinstance(t, ArgPackType):  # a pack groups kernel arguments only
+                raise ValueError(f"Invalid data type {t!r}")
         self.members = dict(members)
         self.methods = dict(methods or {})
         self.name = "Struct"

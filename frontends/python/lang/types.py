@@ -144,6 +144,13 @@ def struct(**members: Any) -> Any:
     return _struct(**members)
 
 
+def argpack(**members: Any) -> Any:
+    """`ti.types.argpack(n=ti.i32, arr=ti.types.ndarray(...))`: an argument pack type."""
+    from .argpack import ArgPackType
+
+    return ArgPackType(**members)
+
+
 class Template:
     """
     `ti.template()`: a parameter whose argument is fixed at compile time (a field, a
@@ -226,6 +233,7 @@ class _PrimitiveTypes:
 primitive_types = _PrimitiveTypes()
 
 __all__ = [
+    "argpack",
     "is_integral",
     "is_real",
     "is_signed",
