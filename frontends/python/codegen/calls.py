@@ -27,12 +27,12 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
-from . import printing, simt, sparse
+from . import printing, simt, sparse, structs
 from .emitter import Value, ir_type
 from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
-from ..lang.struct import StructPlace, StructType, StructVal
+from ..lang.struct import Struct, StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, Template
 from .values import (
     Container,
@@ -150,6 +150,15 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
         from ..lang.matrix import Vector
 
         return cg.make_matrix(args, kwargs, node, issubclass(func, Vector))
+    if func is Struct:  # ti.Struct(a=..., b=...) or ti.Struct({"a": ..., ...})
+        args = [cg.eval(a) for a in node.args]
+        members = dict(args[0]) if len(args) == 1 and isinstance(args[0], dict) else {}
+        if len(args) > 1 or (args and not isinstance(args[0], dict)):
+            raise cg.error(
+                TaichiSyntaxError, node, "ti.Struct takes a dict of members or keyword members"
+            )
+        members.update({k.arg: cg.eval(k.value) for k in node.keywords})
+        return structs.struct_from_values(cg, members, node)
     if isinstance(func, StructType):  # Particle(pos=..., mass=...)
         args = [cg.eval(a) for a in node.args]
         kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}

@@ -957,6 +957,8 @@ class KernelCodegen(ast.NodeVisitor):
                 return structs.load_struct(self, v)
             if isinstance(v, dict):
                 return structs.make_struct(self, t, [], v, node)
+            if is_scalar(v):  # line3f(1): the first member from 1, as Taichi's
+                return structs.make_struct(self, t, [v], {}, node)
             return v
         if isinstance(t, MatrixType):
             vec = vectors.as_vec(self, v) if not is_scalar(v) else None

@@ -38,7 +38,12 @@ class StructType:
         self.name = "Struct"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Struct:
-        if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+        if (
+            len(args) == 1
+            and not kwargs
+            and isinstance(args[0], dict)
+            and set(args[0]) <= set(self.members)
+        ):
             values = dict(args[0])  # Particle({"pos": ..., "mass": ...})
         else:
             values = dict(zip(self.members, args))
@@ -72,8 +77,10 @@ def _convert(t: Any, value: Any) -> Any:
     from .dtypes import cook_dtype
     from .matrix import MatrixType
 
-    if isinstance(t, StructType):
-        return t(value) if isinstance(value, dict) else value
+    if isinstance(t, StructType):  # from a dict of members, or a first member (t(1))
+        if isinstance(value, dict) and set(value) <= set(t.members):
+            return t(dict(value))
+        return t(value)
     if isinstance(t, MatrixType):
         return t(value)
     try:
