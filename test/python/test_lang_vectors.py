@@ -343,3 +343,57 @@ def test_chained_vector_comparison():
     want = ((-0.3 <= xs) & (xs <= 1.1)).astype(np.int32)
     np.testing.assert_array_equal(inside.to_numpy(), want)
     np.testing.assert_array_equal(every.to_numpy(), want.all(axis=1).astype(np.int32))
+
+
+def test_row_vector_times_matrix_and_operator_functions():
+    import operator
+
+    g1, g2 = ti.Vector([1, 2]), ti.Vector([5, 7])
+    M = ti.Matrix([[1, 2], [3, 4]])
+
+    @ti.kernel
+    def k(t: ti.i32) -> ti.types.matrix(3, 2, ti.i32):
+        w = ti.Vector([1, t])
+        m = ti.Matrix([[2, 3], [4, 5]])
+        a = w @ m  # w as a row vector
+        b = operator.sub(g2, g1) + operator.add(g1, w)
+        c = operator.matmul(M, g1)
+        return ti.Matrix.rows([a, b, c])
+
+    w, m = np.array([1, 2]), np.array([[2, 3], [4, 5]])
+    want = [w @ m, (np.array([5, 7]) - [1, 2]) + ([1, 2] + w), np.array([[1, 2], [3, 4]]) @ [1, 2]]
+    np.testing.assert_array_equal(k(2).to_numpy(), want)
+    assert (ti.Vector([1, 2]) @ ti.Matrix([[2, 3], [4, 5]])).to_list() == [10, 13]
+    assert ti.types.vector(3, ti.f32)([0, 1, 2]).entries.dtype == np.float32
+    assert ti.types.matrix(2, 2, ti.i32)([[0, 1], [2, 3]]).entries.dtype == np.int32
+
+
+def test_ndarray_argument_checks():
+    @ti.kernel
+    def mat(a: ti.types.ndarray(dtype=ti.math.mat2, ndim=1)):
+        for i in range(a.shape[0]):
+            for j, l in ti.ndrange(2, 2):
+                a[i][j, l] = i + j * 2 + l
+
+    m = np.zeros((3, 2, 2), dtype=np.int32)  # a matrix parameter takes the array's type
+    mat(m)
+    np.testing.assert_array_equal(m, np.arange(3)[:, None, None] + [[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match=r"required element_shape=\(2, 2\), array with element shape of \(2, 3\)"):
+        mat(np.zeros((3, 2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"required array has ndim=1 element_dim=2, array with 4 dimensions"):
+        mat(np.zeros((3, 3, 2, 2), np.float32))
+    with pytest.raises(ValueError, match=r"required element type: MatrixType\[2,2, f32\], but \[Tensor \(2\) f32\]"):
+        mat(ti.Vector.ndarray(2, ti.f32, shape=3))
+    with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray with shape \(3, 4\)"):
+        mat(ti.Matrix.ndarray(2, 2, ti.f32, shape=(3, 4)))
+
+    @ti.kernel
+    def scalar(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        a[0] = 1
+
+    with pytest.raises(ValueError, match=r"required array has dtype=i32, array with dtype=i64"):
+        scalar(np.zeros(4, np.int64))
+    with pytest.raises(ValueError, match=r"required array has ndim=1, array with 2 dimensions"):
+        scalar(np.zeros((4, 4), np.int32))
+    with pytest.raises(TypeError, match=r"Expect element type i32 for argument a, but get \[Tensor \(3\) i32\]"):
+        scalar(ti.Vector.ndarray(3, ti.i32, shape=4))

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import operator
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,7 @@ from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, Template
 from .values import (
+    PY_BINOPS,
     Container,
     FieldHandle,
     FunctionContext,
@@ -58,6 +60,10 @@ _ATOMIC_OPS: dict[str, type[taichi.AtomicOp]] = {
     "atomic_and": taichi.AtomicAndOp,
     "atomic_or": taichi.AtomicOrOp,
     "atomic_xor": taichi.AtomicXorOp,
+}
+_OPERATOR_FUNCS: dict[Any, str] = {
+    **{f: symbol for symbol, f in PY_BINOPS.items()},
+    operator.matmul: "@",
 }
 _UNARY_MATH = frozenset(
     ("sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil", "abs")
@@ -216,6 +222,12 @@ def call_python(
             return args[0].n
         if func in (builtins.all, builtins.any) and len(args) == 1 and not kwargs:
             return vec_all_any(cg, "and" if func is builtins.all else "or", args[0])
+    if func in _OPERATOR_FUNCS and has_ir and len(args) == 2 and not kwargs:
+        # operator.add(a, b) etc. on kernel values: the operator itself
+        symbol = _OPERATOR_FUNCS[func]
+        if symbol == "@":
+            return cg.matmul(args[0], args[1], node)
+        return cg.binop(symbol, args[0], args[1], node)
     if func is builtins.pow and has_ir:
         expect_args(cg, node, args, 2)
         return cg.em.binary("**", *(scalar(cg, a, node) for a in args))

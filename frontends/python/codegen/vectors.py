@@ -348,8 +348,8 @@ def matmul(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> Any:
         raise cg.error(TaichiTypeError, node, "'@' needs two vectors/matrices")
     if len(va.shape) == 1 and len(vb.shape) == 1:
         return dot(cg, va, vb, node)
-    if len(va.shape) == 1:
-        raise cg.error(TaichiTypeError, node, "vector @ matrix: transpose first")
+    if len(va.shape) == 1:  # v @ M: v as a row, as Taichi's (the same as M^T @ v)
+        return matmul(cg, transpose(cg, vb, node), va, node)
     k = va.m
     rows_b = vb.n
     if k != rows_b:

@@ -547,31 +547,90 @@ class Kernel:
                 f"dtype {arr.dtype}, which Taichi does not have"
             )
         ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
-        element_shape: tuple[int, ...] = tuple(getattr(a, "element_shape", ()))
-        ann_dtype = ann.dtype
-        if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
-            element_shape, ann_dtype = ann_dtype.shape, ann_dtype.dtype
-        if element_shape and arr.shape[arr.ndim - len(element_shape) :] != element_shape:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' has shape "
-                f"{arr.shape}, whose trailing dimensions are not {element_shape}"
-            )
-        if ann_dtype is not None:
-            want = dtypes.cook_dtype(ann_dtype, cfg.default_ip, cfg.default_fp)
-            if want is not dt:
-                raise TaichiTypeError(
-                    f"kernel '{self.__name__}': argument '{p.name}' has dtype {dt}, the "
-                    f"kernel expects {want}"
-                )
-        ndim = arr.ndim - len(element_shape)
-        if ann.ndim is not None and ann.ndim != ndim:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' has {ndim} dimensions, "
-                f"the kernel expects {ann.ndim}"
-            )
+        if isinstance(a, Ndarray):
+            element_shape, ndim = self._check_ndarray(p.name, ann, a, dt, cfg)
+        else:
+            element_shape, ndim, dt = self._check_numpy(p.name, ann, arr, dt, cfg)
         return ArgSpec(
             p.name, "ndarray", dt, ndim, obj=ann.boundary, element_shape=element_shape
         )
+
+    @staticmethod
+    def _wanted_element(ann: NdarrayType, cfg: _program.Config) -> tuple[Any, Any, Any]:
+        """(element shape or None for scalars, element dtype or None, the annotation's
+        element type as Taichi names it) of an ndarray parameter."""
+        ann_dtype = ann.dtype
+        if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
+            shape = tuple(ann_dtype.shape)
+            dt = dtypes.cook_dtype(ann_dtype.dtype, cfg.default_ip, cfg.default_fp)
+            kind = (
+                f"VectorType[{shape[0]}, {dt}]"
+                if len(shape) == 1
+                else f"MatrixType[{shape[0]},{shape[1]}, {dt}]"
+            )
+            return shape, dt, kind
+        if ann_dtype is None:
+            return None, None, None
+        dt = dtypes.cook_dtype(ann_dtype, cfg.default_ip, cfg.default_fp)
+        return None, dt, str(dt)
+
+    def _check_ndarray(
+        self, name: str, ann: NdarrayType, a: Ndarray, dt: DataType, cfg: _program.Config
+    ) -> tuple[tuple[int, ...], int]:
+        """A ti.ndarray argument against its annotation, with Taichi's messages: its
+        (element shape, ndim)."""
+        element_shape = tuple(a.element_shape)
+        given = f"[Tensor {tuple(element_shape)} {dt}]".replace(",)", ")") if element_shape else str(dt)
+        want_shape, want_dt, kind = self._wanted_element(ann, cfg)
+        if want_shape is not None and (want_shape != element_shape or want_dt is not dt):
+            raise ValueError(
+                f"Invalid value for argument {name} - required element type: {kind}, "
+                f"but {given} is provided"
+            )
+        if want_shape is None and want_dt is not None and (element_shape or want_dt is not dt):
+            raise TypeError(
+                f"Expect element type {want_dt} for argument {name}, but get {given}"
+            )
+        ndim = a.arr.ndim - len(element_shape)
+        if ann.ndim is not None and ann.ndim != ndim:
+            shape = tuple(a.arr.shape[:ndim])
+            raise ValueError(
+                f"Invalid value for argument {name} - required ndim={ann.ndim}, but "
+                f"{ndim}d ndarray with shape {shape} is provided"
+            )
+        return element_shape, ndim
+
+    def _check_numpy(
+        self, name: str, ann: NdarrayType, arr: Any, dt: DataType, cfg: _program.Config
+    ) -> tuple[tuple[int, ...], int, DataType]:
+        """A NumPy argument against its annotation, with Taichi's messages: its (element
+        shape, ndim, dtype). As Taichi, a vector/matrix annotation takes the array's own
+        scalar type (a mat2 parameter given an int32 array works on int32)."""
+        want_shape, want_dt, _ = self._wanted_element(ann, cfg)
+        prefix = f"Invalid value for argument {name} - required"
+        if want_shape is None:
+            if want_dt is not None and want_dt is not dt:
+                raise ValueError(
+                    f"{prefix} array has dtype={want_dt}, array with dtype={dt} is provided"
+                )
+            if ann.ndim is not None and ann.ndim != arr.ndim:
+                raise ValueError(
+                    f"{prefix} array has ndim={ann.ndim}, array with {arr.ndim} dimensions "
+                    "is provided"
+                )
+            return (), arr.ndim, dt
+        k = len(want_shape)
+        if ann.ndim is not None and arr.ndim != ann.ndim + k:
+            raise ValueError(
+                f"{prefix} array has ndim={ann.ndim} element_dim={k}, array with "
+                f"{arr.ndim} dimensions is provided"
+            )
+        if arr.ndim < k or tuple(arr.shape[arr.ndim - k :]) != want_shape:
+            raise ValueError(
+                f"{prefix} element_shape={want_shape}, array with element shape of "
+                f"{tuple(arr.shape[max(arr.ndim - k, 0) :])} is provided"
+            )
+        return want_shape, arr.ndim - k, dt
 
     # -- instantiation ---------------------------------------------------------------
 
