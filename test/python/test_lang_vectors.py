@@ -397,3 +397,22 @@ def test_ndarray_argument_checks():
         scalar(np.zeros((4, 4), np.int32))
     with pytest.raises(TypeError, match=r"Expect element type i32 for argument a, but get \[Tensor \(3\) i32\]"):
         scalar(ti.Vector.ndarray(3, ti.i32, shape=4))
+
+
+def test_transposed_numpy_argument_is_read_and_written_in_its_own_order():
+    @ti.kernel
+    def bump(arr: ti.types.ndarray(dtype=ti.i32, ndim=2), out: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i, j in arr:
+            out[i, j] = arr[i, j]
+            arr[i, j] = arr[i, j] * 10 + 1
+
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    b = a.T  # F-ordered: b[i, j] is a[j, i]
+    out = np.zeros((4, 3), np.int32)
+    bump(b, out)
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4).T)
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4) * 10 + 1)
+    bump(out.copy(), out)  # a C-ordered call keeps its own instance
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4).T)
+    with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):
+        bump(np.zeros((4, 6), np.int32)[:, ::2], out)

@@ -191,7 +191,7 @@ def _ndarray_key(x: Any) -> Any:
     if type(x) is Ndarray:
         arr = x.arr
         return (arr.dtype, arr.ndim, arr.flags.c_contiguous, x.element_shape)
-    return (x.dtype, x.ndim, x.flags.c_contiguous)
+    return (x.dtype, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous)
 
 
 def _ndarray_data(x: Any) -> Any:
@@ -535,10 +535,11 @@ class Kernel:
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
         arr = _ndarray_data(a)
-        if not arr.flags.c_contiguous:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' is not C-contiguous; pass "
-                "np.ascontiguousarray(x)"
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):  # (F: see _instantiate)
+            raise ValueError(
+                "Non contiguous numpy arrays are not supported, please call "
+                "np.ascontiguousarray(arr) before passing it into taichi kernel. "
+                f"(kernel '{self.__name__}', argument '{p.name}')"
             )
         dt = dtypes.from_numpy_dtype(arr.dtype)
         if dt is None:
@@ -684,8 +685,39 @@ class Kernel:
         prog.materialize()
         prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
+        run = self._through_c_order(run, args)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
+
+    def _through_c_order(
+        self, run: Callable[[tuple[Any, ...]], Any], args: tuple[Any, ...]
+    ) -> Callable[[tuple[Any, ...]], Any]:
+        """
+        An instance whose NumPy arguments are not in C order (a transposed array, which
+        _ndarray_spec admits; the instance key tells C order apart) runs on C-ordered
+        copies of them, copied back after the launch, as Taichi does.
+        """
+        assert self._params is not None
+        reordered = [
+            i
+            for i, (p, a) in enumerate(zip(self._params, args))
+            if p.kind == "ndarray" and isinstance(a, np.ndarray) and not a.flags.c_contiguous
+        ]
+        if not reordered:
+            return run
+
+        def run_c_order(args: tuple[Any, ...]) -> Any:
+            given = list(args)
+            copies = [(given[i], np.ascontiguousarray(given[i])) for i in reordered]
+            for i, (_, copy) in zip(reordered, copies):
+                given[i] = copy
+            try:
+                return run(tuple(given))
+            finally:
+                for original, copy in copies:
+                    np.copyto(original, copy)
+
+        return run_c_order
 
     def _source_key(
         self, prog: _program.Program, backend: Any, args: tuple[Any, ...], symbol: str
