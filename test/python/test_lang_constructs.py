@@ -517,3 +517,43 @@ def test_vector_slices_and_matrix_cols_of_a_comprehension():
     assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
     cols = np.arange(12, dtype=np.float32).reshape(4, 3)
     assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)
+
+
+def test_ref_parameters_write_through_to_the_caller():
+    x = ti.field(ti.f32, shape=3)
+
+    @ti.real_func
+    def seven(a: ti.ref(ti.f32)):
+        a = 7
+
+    @ti.func
+    def grow(a: ti.ref(ti.f32), k: ti.f32):
+        a += a * k
+
+    @ti.kernel
+    def k() -> ti.f32:
+        a = 5.0
+        seven(a)
+        b = 1.0
+        grow(b, 2.0)
+        x[1] = 3.0
+        grow(x[1], 1.0)
+        return a * 100 + b
+
+    assert k() == 703.0
+    assert x.to_numpy().tolist() == [0.0, 6.0, 0.0]
+
+    @ti.kernel
+    def not_a_variable():
+        seven(1.0 + 2.0)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="is a ti.ref"):
+        not_a_variable()
+
+    @ti.kernel
+    def wrong_type():
+        i = 1
+        seven(i)
+
+    with pytest.raises(ti.TaichiTypeError, match=r"ti.ref\(f32\), the argument is a i32"):
+        wrong_type()

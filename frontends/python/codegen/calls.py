@@ -34,7 +34,7 @@ from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
-from ..lang.types import NdarrayType, Template
+from ..lang.types import NdarrayType, RefType, Template
 from .values import (
     PY_BINOPS,
     Container,
@@ -707,6 +707,24 @@ def _bind_func_args(
             if isinstance(binding, Place | VecPlace | StructPlace):
                 return binding
             return cg.rvalue(binding)
+        ann = annotations.get(param) if param is not None else None
+        if isinstance(ann, RefType):  # by reference: the caller's place itself
+            place = cg._place_or_value(arg)
+            if not isinstance(place, Place):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    arg,
+                    f"parameter '{param}' of ti.func '{func.fn.__name__}' is a ti.ref: "
+                    f"its argument must be a scalar variable or element, got {describe(place)}",
+                )
+            want = cg.cook_dtype(ann.dtype, arg)
+            if place.dtype is not want:
+                raise cg.error(
+                    TaichiTypeError,
+                    arg,
+                    f"parameter '{param}' is a ti.ref({want}), the argument is a {place.dtype}",
+                )
+            return place
         return cg.eval(arg)
 
     positional = [

@@ -166,6 +166,25 @@ def template() -> Template:
     return Template()
 
 
+class RefType:
+    """
+    `ti.ref(ti.f32)`: a ti.func / ti.real_func parameter passed by reference; the
+    argument is a variable (or a field/ndarray element) of that type, and what the
+    function assigns to the parameter the caller sees.
+    """
+
+    def __init__(self, dtype: Any):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"ti.ref({self.dtype!r})"
+
+
+def ref(dtype: Any) -> RefType:
+    """A by-reference parameter annotation (`def f(a: ti.ref(ti.f32))`)."""
+    return RefType(dtype)
+
+
 class SparseMatrixBuilderType(Template):
     """
     `ti.types.sparse_matrix_builder()`: the parameter takes a
@@ -238,6 +257,8 @@ __all__ = [
     "is_real",
     "is_signed",
     "primitive_types",
+    "ref",
+    "RefType",
     "DataType",
     "RWTextureType",
     "TextureType",
