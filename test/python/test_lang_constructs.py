@@ -557,3 +557,24 @@ def test_ref_parameters_write_through_to_the_caller():
 
     with pytest.raises(ti.TaichiTypeError, match=r"ti.ref\(f32\), the argument is a i32"):
         wrong_type()
+
+
+def test_negative_integer_exponent(arch):
+    ti.init(arch=arch, debug=True)
+
+    @ti.kernel
+    def const_exp(x: ti.i32, y: ti.template()) -> ti.i32:
+        return x**y
+
+    @ti.kernel
+    def run_time_exp(x: ti.i32, y: ti.i32) -> ti.i32:
+        return x**y
+
+    # a constant negative exponent: an error when the kernel compiles, as Taichi's
+    with pytest.raises(RuntimeError, match=r"Negative exponent in pow\(int, int\)"):
+        const_exp(10, -2)
+    assert const_exp(3, 3) == 27
+    # debug mode checks a run-time exponent, naming the line
+    with pytest.raises(RuntimeError, match=r"(?s)Negative exponent in pow\(int, int\).*return x\*\*y"):
+        run_time_exp(10, -2)
+    assert run_time_exp(-2, 5) == -32

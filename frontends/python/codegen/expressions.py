@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiRuntimeError, TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
 from ..lang import dtypes, ops
@@ -257,6 +257,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)
+    if op == "**":
+        check_exponent(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -357,6 +359,29 @@ def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
     nonzero = em.compare("!=", divisor, em.const(0, dt))
     where = source_position(cg, node).replace("{", "(").replace("}", ")")
     em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
+
+def check_exponent(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """An integer `a ** b` with a constant negative exponent is an error when the kernel
+    compiles (a RuntimeError, as Taichi's); in debug mode a signed run-time exponent
+    asserts `b >= 0`, with Taichi's message."""
+    em = cg.em
+    base_dt = a.dtype if isinstance(a, Value) else em.literal_dtype(a)
+    if base_dt.is_float:
+        return
+    if isinstance(b, int) and not isinstance(b, bool):
+        if b < 0:
+            raise cg.error(
+                TaichiRuntimeError, node, "Negative exponent in pow(int, int) is not allowed."
+            )
+        return
+    if not cg.program.config.debug or not isinstance(b, Value) or not b.dtype.is_signed:
+        return
+    if b.dtype.is_float:
+        return
+    ok = em.compare(">=", b, em.const(0, b.dtype))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    message = f"Negative exponent in pow(int, int) is not allowed.\n{where}"
+    em.emit(taichi.AssertOp(ok.ssa, message))
 
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):

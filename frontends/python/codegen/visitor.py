@@ -38,6 +38,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiNameError,
+    TaichiRuntimeError,
     TaichiSyntaxError,
     TaichiTypeError,
 )
@@ -314,6 +315,10 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(type(e), node, str(e)) from None
         except NameError as e:
             raise self.error(TaichiNameError, node, str(e)) from None
+        except TaichiRuntimeError as e:  # Taichi's compile-time RuntimeErrors (ipow)
+            if is_located(e):
+                raise
+            raise self.error(type(e), node, str(e)) from None
         except (VerifyException, AssertionError) as e:
             raise self.error(
                 TaichiCompilationError, node, f"internal error: {type(e).__name__}: {e}"
