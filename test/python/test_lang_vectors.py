@@ -416,3 +416,27 @@ def test_transposed_numpy_argument_is_read_and_written_in_its_own_order():
     np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4).T)
     with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):
         bump(np.zeros((4, 6), np.int32)[:, ::2], out)
+
+
+def test_matrix_indexed_by_a_static_grouped_index():
+    x = ti.Matrix.field(2, 3, dtype=ti.f32, shape=(4, 2))
+
+    @ti.kernel
+    def k():
+        for i, j in ti.ndrange(4, 2):
+            for I in ti.static(ti.grouped(ti.ndrange(2, 3))):
+                x[i, j][I] = I[0] + I[1] * 10 + i + j * 4
+
+    @ti.kernel
+    def read(i: ti.i32) -> ti.f32:
+        m = x[i, 1]
+        s = 0.0
+        for I in ti.static(ti.grouped(ti.ndrange(2, 3))):
+            s += m[I]
+        return s
+
+    k()
+    kk, ll = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
+    want = kk + ll * 10 + np.arange(4)[:, None, None, None] + np.arange(2)[None, :, None, None] * 4
+    np.testing.assert_allclose(x.to_numpy(), want)
+    assert read(3) == pytest.approx(want[3, 1].sum())

@@ -627,6 +627,8 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
 def _component_index(
     cg: KernelCodegen, shape: tuple[int, ...], index: Any, node: ast.AST
 ) -> list[Any]:
+    if isinstance(index, Vec) and len(index.shape) == 1:  # M[I], I from ti.grouped
+        index = tuple(index.elems)
     idx = list(index) if isinstance(index, tuple | list) else [index]
     if len(idx) > len(shape):
         raise cg.error(TaichiSyntaxError, node, f"too many indices for shape {shape}")
