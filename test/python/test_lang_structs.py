@@ -79,3 +79,18 @@ def test_dataclass_member_from_a_dataclass_value():
     assert (b.a1.i, b.a1.j, b.a2.i, b.a2.j) == (1, 2.0, 0, 0.0)
     p = A({"i": 7})  # a dict of members still names them
     assert (p.i, p.j) == (7, 0.0)
+
+
+def test_func_returning_a_tuple_of_a_scalar_and_a_struct():
+    s0 = ti.types.struct(a=ti.math.vec3, b=ti.i16)
+
+    @ti.func
+    def pair(k: ti.f32) -> (ti.f32, s0):
+        return k * 2, s0(a=ti.math.vec3([100, 0.25, k]), b=7)
+
+    @ti.kernel
+    def k() -> ti.types.vector(5, ti.f32):
+        x, s = pair(3.0)
+        return ti.Vector([x, s.a[0], s.a[1], s.a[2], s.b])
+
+    assert k().to_list() == [6.0, 100.0, 0.25, 3.0, 7.0]

@@ -606,8 +606,12 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
-    vec_ret = struct_ret = None
-    if isinstance(ret_ann, MatrixType):
+    vec_ret = struct_ret = tuple_ret = None
+    if isinstance(ret_ann, tuple | list) or getattr(ret_ann, "__origin__", None) is tuple:
+        # `-> (ti.f32, S)` / `tuple[...]` / `typing.Tuple[...]`: each item its own type
+        tuple_ret = tuple(ret_ann) if isinstance(ret_ann, tuple | list) else ret_ann.__args__
+        ret_ann = None
+    elif isinstance(ret_ann, MatrixType):
         vec_ret, ret_ann = ret_ann, None  # checked on the returned value below
     elif isinstance(ret_ann, StructType):
         struct_ret, ret_ann = ret_ann, None
@@ -632,6 +636,18 @@ def inline_bound_func(
         cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if tuple_ret is not None:
+        result = ctx.result
+        if not isinstance(result, tuple | list) or len(result) != len(tuple_ret):
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                f"ti.func '{func.fn.__name__}' must return {len(tuple_ret)} values "
+                "(one 'return' of a tuple at the end of its body)",
+            )
+        return tuple(
+            cg.convert_to_type(t, cg.rvalue(v), node) for t, v in zip(tuple_ret, result)
+        )
     if struct_ret is not None and ctx.result is not None:
         result = ctx.result
         if isinstance(result, StructPlace):  # a variable of the callee: its value
