@@ -94,3 +94,28 @@ def test_func_returning_a_tuple_of_a_scalar_and_a_struct():
         return ti.Vector([x, s.a[0], s.a[1], s.a[2], s.b])
 
     assert k().to_list() == [6.0, 100.0, 0.25, 3.0, 7.0]
+
+
+def test_dataclass_python_methods_on_values_and_kernel_results(arch):
+    @ti.dataclass
+    class Foo:
+        x: ti.f32
+        y: ti.f32
+
+        @ti.func
+        def add(self, other: ti.template()):
+            return Foo(self.x + other.x, self.y + other.y)
+
+        def add_python(self, other):
+            return Foo(self.x + other.x, self.y + other.y)
+
+    @ti.kernel
+    def double(f: Foo) -> Foo:
+        return f.add(f)
+
+    b = double(Foo(1, 2))  # a kernel's struct result is a value of its type
+    assert (b.x, b.y) == (2, 4)
+    c = b.add_python(b)
+    assert (c.x, c.y) == (4, 8)
+    with pytest.raises(AttributeError, match="no member 'z'"):
+        c.z

@@ -440,7 +440,7 @@ class Kernel:
 
         def flat(a: Any, out: list[DataType]) -> Any:
             if isinstance(a, StructType):  # a struct: its members, in order
-                return ("struct", [(m, flat(t, out)) for m, t in a.members.items()])
+                return ("struct", [(m, flat(t, out)) for m, t in a.members.items()], a)
             if isinstance(a, MatrixType):  # a vector/matrix: its components
                 dt = dtypes.cook_dtype(a.dtype, cfg.default_ip, cfg.default_fp)
                 out.extend([dt] * int(np.prod(a.shape)))
@@ -757,7 +757,7 @@ class Kernel:
                 if entry and entry[0] == "struct":
                     from .struct import Struct
 
-                    return Struct({m: regroup(e, it) for m, e in entry[1]})
+                    return entry[2]._value({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
                     return Matrix(np.array(part).reshape(entry))
