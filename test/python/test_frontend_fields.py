@@ -216,3 +216,13 @@ def test_ti_reset_drops_fields(arch):
     ti.init(arch=arch)
     with pytest.raises(ti.TaichiError, match="program"):
         x.to_numpy()
+
+
+def test_field_and_place_snode_names(arch):
+    ti.init(arch=arch)
+    a = ti.field(dtype=ti.f32, shape=(2, 3), name="a")
+    b = ti.field(ti.math.vec3, shape=(2, 3), name="b")
+    c = ti.field(ti.i32, name="c")
+    ti.root.dense(ti.i, 4).place(c)
+    assert (a._name, b._name, c._name) == ("a", "b", "c")
+    assert (b.snode._name, c.snode._name, c.snode.parent()._name) == ("b", "c", "")

@@ -283,6 +283,11 @@ class Field(_ArrayLike):
             self._snode.fields.append(self)
         return self._snode
 
+    @property
+    def _name(self) -> str:
+        """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
+        return self.name
+
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""
         return self.snode.parent(n)
