@@ -226,3 +226,23 @@ def test_field_and_place_snode_names(arch):
     ti.root.dense(ti.i, 4).place(c)
     assert (a._name, b._name, c._name) == ("a", "b", "c")
     assert (b.snode._name, c.snode._name, c.snode.parent()._name) == ("b", "c", "")
+
+
+def test_python_scope_int_store_keeps_the_low_bits():
+    # as Taichi: -128 into a u8 is 128, 200 into an i8 is -56, -1 into a u32 is 2**32 - 1
+    a = ti.field(ti.i8, shape=2)
+    b = ti.field(ti.u8, shape=2)
+    c = ti.field(ti.u32, shape=1)
+    a[0], a[1], b[0], b[1], c[0] = -128, 200, -128, 255, -1
+    assert a.to_numpy().tolist() == [-128, -56]
+    assert b.to_numpy().tolist() == [128, 255]
+    assert c.to_numpy().tolist() == [2**32 - 1]
+    y = ti.field(ti.u32, shape=2)
+
+    @ti.kernel
+    def widen():
+        y[0] = ti.cast(a[0], ti.u32)
+        y[1] = ti.cast(b[0], ti.u32)
+
+    widen()
+    assert y.to_numpy().tolist() == [0xFFFFFF80, 128]
