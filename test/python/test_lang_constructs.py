@@ -578,3 +578,24 @@ def test_negative_integer_exponent(arch):
     with pytest.raises(RuntimeError, match=r"(?s)Negative exponent in pow\(int, int\).*return x\*\*y"):
         run_time_exp(10, -2)
     assert run_time_exp(-2, 5) == -32
+
+
+def test_clz_and_floor_ceil_with_a_positional_dtype():
+    @ti.kernel
+    def clz32(x: ti.i32) -> ti.i32:
+        return ti.math.clz(x)
+
+    @ti.kernel
+    def clz64(x: ti.i64) -> ti.i64:
+        return ti.math.clz(x)
+
+    @ti.kernel
+    def rounded(x: ti.f32) -> ti.types.vector(2, ti.i32):
+        return ti.Vector([ti.math.ceil(x, int), ti.floor(x, ti.i32)])
+
+    for v in (0, 1, 2, 3, 1023, 1024, -1, 2**31 - 1):
+        assert clz32(v) == 32 - (v & 0xFFFFFFFF).bit_length()
+    assert [clz64(v) for v in (0, 1, 2**40)] == [64, 63, 23]
+    assert ti.math.clz(1024) == 21
+    assert rounded(2.5).to_list() == [3, 2]
+    assert rounded(-2.5).to_list() == [-2, -3]

@@ -443,9 +443,15 @@ def intrinsic_ir(
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
+    if name == "clz":
+        expect_args(cg, node, args, 1)
+        return count_leading_zeros(cg, em.value(scalar(cg, args[0], node)), node)
     if name in _UNARY_MATH:
+        # ti.floor(x, int) / ti.ceil(x, dtype=ti.i32): the result in that type
+        dt = kwargs.get("dtype", args[1] if len(args) == 2 and name in ("floor", "ceil") else None)
+        if "dtype" not in kwargs and len(args) == 2 and name in ("floor", "ceil"):
+            args = args[:1]
         result = intrinsic_math(cg, name, args, node)
-        dt = kwargs.get("dtype")
         return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
     if name in _COMPOSED_UNARY:
         dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
@@ -508,6 +514,36 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
+
+def count_leading_zeros(cg: KernelCodegen, x: Value, node: ast.AST) -> Value:
+    """
+    ti.math.clz(x): the leading zero bits of an integer, by halving (arith ops only, so
+    every backend has it):
+
+        n = 0; for s in 16, 8, 4, 2, 1 (32 bits): if x's top s bits are 0: n += s; x <<= s
+        then n += 1 if x's top bit is 0 (x was 0: n = 32)
+    """
+    em = cg.em
+    if not x.dtype.is_int or x.dtype is dtypes.u1:
+        raise cg.error(TaichiTypeError, node, f"ti.math.clz needs an integer, got {x.dtype}")
+    bits = x.dtype.bits
+
+    def mask(value: int) -> Value:  # a bit pattern as a constant of x's type
+        if x.dtype.is_signed and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return em.const(value, x.dtype)
+
+    n = em.const(0, x.dtype)
+    s = bits // 2
+    while s:
+        top = em.bitwise("&", x, mask(((1 << s) - 1) << (bits - s)))
+        empty = em.compare("==", top, em.const(0, x.dtype))
+        n = em.select(empty, em.binary("+", n, em.const(s, x.dtype)), n)
+        x = em.select(empty, em.shift("<<", x, em.const(s, x.dtype)), x)
+        s //= 2
+    top = em.bitwise("&", x, mask(1 << (bits - 1)))
+    empty = em.compare("==", top, em.const(0, x.dtype))
+    return em.select(empty, em.binary("+", n, em.const(1, x.dtype)), n)
 
 def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
     """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats
