@@ -440,3 +440,30 @@ def test_matrix_indexed_by_a_static_grouped_index():
     want = kk + ll * 10 + np.arange(4)[:, None, None, None] + np.arange(2)[None, :, None, None] * 4
     np.testing.assert_allclose(x.to_numpy(), want)
     assert read(3) == pytest.approx(want[3, 1].sum())
+
+
+def test_matrix_row_and_column_slices_at_run_time_indices():
+    @ti.kernel
+    def assign(i: ti.i32, j: ti.i32) -> ti.types.matrix(3, 3, ti.i32):
+        A = ti.Matrix.zero(ti.i32, 3, 3)
+        A[i, :] = ti.Vector([1, 2, 3])
+        A[:, j] += ti.Vector([10, 20, 30])
+        r = A[i, :]
+        c = A[:, j]
+        A[0, 0] += r.sum() * 1000 + c.sum() * 100000
+        return A
+
+    @ti.kernel
+    def shared(j: ti.i32) -> ti.types.matrix(3, 3, ti.i32):
+        A = ti.Matrix.zero(ti.i32, 3, 3)
+        for t in range(100):  # the iterations of a parallel loop update A atomically
+            A[:, j] += ti.Vector([1, 2, 3])
+            A[t % 3, :] += ti.Vector([1, 0, 0])
+        return A
+
+    A = np.zeros((3, 3), int)
+    A[1, :] = [1, 2, 3]
+    A[:, 2] += [10, 20, 30]
+    A[0, 0] += A[1, :].sum() * 1000 + A[:, 2].sum() * 100000
+    np.testing.assert_array_equal(assign(1, 2).to_numpy(), A)
+    np.testing.assert_array_equal(shared(2).to_numpy(), [[34, 0, 100], [33, 0, 200], [33, 0, 300]])

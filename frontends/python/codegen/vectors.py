@@ -159,6 +159,47 @@ class DynamicComponent(Aggregate):
                 em.emit(taichi.YieldOp())
             em.emit(taichi.IfOp(em.to_bool(hit).ssa, then))
 
+    def atomic(self, cg: KernelCodegen, op_cls: Any, value: Any, node: ast.AST) -> None:
+        """`v[k] += x` as an atomic on the selected component only."""
+        em = cg.em
+        for slot, hit in zip(self.base.slots, self.hits(cg, node)):
+            if is_python(hit):
+                if hit:
+                    cg.atomic(op_cls, slot, value, node)
+                continue
+            then = Block()
+            with em.at(then):
+                cg.atomic(op_cls, slot, value, node)
+                em.emit(taichi.YieldOp())
+            em.emit(taichi.IfOp(em.to_bool(hit).ssa, then))
+
+
+class DynamicSlicePlace(VecPlace):
+    """
+    `m[i, :]` / `m[:, j]` of a local matrix with a run-time `i` / `j`: each component a
+    DynamicComponent (a store writes only the selected component).
+    """
+
+    def __init__(
+        self, shape: tuple[int, ...], dtype: DataType, parts: list[DynamicComponent], node: ast.AST
+    ):
+        self.shape, self.dtype, self.parts, self.node = shape, dtype, parts, node
+
+    def load(self, cg: KernelCodegen) -> Vec:
+        return Vec(self.shape, [p.load(cg, self.node) for p in self.parts])
+
+    def store(self, cg: KernelCodegen, value: Vec) -> None:
+        for part, x in zip(self.parts, value.elems):
+            part.store(cg, x, self.node)
+
+    def component(self, cg: KernelCodegen, flat: int) -> Place:
+        raise cg.error(
+            TaichiSyntaxError,
+            self.node,
+            "an atomic update of a matrix slice with a run-time index is not supported; "
+            "assign the slice instead (m[i, :] = m[i, :] + v)",
+        )
+
 
 class ElementVecPlace(VecPlace):
     """`x[i, j]` of a Vector/Matrix field or ndarray (components are trailing dims)."""
@@ -646,12 +687,15 @@ def vec_place_component(
     if sliced is not None:
         shape, positions = sliced
         if not all(is_python(i) for p in positions for i in p):
-            raise cg.error(
-                TaichiSyntaxError,
-                node,
-                "assigning to a matrix slice with a run-time index is not supported yet; "
-                "use ti.static(...) for the index",
-            )
+            dynamic = [place.dynamic_component(cg, list(p)) for p in positions]
+            if any(d is None for d in dynamic):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    node,
+                    "assigning to a slice of a field/ndarray element with a run-time index "
+                    "is not supported yet; use ti.static(...) for the index",
+                )
+            return DynamicSlicePlace(shape, place.dtype, dynamic, node)  # type: ignore[return-value]
         parts = [place.component(cg, _flat(place.shape, list(p))) for p in positions]
         return LocalVecPlace(shape, place.dtype, parts)  # type: ignore[return-value]
     idx = _component_index(cg, place.shape, index, node)
@@ -701,6 +745,10 @@ def vec_aug(
         raise cg.error(
             TaichiTypeError, node, f"'{op}=' of shapes {place.shape} and {v.shape}"
         )
+    if atomic_cls is not None and isinstance(place, DynamicSlicePlace):
+        for part, e in zip(place.parts, elems):
+            part.atomic(cg, atomic_cls, e, node)
+        return
     if atomic_cls is not None:
         for k, e in enumerate(elems):
             cg.atomic(atomic_cls, place.component(cg, k), e, node)
