@@ -246,3 +246,25 @@ def test_python_scope_int_store_keeps_the_low_bits():
 
     widen()
     assert y.to_numpy().tolist() == [0xFFFFFF80, 128]
+
+
+def test_ndarray_reaches_a_kernel_only_as_an_ndarray_argument():
+    a = ti.ndarray(ti.f32, shape=(2, 3))
+
+    @ti.kernel
+    def as_template(x: ti.template()):
+        x[0, 0] = 1.0
+
+    with pytest.raises(ti.TaichiRuntimeTypeError, match=r"Ndarray shouldn't be passed in via `ti.template\(\)`"):
+        as_template(a)
+
+    @ti.func
+    def first(w: ti.types.ndarray(ti.f32, ndim=2)) -> ti.f32:
+        return w[0, 0]
+
+    @ti.kernel
+    def global_ndarray() -> ti.f32:
+        return first(a)
+
+    with pytest.raises(ti.TaichiTypeError, match=r"Expected ndarray in the kernel argument for argument a"):
+        global_ndarray()

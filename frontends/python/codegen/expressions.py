@@ -17,6 +17,7 @@ from taichi_xdsl.utils.errors import TaichiRuntimeError, TaichiSyntaxError, Taic
 from xdsl.ir import Block
 
 from ..lang import dtypes, ops
+from ..lang.ndarray import Ndarray
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -48,7 +49,15 @@ def lower_constant(cg: KernelCodegen, node: ast.Constant) -> Any:
     return node.value
 
 def lower_name(cg: KernelCodegen, node: ast.Name) -> Any:
-    return cg.rvalue(cg.lookup(node.id))
+    binding = cg.lookup(node.id)
+    if isinstance(binding, Ndarray):  # a global ndarray, not a kernel argument
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"Expected ndarray in the kernel argument for argument {node.id}: an ndarray "
+            "reaches a kernel only as an argument (annotated ti.types.ndarray())",
+        )
+    return cg.rvalue(binding)
 
 def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
     return tuple(cg.eval(e) for e in node.elts)

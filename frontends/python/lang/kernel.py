@@ -490,6 +490,12 @@ class Kernel:
     def _key_checked(self, args: tuple[Any, ...]) -> Any:
         assert self._params is not None
         for p, a in zip(self._params, args):
+            if p.kind == "template" and isinstance(a, Ndarray):
+                raise TaichiRuntimeTypeError(
+                    f"kernel '{self.__name__}', argument '{p.name}': Ndarray shouldn't be "
+                    "passed in via `ti.template()`, please annotate your kernel using "
+                    "`ti.types.ndarray(...)` instead"
+                )
             if p.kind == "ndarray" and not isinstance(a, Ndarray | np.ndarray):
                 raise TaichiRuntimeTypeError(
                     f"Invalid type for argument {p.name}, got {a!r}: kernel "
