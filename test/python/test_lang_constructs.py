@@ -599,3 +599,25 @@ def test_clz_and_floor_ceil_with_a_positional_dtype():
     assert ti.math.clz(1024) == 21
     assert rounded(2.5).to_list() == [3, 2]
     assert rounded(-2.5).to_list() == [-2, -3]
+
+
+def test_frexp_matches_c(arch):
+    ti.init(arch=arch)
+
+    @ti.kernel
+    def fr32(x: ti.f32) -> ti.types.vector(2, ti.f32):
+        m, e = ti.frexp(x)
+        return ti.Vector([m, e])
+
+    @ti.kernel
+    def fr64(x: ti.f64) -> ti.types.vector(2, ti.f64):
+        m, e = ti.frexp(x)
+        return ti.Vector([m, e])
+
+    for v in (1.4, 0.0, -3.0, 1024.0, 0.1, 1e-30):
+        m, e = math.frexp(v)
+        got = fr32(v).to_list()
+        assert got[0] == pytest.approx(m, rel=1e-6) and got[1] == e
+    for v in (1.4, -3.0, 0.1, 1e-310, -5e-320, math.inf, -math.inf):  # subnormals too
+        assert fr64(v).to_list() == list(math.frexp(v))
+    assert ti.frexp(1.4) == math.frexp(1.4)

@@ -443,6 +443,9 @@ def intrinsic_ir(
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
+    if name == "frexp":
+        expect_args(cg, node, args, 1)
+        return frexp(cg, em.value(scalar(cg, args[0], node)), node)
     if name == "clz":
         expect_args(cg, node, args, 1)
         return count_leading_zeros(cg, em.value(scalar(cg, args[0], node)), node)
@@ -514,6 +517,47 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
+
+def frexp(cg: KernelCodegen, x: Value, node: ast.AST) -> tuple[Value, Value]:
+    """
+    ti.frexp(x) -> (m, e), x = m * 2**e with 0.5 <= |m| < 1, from the float's bits:
+    e = biased exponent - (bias - 1); m = x's bits with the exponent field set to
+    bias - 1. A subnormal x is first scaled by 2**k (exact) and k taken off e; x = 0
+    gives (0, 0), an infinity or NaN (x, 0), as C's frexp. An integer x is first
+    converted to default_fp.
+    """
+    em = cg.em
+    if not x.dtype.is_float:
+        x = em.cast(x, em.float_type(x.dtype))
+    f = x.dtype
+    bits_dt = {16: dtypes.i16, 32: dtypes.i32, 64: dtypes.i64}[f.bits]
+    mant_bits = {16: 10, 32: 23, 64: 52}[f.bits]
+    exp_mask = (1 << (f.bits - 1 - mant_bits)) - 1
+    bias = exp_mask >> 1
+    k = mant_bits + 2
+
+    def exponent_field(v: Value) -> Value:
+        shifted = em.shift(">>", em.bitcast(v, bits_dt), em.const(mant_bits, bits_dt))
+        return em.bitwise("&", shifted, em.const(exp_mask, bits_dt))
+
+    subnormal = em.compare("==", exponent_field(x), em.const(0, bits_dt))
+    y = em.select(subnormal, em.binary("*", x, em.const(float(2**k), f)), x)
+    field = exponent_field(y)
+    keep = ~(exp_mask << mant_bits)  # the sign and mantissa bits
+    half = em.bitwise(
+        "|",
+        em.bitwise("&", em.bitcast(y, bits_dt), em.const(keep, bits_dt)),
+        em.const((bias - 1) << mant_bits, bits_dt),
+    )
+    e = em.binary("-", field, em.const(bias - 1, bits_dt))
+    e = em.cast(em.select(subnormal, em.binary("-", e, em.const(k, bits_dt)), e), dtypes.i32)
+    special = em.logical(
+        "or",
+        em.compare("==", x, em.const(0.0, f)),
+        em.compare("==", field, em.const(exp_mask, bits_dt)),
+    )
+    m = em.select(special, x, em.bitcast(half, f))
+    return m, em.select(special, em.const(0, dtypes.i32), e)
 
 def count_leading_zeros(cg: KernelCodegen, x: Value, node: ast.AST) -> Value:
     """

@@ -224,6 +224,7 @@ def _clz(x: int, bits: int = 32) -> int:
 
 
 logical_not = Intrinsic("logical_not", _logical_not)
+frexp = Intrinsic("frexp", _math.frexp)
 clz = Intrinsic("clz", _clz)
 bit_not = Intrinsic("bit_not", lambda x: ~x)
 bit_shr = Intrinsic("bit_shr", _bit_shr)
@@ -284,6 +285,7 @@ __all__ = [
     "one",
     "raw_div",
     "clz",
+    "frexp",
     "raw_mod",
     "round",
     "trunc",
