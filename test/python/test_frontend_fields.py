@@ -268,3 +268,18 @@ def test_ndarray_reaches_a_kernel_only_as_an_ndarray_argument():
 
     with pytest.raises(ti.TaichiTypeError, match=r"Expected ndarray in the kernel argument for argument a"):
         global_ndarray()
+
+
+def test_vector_and_matrix_ndarray_kinds_and_sizes():
+    b = ti.ndarray(ti.types.vector(3, ti.i32), shape=(4, 4))
+    c = ti.Matrix.ndarray(3, 4, ti.f32, shape=(2,))
+    a = ti.ndarray(ti.i32, 8)
+    assert isinstance(b, ti.VectorNdarray) and not isinstance(b, ti.MatrixNdarray)
+    assert isinstance(c, ti.MatrixNdarray) and not isinstance(a, ti.VectorNdarray)
+    assert b.element_type.element_type() == ti.i32 and b.element_type.shape() == [3]
+    assert c.element_type.shape() == [3, 4] and a.element_type == ti.i32
+    assert (a._get_element_size(), a._get_nelement()) == (4, 8)
+    d = ti.Vector.ndarray(10, ti.f64, 5)
+    assert (d._get_element_size(), d._get_nelement()) == (80, 5)
+    v = ti.VectorNdarray(2, ti.f32, (3,))
+    assert v.shape == (3,) and v.element_shape == (2,)
