@@ -467,3 +467,26 @@ def test_matrix_row_and_column_slices_at_run_time_indices():
     A[0, 0] += A[1, :].sum() * 1000 + A[:, 2].sum() * 100000
     np.testing.assert_array_equal(assign(1, 2).to_numpy(), A)
     np.testing.assert_array_equal(shared(2).to_numpy(), [[34, 0, 100], [33, 0, 200], [33, 0, 300]])
+
+
+def test_debug_mode_checks_run_time_component_indices(arch):
+    ti.init(arch=arch, debug=True)
+    a = ti.ndarray(dtype=ti.math.mat2, shape=(2,))
+
+    @ti.kernel
+    def store(i: ti.i32) -> ti.i32:
+        x = ti.Vector([0, 0])
+        x[i] = 42
+        return x[0] + x[1]
+
+    @ti.kernel
+    def load(arr: ti.types.ndarray(), x: ti.i32, y: ti.i32) -> ti.f32:
+        return arr[1][x, y]
+
+    assert store(1) == 42
+    assert load(a, 1, 1) == 0.0
+    for bad in (2, -1):
+        with pytest.raises(AssertionError, match=r"(?s)Out of bound access to a vector/matrix of shape \(2,\).*x\[i\] = 42"):
+            store(bad)
+    with pytest.raises(AssertionError, match=r"Out of bound access to a vector/matrix of shape \(2, 2\)"):
+        load(a, 2, 1)

@@ -651,6 +651,7 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
         return v.elems[_flat(v.shape, idx)]
     if len(idx) != len(v.shape):
         raise cg.error(TaichiSyntaxError, node, "a matrix row needs a static index")
+    check_component_index(cg, v.shape, idx, node)
     # a dynamic index: select among the components by the row-major position, which
     # is clamped into range (as Taichi's ti.types.ndarray(boundary="clamp") does)
     em = cg.em
@@ -677,6 +678,29 @@ def _component_index(
         if not isinstance(i, int | Value) or isinstance(i, bool):
             raise cg.error(TaichiTypeError, node, f"bad vector index {describe(i)}")
     return idx
+
+def check_component_index(
+    cg: KernelCodegen, shape: tuple[int, ...], idx: list[Any], node: ast.AST
+) -> None:
+    """
+    Debug mode: a run-time index of a vector/matrix component asserts it is in range,
+    naming the kernel's file and line (without debug the index is clamped, or selects
+    nothing when stored to).
+    """
+    if not cg.program.config.debug:
+        return
+    from .expressions import source_position
+
+    em = cg.em
+    for i, dim in zip(idx, shape):
+        if is_python(i):
+            continue
+        ok = em.logical(
+            "and", em.compare(">=", i, em.const(0, i.dtype)), em.compare("<", i, em.const(dim, i.dtype))
+        )
+        where = source_position(cg, node).replace("{", "(").replace("}", ")")
+        message = f"Out of bound access to a vector/matrix of shape {shape}\n{where}"
+        em.emit(taichi.AssertOp(ok.ssa, message))
 
 def vec_place_component(
     cg: KernelCodegen, place: VecPlace, index: Any, node: ast.AST
@@ -705,6 +729,7 @@ def vec_place_component(
         )
     if all(is_python(i) for i in idx):
         return place.component(cg, _flat(place.shape, idx))
+    check_component_index(cg, place.shape, idx, node)
     dyn = place.dynamic_component(cg, idx)
     if dyn is None:
         raise cg.error(
