@@ -490,3 +490,44 @@ def test_debug_mode_checks_run_time_component_indices(arch):
             store(bad)
     with pytest.raises(AssertionError, match=r"Out of bound access to a vector/matrix of shape \(2, 2\)"):
         load(a, 2, 1)
+
+
+def test_conditional_expression_with_vector_branches_and_vector_conditions():
+    g = ti.Vector.field(3, ti.f32, shape=4)
+    x = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def pick():
+        for i in g:
+            g[i] = [i, -i, 2 * i]
+            # a scalar condition, a scalar and a vector branch (a field read: not eager)
+            g[i] = 0 if g[i][0] < 2 else g[i] * 10
+
+    @ti.kernel
+    def summed() -> ti.i32:
+        a = [x[0] for j in range(10) if j > 2 if j < 5]
+        return sum(a) + sum([x[1], x[2]], 100)
+
+    pick()
+    want = np.array([[0, 0, 0], [0, 0, 0], [20, -20, 40], [30, -30, 60]])
+    np.testing.assert_allclose(g.to_numpy(), want)
+    x.from_numpy(np.array([3, 4, 5, 0], np.int32))
+    assert summed() == 3 * 2 + 100 + 9
+
+    @ti.kernel
+    def vector_ifexp():
+        for i in g:
+            g[i] = 0 if g[i] > 0 else g[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match='Please use "ti.select" instead'):
+        vector_ifexp()
+
+    @ti.kernel
+    def vector_if(a: ti.i32) -> ti.i32:
+        r = 0
+        if ti.Vector([a, 0]):  # was always taken
+            r = 1
+        return r
+
+    with pytest.raises(ti.TaichiTypeError, match="`if` conditions must be an integer"):
+        vector_if(0)

@@ -228,6 +228,13 @@ def call_python(
         if symbol == "@":
             return cg.matmul(args[0], args[1], node)
         return cg.binop(symbol, args[0], args[1], node)
+    if func is builtins.sum and len(args) in (1, 2) and not kwargs:
+        items = list(args[0]) if isinstance(args[0], list | tuple | type({}.values())) else None
+        if items is not None and any(not is_python(x) for x in (*items, *args[1:])):
+            total: Any = args[1] if len(args) == 2 else 0  # sum() of kernel values
+            for x in items:
+                total = cg.binop("+", total, x, node)
+            return total
     if func is builtins.pow and has_ir:
         expect_args(cg, node, args, 2)
         return cg.em.binary("**", *(scalar(cg, a, node) for a in args))

@@ -542,27 +542,51 @@ def short_circuit(cg: KernelCodegen, op: str, lhs: Value, rhs_node: ast.expr) ->
     return em.load(slot, dt)
 
 def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
-    cond = cg.condition(node.test)
+    test = cg.eval(node.test)
+    if isinstance(test, Vec | VecPlace):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a vector condition in `a if c else b` would choose per component: "
+            'Please use "ti.select" instead.',
+        )
+    cond = cg.as_condition(test, node.test)
     if not isinstance(cond, Value):
         return cg.eval(node.body if cond else node.orelse)
     if is_pure(node.body) and is_pure(node.orelse):
         a, b = cg.eval(node.body), cg.eval(node.orelse)
+        va = cg.as_vec(a) if not is_scalar(a) else None
+        vb = cg.as_vec(b) if not is_scalar(b) else None
+        if (va is not None or vb is not None) and (va is not None or is_scalar(a)) and (
+            vb is not None or is_scalar(b)
+        ):  # a vector and a vector or scalar: component-wise, as ti.select
+            return cg.vec_map(
+                lambda x, y: cg.em.select(cond, x, y),
+                va if va is not None else a,
+                vb if vb is not None else b,
+                node=node,
+            )
         if not is_scalar(a) or not is_scalar(b):
-            raise cg.error(TaichiTypeError, node, "'a if c else b' needs scalars")
+            raise cg.error(TaichiTypeError, node, "'a if c else b' needs scalars or vectors")
         return cg.em.select(cond, a, b)
     return _if_exp_branches(cg, node, cond)
 
-def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Value:
+def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Any:
     em = cg.em
     blocks, values = [Block(), Block()], []
     for block, branch in zip(blocks, (node.body, node.orelse)):
         with cg.body(block):
             v = cg.eval(branch)
-            if not is_scalar(v):
+            vec = cg.as_vec(v) if not is_scalar(v) else None
+            if vec is not None:
+                v = vec
+            elif not is_scalar(v):
                 raise cg.error(
-                    TaichiTypeError, branch, "'a if c else b' needs scalars"
+                    TaichiTypeError, branch, "'a if c else b' needs scalars or vectors"
                 )
             values.append(em.value(v) if isinstance(v, Value) else v)
+    if any(isinstance(v, Vec) for v in values):
+        return _if_exp_vectors(cg, node, cond, blocks, values)
     a, b = values
     dt = dtypes.promote(
         a.dtype if isinstance(a, Value) else em.literal_dtype(a),
@@ -575,6 +599,34 @@ def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Value:
             cg.close(block)
     em.emit(taichi.IfOp(cond.ssa, blocks[0], blocks[1]))
     return em.load(slot, dt)
+
+def _if_exp_vectors(
+    cg: KernelCodegen, node: ast.IfExp, cond: Value, blocks: list[Block], values: list[Any]
+) -> Vec:
+    """`u if c else v` with a run-time scalar `c` and vector branches (a scalar branch
+    fills every component): each branch stores its components into shared slots."""
+    em = cg.em
+    shape = next(v.shape for v in values if isinstance(v, Vec))
+    elems = []
+    for v in values:
+        if isinstance(v, Vec) and v.shape != shape:
+            raise cg.error(
+                TaichiTypeError, node, f"'a if c else b' of shapes {shape} and {v.shape}"
+            )
+        elems.append(list(v.elems) if isinstance(v, Vec) else [v] * len(values[0].elems if isinstance(values[0], Vec) else values[1].elems))
+    dt: Any = None
+    for es in elems:
+        for e in es:
+            t = e.dtype if isinstance(e, Value) else em.literal_dtype(e)
+            dt = t if dt is None else dtypes.promote(dt, t)
+    slots = [em.alloca(dt) for _ in elems[0]]
+    for block, es in zip(blocks, elems):
+        with cg.body(block, new_scope=False):
+            for slot, e in zip(slots, es):
+                em.store(slot, em.value(e, dt))
+            cg.close(block)
+    em.emit(taichi.IfOp(cond.ssa, blocks[0], blocks[1]))
+    return Vec(shape, [em.load(slot, dt) for slot in slots])
 
 def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
     parts = [

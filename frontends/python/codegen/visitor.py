@@ -846,11 +846,22 @@ class KernelCodegen(ast.NodeVisitor):
 
     def condition(self, node: ast.expr) -> Value | bool:
         """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
-        cond = self.eval(node)
+        return self.as_condition(self.eval(node), node)
+
+    def as_condition(self, cond: Any, node: ast.expr) -> Value | bool:
+        """The evaluated test `cond` of `node` as a condition (see condition)."""
         if isinstance(cond, Value):
             return self.em.to_bool(cond)
         if isinstance(cond, Container | Place):
             raise self.error(TaichiTypeError, node, "a field or ndarray is not a condition")
+        if isinstance(cond, Vec | VecPlace):  # never true by being an object
+            shape = cond.shape
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"`if` conditions must be an integer; found a vector/matrix of shape {shape} "
+                "(use any(v) / all(v), or ti.select for a component-wise choice)",
+            )
         return bool(cond)
 
     def visit_Return(self, node: ast.Return) -> None:
