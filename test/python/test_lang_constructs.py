@@ -621,3 +621,29 @@ def test_frexp_matches_c(arch):
     for v in (1.4, -3.0, 0.1, 1e-310, -5e-320, math.inf, -math.inf):  # subnormals too
         assert fr64(v).to_list() == list(math.frexp(v))
     assert ti.frexp(1.4) == math.frexp(1.4)
+
+
+def test_grouped_ndrange_of_no_dimensions_runs_once():
+    val = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def once():
+        for I in ti.grouped(ti.ndrange()):
+            val[I] += 42
+
+    @ti.kernel
+    def static_once():
+        for I in ti.static(ti.grouped(ti.ndrange())):
+            val[I] += 1
+
+    once()
+    static_once()
+    assert val[None] == 43
+
+    @ti.kernel
+    def plain():
+        for _ in ti.ndrange():
+            val[None] += 1
+
+    with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
+        plain()
