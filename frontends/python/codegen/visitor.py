@@ -38,6 +38,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiNameError,
+    TaichiRuntimeError,
     TaichiSyntaxError,
     TaichiTypeError,
 )
@@ -71,6 +72,7 @@ from .values import (
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
+    ArgPackValue,
     Container,
     FieldHandle,
     FunctionContext,
@@ -160,12 +162,12 @@ class KernelCodegen(ast.NodeVisitor):
                         if isinstance(value, StructVal)
                         else self.new_local(spec.name, value)
                     )
-                self.ctx.scopes[0][spec.name] = value
+                self._bind_param(spec.name, value)
                 continue
             arg = next(args) if spec.kind != "template" else None
             if arg is not None:
-                arg.name_hint = spec.name
-            self.ctx.scopes[0][spec.name] = self._bind_arg(spec, arg, assigned)
+                arg.name_hint = spec.name.replace(".", "_")
+            self._bind_param(spec.name, self._bind_arg(spec, arg, assigned))
         self._node = tree
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
@@ -175,6 +177,22 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _bind_param(self, name: str, value: Any) -> None:
+        """Name a parameter's value in the kernel's scope; a member of an argpack
+        (`pack.member`, kernel.py) goes into the pack's ArgPackValue."""
+        *path, last = name.split(".")
+        if not path:
+            self.ctx.scopes[0][name] = value
+            return
+        scope, holder = self.ctx.scopes[0], None
+        for depth, part in enumerate(path):
+            members = scope if holder is None else holder._members
+            if part not in members:
+                members[part] = ArgPackValue(".".join(path[: depth + 1]))
+            holder = members[part]
+        assert holder is not None
+        holder._members[last] = value
 
     def _check_arguments_not_assigned(self, tree: ast.FunctionDef, names: list[str]) -> None:
         """A kernel's arguments are immutable in its body (Taichi's rule; a ti.func's
@@ -297,6 +315,10 @@ class KernelCodegen(ast.NodeVisitor):
             raise self.error(type(e), node, str(e)) from None
         except NameError as e:
             raise self.error(TaichiNameError, node, str(e)) from None
+        except TaichiRuntimeError as e:  # Taichi's compile-time RuntimeErrors (ipow)
+            if is_located(e):
+                raise
+            raise self.error(type(e), node, str(e)) from None
         except (VerifyException, AssertionError) as e:
             raise self.error(
                 TaichiCompilationError, node, f"internal error: {type(e).__name__}: {e}"
@@ -824,11 +846,22 @@ class KernelCodegen(ast.NodeVisitor):
 
     def condition(self, node: ast.expr) -> Value | bool:
         """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
-        cond = self.eval(node)
+        return self.as_condition(self.eval(node), node)
+
+    def as_condition(self, cond: Any, node: ast.expr) -> Value | bool:
+        """The evaluated test `cond` of `node` as a condition (see condition)."""
         if isinstance(cond, Value):
             return self.em.to_bool(cond)
         if isinstance(cond, Container | Place):
             raise self.error(TaichiTypeError, node, "a field or ndarray is not a condition")
+        if isinstance(cond, Vec | VecPlace):  # never true by being an object
+            shape = cond.shape
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"`if` conditions must be an integer; found a vector/matrix of shape {shape} "
+                "(use any(v) / all(v), or ti.select for a component-wise choice)",
+            )
         return bool(cond)
 
     def visit_Return(self, node: ast.Return) -> None:
@@ -940,6 +973,8 @@ class KernelCodegen(ast.NodeVisitor):
                 return structs.load_struct(self, v)
             if isinstance(v, dict):
                 return structs.make_struct(self, t, [], v, node)
+            if is_scalar(v):  # line3f(1): the first member from 1, as Taichi's
+                return structs.make_struct(self, t, [v], {}, node)
             return v
         if isinstance(t, MatrixType):
             vec = vectors.as_vec(self, v) if not is_scalar(v) else None

@@ -124,6 +124,15 @@ def _import_torch(what: str) -> Any:
     return torch
 
 
+
+def _wrapped_int(value: int, dtype: np.dtype) -> int:
+    """A Python int as an integer of `dtype` keeps it: its low bits (-128 in a u8 is 128)."""
+    bits = dtype.itemsize * 8
+    v = value & ((1 << bits) - 1)
+    if dtype.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -161,7 +170,10 @@ class _ArrayLike:
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[self._key(key)] = value
+        arr = self._array()
+        if type(value) is int and arr.dtype.kind in "iu":
+            value = _wrapped_int(value, arr.dtype)  # as a store in a kernel: modulo 2^bits
+        arr[self._key(key)] = value
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
@@ -282,6 +294,11 @@ class Field(_ArrayLike):
             self._snode = SNode("place", node, {})
             self._snode.fields.append(self)
         return self._snode
+
+    @property
+    def _name(self) -> str:
+        """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
+        return self.name
 
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""

@@ -71,6 +71,11 @@ class SNode:
         if kind in SPARSE_KINDS:
             self._make_mask()
 
+    @property
+    def _name(self) -> str:
+        """A place node's field name (Taichi's `x.snode._name`); "" for other nodes."""
+        return self.fields[0].name if self.kind == "place" and self.fields else ""
+
     # -- building -------------------------------------------------------------------
 
     def _make_mask(self) -> None:
