@@ -64,6 +64,17 @@ where they share a thread-local slot: a reduction); the plain loop does the rest
                                                y[i] = v0; y[i + stride] = v1; }
     for (; i < hi; i += stride) { v = x[i]; y[i] = v }
 
+With `spread-groups=G` (the Vulkan backend gives 128), a range_for of constant length n
+(or a struct_for) without a block_dim gets a workgroup size that leaves at least G groups:
+DEFAULT_BLOCK_DIM (128) halved while ceil(n / size) < G, down to 32. A short launch is
+then spread over G streaming multiprocessors instead of piled onto a few (n-body's 4096
+bodies: 128 groups of 32 where there were 32 groups of 128 on a 132-SM GPU); a long one
+keeps 128, and so does a task with ti.simt ops (its thread_idx, shared arrays and
+barriers may assume the default). The backend dispatches ceil(n / LocalSize) groups.
+
+    offload.range_for %i = %c0 to %c4096 : i32 { ... }
+      ~> spirv.ExecutionMode @k__task0 "LocalSize", 32, 1, 1
+
 With `fold-bounds=true` (the Vulkan backend's choice), a range_for bound that a serial
 task computes from the kernel's arguments alone (`for i in range(x.shape[0])`: ti-offload
 stores the shape in a global temporary) and that nothing else reads is recomputed at the
@@ -286,6 +297,7 @@ def _task_module(
     preserve_nan_inf: bool = False,
     unroll: int = 1,
     folded: dict[int, tuple[list[Operation], int]] | None = None,
+    spread_groups: int = 0,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -311,10 +323,7 @@ def _task_module(
         _inline(task.body, entry)
     else:
         assert isinstance(task, offload.RangeForTask | offload.StructForTask)
-        block_dim = getattr(task, "block_dim", None)
-        local_size = (
-            block_dim.value.data if block_dim is not None else 0
-        ) or spirv_abi.DEFAULT_BLOCK_DIM
+        local_size = _local_size(task, spread_groups)
         nx = _builtin_x(module, "nwg", ops)
         local = int_const(local_size)
         stride = spirv.IMulOp(nx, local)
@@ -372,6 +381,37 @@ def _task_module(
         )
     finish_module(state, task)
     return module
+
+
+MIN_SPREAD_BLOCK = 32
+"""The smallest workgroup spread-groups chooses: one subgroup of an NVIDIA GPU."""
+
+
+def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
+    """
+    The workgroup size of a parallel task: its block_dim (ti.loop_config), else
+    DEFAULT_BLOCK_DIM, halved (down to MIN_SPREAD_BLOCK) while a launch of constant
+    length would have fewer than `spread_groups` groups (see the module docstring);
+    never for a task with ti.simt ops, whose results may depend on the block size.
+    """
+    block_dim = getattr(task, "block_dim", None)
+    if block_dim is not None and block_dim.value.data:
+        return block_dim.value.data
+    local = spirv_abi.DEFAULT_BLOCK_DIM
+    if not spread_groups or any(isinstance(op, taichi.SIMT_OPS) for op in task.walk()):
+        return local  # ti.simt code may depend on the block size (thread_idx, shared arrays)
+    if isinstance(task, offload.StructForTask):
+        n = _product(task.field_type.get_shape())
+    else:
+        assert isinstance(task, offload.RangeForTask)
+        lo, hi = task.lower.owner, task.upper.owner
+        if not (isinstance(lo, arith.ConstantOp) and isinstance(hi, arith.ConstantOp)):
+            return local  # a length read on the device: the backend covers it with groups
+        assert isinstance(lo.value, IntegerAttr) and isinstance(hi.value, IntegerAttr)
+        n = hi.value.value.data - lo.value.value.data
+    while local > MIN_SPREAD_BLOCK and -(-n // local) < spread_groups:
+        local //= 2
+    return local
 
 
 _UNROLL_MAX_OPS = 64
@@ -544,7 +584,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
     (see the module docstring). With `fold-bounds`, range_for bounds that a serial task
     computes from the arguments alone are recomputed in the range_for task, and that
-    serial task's module is marked `ti.skip` when it does nothing else.
+    serial task's module is marked `ti.skip` when it does nothing else. With
+    `spread-groups` > 0, a parallel task of constant length and no block_dim gets
+    workgroups small enough (down to 32) for that many groups.
     """
 
     name = "convert-offload-to-spirv"
@@ -554,6 +596,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     preserve_nan_inf: bool = False
     unroll: int = 1
     fold_bounds: bool = False
+    spread_groups: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -579,6 +622,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.preserve_nan_inf,
                     self.unroll,
                     folded,
+                    self.spread_groups,
                 )
                 if index in skip:
                     module.attributes["ti.skip"] = UnitAttr()

@@ -85,6 +85,11 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
+SPREAD_GROUPS = 128
+"""The fewest workgroups a parallel task of constant length gets while its workgroups can
+shrink (down to 32 invocations; convert-offload-to-spirv's `spread-groups`): a short
+launch on one SM each of a 132-SM GPU rather than on a quarter of them. Longer launches
+keep 128 invocations a group."""
 REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 """The most workgroups of a task with an epilogue (a thread-local reduction): each
 invocation combines its partial sum with an atomic on one address, so more invocations
@@ -201,7 +206,10 @@ def vulkan_pipeline(
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`."""
-    options = f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+    options = (
+        f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+        f" spread-groups={SPREAD_GROUPS}"
+    )
     if debug:
         options += " debug=true"
     if preserve_nan_inf:

@@ -145,6 +145,31 @@ def test_reduction_groups_capped(arch) -> None:
     assert 1 <= reduce_plan._groups(loops[0], pipeline) <= cap
 
 
+@pytest.mark.parametrize("n, local", [(4096, 32), (12288, 64), (1 << 16, 128)])
+def test_short_launches_spread_over_smaller_groups(arch, n: int, local: int) -> None:
+    """A parallel loop of constant length gets workgroups small enough for SPREAD_GROUPS
+    groups (convert-offload-to-spirv{spread-groups}), down to 32: n-body's 4096 bodies
+    are 128 groups of 32, not 32 groups of 128. Every index is visited once either way."""
+    field = ti.field(ti.i32, shape=n)
+
+    @ti.kernel
+    def visit():
+        for i in range(n):
+            field[i] += i + 1
+
+    visit()
+    assert (field.to_numpy() == np.arange(1, n + 1)).all()
+    if arch is ti.vulkan:
+        from taichi_xdsl.targets.vulkan.backend import SPREAD_GROUPS
+
+        (compiled,) = [i.compiled for i in visit._instances.values()]
+        (task,) = [t for t in compiled.plan.tasks if t.kind == "range_for"]
+        pipeline = compiled.pipelines[compiled.plan.tasks.index(task)]
+        assert pipeline.local_size[0] == local
+        groups = compiled._groups(task, pipeline)
+        assert groups == n // local and (groups >= SPREAD_GROUPS or local == 128)
+
+
 @ti.kernel
 def sums(x: ti.types.ndarray(dtype=ti.i32, ndim=1), n: ti.i32) -> ti.i32:
     s = 0
