@@ -73,7 +73,7 @@ _NATIVE_FADD = {
 }
 
 
-def _combine(
+def combine_op(
     kind: type[taichi.AtomicOp], old: SSAValue, value: SSAValue, unsigned: bool
 ) -> Operation:
     if isinstance(value.type, AnyFloat):
@@ -113,7 +113,7 @@ class AtomicLowering(TaskPattern):
         ops: list[Operation] = []
         if ptr.type.storage_class.data == "Function":
             old = spirv.LoadOp(ptr)
-            new = _combine(kind, old.results[0], value, unsigned)
+            new = combine_op(kind, old.results[0], value, unsigned)
             ops += [old, new, spirv.StoreOp(ptr, new.results[0])]
             return ops, old.results[0]
         if ptr.type.storage_class.data == "Workgroup":  # a ti.simt.block.SharedArray
@@ -207,7 +207,7 @@ class AtomicLowering(TaskPattern):
         header = Block(arg_types=[bits_type])
         expected = header.args[0]
         old = spirv.BitcastOp(expected, t)
-        new = _combine(kind, old.results[0], value, False)
+        new = combine_op(kind, old.results[0], value, False)
         desired = spirv.BitcastOp(new.results[0], bits_type)
         seen = spirv.AtomicCompareExchangeOp(bits, desired, expected)
         done = spirv.IEqualOp(seen, expected)
