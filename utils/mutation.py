@@ -92,7 +92,9 @@ class Mutant:
     start: int  # character offsets of the replaced text in the file
     end: int
     outcome: str = ""  # killed-lit, killed-pytest, timeout, survived
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
+    cpu: float = 0.0  # CPU seconds of its test processes
+    note: str = ""  # "no test runs it": survived without a run (baseline coverage)
 
     def apply(self, source: str) -> str:
         return source[: self.start] + self.after + source[self.end :]
@@ -207,6 +209,32 @@ def mutants_of(path: Path) -> list[Mutant]:
             add(node, "drop-call", start, end, "pass")
     out.sort(key=lambda m: (m.start, m.kind, m.after))
     return out
+
+
+def body_lines(path: Path) -> set[int]:
+    """The lines inside function bodies: code there runs only when a test calls it."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines.update(range(node.body[0].lineno, node.body[-1].end_lineno + 1))  # pyright: ignore
+        elif isinstance(node, ast.Lambda):
+            lines.update(range(node.body.lineno, node.body.end_lineno + 1))  # pyright: ignore
+    return lines
+
+
+def covering(
+    m: Mutant, source: str, tests: list[str], coverage: dict, inside: set[int], key=str
+) -> list[str]:
+    """
+    The tests that run a line of the mutant (the baseline's coverage): a test that never
+    runs the mutated code passes as it did. A mutant outside function bodies (run on import:
+    a constant, a default, a decorator) is run by every test.
+    """
+    first = source.count("\n", 0, m.start) + 1
+    lines = {m.line, *range(first, first + source.count("\n", m.start, m.end) + 1)}
+    if not lines <= inside:
+        return tests
+    return [t for t in tests if lines & set(coverage.get(key(t), {}).get(m.file, ()))]
 
 
 # -- choosing the tests of a file ---------------------------------------------------------
@@ -390,9 +418,12 @@ def report(results: list[Mutant], files: list[str]) -> None:
         print(f"{rel:40} {k:4} / {len(mine):4}  {100 * k / len(mine):5.1f}%  {how}")
     if total:
         print(f"{'all':40} {killed:4} / {total:4}  {100 * killed / total:5.1f}%")
+        cpu = sum(m.cpu for m in results)
+        print(f"CPU: {cpu / 60:.1f} min in all, {cpu / len(results):.1f} s a mutant")
     for m in results:
         if m.outcome == "survived":
-            print(f"SURVIVED {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}")
+            print(f"SURVIVED {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}"
+                  + (f" ({m.note})" if m.note else ""))
         elif m.outcome not in KILLS:  # the runner failed: neither killed nor survived
             print(f"{m.outcome.upper()} {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}")
 
@@ -430,6 +461,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="CPU seconds of a mutant's pytest process (wall: 10x)")
     parser.add_argument("--json", help="append every mutant and its outcome here, a line each; "
                         "mutants already in the file are not run again (a run resumes)")
+    parser.add_argument("--recheck", action="store_true",
+                        help="run the survivors in --json again (after --no-pytest, or new tests)")
     parser.add_argument("--report", nargs="*", metavar="JSON",
                         help="print the table of earlier --json files (shards), run nothing")
     args = parser.parse_args(argv)
@@ -445,7 +478,10 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     plan: list[tuple[str, list[Mutant]]] = []
     shard, shards = (int(x) for x in args.shard.split("/"))
-    done = {_key(m) for m in load_results([args.json])} if args.json else set()
+    done = {
+        _key(m) for m in (load_results([args.json]) if args.json else [])
+        if not (args.recheck and m.outcome == "survived")
+    }
     for rel in files:
         every = mutants_of(ROOT / rel)
         if args.lines:
@@ -475,48 +511,67 @@ def main(argv: list[str] | None = None) -> int:
         # mutant would count as killed). The tests are split over the workers.
         every_lit = sorted({t for lit, _ in tests.values() for t in lit})
         every_pytest = sorted({t for _, pytest in tests.values() for t in pytest})
+        # It also records the lines of lowering/ and dialects/ that each test runs: a
+        # mutant then runs only the tests that run its line.
         baseline = [
-            {**common, "file": "", "after": None, "number": 0, "own_prefixes": ["-"],
+            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
              "lit": every_lit[i :: len(workers)], "pytest": []}
             for i in range(len(workers))
         ] + [
-            {**common, "file": "", "after": None, "number": 0, "own_prefixes": ["-"],
+            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
              "lit": [], "pytest": [name]}
             for name in every_pytest
         ]
         failed: list[str] = []
-        run_jobs(workers, baseline, lambda job, answer: answer["outcome"] != "survived"
-                 and failed.append(answer["output"]))
+        coverage: dict = {}
+
+        def baseline_done(job: dict, answer: dict) -> None:
+            coverage.update(answer.get("coverage", {}))
+            if answer["outcome"] != "survived":
+                failed.append(answer["output"])
+
+        run_jobs(workers, baseline, baseline_done)
         if failed:
             print("the unmutated tests fail:\n" + "\n".join(failed))
             return 1
         print(f"baseline passes: {len(every_lit)} lit tests, pytest {' '.join(every_pytest)}",
               flush=True)
 
-        jobs = []
+        jobs, unrun = [], []
         for rel, chosen in plan:
             lit, pytest = tests[rel]
+            inside, source = body_lines(ROOT / rel), (ROOT / rel).read_text()
             for m in chosen:
-                jobs.append({**common, "file": m.file, "start": m.start, "end": m.end,
-                             "after": m.after, "number": len(jobs) + 1, "lit": lit,
-                             "pytest": pytest, "own_prefixes": _own_prefixes(rel), "mutant": m})
+                job = {**common, "file": m.file, "start": m.start, "end": m.end,
+                       "after": m.after, "number": len(jobs) + 1,
+                       "lit": covering(m, source, lit, coverage, inside),
+                       "pytest": covering(m, source, pytest, coverage, inside,
+                                            lambda f: "pytest:" + f),
+                       "own_prefixes": _own_prefixes(rel), "mutant": m}
+                if job["lit"] or job["pytest"]:
+                    jobs.append(job)
+                else:
+                    unrun.append(job)
         results: list[Mutant] = []
         sink = open(args.json, "a") if args.json else None
         begun = time.perf_counter()
 
         def done_one(job: dict, answer: dict) -> None:
             m = job["mutant"]
-            m.outcome, m.seconds = answer["outcome"], answer["seconds"]
+            m.outcome, m.seconds, m.cpu = answer["outcome"], answer["seconds"], answer.get("cpu", 0)
+            m.note = answer.get("note", "")
             results.append(m)
             print(f"   {m.outcome:14} {m.file}:{m.line} {m.kind}: "
-                  f"{m.before!r} -> {m.after!r} ({m.seconds}s)", flush=True)
+                  f"{m.before!r} -> {m.after!r} ({m.seconds}s, {m.cpu} CPU s)", flush=True)
             if m.outcome == "error":
                 print(answer["output"], flush=True)
             if sink is not None:
                 sink.write(json.dumps(asdict(m)) + "\n")
                 sink.flush()
 
-        run_jobs(workers, [{k: v for k, v in j.items()} for j in jobs], done_one)
+        for job in unrun:
+            done_one(job, {"outcome": "survived", "seconds": 0, "note": "no test runs it"})
+        run_jobs(workers, jobs, done_one)
         if sink is not None:
             sink.close()
         minutes = (time.perf_counter() - begun) / 60

@@ -41,6 +41,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import traceback
 from pathlib import Path
 
@@ -128,6 +129,64 @@ def reimport(names: list[str]) -> None:
             importlib.import_module(name)
         except Exception:  # the mutant breaks the import: each test meets it as it would
             sys.modules.pop(name, None)
+
+
+# -- which lines each test runs (the baseline's coverage) ---------------------------------
+
+TRACED: set[tuple[str, int]] = set()  # (file relative to the copy, line)
+
+
+def start_trace(root: Path, parts: tuple[str, ...] = ("lowering", "dialects")) -> None:
+    """Record every line that runs in root/lowering and root/dialects, in every thread."""
+    prefixes = tuple(f"{root}/{part}/" for part in parts)
+    cut = len(str(root)) + 1
+
+    def local(frame, event, arg):
+        if event == "line":
+            TRACED.add((frame.f_code.co_filename[cut:], frame.f_lineno))
+        return local
+
+    def call(frame, event, arg):
+        if frame.f_code.co_filename.startswith(prefixes):
+            TRACED.add((frame.f_code.co_filename[cut:], frame.f_lineno))
+            return local
+        return None
+
+    threading.settrace(call)
+    sys.settrace(call)
+
+
+def write_trace(folder: Path) -> None:
+    sys.settrace(None)
+    lines = sorted(TRACED)
+    (folder / f"trace-{os.getpid()}.json").write_text(json.dumps(lines))
+
+
+def trace_process() -> None:
+    """In a Python subprocess of a traced test (sitecustomize.py of the worker's folder)."""
+    import atexit
+
+    folder = Path(os.environ["TI_MUTATION_TRACE_DIR"])
+    start_trace(Path(os.environ["TI_MUTATION_COPY"]))
+    atexit.register(write_trace, folder)
+
+
+def read_traces(folder: Path) -> dict[str, list[int]]:
+    """The lines of every trace file in `folder`, by file; the files are removed."""
+    lines: dict[str, set[int]] = {}
+    for path in folder.glob("trace-*.json"):
+        for name, line in json.loads(path.read_text()):
+            lines.setdefault(name, set()).add(line)
+        path.unlink()
+    return {name: sorted(found) for name, found in lines.items()}
+
+
+SITECUSTOMIZE = """\
+import os
+if os.environ.get("TI_MUTATION_TRACE_DIR"):
+    from taichi_xdsl.utils.mutation_worker import trace_process
+    trace_process()
+"""
 
 
 # -- lit's RUN lines -----------------------------------------------------------------------
@@ -270,6 +329,8 @@ def run_stage(
             sys.stderr = io.TextIOWrapper(open(2, "wb", buffering=0, closefd=False),
                                           write_through=True)
             os.environ.update(stage["env"])
+            if "TI_MUTATION_TRACE_DIR" in os.environ:
+                start_trace(Path(os.environ["TI_MUTATION_COPY"]))
             _limit(cpu_seconds)
             signal.alarm(WALL_FACTOR * cpu_seconds)
             try:
@@ -281,6 +342,8 @@ def run_stage(
                 code = 1
             sys.stdout.flush()
             sys.stderr.flush()
+            if "TI_MUTATION_TRACE_DIR" in os.environ:
+                write_trace(Path(os.environ["TI_MUTATION_TRACE_DIR"]))
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
@@ -326,14 +389,18 @@ def run_test(test: Path, tmp: Path, cpu_seconds: int) -> tuple[str, str]:
 # -- the worker ----------------------------------------------------------------------------
 
 
-def _pytest(pkg: Path, files: list[str], cpu_seconds: int, mutant_seconds: int) -> tuple[str, str]:
+def _pytest(pkg: Path, job: dict, trace: Path | None) -> tuple[str, str]:
     cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-           "-p", "no:xdist", f"--timeout={WALL_FACTOR * cpu_seconds}",
-           *[str(pkg / "test" / "python" / f) for f in files]]
+           "-p", "no:xdist", f"--timeout={WALL_FACTOR * job['test_timeout']}",
+           *[str(pkg / "test" / "python" / f) for f in job["pytest"]]]
+    env = dict(os.environ)
+    if trace is not None:
+        env["TI_MUTATION_TRACE_DIR"] = str(trace)
+    seconds = job["mutant_timeout"]
     try:
         result = subprocess.run(
-            cmd, cwd=pkg, capture_output=True, text=True,
-            timeout=WALL_FACTOR * mutant_seconds, preexec_fn=lambda: _limit(mutant_seconds),
+            cmd, cwd=pkg, env=env, capture_output=True, text=True,
+            timeout=WALL_FACTOR * seconds, preexec_fn=lambda: _limit(seconds),
         )
     except subprocess.TimeoutExpired:
         return "timeout", ""
@@ -347,35 +414,47 @@ GRAPH: dict[str, set[str]] = {}
 
 
 def run_mutant(pkg: Path, job: dict) -> dict:
-    """Apply one mutant in the copy `pkg`, run its tests, put the file back."""
-    path = pkg / job["file"]
-    original = path.read_text() if job.get("after") is not None else None
-    stamp = path.stat().st_mtime_ns
+    """
+    Apply one mutant in the copy `pkg`, run its tests, put the file back. A job without a
+    mutant (`after` None) is a baseline: with `trace`, the answer holds the lines that
+    each test ran ("coverage": {test: {file: [line, ...]}}, pytest files as "pytest:NAME").
+    """
+    path = pkg / job["file"] if job["file"] else None
+    original = path.read_text() if path is not None else None
+    stamp = path.stat().st_mtime_ns if path is not None else 0
+    coverage: dict[str, dict[str, list[int]]] = {}
     try:
-        if original is not None:
+        module = None
+        if path is not None:
             source = original[: job["start"]] + job["after"] + original[job["end"] :]
             path.write_text(source)
             # A .pyc is valid for a source of the same size and mtime: each mutant gets its
             # own mtime, so none runs another's bytecode.
             os.utime(path, ns=(stamp, stamp + job["number"] * 10**9))
-        module = "taichi_xdsl." + job["file"].removesuffix(".py").removesuffix("/__init__")
-        module = module.replace("/", ".")
-        outcome, output = _lit_in_child(pkg, job, module if original is not None else None)
+            module = "taichi_xdsl." + job["file"].removesuffix(".py").removesuffix("/__init__")
+            module = module.replace("/", ".")
+        outcome, output = "pass", ""
+        if job["lit"]:
+            outcome, output, coverage = _lit_in_child(pkg, job, module)
         if outcome == "pass" and job["pytest"]:
-            outcome, output = _pytest(pkg, job["pytest"], job["test_timeout"], job["mutant_timeout"])
+            trace = Path(tempfile.mkdtemp(prefix="trace-")) if job.get("trace") else None
+            outcome, output = _pytest(pkg, job, trace)
+            if trace is not None:
+                coverage["pytest:" + " ".join(job["pytest"])] = read_traces(trace)
+                shutil.rmtree(trace, ignore_errors=True)
             outcome = {"pass": "survived", "fail": "killed-pytest"}.get(outcome, outcome)
         else:
             outcome = {"pass": "survived", "fail": "killed-lit"}.get(outcome, outcome)
-        return {"outcome": outcome, "output": output}
+        return {"outcome": outcome, "output": output, "coverage": coverage}
     finally:
-        if original is not None:
-            path.write_text(original)
+        if path is not None:
+            path.write_text(original)  # pyright: ignore
             os.utime(path, ns=(stamp, stamp))
 
 
-def _lit_in_child(pkg: Path, job: dict, module: str | None) -> tuple[str, str]:
+def _lit_in_child(pkg: Path, job: dict, module: str | None) -> tuple[str, str, dict]:
     """Run the lit tests of a mutant in a forked child of this (clean) worker."""
-    tmp = Path(tempfile.mkdtemp(prefix="lit-", dir=os.environ.get("TMPDIR")))
+    tmp = Path(tempfile.mkdtemp(prefix="lit-"))
     report = tmp / "report.json"
     sys.stdout.flush()
     sys.stderr.flush()
@@ -385,26 +464,32 @@ def _lit_in_child(pkg: Path, job: dict, module: str | None) -> tuple[str, str]:
         try:
             if module is not None:
                 reimport(importers_of(module, GRAPH))
-            result = ("pass", "")
+            result, coverage = ("pass", ""), {}
             own = [t for t in job["lit"] if Path(t).stem.startswith(tuple(job["own_prefixes"]))]
             for test in own + [t for t in job["lit"] if t not in own]:
+                if job.get("trace"):
+                    trace = tmp / "trace"
+                    trace.mkdir(exist_ok=True)
+                    os.environ["TI_MUTATION_TRACE_DIR"] = str(trace)
                 result = run_test(pkg / "test" / test, tmp, job["test_timeout"])
+                if job.get("trace"):
+                    coverage[test] = read_traces(tmp / "trace")
                 if result[0] != "pass":
                     break
-            report.write_text(json.dumps(result))
+            report.write_text(json.dumps([*result, coverage]))
             code = 0
         except BaseException:
-            report.write_text(json.dumps(["fail", traceback.format_exc()]))
+            report.write_text(json.dumps(["fail", traceback.format_exc(), {}]))
             code = 0
         finally:
             os._exit(code)
     _, status = os.waitpid(pid, 0)
     try:
-        outcome, output = json.loads(report.read_text())
+        outcome, output, coverage = json.loads(report.read_text())
     except (OSError, ValueError):
-        outcome, output = "fail", f"the test child ended with status {status}"
+        outcome, output, coverage = "fail", f"the test child ended with status {status}", {}
     shutil.rmtree(tmp, ignore_errors=True)
-    return outcome, output
+    return outcome, output, coverage
 
 
 def main() -> int:
@@ -416,16 +501,21 @@ def main() -> int:
     GRAPH.update(import_graph())  # once: the children inherit it
     import taichi_xdsl
 
+    (pkg.parent / "sitecustomize.py").write_text(SITECUSTOMIZE)  # traces Python subprocesses
     if Path(taichi_xdsl.__file__).resolve().parent != pkg.resolve():
         print(f"the worker imports {taichi_xdsl.__file__}, not the copy {pkg}", file=sys.stderr)
         return 1
     protocol.write(json.dumps({"ready": True}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         try:
             answer = run_mutant(pkg, job)
         except Exception:
             answer = {"outcome": "error", "output": traceback.format_exc()}
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        # the CPU seconds of the mutant's processes (a 16-core host runs 16 such at once)
+        answer["cpu"] = round(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime, 1)
         protocol.write(json.dumps(answer) + "\n")
     return 0
 
