@@ -98,3 +98,22 @@ def test_print_records_past_the_buffer_are_counted(arch, capfd):
     assert len(notes) == 1, out[-3:]
     dropped = int(notes[0].split()[1])
     assert dropped > 0 and len(printed) + dropped == 40000
+
+
+def test_prints_of_several_tasks_keep_their_texts(arch, capfd):
+    """Every print of a kernel has its own id, numbered across the kernel's tasks: each
+    line comes out with its own text and values, in order, on both archs."""
+    ti.init(arch=arch, offline_cache=False)
+
+    @ti.kernel
+    def talk(a: ti.i32):
+        print("first", a)
+        for i in range(1):
+            print("second", a + 1, i)
+            print("third", a * 2.5)
+        print("fourth", a - 1)
+
+    talk(4)
+    ti.sync()
+    out = [line for line in capfd.readouterr().out.splitlines() if not line.startswith("[")]
+    assert out == ["first 4", "second 5 0", "third 10.000000", "fourth 3"]
