@@ -32,6 +32,7 @@ import queue
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -349,7 +350,7 @@ class Worker:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "taichi_xdsl.utils.mutation_worker"],
             cwd=self.pkg, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL, text=True,
+            stderr=subprocess.DEVNULL, text=True, start_new_session=True,
         )
         ready = self.process.stdout.readline()  # pyright: ignore
         if not ready:
@@ -365,7 +366,11 @@ class Worker:
         return json.loads(answer)
 
     def close(self) -> None:
-        self.process.stdin.close()  # pyright: ignore
+        """End the worker and whatever mutant it is running (its process group)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.process.wait()
 
 
@@ -503,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
 
     tests = {rel: (lit_tests(rel), [] if args.no_pytest else pytest_files(rel)) for rel, _ in plan}
     common = {"test_timeout": args.test_timeout, "mutant_timeout": args.mutant_timeout}
+    # A stopped run (SIGTERM) still ends its workers and removes its copies.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     work = Path(tempfile.mkdtemp(prefix="ti-mutation-"))
     workers: list[Worker] = []
     try:
