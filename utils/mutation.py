@@ -339,7 +339,8 @@ class Worker:
         (work / "tmp").mkdir()
         env = dict(os.environ)
         env.update(
-            PYTHONPATH=str(work),  # the copy, ahead of the editable install
+            # the copy, ahead of the editable install (and of any PYTHONPATH dependencies)
+            PYTHONPATH=os.pathsep.join(filter(None, [str(work), os.environ.get("PYTHONPATH")])),
             TI_MUTATION_COPY=str(self.pkg),
             TI_OFFLINE_CACHE="0",
             XDG_CACHE_HOME=str(work / "cache"),
