@@ -96,6 +96,7 @@ class Mutant:
     seconds: float = 0.0  # wall
     cpu: float = 0.0  # CPU seconds of its test processes
     note: str = ""  # "no test runs it": survived without a run (baseline coverage)
+    why: str = ""  # the first line of the failure that killed it (the test and RUN line)
 
     def apply(self, source: str) -> str:
         return source[: self.start] + self.after + source[self.end :]
@@ -568,6 +569,8 @@ def main(argv: list[str] | None = None) -> int:
             m = job["mutant"]
             m.outcome, m.seconds, m.cpu = answer["outcome"], answer["seconds"], answer.get("cpu", 0)
             m.note = answer.get("note", "")
+            if m.outcome in KILLS:
+                m.why = answer.get("output", "").strip().partition("\n")[0][:300]
             results.append(m)
             print(f"   {m.outcome:14} {m.file}:{m.line} {m.kind}: "
                   f"{m.before!r} -> {m.after!r} ({m.seconds}s, {m.cpu} CPU s)", flush=True)
