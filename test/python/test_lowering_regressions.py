@@ -117,3 +117,19 @@ def test_prints_of_several_tasks_keep_their_texts(arch, capfd):
     ti.sync()
     out = [line for line in capfd.readouterr().out.splitlines() if not line.startswith("[")]
     assert out == ["first 4", "second 5 0", "third 10.000000", "fourth 3"]
+
+
+def test_division_by_a_literal_zero_is_defined(arch):
+    """A literal 0 divisor is guarded like a zero argument: a // 0 is 0 or -1 (floor),
+    a % 0 is a, an unsigned b // 0 is all ones, on cpu (no SIGFPE) and vulkan alike."""
+    out = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def divide(a: ti.i32, b: ti.u32):
+        out[0] = a // 0
+        out[1] = a % 0
+        out[2] = ti.cast(b // ti.u32(0), ti.i32)
+        out[3] = a // 1
+
+    divide(-7, 5)
+    assert list(out.to_numpy()) == [-1, -7, -1, -7]
