@@ -84,3 +84,12 @@ func.func @constant_zero_and_one(%a : i32) -> (i32, i32) {
   %p = arith.divui %a, %o : i32
   func.return %q, %p : i32, i32
 }
+
+// -1 written as its all-ones pattern is still -1 for a signed division.
+// CHECK-LABEL: func.func @minus_one_pattern
+// CHECK:         arith.divsi %{{.*}}, %{{.*}} {ti.guarded} : i32
+func.func @minus_one_pattern(%a : i32) -> i32 {
+  %c = arith.constant 4294967295 : i32
+  %q = arith.divsi %a, %c : i32
+  func.return %q : i32
+}
