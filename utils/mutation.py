@@ -318,10 +318,18 @@ def pytest_files(rel: str) -> list[str]:
 
 def _copy_checkout(dest: Path) -> Path:
     """The tracked files of the checkout (as they are now) under dest/taichi_xdsl."""
-    files = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout.split()
+    try:
+        files = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):  # a copy of the tree without .git
+        skip = ("Output", "__pycache__", "build")
+        files = [
+            str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+            if not any(part.startswith(".") or part in skip or part.endswith(".egg-info")
+                       for part in p.relative_to(ROOT).parts)
+        ]
     pkg = dest / "taichi_xdsl"
     for name in files:
         src = ROOT / name
