@@ -497,6 +497,7 @@ def main(argv: list[str] | None = None) -> int:
         _key(m) for m in (load_results([args.json]) if args.json else [])
         if not (args.recheck and m.outcome == "survived")
     }
+    current: set[tuple] = set()  # the mutants of the files as they are now
     for rel in files:
         every = mutants_of(ROOT / rel)
         if args.lines:
@@ -505,6 +506,7 @@ def main(argv: list[str] | None = None) -> int:
             rng.sample(every, args.limit), key=lambda m: m.start
         )
         chosen = [m for i, m in enumerate(chosen) if i % shards == shard - 1]
+        current.update(_key(m) for m in chosen)
         todo = [m for m in chosen if _key(m) not in done]
         plan.append((rel, todo))
         print(f"{rel}: {len(todo)} of {len(every)} mutants"
@@ -601,7 +603,8 @@ def main(argv: list[str] | None = None) -> int:
         for worker in workers:
             worker.close()
         shutil.rmtree(work, ignore_errors=True)
-    every = load_results([args.json]) if args.json else results
+    # --json may hold mutants of an older version of a file: only today's are counted
+    every = [m for m in load_results([args.json]) if _key(m) in current] if args.json else results
     report(every, [rel for rel, _ in plan])
     return 0
 
