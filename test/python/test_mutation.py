@@ -66,3 +66,23 @@ def test_mutants_of_a_file_apply_cleanly(tmp_path):
     for m in every:
         assert source[m.start : m.end] == m.before
         compile(m.apply(source), str(path), "exec")  # each mutant is valid Python
+
+
+def test_covering_keeps_the_tests_that_run_the_line(tmp_path):
+    path = tmp_path / "m.py"
+    source = "LIMIT = 3\n\n\ndef f(x):\n    if x > LIMIT:\n        return 1\n    return 0\n"
+    path.write_text(source)
+    inside = mutation.body_lines(path)
+    assert inside == {5, 6, 7}
+    coverage = {"a.mlir": {"m.py": [5, 7]}, "b.mlir": {"m.py": [7]}, "c.mlir": {}}
+    tests = ["a.mlir", "b.mlir", "c.mlir"]
+
+    def mutant(before: str, after: str) -> mutation.Mutant:
+        start = source.index(before)
+        line = source.count("\n", 0, start) + 1
+        return mutation.Mutant("m.py", line, "k", before, after, start, start + len(before))
+
+    assert mutation.covering(mutant(">", ">="), source, tests, coverage, inside) == ["a.mlir"]
+    assert mutation.covering(mutant("return 1", "pass"), source, tests, coverage, inside) == []
+    # on import: every test runs it
+    assert mutation.covering(mutant("3", "4"), source, tests, coverage, inside) == tests
