@@ -88,3 +88,43 @@ offload.kernel @kept : (i32) -> () {
     }
   }
 }
+
+// Left alone too: 3 to 5 is two trips (fewer than the factor, whatever the bounds add up
+// to), and a loop outside any task (not yet offloaded: its bounds may change). Exactly
+// the factor's trips (2 to 6) unroll: one trip of four copies.
+// CHECK-LABEL: offload.kernel @bounds
+// CHECK:         taichi.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      taichi.yield
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %[[ONE]] : i32 {
+// CHECK-COUNT-4:   "test.op"(%{{.*}}) : (i32) -> ()
+// CHECK-LABEL: taichi.kernel @outside
+// CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
+// CHECK-NEXT:    %{{.*}} = arith.constant 8 : i32
+// CHECK-NEXT:    taichi.range_for
+// CHECK-NEXT:      "test.op"
+// CHECK-NEXT:      taichi.yield
+offload.kernel @bounds : () -> () {
+  offload.serial {
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %c5 = arith.constant 5 : i32
+    %c6 = arith.constant 6 : i32
+    taichi.range_for %a = %c3 to %c5 : i32 {
+      taichi.yield
+    }
+    taichi.range_for %b = %c2 to %c6 : i32 {
+      "test.op"(%b) : (i32) -> ()
+      taichi.yield
+    }
+  }
+}
+taichi.kernel @outside() {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    "test.op"(%i) : (i32) -> ()
+    taichi.yield
+  }
+  taichi.return
+}
