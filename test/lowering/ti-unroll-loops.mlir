@@ -1,5 +1,6 @@
 // RUN: ti-opt %s -p ti-unroll-loops | filecheck %s
 // RUN: ti-opt %s -p 'ti-unroll-loops{factor=2}' | filecheck %s --check-prefix=TWO
+// RUN: ti-opt %s -p 'ti-unroll-loops{factor=2 max_ops=2}' | filecheck %s --check-prefix=MAX
 
 taichi.field @x : memref<16xf32> offset 0
 
@@ -127,4 +128,30 @@ taichi.kernel @outside() {
     taichi.yield
   }
   taichi.return
+}
+
+// The body budget counts every op of the body, its yield too: two ops fit max_ops=2
+// (unrolled), three do not.
+// MAX-LABEL: offload.kernel @budget
+// MAX:         %[[N2:.*]] = arith.constant 2 : i32
+// MAX-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %[[N2]] : i32 {
+// MAX-COUNT-2:   "test.op"(%{{.*}}) : (i32) -> ()
+// MAX:         taichi.range_for %[[J:.*]] = %{{.*}} to %{{.*}} : i32 {
+// MAX-NEXT:      "test.op"(%[[J]]) : (i32) -> ()
+// MAX-NEXT:      "test.op"(%[[J]]) : (i32) -> ()
+// MAX-NEXT:      taichi.yield
+offload.kernel @budget : () -> () {
+  offload.serial {
+    %lo = arith.constant 0 : i32
+    %hi = arith.constant 4 : i32
+    taichi.range_for %i = %lo to %hi : i32 {
+      "test.op"(%i) : (i32) -> ()
+      taichi.yield
+    }
+    taichi.range_for %j = %lo to %hi : i32 {
+      "test.op"(%j) : (i32) -> ()
+      "test.op"(%j) : (i32) -> ()
+      taichi.yield
+    }
+  }
 }
