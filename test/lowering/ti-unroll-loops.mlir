@@ -1,6 +1,8 @@
 // RUN: ti-opt %s -p ti-unroll-loops | filecheck %s
 // RUN: ti-opt %s -p 'ti-unroll-loops{factor=2}' | filecheck %s --check-prefix=TWO
 // RUN: ti-opt %s -p 'ti-unroll-loops{factor=2 max_ops=2}' | filecheck %s --check-prefix=MAX
+// RUN: ti-opt %s -p 'ti-unroll-loops{factor=1}' | filecheck %s --check-prefix=FACTOR1
+// RUN: ti-opt %s -p 'ti-unroll-loops,canonicalize' | filecheck %s --check-prefix=CANON
 
 taichi.field @x : memref<16xf32> offset 0
 
@@ -151,6 +153,27 @@ offload.kernel @budget : () -> () {
     taichi.range_for %j = %lo to %hi : i32 {
       "test.op"(%j) : (i32) -> ()
       "test.op"(%j) : (i32) -> ()
+      taichi.yield
+    }
+  }
+}
+
+// A factor below 2 unrolls nothing. A loop unrolled whole is gone, uses and all: its
+// bounds are then unused and canonicalize removes them.
+// FACTOR1-LABEL: offload.kernel @whole
+// FACTOR1-NEXT:    offload.serial {
+// FACTOR1-NEXT:      %{{.*}} = arith.constant 0 : i32
+// FACTOR1-NEXT:      %{{.*}} = arith.constant 8 : i32
+// FACTOR1-NEXT:      taichi.range_for
+// CANON-LABEL: offload.kernel @whole
+// CANON-NOT:     arith.constant 8 : i32
+// CANON:         taichi.range_for
+offload.kernel @whole : () -> () {
+  offload.serial {
+    %lo = arith.constant 0 : i32
+    %hi = arith.constant 8 : i32
+    taichi.range_for %i = %lo to %hi : i32 {
+      "test.op"(%i) : (i32) -> ()
       taichi.yield
     }
   }
