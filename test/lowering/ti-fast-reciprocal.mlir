@@ -18,6 +18,20 @@ func.func @shared(%x: f32, %y: f32, %z: f32, %r2: f32, %s: f32) -> (f32, f32, f3
   func.return %a, %b, %c : f32, f32, f32
 }
 
+// Two divisions are enough to share a reciprocal; it takes the fast-math flags of the
+// first division.
+// CHECK-LABEL: func.func @two
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT:    %[[R:.*]] = arith.divf %[[ONE]], %d fastmath<fast> : f64
+// CHECK-NEXT:    %[[A:.*]] = arith.mulf %x, %[[R]] fastmath<fast> : f64
+// CHECK-NEXT:    %[[B:.*]] = arith.mulf %y, %[[R]] : f64
+// CHECK-NEXT:    func.return %[[A]], %[[B]] : f64, f64
+func.func @two(%x: f64, %y: f64, %d: f64) -> (f64, f64) {
+  %a = arith.divf %x, %d fastmath<fast> : f64
+  %b = arith.divf %y, %d : f64
+  func.return %a, %b : f64, f64
+}
+
 // A square root that is only divided by: its reciprocal square root, multiplied by.
 // CHECK-LABEL: func.func @by_sqrt
 // CHECK-NEXT:    %[[R:.*]] = math.rsqrt %y : f64
