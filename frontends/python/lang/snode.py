@@ -74,10 +74,14 @@ class SNode:
     # -- building -------------------------------------------------------------------
 
     def _make_mask(self) -> None:
+        """The hidden i32 array of a sparse node: the block words of a pointer (and its
+        pool, lang/pools.py), the mask of a bitmasked node, the lengths of a dynamic
+        node. It lives in the pool of the nearest pointer above the node, if any."""
         from .field import Field
+        from .pools import Pool
 
         prog = _program.get_program()
-        shape = self.shape
+        space = dict(self.extents)
         if self.kind == "dynamic":
             parent = self._parent
             assert parent is not None
@@ -87,10 +91,14 @@ class SNode:
                     "dynamic SNode: its axis must be a new, last axis "
                     "(ti.root.dense(ti.i, n).dynamic(ti.j, m)) in taichi-xdsl"
                 )
-            shape = parent.shape
+            space = dict(parent.extents)
+        if self.kind == "pointer":
+            self.pool = Pool(self)
         mask = Field(dtypes.i32, f"_{self.kind}_mask")
-        mask._place(shape)
         mask.hidden = True
+        _place_in_pool(mask, space, self._parent)
+        if self.kind == "pointer":
+            mask.words_of = self
         self.mask = mask
         prog.__dict__.setdefault("sparse_snodes", []).append(self)
 
@@ -163,8 +171,8 @@ class SNode:
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            self._check_dense_backing(f, shape)
-            f._place(shape, offset)
+            _place_in_pool(f, dict(self.extents), self, offset)
+            self._check_dense_backing(f)
             leaf = SNode("place", self, {})
             self.children.append(leaf)
             leaf.fields.append(f)
@@ -172,19 +180,17 @@ class SNode:
             self.fields.append(f)
         return self
 
-    def _check_dense_backing(self, f: Any, shape: tuple[int, ...]) -> None:
-        """Sparse SNodes keep storage for every cell (no memory pool yet): refuse a
-        layout whose storage could not be allocated, naming the limitation."""
+    def _check_dense_backing(self, f: Any) -> None:
+        """Refuse a layout whose storage could not be allocated, naming why: arrays
+        under a pointer take capacity x block (lang/pools.py), others every cell."""
         if not self.is_sparse_tree():
             return
-        count = int(np.prod(shape + tuple(f.element_shape), dtype=np.float64))
-        nbytes = count * f.dtype.np_dtype.itemsize
-        if nbytes > _DENSE_BACKING_LIMIT:
+        if f.nbytes > _DENSE_BACKING_LIMIT:
             raise TaichiError(
-                f"placing a field of shape {shape} under a sparse SNode needs "
-                f"{nbytes / 2**30:.1f} GiB: taichi-xdsl stores sparse SNodes with storage "
-                "for every cell (a memory pool that allocates active cells only is not "
-                "supported yet)"
+                f"placing a field of shape {f.shape} under a sparse SNode needs "
+                f"{f.nbytes / 2**30:.1f} GiB of storage {f.storage_shape}: taichi-xdsl "
+                "stores the cells under a pointer SNode in a pool of blocks, and "
+                "bitmasked and dynamic SNodes with storage for every cell"
             )
 
     def lazy_grad(self) -> None:
@@ -238,21 +244,47 @@ class SNode:
         return out
 
     def deactivate_all(self) -> None:
-        """Deactivate every cell of this SNode (Python scope)."""
+        """Deactivate every cell of this SNode (Python scope); a pointer's blocks go
+        back to its pool (zeroed), with the blocks of the pointers below them."""
         if self.kind not in SPARSE_KINDS:
             for child in self.children:
                 child.deactivate_all()
             return
-        mask = self.mask._array()
-        mask[...] = 0
-        if self.kind != "bitmasked":
+        _collect_pools()
+        words = self.mask._array()
+        if self.kind == "pointer":
+            blocks = words[words != 0].astype(np.int64)
+            words[...] = 0
+            self.pool.free_blocks(blocks)
+            return
+        words[...] = 0
+        if self.kind == "dynamic":
             for f in self._fields_below():
                 f._array()[...] = 0
+
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Blocks of this pointer SNode's pool ever handed out (freed ones are reused)."""
+        if self.kind != "pointer":
+            raise TaichiError("_num_dynamically_allocated: pointer SNodes only in taichi-xdsl")
+        return self.pool.allocated
 
     def __repr__(self) -> str:
         if self.kind == "root":
             return "ti.root"
         return f"{self._parent!r} => {self.kind} {list(self.shape)}"
+
+
+def _place_in_pool(f: Any, space: dict[int, int], above: SNode | None, offset: Any = None) -> None:
+    """Place `f` over `space`, stored in the pool of the nearest pointer at or above
+    `above` (if any)."""
+    from .pools import nearest_pointer
+
+    f.space = space
+    f.pool_owner = nearest_pointer(above)
+    f._place(tuple(space[a] for a in sorted(space)), offset)
+    if f.pool_owner is not None:
+        f.pool_owner.pool.arrays.append(f)
 
 
 def sparse_ancestors(node: SNode | None) -> list[SNode]:
@@ -325,35 +357,78 @@ def _mask_index(node: SNode, cell: tuple[int, ...]) -> tuple[int, ...]:
     return cell
 
 
+def _collect_pools() -> None:
+    """Python scope is about to touch sparse storage: run the gc of every pool (blocks
+    released by kernels, or lost in activation races, become free) and report an
+    exhausted pool."""
+    for node in _program.get_program().__dict__.get("sparse_snodes", []):
+        if node.kind == "pointer":
+            node.pool.collect()
+
+
+def _mask_get(node: SNode, cell: tuple[int, ...]) -> int:
+    return int(node.mask._array()[node.mask._storage_index(cell)])
+
+
+def _mask_set(node: SNode, cell: tuple[int, ...], value: int) -> None:
+    node.mask._array()[node.mask._storage_index(cell, activate=True)] = value
+
+
 def _zero_region(node: SNode, cell: tuple[int, ...], extents: dict[int, int]) -> None:
     """Zero the storage of every field under the cell `cell` of a node with `extents`."""
     for f in node._fields_below():
-        leaf = leaf_extents(f)
-        region = [slice(None)] * len(leaf)
-        for k, a in enumerate(sorted(extents)):
-            p, r = sorted(leaf).index(a), leaf[a] // extents[a]
-            region[p] = slice(cell[k] * r, (cell[k] + 1) * r)
-        f._array()[tuple(region)] = 0
+        leaf = f.space if f.space is not None else leaf_extents(f)
+        ranges = []
+        for a in sorted(leaf):
+            if a in extents:
+                k, r = sorted(extents).index(a), leaf[a] // extents[a]
+                ranges.append(np.arange(cell[k] * r, (cell[k] + 1) * r))
+            else:
+                ranges.append(np.arange(leaf[a]))
+        grids = [g.ravel() for g in np.meshgrid(*ranges, indexing="ij")]
+        at = f._storage_index(tuple(grids))
+        if f.pool_owner is not None:
+            live = at[0] >= 2
+            at = tuple(i[live] for i in at)
+        f._array()[at] = 0
 
 
 def py_activate(node: SNode, indices: Any) -> None:
     cell = _mask_index(node, _cell_index(node, indices))
     if node.kind == "dynamic":
         raise TaichiError("ti.activate on a dynamic SNode: use ti.append")
-    if node.kind in ("pointer", "bitmasked"):
-        node.mask._array()[cell] = 1
+    _collect_pools()
+    if node.kind == "pointer":
+        node.mask._storage_index(cell, activate=True)
+        words = node.mask._array()
+        at = node.mask._storage_index(cell, activate=True)
+        if int(words[at]) == 0:
+            words[at] = node.pool.allocate(1)[0]
+    elif node.kind == "bitmasked":
+        _mask_set(node, cell, 1)
     for up in sparse_ancestors(node._parent):
-        py_activate(up, cell_of(up, node.extents, cell))
+        if up.kind == "bitmasked":
+            _mask_set(up, cell_of(up, node.extents, cell), 1)
 
 
 def py_deactivate(node: SNode, indices: Any) -> None:
     if node.kind not in SPARSE_KINDS:
         raise TaichiError("ti.deactivate works on pointer, bitmasked and dynamic SNodes")
     cell = _mask_index(node, _cell_index(node, indices))
-    node.mask._array()[cell] = 0
+    _collect_pools()
+    words = node.mask._array()
+    at = node.mask._storage_index(cell)
     if node.kind == "pointer":
-        _zero_region(node, cell, node.extents)
-    elif node.kind == "dynamic":
+        if node.mask.pool_owner is not None and int(at[0]) < 2:
+            return  # the cells above are inactive: so is this one
+        block = int(words[at])
+        words[at] = 0
+        node.pool.free_blocks(np.array([block], dtype=np.int64))
+        return
+    if node.mask.pool_owner is not None and int(at[0]) < 2:
+        return
+    words[at] = 0
+    if node.kind == "dynamic":
         parent = node.parent()
         assert parent is not None
         _zero_region(node, cell, parent.extents)
@@ -363,25 +438,31 @@ def py_is_active(node: SNode, indices: Any) -> int:
     if node.kind not in ("pointer", "bitmasked"):
         raise TaichiError("ti.is_active only works on pointer, hash or bitmasked nodes.")
     cell = _mask_index(node, _cell_index(node, indices))
-    return int(node.mask._array()[cell] == 1)
+    if any(_mask_get(up, cell_of(up, node.extents, cell)) == 0 for up in _pointers_above(node)):
+        return 0
+    return int(_mask_get(node, cell) != 0)
+
+
+def _pointers_above(node: SNode) -> list[SNode]:
+    return [n for n in sparse_ancestors(node._parent) if n.kind == "pointer"]
 
 
 def py_length(node: SNode, indices: Any) -> int:
     if node.kind != "dynamic":
         raise TaichiError("ti.length only works on dynamic SNodes")
     cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
-    return min(int(node.mask._array()[cell]), node.level[max(node.level)])
+    return max(0, min(_mask_get(node, cell), node.level[max(node.level)]))
 
 
 def py_append(node: SNode, indices: Any, value: Any) -> int:
     if node.kind != "dynamic" or len(node.fields) != 1:
         raise TaichiError("ti.append works on a dynamic SNode holding one field")
     cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
-    lengths = node.mask._array()
-    old = int(lengths[cell])
+    _collect_pools()
+    old = _mask_get(node, cell)
     capacity = node.shape[-1]
+    _mask_set(node, cell, old + 1)
     if old < capacity:
-        lengths[cell] = old + 1
         f = node.fields[0]
         f._raw_set(cell + (old,), value)
     return old
@@ -393,24 +474,53 @@ def _dynamic_position(node: SNode, leaf: dict[int, int], index: Sequence[int]) -
 
 
 def activate_python_write(f: Any, index: tuple[int, ...]) -> None:
-    """A Python-scope write of element `index` (storage coordinates) of a sparse field."""
+    """A Python-scope write of element `index` (storage coordinates) of a sparse field:
+    bitmasked masks and dynamic lengths above it (pointer blocks come with the write)."""
+    _collect_pools()
     leaf = leaf_extents(f)
     for node in sparse_ancestors(field_container(f)):
         if node.kind == "dynamic":
             parent = node.parent()
             assert parent is not None
             cell = cell_of(parent, leaf, index)
-            lengths = node.mask._array()
             end = _dynamic_position(node, leaf, index) + 1
-            lengths[cell] = max(int(lengths[cell]), end)
+            _mask_set(node, cell, max(_mask_get(node, cell), end))
+        elif node.kind == "bitmasked":
+            _mask_set(node, cell_of(node, leaf, index), 1)
         else:
-            node.mask._array()[cell_of(node, leaf, index)] = 1
+            node.mask._storage_index(cell_of(node, leaf, index), activate=True)
+            words = node.mask._array()
+            at = node.mask._storage_index(cell_of(node, leaf, index))
+            if int(words[at]) == 0:
+                words[at] = node.pool.allocate(1)[0]
 
 
 def activate_all(f: Any) -> None:
     """Every cell above every element of `f` becomes active (Python scope)."""
+    from .pools import gather, scatter
+
+    _collect_pools()
     for node in sparse_ancestors(field_container(f)):
-        node.mask._array()[...] = node.shape[-1] if node.kind == "dynamic" else 1
+        mask = node.mask
+        full = node.shape[-1] if node.kind == "dynamic" else 1
+        if node.kind == "pointer":
+            words = gather(mask) if mask.pool_owner is not None else mask._array()
+            empty = words == 0
+            words = words.copy()
+            words[empty] = node.pool.allocate(int(empty.sum()))
+            full = words
+        if mask.pool_owner is not None:
+            scatter(mask, full)
+        else:
+            mask._array()[...] = full
+
+
+def _mask_values(node: SNode) -> np.ndarray:
+    from .pools import gather
+
+    if node.mask.pool_owner is not None:
+        return gather(node.mask)
+    return node.mask._array()
 
 
 def active_elements(f: Any) -> np.ndarray | None:
@@ -418,20 +528,22 @@ def active_elements(f: Any) -> np.ndarray | None:
     nodes = sparse_ancestors(field_container(f))
     if not nodes:
         return None
+    _collect_pools()
     leaf = leaf_extents(f)
     grid = np.indices(f.shape, sparse=True) if f.shape else ()
     active = np.ones(f.shape, dtype=bool)
     for node in nodes:
+        words = _mask_values(node)
         if node.kind == "dynamic":
             parent = node.parent()
             assert parent is not None
             cell = tuple(grid[p] // r for p, r in cell_map(parent, leaf))
             (axis,) = node.level
             pos = grid[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
-            active &= pos < node.mask._array()[cell]
+            active &= pos < words[cell]
         else:
             cell = tuple(grid[p] // r for p, r in cell_map(node, leaf))
-            active &= node.mask._array()[cell] == 1
+            active &= words[cell] != 0
     return active
 
 
