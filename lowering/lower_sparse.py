@@ -106,14 +106,15 @@ class DeactivateLowering(RewritePattern):
 
 
 class IsActiveLowering(RewritePattern):
-    """Active means the word is not 0 (a bitmasked 1, a pointer's block index)."""
+    """Active means the word is positive (a bitmasked 1, a pointer's block index;
+    a pointer word is -1 while an activation claims it)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.IsActiveOp, rewriter: PatternRewriter):
         ops, ptr = _word(op)
         ops.append(word := memref.LoadOp.get(ptr, []))
         ops.append(zero := arith.ConstantOp.from_int_and_width(0, i32))
-        ops.append(on := arith.CmpiOp(word, zero, "ne"))
+        ops.append(on := arith.CmpiOp(word, zero, "sgt"))
         _replace(rewriter, op, ops, [on.result])
 
 

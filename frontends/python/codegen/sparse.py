@@ -103,7 +103,7 @@ def storage_values(
         word = _mask_ptr(cg, node, at)
         if write and id(node) not in skip:
             _activate_pointer(cg, node, word)
-        block = cg.em.load(word, dtypes.i32)
+        block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: being claimed
         if write:
             empty = cg.em.compare("==", block, 0)
             block = cg.em.select(empty, cg.em.const(SINK_BLOCK, dtypes.i32), block)
@@ -126,17 +126,32 @@ def _pool_values(cg: KernelCodegen, node: SNode) -> tuple[SSAValue, SSAValue, SS
 
 
 def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> None:
-    """An empty pointer cell gets a block; of racing invocations one wins the
-    compare-and-swap, the others give their block back."""
+    """
+    An empty pointer cell gets a block. Of racing invocations, the one whose
+    compare-and-swap turns the word from 0 to -1 (claimed) allocates and publishes the
+    block; the others wait (after the branch has reconverged, so within a subgroup
+    the claimer has already published) until the word is no longer -1.
+    """
     em = cg.em
-    state, free, release = _pool_values(cg, node)
+    state, free, _ = _pool_values(cg, node)
 
-    def allocate() -> None:
-        b = _cell_op(cg, taichi.PoolAllocOp(state, free))
-        old = _cell_op(cg, taichi.AtomicCasOp(word, em.const(0, dtypes.i32).ssa, b.ssa))
-        _if(cg, em.compare("!=", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, b.ssa)))
+    def claim() -> None:
+        old = _cell_op(cg, taichi.AtomicCasOp(word, em.const(0, dtypes.i32).ssa, em.const(-1, dtypes.i32).ssa))
 
-    _if(cg, em.compare("==", em.load(word, dtypes.i32), 0), allocate)
+        def allocate() -> None:
+            b = _cell_op(cg, taichi.PoolAllocOp(state, free))
+            em.emit(taichi.AtomicMaxOp(word, b.ssa))
+
+        _if(cg, em.compare("==", old, 0), allocate)
+
+    _if(cg, em.compare("==", em.load(word, dtypes.i32), 0), claim)
+    body = Block()
+    with cg.em.at(body):
+        now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
+        done = em.compare(">=", now, 0)
+        em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
+        em.emit(taichi.YieldOp())
+    em.emit(taichi.WhileOp(body))
 
 
 def _cell_op(cg: KernelCodegen, op: Any) -> Value:
