@@ -871,27 +871,19 @@ class ActivateOp(_CellOp):
 @irdl_op_definition
 class DeactivateOp(_CellOp):
     """
-    `ti.deactivate(snode, I)`. With `release` (a pointer SNode) the cell's storage is
-    zeroed later, by the gc loop after the statement; without (bitmasked) the cell's
-    data stays, as in Taichi.
+    `ti.deactivate(snode, I)` on a bitmasked SNode (the cell's data stays, as in
+    Taichi) or a dynamic one (the length becomes 0). A pointer cell is deactivated by
+    an atomic on its block word and `taichi.pool_release` (codegen/sparse.py).
 
-    Example: `taichi.deactivate %mask[%i] release : memref<4xi32>`
+    Example: `taichi.deactivate %mask[%i] : memref<4xi32>`
     """
 
     name = "taichi.deactivate"
-    release = opt_prop_def(UnitAttr)
-    assembly_format = "$mask `[` $indices `]` (`release` $release^)? attr-dict `:` type($mask)"
+    assembly_format = "$mask `[` $indices `]` attr-dict `:` type($mask)"
     traits = traits_def(MemoryWriteEffect())
 
-    def __init__(
-        self,
-        mask: SSAValue | Operation,
-        indices: Sequence[SSAValue | Operation],
-        release: bool = False,
-    ):
-        super().__init__(
-            operands=[mask, indices], properties={"release": UnitAttr()} if release else {}
-        )
+    def __init__(self, mask: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[mask, indices])
 
 
 @irdl_op_definition

@@ -2,11 +2,12 @@
 ti-lower-sparse: the cell ops of sparse SNodes become loads, stores and atomics on the
 words of their mask or length fields.
 
-A pointer or bitmasked SNode keeps one i32 word per cell (0 free, 1 active, 2 released:
-deactivated with its storage not yet zeroed); a dynamic SNode keeps one i32 length per
-list (frontends/python/lang/snode.py). After this pass a kernel holds only ops that both
-the LLVM and the SPIR-V conversions already handle: taichi.element_ptr, memref.load /
-memref.store, taichi.atomic_add and arith. Taichi's counterpart is the SNodeOpStmt
+A bitmasked SNode keeps one i32 word per cell (0 inactive, 1 active); a pointer SNode
+one block index per cell (0 inactive, -1 while an activation claims it; its pool is
+frontends/python/lang/pools.py); a dynamic SNode one i32 length per list. After this
+pass a kernel holds only ops that both the LLVM and the SPIR-V conversions already
+handle: taichi.element_ptr, memref.load / memref.store / memref.alloca, taichi
+atomics, taichi.if and arith. Taichi's counterpart is the SNodeOpStmt
 lowering of taichi/transforms/lower_access.cpp (activate, deactivate, is_active,
 append, length).
 
@@ -65,8 +66,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS, SINK_BLOCK
 
 ACTIVE = 1
-RELEASED = 2
-"""Mask words: 0 free (storage zero), 1 active, 2 released (zeroed by the gc loop)."""
+"""A bitmasked cell's word when active (inactive: 0)."""
 
 
 def _word(op: taichi._CellOp) -> tuple[list[Operation], SSAValue]:
@@ -98,11 +98,11 @@ class ActivateLowering(RewritePattern):
 
 
 class DeactivateLowering(RewritePattern):
-    """The word becomes 2 (`release`: the gc loop zeroes the storage) or 0."""
+    """The word becomes 0."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.DeactivateOp, rewriter: PatternRewriter):
-        _store(op, rewriter, RELEASED if op.release is not None else 0)
+        _store(op, rewriter, 0)
 
 
 class IsActiveLowering(RewritePattern):

@@ -97,6 +97,7 @@ class SNode:
         mask = Field(dtypes.i32, f"_{self.kind}_mask")
         mask.hidden = True
         _place_in_pool(mask, space, self._parent)
+        _check_storage(mask, f"the cell words of a {self.kind} SNode of shape {self.shape}")
         if self.kind == "pointer":
             mask.words_of = self
         self.mask = mask
@@ -172,26 +173,14 @@ class SNode:
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
             _place_in_pool(f, dict(self.extents), self, offset)
-            self._check_dense_backing(f)
+            if self.is_sparse_tree():
+                _check_storage(f, f"placing a field of shape {f.shape} under a sparse SNode")
             leaf = SNode("place", self, {})
             self.children.append(leaf)
             leaf.fields.append(f)
             f._snode = leaf
             self.fields.append(f)
         return self
-
-    def _check_dense_backing(self, f: Any) -> None:
-        """Refuse a layout whose storage could not be allocated, naming why: arrays
-        under a pointer take capacity x block (lang/pools.py), others every cell."""
-        if not self.is_sparse_tree():
-            return
-        if f.nbytes > _DENSE_BACKING_LIMIT:
-            raise TaichiError(
-                f"placing a field of shape {f.shape} under a sparse SNode needs "
-                f"{f.nbytes / 2**30:.1f} GiB of storage {f.storage_shape}: taichi-xdsl "
-                "stores the cells under a pointer SNode in a pool of blocks, and "
-                "bitmasked and dynamic SNodes with storage for every cell"
-            )
 
     def lazy_grad(self) -> None:
         """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float
@@ -273,6 +262,18 @@ class SNode:
         if self.kind == "root":
             return "ti.root"
         return f"{self._parent!r} => {self.kind} {list(self.shape)}"
+
+
+def _check_storage(f: Any, what: str) -> None:
+    """Refuse a layout whose storage could not be allocated, naming why: arrays under
+    a pointer take capacity x block (lang/pools.py), the others every cell."""
+    if f.nbytes > _DENSE_BACKING_LIMIT:
+        raise TaichiError(
+            f"{what} needs {f.nbytes / 2**30:.1f} GiB of storage {f.storage_shape}: "
+            "taichi-xdsl stores the cells under a pointer SNode in a pool of blocks "
+            "(lang/pools.py), the words of pointer cells and bitmasked and dynamic "
+            "SNodes with storage for every cell"
+        )
 
 
 def _place_in_pool(f: Any, space: dict[int, int], above: SNode | None, offset: Any = None) -> None:
