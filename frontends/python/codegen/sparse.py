@@ -38,7 +38,7 @@ from taichi_xdsl.utils.sparse_abi import FREE_TOP, RELEASED, SINK_BLOCK
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes
-from ..lang.pools import cell_parts, local_extents, local_parts, pointer_chain
+from ..lang.pools import cell_parts, cells, local_extents, local_parts, pool_chain
 from ..lang.snode import (
     SNode,
     cell_map,
@@ -86,10 +86,10 @@ def storage_values(
 ) -> list[Value]:
     """
     The storage index of element `index` of `f` (a field or a hidden array): for an
-    array in a pointer's pool (lang/pools.py), walk the pointers from the root, each
-    word giving the block the next word (or the element) is in. With `write`, the
-    pointer cells get blocks (unless in `skip`) and a write that finds no block goes
-    to the sink block, never to the zero block that inactive cells read.
+    array in a pool (lang/pools.py), walk the pooled nodes (pointers, dynamic chunks)
+    from the root, each word giving the block the next word (or the element) is in.
+    With `write`, the cells get blocks (unless in `skip`) and a write that finds no
+    block goes to the sink block, never to the zero block that inactive cells read.
     """
     owner = getattr(f, "pool_owner", None)
     if owner is None:
@@ -97,10 +97,10 @@ def storage_values(
     space = f.space
     block: Value | None = None
     prev: SNode | None = None
-    for node in pointer_chain(owner):
+    for node in pool_chain(owner):
         cell = [_div(cg, index[p], r) for p, r in cell_parts(space, node)]
-        at = _in_pool(cg, node.extents, prev, block, cell)
-        word = _mask_ptr(cg, node, at)
+        at = _in_pool(cg, cells(node), prev, block, cell)
+        word = _words_ptr(cg, node, at)
         if write and id(node) not in skip:
             _activate_pointer(cg, node, word)
         block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: being claimed
@@ -168,6 +168,32 @@ def _mask_ptr(cg: KernelCodegen, node: SNode, at: list[Value]) -> SSAValue:
     handle = cg.field_handle(node.mask)
     op = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in at]))
     return op.results[0]
+
+
+def _words_ptr(cg: KernelCodegen, node: SNode, at: list[Value]) -> SSAValue:
+    """The place of a pooled node's block word at storage index `at`."""
+    handle = cg.field_handle(node.words)
+    return cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in at])).results[0]
+
+
+def _release_chunks(cg: KernelCodegen, snode: SNode, lengths: list[Value]) -> None:
+    """A dynamic list's chunks go back to its pool (zeroed by the gc after the
+    statement)."""
+    em = cg.em
+    if snode.pool is None:
+        return
+    state, _, release = _pool_values(cg, snode)
+
+    def body(c: Value) -> None:
+        word = _words_ptr(cg, snode, storage_values(cg, snode.words, [*lengths, c]))
+        old = _cell_op(cg, taichi.AtomicAndOp(word, em.const(0, dtypes.i32).ssa))
+        _if(cg, em.compare("!=", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, old.ssa)))
+
+    (axis,) = snode.level
+    _serial_loop(cg, snode.chunk_cells[axis], body)
+    pending = cg.__dict__.setdefault("pending_gc", [])
+    if snode not in pending:
+        pending.append(snode)
 
 
 def _mask_at(cg: KernelCodegen, node: SNode, cell: list[Value], write: bool = False) -> list[Value]:
@@ -296,33 +322,6 @@ def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
             cg.em.emit(taichi.ActivateOp(_mask(cg, up), _ssa(at)))
 
 
-def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
-    """Zero the storage of every field (masks and lengths too) under `node`'s cell."""
-    for g in node._fields_below():
-        leaf = leaf_extents(g)
-        # per axis of g: (position in node's cell, elements per cell) or (None, extent)
-        spans = [
-            (sorted(node.extents).index(a), leaf[a] // node.extents[a])
-            if a in node.extents
-            else (None, leaf[a])
-            for a in sorted(leaf)
-        ]
-        extents = tuple(n for _, n in spans) + tuple(g.element_shape)
-        handle = cg.field_handle(g)
-
-        def body(k: Value, spans: Any = spans, extents: Any = extents, handle: Any = handle, g: Any = g) -> None:
-            parts = _unflatten(cg, k, extents)
-            index = [
-                _scaled(cg, cell[c], r, p) if c is not None else p
-                for (c, r), p in zip(spans, parts)
-            ] + parts[len(spans) :]
-            at = storage_values(cg, g, index[: len(spans)]) + index[len(spans) :]
-            ptr = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in at]))
-            cg.em.store(ptr.results[0], cg.em.const(0, g.dtype))
-
-        _serial_loop(cg, math.prod(extents), body)
-
-
 # -- ti.activate / deactivate / is_active / append / length -----------------------------
 
 
@@ -405,7 +404,7 @@ def lower_call(
         lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
         at = _mask_at(cg, snode, lengths)
         em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(at)))  # length 0
-        _zero_under(cg, parent_view(snode), lengths)
+        _release_chunks(cg, snode, lengths)
         return None
     if snode.kind not in ("pointer", "bitmasked"):
         raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
@@ -437,10 +436,10 @@ def collect_garbage(cg: KernelCodegen) -> None:
     pending = cg.__dict__.pop("pending_gc", [])
     pools: list[SNode] = []
     for snode in pending:
-        for node in [snode, *_pointers_below(snode)]:
-            if node not in pools:
+        for node in [snode, *_pools_below(snode)]:
+            if node not in pools and node.pool is not None:
                 pools.append(node)
-    pools.sort(key=lambda n: len(pointer_chain(n)))
+    pools.sort(key=lambda n: len(pool_chain(n)))
     c = lambda v: em.const(v, dtypes.i32)  # noqa: E731
     for node in pools:
         state, free, release = _pool_values(cg, node)
@@ -462,12 +461,12 @@ def collect_garbage(cg: KernelCodegen) -> None:
         em.store(word(RELEASED), c(0))
 
 
-def _pointers_below(node: SNode) -> list[SNode]:
+def _pools_below(node: SNode) -> list[SNode]:
     out: list[SNode] = []
     for child in node.children:
-        if child.kind == "pointer":
+        if child.kind in ("pointer", "dynamic"):
             out.append(child)
-        out.extend(_pointers_below(child))
+        out.extend(_pools_below(child))
     return out
 
 
@@ -483,7 +482,7 @@ def _free_block(cg: KernelCodegen, node: SNode, b: Value) -> None:
         def body(k: Value, g: Any = g, extents: Any = extents, handle: Any = handle, inner: Any = inner) -> None:
             at = [b, *_unflatten(cg, k, extents)]
             ptr = em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in at])).results[0]
-            if inner is not None:
+            if inner is not None and inner.pool is not None:
                 w = em.load(ptr, dtypes.i32)
                 state, _, release = _pool_values(cg, inner)
                 _if(cg, em.compare("!=", w, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, w.ssa)))
@@ -511,7 +510,7 @@ def _append(
             offsets = container_index_offset(handle)
             index = [*lengths, old_v]
             index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
-            cg.store(cg.element(handle, tuple(index), node), value, node)
+            cg.store(cg.element(handle, tuple(index), node, write=True), value, node)
 
     _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
     return old_v
@@ -560,7 +559,7 @@ class DynamicList:
         cg = self.cg
         at = _mask_at(cg, self.snode, self.lengths)
         cg.em.emit(taichi.DeactivateOp(_mask(cg, self.snode), _ssa(at)))
-        _zero_under(cg, parent_view(self.snode), self.lengths)
+        _release_chunks(cg, self.snode, self.lengths)
 
 
 def dynamic_list(
@@ -605,16 +604,6 @@ def _rescale(cg: KernelCodegen, v: Value, n_from: int, n_to: int) -> Value:
     if n_from >= n_to:
         return _div(cg, v, n_from // n_to)
     return cg.em.binary("*", v, n_to // n_from)
-
-
-def parent_view(dynamic: SNode) -> SNode:
-    """The fields of a dynamic SNode, seen from its parent's cell space (for zeroing)."""
-    parent = dynamic.parent()
-    assert parent is not None
-    view = SNode("dense", None, {})
-    view.extents = dict(parent.extents)
-    view.children = [c for c in dynamic.children]
-    return view
 
 
 # -- struct-for -------------------------------------------------------------------------

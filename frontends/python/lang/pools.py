@@ -25,9 +25,15 @@ Each pool has three hidden i32 arrays:
     release[cap] blocks no word refers to any more (deactivated, or lost an activation
                 race), zeroed and pushed onto `free` by the gc loop after the statement
 
+A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of each
+list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
+elements of each field placed under it, and its lengths stay one word per list.
+
 Capacity rule: a pointer with at most FULL_POOL_CELLS cells gets a block for every cell
 (it can never be exhausted); a larger one gets max(FULL_POOL_CELLS, cells x
-device_memory_GB / 8) blocks (ti.init(device_memory_GB=8) gives every cell a block).
+device_memory_GB / 8) blocks (ti.init(device_memory_GB=8) gives every cell a block). A
+dynamic SNode gets every chunk of every list, or as many chunks as device_memory_GB / 4
+holds (at least 16), sized when its fields are placed.
 """
 
 from __future__ import annotations
@@ -48,22 +54,32 @@ if TYPE_CHECKING:
 FULL_POOL_CELLS = 65536
 
 
-def pool_capacity(cells: int) -> int:
-    """Blocks a pointer SNode of `cells` cells may hold at once (the rule above)."""
-    if cells <= FULL_POOL_CELLS:
-        return cells
-    gb = float(getattr(_program.get_program().config, "device_memory_GB", 1.0) or 1.0)
-    return min(cells, max(FULL_POOL_CELLS, math.ceil(cells * gb / 8)))
+def _device_memory_gb() -> float:
+    return float(getattr(_program.get_program().config, "device_memory_GB", 1.0) or 1.0)
+
+
+def pointer_capacity(n_cells: int) -> int:
+    """Blocks a pointer SNode of `n_cells` cells may hold at once (the rule above)."""
+    if n_cells <= FULL_POOL_CELLS:
+        return n_cells
+    return min(n_cells, max(FULL_POOL_CELLS, math.ceil(n_cells * _device_memory_gb() / 8)))
+
+
+def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
+    """Chunks a dynamic SNode may hold at once: every chunk of every list, or as many as
+    a quarter of device_memory_GB holds (at least 16)."""
+    budget = int(_device_memory_gb() * 2**30 / 4)
+    return min(n_chunks, max(16, budget // max(chunk_bytes, 1)))
 
 
 class Pool:
-    """The pool of one pointer SNode: its capacity and its three hidden arrays."""
+    """The pool of one pointer or dynamic SNode: its capacity and its hidden arrays."""
 
-    def __init__(self, node: SNode):
+    def __init__(self, node: SNode, capacity: int):
         from .field import Field
 
         self.node = node
-        self.capacity = pool_capacity(math.prod(node.shape))
+        self.capacity = capacity
         self.rows = self.capacity + RESERVED_BLOCKS
         self.arrays: list[Any] = []
         """Every array stored in this pool's blocks (registered when placed)."""
@@ -99,7 +115,7 @@ class Pool:
         for f in self.arrays:
             storage = f._array()
             inner = getattr(f, "words_of", None)
-            if inner is not None:  # the words of a pointer below: its blocks go too
+            if inner is not None and inner.pool is not None:  # words of a pool below
                 below = storage[blocks]
                 inner.pool.free_blocks(below[below != 0].astype(np.int64))
             storage[blocks] = 0
@@ -131,7 +147,8 @@ class Pool:
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
                 "raise ti.init(device_memory_GB=...) (a pointer with more than "
-                f"{FULL_POOL_CELLS} cells gets cells x device_memory_GB / 8 blocks), or "
+                f"{FULL_POOL_CELLS} cells gets cells x device_memory_GB / 8 blocks, a "
+                "dynamic SNode as many chunks as device_memory_GB / 4 holds), or "
                 "activate fewer cells at once"
             )
 
@@ -143,48 +160,68 @@ class Pool:
 
 # -- index arithmetic shared by the host and the kernel codegen ---------------------------
 
+POOLED_KINDS = ("pointer", "dynamic")
 
-def pointer_chain(owner: SNode | None) -> list[SNode]:
-    """The pointer SNodes from the root down to `owner` (inclusive)."""
+
+def pool_chain(owner: SNode | None) -> list[SNode]:
+    """The pooled SNodes (pointer, dynamic) from the root down to `owner` (inclusive)."""
     from .snode import sparse_ancestors
 
-    return [n for n in sparse_ancestors(owner) if n.kind == "pointer"]
+    return [n for n in sparse_ancestors(owner) if n.kind in POOLED_KINDS]
 
 
-def nearest_pointer(node: SNode | None) -> SNode | None:
-    chain = pointer_chain(node)
+def nearest_pool(node: SNode | None) -> SNode | None:
+    chain = pool_chain(node)
     return chain[-1] if chain else None
 
 
+def cells(node: SNode) -> dict[int, int]:
+    """The cells of a pooled node, each holding one block: a pointer's own cells; a
+    dynamic SNode's chunks (its parent's cells x chunks of each list)."""
+    return node.extents if node.kind == "pointer" else node.chunk_cells
+
+
+def spans(space: dict[int, int], node: SNode) -> dict[int, int]:
+    """Per axis of `cells(node)`: the elements of `space` one cell spans."""
+    out = {a: space[a] // n for a, n in cells(node).items()}
+    if node.kind == "dynamic":
+        (axis,) = node.level
+        out[axis] = node.chunk_size
+    return out
+
+
 def local_extents(space: dict[int, int], owner: SNode) -> tuple[int, ...]:
-    """The extents of an array over `space` inside one cell of `owner`."""
-    return tuple(space[a] // owner.extents[a] if a in owner.extents else space[a] for a in sorted(space))
+    """The extents of an array over `space` inside one block of `owner`."""
+    span = spans(space, owner)
+    return tuple(span.get(a, space[a]) for a in sorted(space))
 
 
 def cell_parts(space: dict[int, int], node: SNode) -> list[tuple[int, int]]:
-    """Per axis of `node`: the position of that axis in an index over `space`, and the
-    elements of `space` one cell of `node` spans along it."""
+    """Per axis of `cells(node)`: the position of that axis in an index over `space`,
+    and the elements of `space` one cell spans along it."""
     axes = sorted(space)
-    return [(axes.index(a), space[a] // node.extents[a]) for a in sorted(node.extents)]
+    span = spans(space, node)
+    return [(axes.index(a), span[a]) for a in sorted(cells(node))]
 
 
 def local_parts(space: dict[int, int], owner: SNode) -> list[int | None]:
-    """Per axis of `space`: the elements one cell of `owner` spans (None: whole axis)."""
-    return [space[a] // owner.extents[a] if a in owner.extents else None for a in sorted(space)]
+    """Per axis of `space`: the elements one block of `owner` spans (None: whole axis)."""
+    span = spans(space, owner)
+    return [span.get(a) for a in sorted(space)]
 
 
 def storage_index(space: dict[int, int], owner: SNode | None, index: list[Any], activate: bool = False) -> tuple[Any, ...]:
     """
     Host side: the storage index of element `index` (ints or NumPy arrays) of an array
-    over `space` stored in `owner`'s pool. With `activate` (one element) the pointer
+    over `space` stored in `owner`'s pool. With `activate` (one element) the pooled
     cells above it get blocks.
     """
     block: Any = None
     prev: SNode | None = None
-    for node in pointer_chain(owner):
+    for node in pool_chain(owner):
         cell = [index[p] // r for p, r in cell_parts(space, node)]
-        words = node.mask._array()
-        at = _in_pool(node.extents, prev, block, cell)
+        words = node.words._array()
+        at = _in_pool(cells(node), prev, block, cell)
         if activate and int(words[at]) == 0:
             words[at] = node.pool.allocate(1)[0]
         block = words[at]
@@ -199,75 +236,82 @@ def _in_pool(space: dict[int, int], owner: SNode | None, block: Any, index: list
     return (block, *local)
 
 
+def _padded(space: dict[int, int], owner: SNode) -> dict[int, int]:
+    """`space` rounded up to whole blocks (a dynamic list's last chunk may overhang)."""
+    span = spans(space, owner)
+    return {a: cells(owner)[a] * span[a] if a in span else n for a, n in space.items()}
+
+
 def gather(f: Any) -> np.ndarray:
     """Host side: the logical array (space shape + element shape) of a pooled array;
     inactive cells read block 0 (zeros)."""
     space, owner = f.space, f.pool_owner
-    cells = [np.arange(n) for n in owner.shape]
-    blocks = _blocks(owner, cells)  # shape owner.shape
-    rows = f._array()[blocks]  # owner.shape + local + element
-    return _interleave(rows, space, owner, len(f.element_shape))
+    blocks = block_table(owner)
+    rows = f._array()[blocks]  # cells + local + element
+    out = _interleave(rows, space, owner, len(f.element_shape))
+    return out[tuple(slice(0, space[a]) for a in sorted(space))]
 
 
 def scatter(f: Any, values: np.ndarray, where: np.ndarray | None = None) -> None:
     """Host side: write a logical array into the blocks of active cells (where `where`,
     a bool array of the space's shape, holds)."""
     space, owner = f.space, f.pool_owner
-    cells = [np.arange(n) for n in owner.shape]
-    blocks = _blocks(owner, cells)
+    blocks = block_table(owner)
     storage = f._array()
-    current = _interleave(storage[blocks], space, owner, len(f.element_shape))
+    current = gather(f)
     values = np.broadcast_to(np.asarray(values, dtype=current.dtype), current.shape)
     if where is not None:
         values = np.where(where.reshape(where.shape + (1,) * len(f.element_shape)), values, current)
-    rows = _deinterleave(np.ascontiguousarray(values), space, owner, len(f.element_shape))
+    padded = _padded(space, owner)
+    full = np.zeros(tuple(padded[a] for a in sorted(space)) + current.shape[len(space) :], current.dtype)
+    full[tuple(slice(0, space[a]) for a in sorted(space))] = values
+    rows = _deinterleave(full, space, owner, len(f.element_shape))
     live = blocks >= RESERVED_BLOCKS
     storage[blocks[live]] = rows[live]
 
 
-def _blocks(owner: SNode, cells: list[np.ndarray]) -> np.ndarray:
-    """The block of every cell of `owner` (an array of owner.shape)."""
-    grids = np.meshgrid(*cells, indexing="ij") if cells else []
-    index = storage_index(owner.extents, _program_parent(owner), list(grids))
-    return np.asarray(owner.mask._array()[index]).astype(np.int64)
-
-
-def _program_parent(node: SNode) -> SNode | None:
-    return nearest_pointer(node.parent())
+def block_table(owner: SNode) -> np.ndarray:
+    """Host side: the block of every cell of a pooled node (an array of its cells)."""
+    extents = cells(owner)
+    grids = np.meshgrid(*[np.arange(extents[a]) for a in sorted(extents)], indexing="ij")
+    index = storage_index(extents, owner.words.pool_owner, list(grids))
+    return np.asarray(owner.words._array()[index]).astype(np.int64)
 
 
 def _interleave(rows: np.ndarray, space: dict[int, int], owner: SNode, n_elem: int) -> np.ndarray:
-    """(owner cells..., local..., element...) -> (space..., element...)."""
-    owner_axes = sorted(owner.extents)
+    """(owner cells..., local..., element...) -> (padded space..., element...)."""
+    owner_axes = sorted(cells(owner))
     space_axes = sorted(space)
     nc = len(owner_axes)
     order: list[int] = []
     for k, a in enumerate(space_axes):
-        if a in owner.extents:
+        if a in owner_axes:
             order.append(owner_axes.index(a))
         order.append(nc + k)
     order += [nc + len(space_axes) + e for e in range(n_elem)]
     out = rows.transpose(order)
-    return out.reshape(tuple(space[a] for a in space_axes) + rows.shape[nc + len(space_axes) :])
+    padded = _padded(space, owner)
+    return out.reshape(tuple(padded[a] for a in space_axes) + rows.shape[nc + len(space_axes) :])
 
 
 def _deinterleave(values: np.ndarray, space: dict[int, int], owner: SNode, n_elem: int) -> np.ndarray:
-    """(space..., element...) -> (owner cells..., local..., element...)."""
-    owner_axes = sorted(owner.extents)
-    space_axes = sorted(space)
+    """(padded space..., element...) -> (owner cells..., local..., element...)."""
+    extents = cells(owner)
+    owner_axes = sorted(extents)
+    span = spans(space, owner)
     split: list[int] = []
     cell_pos: dict[int, int] = {}
     local_pos: list[int] = []
-    for a in space_axes:
-        if a in owner.extents:
+    for a in sorted(space):
+        if a in extents:
             cell_pos[a] = len(split)
-            split.append(owner.extents[a])
+            split.append(extents[a])
             local_pos.append(len(split))
-            split.append(space[a] // owner.extents[a])
+            split.append(span[a])
         else:
             local_pos.append(len(split))
             split.append(space[a])
-    elem = values.shape[len(space_axes) :]
+    elem = values.shape[len(space) :]
     shaped = values.reshape(tuple(split) + elem)
     order = [cell_pos[a] for a in owner_axes] + local_pos
     order += [len(split) + e for e in range(n_elem)]

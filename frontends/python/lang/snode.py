@@ -29,6 +29,7 @@ The indices of an SNode are those of its own cell space (`snode.shape`): for
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -74,11 +75,12 @@ class SNode:
     # -- building -------------------------------------------------------------------
 
     def _make_mask(self) -> None:
-        """The hidden i32 array of a sparse node: the block words of a pointer (and its
-        pool, lang/pools.py), the mask of a bitmasked node, the lengths of a dynamic
-        node. It lives in the pool of the nearest pointer above the node, if any."""
+        """The hidden i32 arrays of a sparse node: the block words of a pointer (and its
+        pool, lang/pools.py), the mask of a bitmasked node, the lengths and the chunk
+        words of a dynamic node (its pool comes when fields are placed under it). They
+        live in the pool of the nearest pooled node above, if any."""
         from .field import Field
-        from .pools import Pool
+        from .pools import Pool, pointer_capacity
 
         prog = _program.get_program()
         space = dict(self.extents)
@@ -93,15 +95,38 @@ class SNode:
                 )
             space = dict(parent.extents)
         if self.kind == "pointer":
-            self.pool = Pool(self)
+            self.pool = Pool(self, pointer_capacity(math.prod(self.shape)))
         mask = Field(dtypes.i32, f"_{self.kind}_mask")
         mask.hidden = True
         _place_in_pool(mask, space, self._parent)
         _check_storage(mask, f"the cell words of a {self.kind} SNode of shape {self.shape}")
-        if self.kind == "pointer":
-            mask.words_of = self
         self.mask = mask
+        self.words = mask  # a pointer's words are its mask
+        if self.kind == "dynamic":
+            (axis,) = self.level
+            self.chunk_cells = {**space, axis: -(-self.level[axis] // self.chunk_size)}
+            self.pool = None  # sized by the fields placed under it
+            words = Field(dtypes.i32, "_dynamic_chunks")
+            words.hidden = True
+            _place_in_pool(words, dict(self.chunk_cells), self._parent)
+            _check_storage(words, f"the chunk words of a dynamic SNode of shape {self.shape}")
+            self.words = words
+        if self.kind in ("pointer", "dynamic"):
+            self.words.words_of = self
         prog.__dict__.setdefault("sparse_snodes", []).append(self)
+
+    def _make_chunk_pool(self, fields: list[Any]) -> None:
+        """A dynamic SNode's pool of chunks, sized by the fields placed under it."""
+        from .field import Field
+        from .pools import Pool, chunk_capacity
+
+        per_element = sum(
+            f.dtype.np_dtype.itemsize * math.prod(f.element_shape)
+            for f in fields
+            if isinstance(f, Field)
+        )
+        n_chunks = math.prod(self.chunk_cells.values())
+        self.pool = Pool(self, chunk_capacity(n_chunks, per_element * self.chunk_size))
 
     def _child(
         self, kind: str, axis: Any, dimensions: int | Sequence[int], chunk_size: int | None = None
@@ -167,6 +192,8 @@ class SNode:
 
         for f in fields:
             expand(f)
+        if self.kind == "dynamic" and self.pool is None:
+            self._make_chunk_pool(expanded)
         for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
@@ -240,23 +267,22 @@ class SNode:
                 child.deactivate_all()
             return
         _collect_pools()
-        words = self.mask._array()
-        if self.kind == "pointer":
+        if self.kind != "pointer":  # a bitmasked mask, dynamic lengths
+            self.mask._array()[...] = 0
+        if self.kind in ("pointer", "dynamic"):
+            words = self.words._array()
             blocks = words[words != 0].astype(np.int64)
             words[...] = 0
-            self.pool.free_blocks(blocks)
-            return
-        words[...] = 0
-        if self.kind == "dynamic":
-            for f in self._fields_below():
-                f._array()[...] = 0
+            if self.pool is not None:
+                self.pool.free_blocks(blocks)
 
     @property
     def _num_dynamically_allocated(self) -> int:
-        """Blocks of this pointer SNode's pool ever handed out (freed ones are reused)."""
-        if self.kind != "pointer":
-            raise TaichiError("_num_dynamically_allocated: pointer SNodes only in taichi-xdsl")
-        return self.pool.allocated
+        """Blocks (chunks of a dynamic SNode) of this SNode's pool ever handed out; freed
+        ones are reused."""
+        if self.kind not in ("pointer", "dynamic"):
+            raise TaichiError("_num_dynamically_allocated: pointer and dynamic SNodes only")
+        return self.pool.allocated if self.pool is not None else 0
 
     def __repr__(self) -> str:
         if self.kind == "root":
@@ -279,10 +305,10 @@ def _check_storage(f: Any, what: str) -> None:
 def _place_in_pool(f: Any, space: dict[int, int], above: SNode | None, offset: Any = None) -> None:
     """Place `f` over `space`, stored in the pool of the nearest pointer at or above
     `above` (if any)."""
-    from .pools import nearest_pointer
+    from .pools import nearest_pool
 
     f.space = space
-    f.pool_owner = nearest_pointer(above)
+    f.pool_owner = nearest_pool(above)
     f._place(tuple(space[a] for a in sorted(space)), offset)
     if f.pool_owner is not None:
         f.pool_owner.pool.arrays.append(f)
@@ -363,7 +389,7 @@ def _collect_pools() -> None:
     released by kernels, or lost in activation races, become free) and report an
     exhausted pool."""
     for node in _program.get_program().__dict__.get("sparse_snodes", []):
-        if node.kind == "pointer":
+        if getattr(node, "pool", None) is not None:
             node.pool.collect()
 
 
@@ -375,32 +401,12 @@ def _mask_set(node: SNode, cell: tuple[int, ...], value: int) -> None:
     node.mask._array()[node.mask._storage_index(cell, activate=True)] = value
 
 
-def _zero_region(node: SNode, cell: tuple[int, ...], extents: dict[int, int]) -> None:
-    """Zero the storage of every field under the cell `cell` of a node with `extents`."""
-    for f in node._fields_below():
-        leaf = f.space if f.space is not None else leaf_extents(f)
-        ranges = []
-        for a in sorted(leaf):
-            if a in extents:
-                k, r = sorted(extents).index(a), leaf[a] // extents[a]
-                ranges.append(np.arange(cell[k] * r, (cell[k] + 1) * r))
-            else:
-                ranges.append(np.arange(leaf[a]))
-        grids = [g.ravel() for g in np.meshgrid(*ranges, indexing="ij")]
-        at = f._storage_index(tuple(grids))
-        if f.pool_owner is not None:
-            live = at[0] >= 2
-            at = tuple(i[live] for i in at)
-        f._array()[at] = 0
-
-
 def py_activate(node: SNode, indices: Any) -> None:
     cell = _mask_index(node, _cell_index(node, indices))
     if node.kind == "dynamic":
         raise TaichiError("ti.activate on a dynamic SNode: use ti.append")
     _collect_pools()
     if node.kind == "pointer":
-        node.mask._storage_index(cell, activate=True)
         words = node.mask._array()
         at = node.mask._storage_index(cell, activate=True)
         if int(words[at]) == 0:
@@ -429,10 +435,15 @@ def py_deactivate(node: SNode, indices: Any) -> None:
     if node.mask.pool_owner is not None and int(at[0]) < 2:
         return
     words[at] = 0
-    if node.kind == "dynamic":
-        parent = node.parent()
-        assert parent is not None
-        _zero_region(node, cell, parent.extents)
+    if node.kind == "dynamic":  # its chunks go back to the pool
+        chunks = node.words
+        table = chunks._array()
+        for c in range(node.chunk_cells[max(node.level)]):
+            at = chunks._storage_index(cell + (c,))
+            block = int(table[at])
+            if block:
+                table[at] = 0
+                node.pool.free_blocks(np.array([block], dtype=np.int64))
 
 
 def py_is_active(node: SNode, indices: Any) -> int:
@@ -489,9 +500,8 @@ def activate_python_write(f: Any, index: tuple[int, ...]) -> None:
         elif node.kind == "bitmasked":
             _mask_set(node, cell_of(node, leaf, index), 1)
         else:
-            node.mask._storage_index(cell_of(node, leaf, index), activate=True)
             words = node.mask._array()
-            at = node.mask._storage_index(cell_of(node, leaf, index))
+            at = node.mask._storage_index(cell_of(node, leaf, index), activate=True)
             if int(words[at]) == 0:
                 words[at] = node.pool.allocate(1)[0]
 
@@ -501,19 +511,21 @@ def activate_all(f: Any) -> None:
     from .pools import gather, scatter
 
     _collect_pools()
-    for node in sparse_ancestors(field_container(f)):
-        mask = node.mask
-        full = node.shape[-1] if node.kind == "dynamic" else 1
-        if node.kind == "pointer":
-            words = gather(mask) if mask.pool_owner is not None else mask._array()
-            empty = words == 0
-            words = words.copy()
-            words[empty] = node.pool.allocate(int(empty.sum()))
-            full = words
-        if mask.pool_owner is not None:
-            scatter(mask, full)
+    def fill(array: Any, values: Any) -> None:
+        if array.pool_owner is not None:
+            scatter(array, values)
         else:
-            mask._array()[...] = full
+            array._array()[...] = values
+
+    for node in sparse_ancestors(field_container(f)):
+        if node.kind in ("pointer", "dynamic"):
+            chunks = node.words
+            words = gather(chunks) if chunks.pool_owner is not None else chunks._array().copy()
+            empty = words == 0
+            words[empty] = node.pool.allocate(int(empty.sum()))
+            fill(chunks, words)
+        if node.kind != "pointer":
+            fill(node.mask, node.shape[-1] if node.kind == "dynamic" else 1)
 
 
 def _mask_values(node: SNode) -> np.ndarray:
