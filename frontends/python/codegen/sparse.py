@@ -622,7 +622,8 @@ def struct_for(
     over the cells of the deepest pointer/bitmasked level B and tests their mask words
     (and those above); a serial inner loop visits the elements of an active cell,
     testing dynamic lengths below B. Without such a level, one parallel loop over the
-    whole index space tests the dynamic lengths.
+    whole index space tests the dynamic lengths, except over a list at the root
+    (`ti.root.dynamic(...)`): a parallel loop up to its length.
     """
     from .loops import bind_targets
 
@@ -633,6 +634,12 @@ def struct_for(
     outer: Leaf = dict(blocks[-1].extents) if blocks else leaf
     above = chain[: chain.index(blocks[-1]) + 1] if blocks else []
     below = [n for n in chain if n not in above]
+    count: Value | int = math.prod(outer[a] for a in outer)
+    if not blocks and len(chain) == 1 and not chain[0].mask.shape and len(leaf) == 1:
+        lengths = chain[0]  # one list: loop to its length, no test per element
+        at = _mask_at(cg, lengths, [])
+        count = _cell_op(cg, taichi.LengthOp(_mask(cg, lengths), _ssa(at), lengths.shape[-1]))
+        below = []
     # per leaf axis: (position in the outer cell or None, elements per outer cell)
     spans = [
         (sorted(outer).index(a), leaf[a] // outer[a]) if a in outer else (None, leaf[a])
@@ -704,5 +711,6 @@ def struct_for(
         else:
             emit_cell(cell)
         cg.close(body)
-    lo, hi = em.const(0, dtypes.i32), em.const(math.prod(outer_shape), dtypes.i32)
+    lo = em.const(0, dtypes.i32)
+    hi = count if isinstance(count, Value) else em.const(count, dtypes.i32)
     em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body, serialize=serialize))

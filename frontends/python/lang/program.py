@@ -146,6 +146,7 @@ def _options_from_environment(given: dict[str, Any]) -> dict[str, Any]:
 _ACTED_ON = frozenset(
     {
         "debug",
+        "device_memory_GB",  # sizes sparse pools (lang/pools.py)
         "check_out_of_bound",
         "cpu_max_num_threads",
         "print_ir",
