@@ -93,6 +93,7 @@ class Pool:
         self.state = hidden("_pool_state", 4)
         self.free = hidden("_pool_free", self.capacity)
         self.release = hidden("_pool_release", self.capacity)
+        _program.get_program().__dict__.setdefault("pools", []).append(self)
 
     # -- host side (Python scope: nothing runs on the device meanwhile) ---------------
 
@@ -141,9 +142,15 @@ class Pool:
             out = np.concatenate([out, RESERVED_BLOCKS + first + np.arange(rest)])
         return out
 
-    def check(self) -> None:
-        """Raise if an allocation found the pool exhausted (on the host or a device)."""
-        if self.state._array()[EXHAUSTED]:
+    def check(self, root: np.ndarray | None = None) -> None:
+        """Raise if an allocation found the pool exhausted (on the host or a device);
+        `root`: read the word from that copy of the root buffer."""
+        if root is None:
+            exhausted = self.state._array()[EXHAUSTED]
+        else:
+            at = self.state.offset + 4 * EXHAUSTED
+            exhausted = root[at : at + 4].view(np.int32)[0]
+        if exhausted:
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
                 "raise ti.init(device_memory_GB=...) (a pointer with more than "
@@ -156,6 +163,30 @@ class Pool:
     def allocated(self) -> int:
         """Blocks ever taken from the bump counter (Taichi's _num_dynamically_allocated)."""
         return min(int(self.state._array()[ALLOCATED]), self.capacity)
+
+
+def check_pools(prog: Any, root: np.ndarray | None) -> None:
+    """Raise if a kernel found a pool of `prog` exhausted (its writes went to the sink
+    block): called after each CPU launch, and whenever a Vulkan program's root comes
+    back to the host (a sync, a kernel's return value)."""
+    for pool in prog.__dict__.get("pools", ()):
+        pool.check(root)
+
+
+def checked_launcher(prog: Any, run: Any) -> Any:
+    """`run` followed by check_pools, for a program with sparse pools."""
+    if not prog.__dict__.get("pools"):
+        return run
+
+    def launch(args: Any) -> Any:
+        out = run(args)
+        if prog.config.arch is _program.vulkan:
+            prog.host_access()  # brings the root back, then checks
+        else:
+            check_pools(prog, prog._root)
+        return out
+
+    return launch
 
 
 # -- index arithmetic shared by the host and the kernel codegen ---------------------------

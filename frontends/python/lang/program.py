@@ -356,6 +356,10 @@ class Program:
         if backend is not None and hasattr(backend, "read_root"):
             backend.read_root(self._root)
             backend.root_changed_on_host()
+            if self.__dict__.get("pools"):  # a kernel found a sparse pool exhausted
+                from .pools import check_pools
+
+                check_pools(self, self._root)
 
 
 def offline_cache(cfg: Config) -> Any:
