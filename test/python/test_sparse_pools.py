@@ -173,3 +173,29 @@ def test_an_exhausted_pool_raises(arch):
     with pytest.raises(TaichiError, match=r"sparse pool of SNode .* exhausted \(65536 blocks\)"):
         write_all()
         x.to_numpy()
+
+
+def test_gradients_at_inactive_cells_do_not_leak_into_the_zero_block():
+    x = ti.field(ti.f32, needs_grad=True)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 4).place(x, x.grad)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def compute():
+        for i in range(16):  # reads every element, active or not
+            loss[None] += x[i] * 2
+
+    @ti.kernel
+    def grad_sum() -> ti.f32:
+        s = 0.0
+        for i in range(16):
+            s += x.grad[i]
+        return s
+
+    x[1] = 3.0
+    with ti.ad.Tape(loss=loss):
+        compute()
+    expected = np.array([2.0] * 4 + [0.0] * 12, np.float32)
+    np.testing.assert_array_equal(x.grad.to_numpy(), expected)
+    assert grad_sum() == 8.0  # the inactive cells read 0, not the dropped updates

@@ -1,17 +1,26 @@
 """
-Sparse SNodes inside kernels (the storage layout is described in lang/snode.py).
+Sparse SNodes inside kernels (the storage layout is described in lang/snode.py and
+lang/pools.py).
 
-Each sparse SNode has a hidden i32 field: one mask word per pointer/bitmasked cell, one
-length per dynamic list. Activation and queries are the taichi dialect's cell ops
-(taichi.activate / deactivate / is_active / append / length, lowered by
-ti-lower-sparse); a struct-for over a sparse field becomes ordinary range_for and if
-ops, so the LLVM and SPIR-V conversions need nothing new.
+An element of a field under a pointer (or dynamic) SNode is found by walking the pooled
+nodes from the root: each cell's word is the block the next word, or the element, is
+in (storage_values). A write claims an empty cell's word (taichi.atomic_cas 0 -> -1),
+takes a block (taichi.pool_alloc) and publishes it; deactivation swaps the word to 0 and
+gives the block back (taichi.pool_release), and the gc loop after the statement zeroes
+released blocks and pushes them on the free stack. Bitmasked masks and dynamic lengths
+use the taichi dialect's cell ops (taichi.activate / deactivate / is_active / append /
+length); all of them are lowered by ti-lower-sparse, so the LLVM and SPIR-V
+conversions see only loads, stores, atomics and ifs.
 
     x[i] = v        (x under ti.root.pointer(ti.i, 4).dense(ti.i, 8))
     ~>
-    %c = arith.divsi %i, %c8 : i32
-    taichi.activate %_pointer_mask[%c] : memref<4xi32>
-    %p = taichi.element_ptr %x[%i] : memref<32xf32> -> memref<f32>
+    %w = taichi.element_ptr %_pointer_mask[%i / 8]
+    taichi.if (memref.load %w == 0) {                   claim, allocate, publish
+      %old = taichi.atomic_cas %w, 0, -1
+      taichi.if (%old == 0) { %b = taichi.pool_alloc %state, %free ; atomic_max %w, %b }
+    }
+    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes)
+    %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
     for i in x:  body

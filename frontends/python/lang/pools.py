@@ -189,6 +189,19 @@ def checked_launcher(prog: Any, run: Any) -> Any:
     return launch
 
 
+def clear_zero_blocks(prog: Any) -> None:
+    """
+    After an adjoint (or forward-mode) kernel: its gradient updates at elements of
+    inactive cells went where their primal reads did, to block 0; zero block 0 of the
+    gradient and dual arrays again, so inactive cells read 0. (Taichi's gradient writes
+    activate the cells instead: here the gradients of inactive cells are dropped.)
+    """
+    for pool in prog.__dict__.get("pools", ()):
+        for f in pool.arrays:
+            if f.primal is not None:
+                f._array()[0] = 0
+
+
 # -- index arithmetic shared by the host and the kernel codegen ---------------------------
 
 POOLED_KINDS = ("pointer", "dynamic")

@@ -2,24 +2,23 @@
 The SNode tree: `ti.root.dense(...)`, `.pointer(...)`, `.bitmasked(...)`, `.dynamic(...)`
 and `.place(x)`.
 
-Layout (how sparse SNodes are stored):
+Layout (how sparse SNodes are stored; lang/pools.py has the pools):
 
-- Every field placed under the tree is a dense row-major array of the tree's full index
-  space (as for dense fields): the storage of every cell exists whether the cell is active
-  or not, so a program that activates and deactivates cells never grows (Taichi's
-  test_gc), and element addresses stay plain address arithmetic on both targets.
-- A pointer or bitmasked SNode owns a hidden i32 *mask* field over its own cell space
-  (one word per cell: 1 active, 0 inactive). A dynamic SNode owns a hidden i32 *length*
-  field over its parent's cell space.
-- A write to an element activates the cells of every sparse ancestor (stores 1 into the
-  mask words; a dynamic length grows to cover the index with an atomic max).
-- Deactivating a pointer cell clears its mask word and zeroes the storage (data, masks
-  and lengths) under it, so reads of inactive cells give 0 and a reactivated cell starts
-  from 0, as Taichi's freshly allocated cells do. A bitmasked cell only clears its word
-  (Taichi keeps the data; reads see it, struct-for skips it). A dynamic cell's length
-  goes back to 0 and its storage is zeroed.
+- A pointer SNode keeps one i32 word per cell: 0 inactive, else the cell's block in
+  the pointer's pool. Every array placed below it (down to the next pointer) is stored
+  as (blocks, *extents inside one cell): only active cells take memory, and a
+  deactivated cell's block goes back to the pool (zeroed), so a program that activates
+  and deactivates does not grow (Taichi's test_gc). Inactive cells read block 0, which
+  stays zero.
+- A dynamic SNode keeps one i32 length per list and one word per chunk of each list;
+  the chunks (chunk_size elements of each field placed under it) come from its pool.
+- A bitmasked SNode keeps one i32 mask word per cell (1 active) over storage for every
+  cell; deactivation clears the word and keeps the data (as Taichi does).
+- A write to an element activates the cells above it: a pointer cell or a list chunk
+  gets a block (claimed with a compare-and-swap, allocated with atomics on the pool),
+  a bitmasked word becomes 1, a dynamic length grows to cover the index.
 - A struct-for over a sparse field or SNode visits only active cells: an outer parallel
-  loop over the cells of the deepest pointer/bitmasked level tests their mask words, an
+  loop over the cells of the deepest pointer/bitmasked level tests their words, an
   inner serial loop runs over the elements of each active cell (codegen/sparse.py).
 
 The indices of an SNode are those of its own cell space (`snode.shape`): for
