@@ -160,7 +160,7 @@ def test_struct_for_over_a_root_list_visits_its_length():
 
 
 def test_an_exhausted_pool_raises(arch):
-    init_arch(arch, device_memory_GB=0.001)
+    init_arch(arch, device_memory_GB=0.0001)  # a quarter: 26 KB, below 65536 blocks
     x = ti.field(ti.i32)
     ptr = ti.root.pointer(ti.i, 2**17)  # more cells than a full pool: 65536 blocks
     ptr.place(x)

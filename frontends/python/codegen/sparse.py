@@ -189,7 +189,7 @@ def _release_chunks(cg: KernelCodegen, snode: SNode, lengths: list[Value]) -> No
     """A dynamic list's chunks go back to its pool (zeroed by the gc after the
     statement)."""
     em = cg.em
-    if snode.pool is None:
+    if snode._pool is None:  # nothing placed under it: no chunks
         return
     state, _, release = _pool_values(cg, snode)
 
@@ -446,7 +446,7 @@ def collect_garbage(cg: KernelCodegen) -> None:
     pools: list[SNode] = []
     for snode in pending:
         for node in [snode, *_pools_below(snode)]:
-            if node not in pools and node.pool is not None:
+            if node not in pools and node._pool is not None:
                 pools.append(node)
     pools.sort(key=lambda n: len(pool_chain(n)))
     c = lambda v: em.const(v, dtypes.i32)  # noqa: E731
@@ -491,7 +491,7 @@ def _free_block(cg: KernelCodegen, node: SNode, b: Value) -> None:
         def body(k: Value, g: Any = g, extents: Any = extents, handle: Any = handle, inner: Any = inner) -> None:
             at = [b, *_unflatten(cg, k, extents)]
             ptr = em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in at])).results[0]
-            if inner is not None and inner.pool is not None:
+            if inner is not None and inner._pool is not None:
                 w = em.load(ptr, dtypes.i32)
                 state, _, release = _pool_values(cg, inner)
                 _if(cg, em.compare("!=", w, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, w.ssa)))

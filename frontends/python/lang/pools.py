@@ -29,11 +29,12 @@ A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of 
 list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
 elements of each field placed under it, and its lengths stay one word per list.
 
-Capacity rule: a pointer with at most FULL_POOL_CELLS cells gets a block for every cell
-(it can never be exhausted); a larger one gets max(FULL_POOL_CELLS, cells x
-device_memory_GB / 8) blocks (ti.init(device_memory_GB=8) gives every cell a block). A
-dynamic SNode gets every chunk of every list, or as many chunks as device_memory_GB / 4
-holds (at least 16), sized when its fields are placed.
+Capacity rule, decided when the first arrays are placed in a pool's blocks (their
+bytes estimate a block's): a pointer with at most FULL_POOL_CELLS cells gets a block
+for every cell (it can never be exhausted); a larger one gets every cell, or as many
+blocks as a quarter of ti.init(device_memory_GB=...) holds (default 1 GB: 256 MB), at
+least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many
+chunks as that quarter holds (at least 16).
 """
 
 from __future__ import annotations
@@ -58,18 +59,21 @@ def _device_memory_gb() -> float:
     return float(getattr(_program.get_program().config, "device_memory_GB", 1.0) or 1.0)
 
 
-def pointer_capacity(n_cells: int) -> int:
+def _budget() -> int:
+    """The bytes one pool may take: a quarter of ti.init(device_memory_GB=...)."""
+    return int(_device_memory_gb() * 2**30 / 4)
+
+
+def pointer_capacity(n_cells: int, block_bytes: int) -> int:
     """Blocks a pointer SNode of `n_cells` cells may hold at once (the rule above)."""
     if n_cells <= FULL_POOL_CELLS:
         return n_cells
-    return min(n_cells, max(FULL_POOL_CELLS, math.ceil(n_cells * _device_memory_gb() / 8)))
+    return min(n_cells, max(FULL_POOL_CELLS, _budget() // max(block_bytes, 1)))
 
 
 def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
-    """Chunks a dynamic SNode may hold at once: every chunk of every list, or as many as
-    a quarter of device_memory_GB holds (at least 16)."""
-    budget = int(_device_memory_gb() * 2**30 / 4)
-    return min(n_chunks, max(16, budget // max(chunk_bytes, 1)))
+    """Chunks a dynamic SNode may hold at once (the rule above)."""
+    return min(n_chunks, max(16, _budget() // max(chunk_bytes, 1)))
 
 
 class Pool:
@@ -116,7 +120,7 @@ class Pool:
         for f in self.arrays:
             storage = f._array()
             inner = getattr(f, "words_of", None)
-            if inner is not None and inner.pool is not None:  # words of a pool below
+            if inner is not None and inner._pool is not None:  # words of a pool below
                 below = storage[blocks]
                 inner.pool.free_blocks(below[below != 0].astype(np.int64))
             storage[blocks] = 0
@@ -153,10 +157,9 @@ class Pool:
         if exhausted:
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
-                "raise ti.init(device_memory_GB=...) (a pointer with more than "
-                f"{FULL_POOL_CELLS} cells gets cells x device_memory_GB / 8 blocks, a "
-                "dynamic SNode as many chunks as device_memory_GB / 4 holds), or "
-                "activate fewer cells at once"
+                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks as "
+                "device_memory_GB / 4 holds, at least "
+                f"{FULL_POOL_CELLS} for a pointer SNode), or activate fewer cells at once"
             )
 
     @property

@@ -79,7 +79,7 @@ class SNode:
         words of a dynamic node (its pool comes when fields are placed under it). They
         live in the pool of the nearest pooled node above, if any."""
         from .field import Field
-        from .pools import Pool, pointer_capacity
+        from .pools import local_extents, nearest_pool
 
         prog = _program.get_program()
         space = dict(self.extents)
@@ -93,8 +93,12 @@ class SNode:
                     "(ti.root.dense(ti.i, n).dynamic(ti.j, m)) in taichi-xdsl"
                 )
             space = dict(parent.extents)
-        if self.kind == "pointer":
-            self.pool = Pool(self, pointer_capacity(math.prod(self.shape)))
+        owner = nearest_pool(self._parent)
+        if owner is not None and owner._pool is None:  # the first array in its blocks
+            words = math.prod(local_extents(space, owner))
+            if self.kind == "dynamic":
+                words *= 1 + -(-self.level[max(self.level)] // self.chunk_size)
+            owner._make_pool(4 * words)
         mask = Field(dtypes.i32, f"_{self.kind}_mask")
         mask.hidden = True
         _place_in_pool(mask, space, self._parent)
@@ -104,7 +108,6 @@ class SNode:
         if self.kind == "dynamic":
             (axis,) = self.level
             self.chunk_cells = {**space, axis: -(-self.level[axis] // self.chunk_size)}
-            self.pool = None  # sized by the fields placed under it
             words = Field(dtypes.i32, "_dynamic_chunks")
             words.hidden = True
             _place_in_pool(words, dict(self.chunk_cells), self._parent)
@@ -114,18 +117,24 @@ class SNode:
             self.words.words_of = self
         prog.__dict__.setdefault("sparse_snodes", []).append(self)
 
-    def _make_chunk_pool(self, fields: list[Any]) -> None:
-        """A dynamic SNode's pool of chunks, sized by the fields placed under it."""
-        from .field import Field
-        from .pools import Pool, chunk_capacity
+    _pool: Any = None
 
-        per_element = sum(
-            f.dtype.np_dtype.itemsize * math.prod(f.element_shape)
-            for f in fields
-            if isinstance(f, Field)
-        )
-        n_chunks = math.prod(self.chunk_cells.values())
-        self.pool = Pool(self, chunk_capacity(n_chunks, per_element * self.chunk_size))
+    @property
+    def pool(self) -> Any:
+        """The pool of a pointer or dynamic SNode (lang/pools.py), made on first need;
+        its capacity is sized when the first array is placed in its blocks."""
+        if self._pool is None:
+            self._make_pool(4)
+        return self._pool
+
+    def _make_pool(self, block_bytes: int) -> None:
+        from .pools import Pool, chunk_capacity, pointer_capacity
+
+        if self.kind == "pointer":
+            capacity = pointer_capacity(math.prod(self.shape), block_bytes)
+        else:
+            capacity = chunk_capacity(math.prod(self.chunk_cells.values()), block_bytes)
+        self._pool = Pool(self, capacity)
 
     def _child(
         self, kind: str, axis: Any, dimensions: int | Sequence[int], chunk_size: int | None = None
@@ -191,8 +200,17 @@ class SNode:
 
         for f in fields:
             expand(f)
-        if self.kind == "dynamic" and self.pool is None:
-            self._make_chunk_pool(expanded)
+        from .field import Field
+        from .pools import local_extents, nearest_pool
+
+        owner = nearest_pool(self)
+        if owner is not None and owner._pool is None:  # the first arrays in its blocks
+            local = math.prod(local_extents(dict(self.extents), owner))
+            owner._make_pool(local * sum(
+                f.dtype.np_dtype.itemsize * math.prod(f.element_shape)
+                for f in expanded
+                if isinstance(f, Field)
+            ))
         for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
@@ -272,8 +290,8 @@ class SNode:
             words = self.words._array()
             blocks = words[words != 0].astype(np.int64)
             words[...] = 0
-            if self.pool is not None:
-                self.pool.free_blocks(blocks)
+            if self._pool is not None:
+                self._pool.free_blocks(blocks)
 
     @property
     def _num_dynamically_allocated(self) -> int:
@@ -281,7 +299,7 @@ class SNode:
         ones are reused."""
         if self.kind not in ("pointer", "dynamic"):
             raise TaichiError("_num_dynamically_allocated: pointer and dynamic SNodes only")
-        return self.pool.allocated if self.pool is not None else 0
+        return self._pool.allocated if self._pool is not None else 0
 
     def __repr__(self) -> str:
         if self.kind == "root":
@@ -388,8 +406,8 @@ def _collect_pools() -> None:
     released by kernels, or lost in activation races, become free) and report an
     exhausted pool."""
     for node in _program.get_program().__dict__.get("sparse_snodes", []):
-        if getattr(node, "pool", None) is not None:
-            node.pool.collect()
+        if node._pool is not None:
+            node._pool.collect()
 
 
 def _mask_get(node: SNode, cell: tuple[int, ...]) -> int:
