@@ -199,3 +199,25 @@ def test_gradients_at_inactive_cells_do_not_leak_into_the_zero_block():
     expected = np.array([2.0] * 4 + [0.0] * 12, np.float32)
     np.testing.assert_array_equal(x.grad.to_numpy(), expected)
     assert grad_sum() == 8.0  # the inactive cells read 0, not the dropped updates
+
+
+def test_reused_chunks_below_a_pointer_read_zero_past_the_length():
+    x = ti.field(ti.i32)
+    grid = ti.root.pointer(ti.i, 4)
+    lists = grid.dynamic(ti.j, 64, chunk_size=16)
+    lists.place(x)
+
+    @ti.kernel
+    def fill(n: ti.i32, v: ti.i32):
+        for i in range(4):
+            for k in range(n):
+                ti.append(lists, i, v + k)
+
+    for n, v in ((40, 100), (5, 200), (20, 300)):
+        fill(n, v)
+        expected = np.zeros((4, 64), np.int32)
+        expected[:, :n] = v + np.arange(n)
+        np.testing.assert_array_equal(x.to_numpy(), expected)
+        grid.deactivate_all()  # the chunks go back with the pointer's blocks
+        np.testing.assert_array_equal(x.to_numpy(), 0)
+    assert lists._num_dynamically_allocated == 4 * 3

@@ -112,18 +112,39 @@ class Pool:
             self.free_blocks(blocks)
         self.check()
 
-    def free_blocks(self, blocks: np.ndarray) -> None:
-        """Release the pointer cells below these blocks, zero them, push them free."""
-        blocks = blocks[blocks >= RESERVED_BLOCKS]
+    def free_blocks(self, blocks: np.ndarray, used: np.ndarray | None = None) -> None:
+        """Release the cells stored in these blocks (their blocks go back to the pools
+        below), zero the blocks and push them free. `used` (a dynamic SNode's chunks):
+        how many leading elements of each chunk a list wrote; the rest is still zero."""
+        keep = blocks >= RESERVED_BLOCKS
+        blocks = blocks[keep]
         if not blocks.size:
             return
+        if used is not None:
+            used = used[keep]
+        for f in self.arrays:  # first the blocks below (reading lengths), then zero
+            storage = f._array()
+            inner = f.words_of
+            if inner is not None and inner._pool is not None:  # words of a pool below
+                inner_used = None
+                if inner.kind == "dynamic":  # only chunks below a list's length are taken
+                    lengths = inner.mask._array()[blocks]
+                    (axis,) = inner.level
+                    longest = min(int(lengths.max(initial=0)), inner.level[axis])
+                    below = storage[blocks, ..., : -(-longest // inner.chunk_size)]
+                    inner_used = chunk_use(inner, below, lengths)
+                else:
+                    below = storage[blocks]
+                inner._pool.free_blocks(below[below != 0].astype(np.int64), inner_used)
         for f in self.arrays:
             storage = f._array()
-            inner = getattr(f, "words_of", None)
-            if inner is not None and inner._pool is not None:  # words of a pool below
-                below = storage[blocks]
-                inner.pool.free_blocks(below[below != 0].astype(np.int64))
-            storage[blocks] = 0
+            if used is None:
+                storage[blocks] = 0
+            else:  # a chunk: (1, ..., chunk_size) local, cleared up to its use
+                flat = storage.reshape((-1,) + tuple(f.element_shape))
+                size = flat.shape[0] // storage.shape[0]
+                starts = blocks * size - (np.cumsum(used) - used)
+                flat[np.repeat(starts, used) + np.arange(int(used.sum()))] = 0
         state = self.state._array()
         state[FREE_TOP] = top = max(int(state[FREE_TOP]), 0)
         self.free._array()[top : top + blocks.size] = blocks
@@ -166,6 +187,16 @@ class Pool:
     def allocated(self) -> int:
         """Blocks ever taken from the bump counter (Taichi's _num_dynamically_allocated)."""
         return min(int(self.state._array()[ALLOCATED]), self.capacity)
+
+
+def chunk_use(node: SNode, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """For the non-zero chunk words of a dynamic SNode (`words`: lengths.shape +
+    (chunks,)), in `words[words != 0]` order: how many leading elements of each chunk
+    its list has written (a write extends the length to cover it)."""
+    (axis,) = node.level
+    at = np.nonzero(words)
+    length = np.minimum(lengths[at[:-1]], node.level[axis])
+    return np.clip(length - at[-1] * node.chunk_size, 0, node.chunk_size)
 
 
 def check_pools(prog: Any, root: np.ndarray | None) -> None:

@@ -283,15 +283,21 @@ class SNode:
             for child in self.children:
                 child.deactivate_all()
             return
+        from .pools import chunk_use
+
         _collect_pools()
-        if self.kind != "pointer":  # a bitmasked mask, dynamic lengths
-            self.mask._array()[...] = 0
         if self.kind in ("pointer", "dynamic"):
             words = self.words._array()
-            blocks = words[words != 0].astype(np.int64)
+            live = words != 0
+            used = None
+            if self.kind == "dynamic":
+                used = chunk_use(self, words, self.mask._array())
+            blocks = words[live].astype(np.int64)
             words[...] = 0
             if self._pool is not None:
-                self._pool.free_blocks(blocks)
+                self._pool.free_blocks(blocks, used)
+        if self.kind != "pointer":  # a bitmasked mask, dynamic lengths
+            self.mask._array()[...] = 0
 
     @property
     def _num_dynamically_allocated(self) -> int:
