@@ -154,13 +154,19 @@ def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> None:
         _if(cg, em.compare("==", old, 0), allocate)
 
     _if(cg, em.compare("==", em.load(word, dtypes.i32), 0), claim)
-    body = Block()
-    with cg.em.at(body):
-        now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
-        done = em.compare(">=", now, 0)
-        em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
-        em.emit(taichi.YieldOp())
-    em.emit(taichi.WhileOp(body))
+
+    def wait() -> None:
+        body = Block()
+        with cg.em.at(body):
+            now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
+            done = em.compare(">=", now, 0)
+            em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
+            em.emit(taichi.YieldOp())
+        em.emit(taichi.WhileOp(body))
+
+    # after its own claim an invocation sees 0 < block or -1 (another's claim): only
+    # then does it wait, reading the word atomically
+    _if(cg, em.compare("<", em.load(word, dtypes.i32), 0), wait)
 
 
 def _cell_op(cg: KernelCodegen, op: Any) -> Value:

@@ -32,9 +32,10 @@ elements of each field placed under it, and its lengths stay one word per list.
 Capacity rule, decided when the first arrays are placed in a pool's blocks (their
 bytes estimate a block's): a pointer with at most FULL_POOL_CELLS cells gets a block
 for every cell (it can never be exhausted); a larger one gets every cell, or as many
-blocks as a quarter of ti.init(device_memory_GB=...) holds (default 1 GB: 256 MB), at
-least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many
-chunks as that quarter holds (at least 16).
+blocks as a quarter of ti.init(device_memory_GB=...) holds (default 1 GB: 256 MB; on
+Vulkan at most half the device's maxStorageBufferRange), at least FULL_POOL_CELLS. A
+dynamic SNode gets every chunk of every list, or as many chunks as that budget holds
+(at least 4).
 """
 
 from __future__ import annotations
@@ -60,8 +61,15 @@ def _device_memory_gb() -> float:
 
 
 def _budget() -> int:
-    """The bytes one pool may take: a quarter of ti.init(device_memory_GB=...)."""
-    return int(_device_memory_gb() * 2**30 / 4)
+    """The bytes one pool may take: a quarter of ti.init(device_memory_GB=...), and on
+    Vulkan at most half the device's maxStorageBufferRange (the root is one buffer)."""
+    budget = int(_device_memory_gb() * 2**30 / 4)
+    prog = _program.get_program()
+    if prog.config.arch is _program.vulkan:
+        limit = prog.backend.runtime.caps.max_storage_buffer_range
+        prog.__dict__["root_limit"] = limit  # the root does not outgrow it by doubling
+        budget = min(budget, limit // 2)
+    return budget
 
 
 def pointer_capacity(n_cells: int, block_bytes: int) -> int:
@@ -73,7 +81,7 @@ def pointer_capacity(n_cells: int, block_bytes: int) -> int:
 
 def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
     """Chunks a dynamic SNode may hold at once (the rule above)."""
-    return min(n_chunks, max(16, _budget() // max(chunk_bytes, 1)))
+    return min(n_chunks, max(4, _budget() // max(chunk_bytes, 1)))
 
 
 class Pool:

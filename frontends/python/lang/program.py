@@ -300,6 +300,9 @@ class Program:
         if old is not None and old.size >= self.root_size:
             return
         capacity = max(self.root_size, 2 * old.size if old is not None else 0)
+        limit = self.__dict__.get("root_limit")  # a device's largest buffer (pools.py)
+        if limit is not None:
+            capacity = max(self.root_size, min(capacity, limit))
         # Over-allocate so the buffer itself starts on a 64-byte boundary.
         storage = np.zeros(capacity + FIELD_ALIGN, dtype=np.uint8)
         start = (-storage.ctypes.data) % FIELD_ALIGN
