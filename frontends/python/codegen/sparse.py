@@ -111,11 +111,12 @@ def storage_values(
         at = _in_pool(cg, cells(node), prev, block, cell)
         word = _words_ptr(cg, node, at)
         if write and id(node) not in skip:
-            _activate_pointer(cg, node, word)
-        block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: being claimed
-        if write:
-            empty = cg.em.compare("==", block, 0)
-            block = cg.em.select(empty, cg.em.const(SINK_BLOCK, dtypes.i32), block)
+            block = _activate_pointer(cg, node, word)
+        else:
+            block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: claimed
+            if write:  # not activated (ti.no_activate): an empty cell's write is dropped
+                empty = cg.em.compare("==", block, 0)
+                block = cg.em.select(empty, cg.em.const(SINK_BLOCK, dtypes.i32), block)
         prev = node
     return _in_pool(cg, space, owner, block, index)
 
@@ -134,15 +135,21 @@ def _pool_values(cg: KernelCodegen, node: SNode) -> tuple[SSAValue, SSAValue, SS
     return (cg.field_handle(pool.state).ssa, cg.field_handle(pool.free).ssa, cg.field_handle(pool.release).ssa)
 
 
-def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> None:
+def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> Value:
     """
-    An empty pointer cell gets a block. Of racing invocations, the one whose
-    compare-and-swap turns the word from 0 to -1 (claimed) allocates and publishes the
-    block; the others wait (after the branch has reconverged, so within a subgroup
-    the claimer has already published) until the word is no longer -1.
+    The block of a cell, which gets one if it has none. Of racing invocations, the one
+    whose compare-and-swap turns the word from 0 to -1 (claimed) allocates and
+    publishes the block; the others wait until the word is no longer -1 (after the
+    branch has reconverged, so within a subgroup the claimer has already published).
+    An active cell costs one load.
     """
+    from xdsl.dialects import memref
+
     em = cg.em
     state, free, _ = _pool_values(cg, node)
+    slot = em.alloca(dtypes.i32)
+    seen = em.load(word, dtypes.i32)
+    em.store(slot, seen)
 
     def claim() -> None:
         old = _cell_op(cg, taichi.AtomicCasOp(word, em.const(0, dtypes.i32).ssa, em.const(-1, dtypes.i32).ssa))
@@ -153,20 +160,18 @@ def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> None:
 
         _if(cg, em.compare("==", old, 0), allocate)
 
-    _if(cg, em.compare("==", em.load(word, dtypes.i32), 0), claim)
-
-    def wait() -> None:
+    def slow() -> None:
+        _if(cg, em.compare("==", seen, 0), claim)
         body = Block()
         with cg.em.at(body):
             now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
             done = em.compare(">=", now, 0)
-            em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
+            em.emit(taichi.IfOp(done.ssa, Block([memref.StoreOp.get(now.ssa, slot, []), taichi.BreakOp()])))
             em.emit(taichi.YieldOp())
         em.emit(taichi.WhileOp(body))
 
-    # after its own claim an invocation sees 0 < block or -1 (another's claim): only
-    # then does it wait, reading the word atomically
-    _if(cg, em.compare("<", em.load(word, dtypes.i32), 0), wait)
+    _if(cg, em.compare("<=", seen, 0), slow)
+    return em.load(slot, dtypes.i32)
 
 
 def _cell_op(cg: KernelCodegen, op: Any) -> Value:
@@ -427,9 +432,13 @@ def lower_call(
     at = _mask_at(cg, snode, cell)
     if snode.kind == "pointer":  # the block is zeroed after the statement (collect_garbage)
         word = _mask_ptr(cg, snode, at)
-        old = _cell_op(cg, taichi.AtomicAndOp(word, em.const(0, dtypes.i32).ssa))
         state, _, release = _pool_values(cg, snode)
-        _if(cg, em.compare("!=", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, old.ssa)))
+
+        def swap() -> None:  # one of racing deactivations gets the block
+            old = _cell_op(cg, taichi.AtomicAndOp(word, em.const(0, dtypes.i32).ssa))
+            _if(cg, em.compare(">", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, old.ssa)))
+
+        _if(cg, em.compare(">", em.load(word, dtypes.i32), 0), swap)
         pending = cg.__dict__.setdefault("pending_gc", [])
         if snode not in pending:
             pending.append(snode)
