@@ -95,6 +95,12 @@ class AtomicLowering(TaskPattern):
     """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, taichi.AtomicCasOp) and isinstance(op.dest.type, spirv.PointerType):
+            swap = spirv.AtomicCompareExchangeOp(op.dest, op.new, op.expected)
+            ops: list[Operation] = []
+            value = guarded(self.state, op.dest, [swap], swap.results[0], ops)
+            rewriter.replace(op, ops, [value])
+            return
         if not isinstance(op, taichi.AtomicOp):
             return
         if not isinstance(op.dest.type, spirv.PointerType):

@@ -4,6 +4,7 @@
 
 taichi.field @x : memref<4x8xf32> offset 64
 taichi.field @total : memref<f32> offset 0
+taichi.field @words : memref<4xi32> offset 192
 
 // A serial task: its own module, LocalSize 1, the body only on invocation 0. The
 // argument is read from the argument buffer (binding 2), x[1, 2] is element
@@ -265,5 +266,23 @@ offload.kernel @visit : () -> () {
     %u = offload.global_tmp 4 : memref<i32>
     memref.store %i, %t[] : memref<i32>
     memref.store %j, %u[] : memref<i32>
+  }
+}
+
+// A compare-and-swap on a storage-buffer word is spirv.AtomicCompareExchange (the
+// value to store first, then the one compared with); its result is the old word.
+// CHECK-LABEL: spirv.func @compare_and_swap__task0
+// CHECK:         %[[P:.*]] = spirv.AccessChain %{{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CHECK-NEXT:    %[[E:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[N:.*]] = spirv.Constant -1 : i32
+// CHECK-NEXT:    %{{.*}} = spirv.AtomicCompareExchange <Device> <None> <None> %[[P]], %[[N]], %[[E]] : !spirv.ptr<i32, StorageBuffer>
+offload.kernel @compare_and_swap : () -> () {
+  offload.serial {
+    %w = taichi.get_field @words : memref<4xi32>
+    %i = spirv.Constant 1 : i32
+    %p = taichi.element_ptr %w[%i] : memref<4xi32> -> memref<i32>
+    %e = spirv.Constant 0 : i32
+    %n = spirv.Constant -1 : i32
+    %old = taichi.atomic_cas %p, %e, %n : memref<i32>
   }
 }

@@ -421,7 +421,7 @@ class KernelCodegen(ast.NodeVisitor):
                 "this field has no shape: give ti.field a shape or place it with "
                 "ti.root.dense(...).place(x) before the kernel runs"
             )
-        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.shape + f.element_shape))
+        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape))
         self.insert_prologue(op)
         op.result.name_hint = f.symbol
         handle = FieldHandle(f, op.result)
@@ -527,8 +527,9 @@ class KernelCodegen(ast.NodeVisitor):
                 self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
                 for v, d in zip(values, container.shape(self))
             ]
-        if write and isinstance(container, FieldHandle) and container.field._snode is not None:
-            sparse.activate_element(self, container, values)
+        if isinstance(container, FieldHandle) and container.field._snode is not None:
+            skip = sparse.activate_element(self, container, values) if write else set()
+            values = sparse.storage_values(self, container.field, values, write, skip)
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -1191,7 +1192,7 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
         if not f.placed:
             continue
         op = taichi.FieldOp(
-            f.symbol, memref_type(f.dtype, f.shape + f.element_shape), f.offset
+            f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape), f.offset
         )
         if f.created_at is not None:
             file, line = f.created_at

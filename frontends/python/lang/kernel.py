@@ -692,6 +692,10 @@ class Kernel:
         prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
         run = self._through_c_order(run, args)
+        if prog.__dict__.get("pools") and (prog.config.arch is not _program.vulkan or self._returns):
+            from .pools import checked_launcher
+
+            run = checked_launcher(prog, run)  # an exhausted sparse pool raises
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
 
