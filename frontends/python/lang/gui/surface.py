@@ -72,6 +72,7 @@ class Surface:
         self.res = (int(res[0]), int(res[1]))
         self.pixels = ti.ndarray(ti.u32, self.res)
         self._depth = None
+        self._rows = None  # rows(): the (height, width) buffer a window is handed
         self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
 
     def depth_buffer(self):
@@ -194,6 +195,15 @@ class Surface:
     def read(self) -> np.ndarray:
         """The pixels, (width, height) uint32 0xRRGGBB, y up."""
         return self.pixels.to_numpy()
+
+    def rows(self) -> np.ndarray:
+        """The pixels as a window's framebuffer holds them: (height, width) uint32
+        0xRRGGBB, top row first. Transposed on the program's arch (raster.rows_top_first);
+        the array is only valid until the next call (it is the buffer's host copy)."""
+        if self._rows is None:
+            self._rows = ti.ndarray(ti.u32, (self.res[1], self.res[0]))
+        raster.rows_top_first(self.pixels, self._rows)
+        return self._rows._read()
 
     def rgb8(self, pixels: np.ndarray | None = None) -> np.ndarray:
         """The picture as (height, width, 3) uint8, top row first (for image files)."""

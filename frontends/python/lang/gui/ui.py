@@ -365,7 +365,7 @@ class Window:
         """Present the frame (if a window is open), then start the next one."""
         if self._window is not None:
             self._gui._draw(self._surface)
-            self._window.present(self._surface.read())
+            self._window.present(self._surface.rows())
             self._clicks = []
             self._poll()
         self._gui._rows = []
