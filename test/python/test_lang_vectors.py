@@ -322,3 +322,25 @@ def test_local_vector_written_at_run_time_indices_in_a_parallel_loop():
         return tmp
 
     assert k().to_list() == [24, 30, 19]
+
+
+def test_chained_comparison_of_a_vector_is_element_wise():
+    # comet.py: `if not all(-0.1 <= x[i] <= 1.1)`; Taichi compares component by component
+    x = ti.Vector.field(2, ti.f32, 5)
+    out = ti.Vector.field(2, ti.i32, 5)
+    inside = ti.field(ti.i32, 5)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            out[i] = -0.1 <= x[i] <= 1.1
+            inside[i] = 0
+            if all(0.0 < x[i] < 1.0 < 2.0):
+                inside[i] = 1
+
+    pts = np.array([[0.5, 0.5], [2.0, 0.5], [0.5, -1.0], [-0.05, 1.05], [0.0, 0.9]], np.float32)
+    x.from_numpy(pts)
+    k()
+    expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)
+    assert np.array_equal(out.to_numpy(), expect)
+    assert inside.to_numpy().tolist() == [1, 0, 0, 0, 0]

@@ -419,7 +419,12 @@ def lower_compare(cg: KernelCodegen, node: ast.Compare) -> Any:
     for op_node, right_node in zip(node.ops, node.comparators):
         right = cg.eval(right_node)
         c = compare(cg, cmp_name(op_node), left, right, node)
-        result = logical(cg, "and", result, c)
+        if isinstance(result, Vec) or (isinstance(c, Vec) and not is_python(result)):
+            # `lo <= v <= hi` of a vector: element-wise, as Taichi's
+            vec, other = (result, c) if isinstance(result, Vec) else (c, result)
+            result = vec_logical(cg, "and", vec, other, node)
+        else:
+            result = logical(cg, "and", result, c)
         if result is False:
             return False  # Python's chained comparison stops here
         left = right
