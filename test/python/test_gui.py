@@ -244,3 +244,14 @@ def test_arrows_and_point_field():
     assert rgb(img, 37, 25) == (255, 255, 255) and rgb(img, 87, 75) == (255, 255, 255)
     assert rgb(img, 91, 75) == (255, 255, 255) and rgb(img, 41, 25) == hexrgb(BG)
     assert rgb(img, 12, 25) == hexrgb(BG)  # radius 0: nothing
+
+
+def test_lib_queries_programs_make():
+    import sys
+
+    # GGUI programs check ti._lib.core.GGUI_AVAILABLE; Taichi's GUI tests compare
+    # fast_gui pixels by ti._lib.utils.get_os_name()
+    assert ti._lib.core.GGUI_AVAILABLE
+    name = ti._lib.utils.get_os_name()
+    assert name == {"linux": "linux", "darwin": "osx", "win32": "win"}.get(sys.platform, name)
+    assert isinstance(ti._lib.core.with_vulkan(), bool)
