@@ -253,5 +253,6 @@ def test_lib_queries_programs_make():
     # fast_gui pixels by ti._lib.utils.get_os_name()
     assert ti._lib.core.GGUI_AVAILABLE
     name = ti._lib.utils.get_os_name()
-    assert name == {"linux": "linux", "darwin": "osx", "win32": "win"}.get(sys.platform, name)
+    expect = {"linux": "linux", "darwin": "osx", "win32": "win"}.get(sys.platform, name)
+    assert name == expect
     assert isinstance(ti._lib.core.with_vulkan(), bool)

@@ -338,7 +338,9 @@ def test_chained_comparison_of_a_vector_is_element_wise():
             if all(0.0 < x[i] < 1.0 < 2.0):
                 inside[i] = 1
 
-    pts = np.array([[0.5, 0.5], [2.0, 0.5], [0.5, -1.0], [-0.05, 1.05], [0.0, 0.9]], np.float32)
+    pts = np.array(
+        [[0.5, 0.5], [2.0, 0.5], [0.5, -1.0], [-0.05, 1.05], [0.0, 0.9]], np.float32
+    )
     x.from_numpy(pts)
     k()
     expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)

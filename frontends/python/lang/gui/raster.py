@@ -157,7 +157,9 @@ def image_u8(canvas: canvas_t, src: u8_3):
 
 
 @ti.kernel
-def circles(canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti.template()):
+def circles(
+    canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti.template()
+):
     """Disc k: centre pos[k] * (width, height), radius[k] pixels, colour color[k].
 
     A pixel (x, y) at distance d from the centre is covered by min(max(r - d, 0), 1)
