@@ -1459,7 +1459,8 @@ class Pool:
             worker = self.spawn()
             selector.register(worker.results, selectors.EVENT_READ, worker)
 
-        for _ in range(self.jobs):
+        tasks = sum(len(q) for q in self.queues.values())
+        for _ in range(min(self.jobs, tasks)):
             start_one()
         while any(w.task or not w.ready for w in self.workers):
             now = time.monotonic()
