@@ -132,6 +132,11 @@ KNOWN_ISSUES: dict[str, tuple[str, tuple[str, ...]]] = {}
 # Where Taichi 1.7.4 itself is wrong; with --taichi these differences are expected and
 # ours must follow the reference, not Taichi.
 TAICHI_BUGS = {
+    "i8-floordiv": (
+        "Taichi 1.7.4 on cpu gets `//` of i8 values wrong: `ti.i8(7) // ti.i8(-1)` is 1 "
+        "(7 // -3 is 0), and `(ti.i8(0) // x) > ti.i8(0) - ti.i8(2)` is false; i16 and i32 "
+        "are right (seeds 18 and 19 differ from the reference under Taichi, not under ours)"
+    ),
     "int-div-by-zero": (
         "an integer `//` or `%` by zero kills Taichi's process on cpu (SIGFPE); on vulkan "
         "it gives what lowering/guard_int_division.py defines for every arch of ours"
@@ -1465,7 +1470,8 @@ class Pool:
             worker = self.spawn()
             selector.register(worker.results, selectors.EVENT_READ, worker)
 
-        for _ in range(self.jobs):
+        tasks = sum(len(q) for q in self.queues.values())
+        for _ in range(min(self.jobs, tasks)):
             start_one()
         while any(w.task or not w.ready for w in self.workers):
             now = time.monotonic()
@@ -1922,7 +1928,8 @@ def _against_taichi(python: str, seeds: range, archs: list[str]) -> int:
             if isinstance(got, str) or got is None:
                 print(f"[taichi {arch} seed {seed}] {got}")
                 continue
-            got = {k: np.array(v, dtype=expected[k].dtype) for k, v in got.items()}
+            got = {k: np.array(v, dtype=expected[k].dtype) for k, v in got.items()
+                   if k in expected}
             problems = compare(p, expected, got)
             if problems and _constant_floordiv_mod(p.body):
                 print(f"[taichi {arch} seed {seed}] differs where Taichi folds constant "

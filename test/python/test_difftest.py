@@ -5,6 +5,9 @@ vulkan, and the bugs it found, each as a minimal program checked against Taichi'
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 import taichi_xdsl as ti
@@ -199,3 +202,18 @@ def test_compare_of_a_truncated_int():
     o = np.zeros((5, 4), np.int32)
     k(a, o)
     assert o.tolist() == [[0, 0, 1, 0], [0, 0, 0, 0], [1, 0, 0, 1], [0, 1, 1, 0], [1, 1, 0, 1]]
+
+
+def test_pool_counts_timeouts_and_resumes(tmp_path):
+    # A program past --timeout is an outcome of its own and its worker is replaced; the
+    # JSON summary has the counts, and --resume runs only what it lacks.
+    path = str(tmp_path / "run.json")
+    summary = difftest.run_pool(range(0, 2), ["cpu"], jobs=1, timeout=0.01, time_limit=None,
+                                json_path=path, resume=None)
+    data = json.loads(Path(path).read_text())
+    assert data["complete"] and data["per_arch"]["cpu"]["programs_run"] == 2
+    assert data["per_arch"]["cpu"]["timeout"] == 2
+    assert [f["seed"] for f in data["failures"]] == [0, 1]
+    again = difftest.run_pool(range(0, 2), ["cpu"], jobs=1, timeout=0.01, time_limit=None,
+                              json_path=None, resume=path)
+    assert len(again.outcomes) == len(summary.outcomes) == 2
