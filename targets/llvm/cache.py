@@ -18,8 +18,8 @@ A first-level key (`source_kernel_key`) is computed before the frontend runs, fr
 kernel's source, the values it names, its template signature and the field layout
 (frontends/python/lang/source_key.py), with the same arch, caps and config and
 `light_compiler_version` (no xDSL import; the frontend's sources are fingerprinted too).
-Its entry holds no code, only `{"ir_key": ...}`: a fresh process that hits it loads the
-IR-keyed entry without importing xDSL.
+It is a link in the cache's index (OfflineCache.link), not an entry: a fresh process that
+finds it loads the IR-keyed entry without importing xDSL.
 """
 
 from __future__ import annotations

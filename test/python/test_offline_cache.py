@@ -15,6 +15,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -310,9 +311,9 @@ def test_print_pass_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     ti.reset()
 
 
-def test_program_writes_its_kernels_when_it_ends(tmp_path: Path) -> None:
+def test_program_writes_its_kernels_when_it_ends(tmp_path: Path, arch: Any) -> None:
     """A program's kernels reach the directory at ti.reset()/ti.init(): one file each
-    plus the index; a second program hits them and writes nothing new."""
+    plus the index; a second program hits them (right results) and writes nothing new."""
 
     @ti.kernel
     def one() -> ti.i32:
@@ -322,15 +323,19 @@ def test_program_writes_its_kernels_when_it_ends(tmp_path: Path) -> None:
     def add(a: ti.i32, b: ti.i32) -> ti.i32:
         return a + b
 
-    def init() -> None:
-        ti.init(arch=ti.cpu, offline_cache=True, offline_cache_file_path=str(tmp_path))
+    def init() -> Any:
+        ti.init(arch=arch, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        from taichi_xdsl.frontends.python.lang import program
+
+        return program.get_program().backend
 
     init()
     assert one() == 1 and add(2, 3) == 5
     assert list(tmp_path.iterdir()) == []
-    init()
+    backend = init()
     names = sorted(p.name for p in tmp_path.iterdir())
     assert len(names) == 3 and names[-1] == INDEX_NAME
-    assert one() == 1 and add(4, 5) == 9
+    assert one() == 1 and add(4, 5) == 9 and add(-4, 5) == 1
+    assert backend.cache_hits == 2
     ti.reset()
     assert sorted(p.name for p in tmp_path.iterdir()) == names

@@ -327,6 +327,7 @@ class Program:
                 dump_ir=cfg.dump_ir,
                 print_pass_times=cfg.print_pass_times,
                 print_pass_statistics=cfg.print_pass_statistics,
+                offline_cache=offline_cache(cfg),
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
