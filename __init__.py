@@ -15,7 +15,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = (1, 7, 4)
+"""The Taichi release whose Python API this package follows, as Taichi gives it (a tuple)."""
+__xdsl_version__ = "0.1.0"
+"""taichi-xdsl's own version (pyproject.toml's)."""
 
 _FRONTEND = "taichi_xdsl.frontends.python.lang"
 _GUI = "taichi_xdsl.frontends.python.lang.gui"

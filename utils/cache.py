@@ -111,7 +111,7 @@ class CacheEntry:
 def _package_version() -> str:
     import taichi_xdsl
 
-    return str(taichi_xdsl.__version__)
+    return str(taichi_xdsl.__xdsl_version__)
 
 
 class OfflineCache:

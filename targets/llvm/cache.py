@@ -74,7 +74,7 @@ def compiler_version() -> str:
 
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
-        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={_xdsl_version()};"
+        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};"
         f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
         f"sources={source_fingerprint()}"
     )
@@ -131,7 +131,7 @@ def light_compiler_version() -> str:
         xdsl_version = ",".join(p.name for p in found) or spec.origin
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
-        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={xdsl_version};"
+        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={xdsl_version};"
         f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
         f"sources={stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)}"
     )

@@ -40,7 +40,7 @@ def compiler_version() -> str:
     import taichi_xdsl
 
     sources = fingerprint_sources(_PACKAGE_ROOT, COMPILER_SOURCE_DIRS)
-    return f"taichi_xdsl={taichi_xdsl.__version__};xdsl={_xdsl_version()};sources={sources}"
+    return f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};sources={sources}"
 
 
 def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:

@@ -35,7 +35,7 @@ SCRIPT = textwrap.dedent(
     cache.source_fingerprint = lambda: "pinned"
     cache.stat_fingerprint = lambda root, dirs: "pinned"
     if options.get("version"):
-        ti.__version__ = options["version"]
+        ti.__xdsl_version__ = options["version"]
     ti.init(arch=ti.cpu, offline_cache_file_path=options["path"], **options["init"])
 
     @ti.kernel
