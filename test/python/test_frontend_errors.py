@@ -35,9 +35,13 @@ def test_lambda_is_unsupported_syntax():
     with pytest.raises(ti.TaichiSyntaxError) as info:
         k()
     message = str(info.value)
-    assert f"test_frontend_errors.py:{_line_of('y = lambda t: t')}:" in message
-    assert "unsupported syntax 'lambda'" in message
-    assert "\n    y = lambda t: t" in message
+    line = _line_of("y = lambda t: t")
+    assert message.startswith(f'\nFile "{THIS_FILE}", line {line}, in k:\n')
+    assert message.endswith(
+        "\n        y = lambda t: t  # noqa: F841\n"
+        "            ^^^^^^^^^^^\n"
+        "unsupported syntax 'lambda'"
+    )
 
 
 @pytest.mark.parametrize(
@@ -77,8 +81,8 @@ def test_undefined_name():
 
     with pytest.raises(ti.TaichiNameError) as info:
         k()
-    assert "name 'undefined_thing' is not defined" in str(info.value)
-    assert f":{_line_of('return undefined_thing + 1')}:" in str(info.value)
+    assert 'Name "undefined_thing" is not defined' in str(info.value)
+    assert f", line {_line_of('return undefined_thing + 1')}, in k:" in str(info.value)
 
 
 def test_variable_defined_in_branch_is_not_visible_after_it():
@@ -88,7 +92,7 @@ def test_variable_defined_in_branch_is_not_visible_after_it():
             t = 1
         return t
 
-    with pytest.raises(ti.TaichiNameError, match="'t' is not defined"):
+    with pytest.raises(ti.TaichiNameError, match='"t" is not defined'):
         k(1)
 
 
@@ -205,7 +209,7 @@ def test_error_inside_ti_func_points_at_the_func():
 
     with pytest.raises(ti.TaichiTypeError) as info:
         k(1)
-    assert f":{_line_of('return x & 1.5')}:" in str(info.value)
+    assert f", line {_line_of('return x & 1.5')}, in " in str(info.value)
 
 
 def test_program_still_works_after_errors():
@@ -382,3 +386,56 @@ def test_func_vector_parameter_of_another_size_is_an_error():
 
     with pytest.raises(ti.TaichiSyntaxError, match="Argument a is expected to be a Matrix with n 3, but got 2"):
         k()
+
+
+def test_error_format_shows_each_inlining_call_outermost_first():
+    """Taichi's layout: a `File ..., line N, in f:` block per function, from the kernel
+    down to the ti.func at fault, each with the source and carets under the construct."""
+
+    @ti.func
+    def inner():
+        return missing_name  # noqa: F821
+
+    @ti.func
+    def outer():
+        return inner()
+
+    @ti.kernel
+    def k() -> ti.i32:
+        return outer()
+
+    with pytest.raises(ti.TaichiNameError) as info:
+        k()
+    blocks = str(info.value).split("\nFile ")
+    assert blocks[0] == ""
+    assert blocks[1].startswith(f'"{THIS_FILE}", line {_line_of("return outer()")}, in k:')
+    assert blocks[1].endswith("\n        return outer()\n               ^^^^^^^")
+    assert f", line {_line_of('return inner()')}, in outer:" in blocks[2]
+    assert blocks[3].endswith(
+        "\n        return missing_name  # noqa: F821\n"
+        "               ^^^^^^^^^^^^\n"
+        'Name "missing_name" is not defined'
+    )
+
+
+def test_error_format_expands_tabs_and_marks_a_loop_header():
+    source = (
+        "import taichi_xdsl as ti\n"
+        "@ti.kernel\n"
+        "def k():\n"
+        "\tfor i in range(1,\t2, 3):\n"
+        "\t\tpass\n"
+    )
+    namespace: dict = {}
+    import linecache
+
+    linecache.cache["<tabbed>"] = (len(source), None, source.splitlines(True), "<tabbed>")
+    exec(compile(source, "<tabbed>", "exec"), namespace)
+    with pytest.raises(ti.TaichiCompilationError) as info:
+        namespace["k"]()
+    assert str(info.value) == (
+        '\nFile "<tabbed>", line 4, in k:\n'
+        "    for i in range(1,   2, 3):\n"
+        "    ^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        "Range should have 1 or 2 arguments, found 3"
+    )

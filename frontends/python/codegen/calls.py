@@ -657,10 +657,7 @@ def _check_real_func(
 def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
     """The error raised inside an inlined ti.func, followed by the call that inlined it,
     so that an error inside a library ti.func also names the user's line."""
-    where = caller.src.located(type(e), node, "called from here")
-    err = type(e)(f"{e}\n{where}")
-    err.located = True  # type: ignore[attr-defined]
-    return err
+    return caller.src.called_from(e, node)
 
 
 def _bind_func_args(

@@ -202,7 +202,9 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
 
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
     args = [cg.eval(a) for a in call.args]
-    if call.keywords or not 1 <= len(args) <= 2:
+    if not 1 <= len(args) <= 2:  # Taichi's words; located at the loop by the visitor
+        raise TaichiSyntaxError(f"Range should have 1 or 2 arguments, found {len(args)}")
+    if call.keywords:
         raise cg.error(
             TaichiSyntaxError,
             call,

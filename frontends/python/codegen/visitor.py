@@ -296,7 +296,9 @@ class KernelCodegen(ast.NodeVisitor):
                 raise
             raise self.error(type(e), node, str(e)) from None
         except NameError as e:
-            raise self.error(TaichiNameError, node, str(e)) from None
+            name = getattr(e, "name", None)
+            message = f'Name "{name}" is not defined' if name else str(e)
+            raise self.error(TaichiNameError, node, message) from None
         except (VerifyException, AssertionError) as e:
             raise self.error(
                 TaichiCompilationError, node, f"internal error: {type(e).__name__}: {e}"
@@ -426,7 +428,7 @@ class KernelCodegen(ast.NodeVisitor):
             return self.ctx.globals[name]
         if hasattr(builtins, name):
             return getattr(builtins, name)
-        raise TaichiNameError(f"name '{name}' is not defined")
+        raise TaichiNameError(f'Name "{name}" is not defined')
 
     def find_binding(self, name: str) -> tuple[dict[str, Any], Any] | None:
         for scope in reversed(self.ctx.scopes):
