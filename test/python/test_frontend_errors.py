@@ -3,6 +3,7 @@ Frontend errors: each names the file and line, shows the source line, and says w
 wrong; none crashes the interpreter or leaves the program unusable.
 """
 
+import re
 import warnings
 
 import numpy as np
@@ -40,7 +41,7 @@ def test_lambda_is_unsupported_syntax():
     assert message.endswith(
         "\n        y = lambda t: t  # noqa: F841\n"
         "            ^^^^^^^^^^^\n"
-        "unsupported syntax 'lambda'"
+        "Unsupported node \"Lambda\": unsupported syntax 'lambda'"
     )
 
 
@@ -439,3 +440,92 @@ def test_error_format_expands_tabs_and_marks_a_loop_header():
         "    ^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
         "Range should have 1 or 2 arguments, found 3"
     )
+
+
+def _k_loop_var_redeclared():
+    i = 0
+    for i in range(4):  # noqa: B007
+        pass
+
+
+def _k_nested_static():
+    for _ in ti.static(ti.static(range(2))):
+        pass
+
+
+def _k_nested_grouped():
+    for _ in ti.grouped(ti.grouped(range(2))):
+        pass
+
+
+def _k_static_element():
+    a = ti.static([1, 2])
+    a[0] = ti.static(3)
+
+
+def _k_static_recreated():
+    a = 1
+    a = ti.static(2)  # noqa: F841
+
+
+def _k_reannotated():
+    a: ti.i32 = 1
+    a: ti.f32 = 2.0  # noqa: F841
+
+
+def _k_raise():
+    raise ValueError()
+
+
+def _k_nested_def():
+    def inner():
+        pass
+
+
+def _k_break_outermost():
+    for _ in range(4):
+        break
+
+
+def _k_static_continue_under_runtime_if():
+    for _ in ti.static(range(3)):
+        x = 0.5
+        if x == 0.0:
+            continue
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        (_k_loop_var_redeclared, "Variable 'i' is already declared in the outer scope"),
+        (_k_nested_static, "'ti.static' cannot be nested"),
+        (_k_nested_grouped, "'ti.grouped' cannot be nested"),
+        (_k_static_element, "Static assign cannot be used on elements in arrays"),
+        (_k_static_recreated, "Recreating variables is not allowed"),
+        (_k_reannotated, "already declared as i32; it cannot be annotated again as f32"),
+        (_k_raise, 'Unsupported node "Raise"'),
+        (_k_nested_def, "Function definition is not allowed in 'ti.kernel'"),
+        (_k_break_outermost, "Cannot break in the outermost loop"),
+        (_k_static_continue_under_runtime_if, "You are trying to `continue` a static `for`"),
+    ],
+    ids=lambda v: getattr(v, "__name__", "")[3:] if callable(v) else "",
+)
+def test_taichi_rejects_these_kernels(arch, body, message):
+    ti.init(arch=arch)
+    k = ti.kernel(body)
+    with pytest.raises(ti.TaichiSyntaxError, match=re.escape(message)):
+        k()
+
+
+def test_unknown_string_annotation_fails_at_decoration():
+    with pytest.raises(ti.TaichiSyntaxError, match=r"Invalid type annotation \(argument 1\) of Taichi kernel: nothing_here"):
+
+        @ti.kernel
+        def k(a: ti.i32, b: "nothing_here"):  # noqa: F821
+            pass
+
+    with pytest.raises(ti.TaichiSyntaxError, match="of Taichi function: nope"):
+
+        @ti.func
+        def f(a: "nope"):  # noqa: F821
+            pass

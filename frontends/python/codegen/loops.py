@@ -67,8 +67,9 @@ def _static_exit(cg: KernelCodegen, node: ast.AST, what: str) -> bool:
         raise cg.error(
             TaichiSyntaxError,
             node,
-            f"'{what}' in a ti.static loop must be reached at compile time: put it "
-            "under `if ti.static(...)`, not under a run-time condition",
+            f"You are trying to `{what}` a static `for` loop, but the `{what}` statement "
+            "is inside a non-static `if`. It must be reached at compile time: put it "
+            "under `if ti.static(...)`.",
         )
     loop.static_exit = what
     cg.terminated = True
@@ -88,8 +89,8 @@ def lower_break(cg: KernelCodegen, node: ast.Break) -> None:
         raise cg.error(
             TaichiSyntaxError,
             node,
-            "'break' in a parallel loop (the outermost loops of a kernel run in "
-            "parallel); put ti.loop_config(serialize=True) before the loop",
+            "Cannot break in the outermost loop: the outermost loops of a kernel run "
+            "in parallel; put ti.loop_config(serialize=True) before the loop",
         )
     cg.em.emit(taichi.BreakOp())
     cg.terminated = True
@@ -122,12 +123,19 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     serialize = bool(config and config.get("serialize")) or cg.in_real_func()
     block_dim = config.get("block_dim") if config else None
     it = node.iter
+    for wrapper, name in ((ops.static, "ti.static"), (ops.grouped, "ti.grouped")):
+        if cg.is_call_to(it, wrapper) and any(
+            cg.is_call_to(arg, wrapper) for arg in it.args  # type: ignore[attr-defined]
+        ):
+            raise cg.error(TaichiSyntaxError, it, f"'{name}' cannot be nested")
     if cg.is_call_to(it, ops.static):
         assert isinstance(it, ast.Call)
         items = cg.eval(it)
         static_for(cg, node, items)
         return
     kind, payload = loop_iterable(cg, it)
+    if kind != "static":
+        _check_fresh_loop_variables(cg, node.target)
     if kind == "range":
         range_for(cg, node, payload[0], payload[1], serialize)
     elif kind == "ndrange":
@@ -145,6 +153,20 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         loop = cg.em.block.last_op  # the loop just emitted
         assert isinstance(loop, taichi.RangeForOp | taichi.StructForOp)
         loop.attributes["block_dim"] = IntegerAttr(block_dim, 64)
+
+def _check_fresh_loop_variables(cg: KernelCodegen, target: ast.expr) -> None:
+    """A run-time loop's variables are new: a name the kernel already declared is an
+    error (Taichi's rule; the loop could not write the outer variable per thread)."""
+    names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
+    for name in names:
+        if isinstance(name, ast.Name) and cg.find_binding(name.id) is not None:
+            raise cg.error(
+                TaichiSyntaxError,
+                name,
+                f"Variable '{name.id}' is already declared in the outer scope and "
+                "cannot be used as loop variable",
+            )
+
 
 def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     """Classify a loop's iterable: range, ndrange, struct (a container) or static."""

@@ -313,7 +313,17 @@ class KernelCodegen(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> Any:
         kind = type(node).__name__
         what = UNSUPPORTED_NAMES.get(kind, kind)
-        raise self.error(TaichiSyntaxError, node, f"unsupported syntax '{what}'")
+        if kind == "FunctionDef":
+            scope = "ti.kernel" if self.ctx.is_kernel else "ti.func"
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"Function definition is not allowed in '{scope}'. Define it at module "
+                "level as a @ti.func.",
+            )
+        raise self.error(
+            TaichiSyntaxError, node, f'Unsupported node "{kind}": unsupported syntax \'{what}\''
+        )
 
     def eval(self, node: ast.AST) -> Any:
         return self.visit(node)
@@ -665,6 +675,21 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         static = self.is_call_to(node.value, ops.static)
+        if static:  # `x = ti.static(...)` names a compile-time value once
+            for target in node.targets:
+                if isinstance(target, ast.Subscript | ast.Attribute):
+                    raise self.error(
+                        TaichiSyntaxError,
+                        target,
+                        "Static assign cannot be used on elements in arrays",
+                    )
+                if isinstance(target, ast.Name) and self.find_binding(target.id):
+                    raise self.error(
+                        TaichiSyntaxError,
+                        target,
+                        f"Recreating variables is not allowed: '{target.id}' already "
+                        "exists, and `= ti.static(...)` declares a new compile-time name",
+                    )
         value = self.eval(node.value)
         for target in node.targets:
             self.assign(target, value, static)
@@ -683,6 +708,14 @@ class KernelCodegen(ast.NodeVisitor):
             self.ctx.scopes[-1][node.target.id] = place
             return
         dt = self.cook_dtype(ann, node.annotation)
+        found = self.find_binding(node.target.id)
+        if found is not None and isinstance(found[1], Place) and found[1].dtype != dt:
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"Variable '{node.target.id}' is already declared as {found[1].dtype}; "
+                f"it cannot be annotated again as {dt}",
+            )
         value = self.eval(node.value) if node.value is not None else 0
         if not is_scalar(value):
             raise self.error(
