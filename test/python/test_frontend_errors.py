@@ -104,7 +104,7 @@ def test_bitwise_on_floats_is_a_type_error():
 
     with pytest.raises(ti.TaichiTypeError) as info:
         k(1.0)
-    assert "bitwise '&' needs integers" in str(info.value)
+    assert "unsupported operand type(s) for '&': 'f32' and 'i32'" in str(info.value)
     assert "return x & 1" in str(info.value)
 
 
@@ -529,3 +529,75 @@ def test_unknown_string_annotation_fails_at_decoration():
         @ti.func
         def f(a: "nope"):  # noqa: F821
             pass
+
+
+def test_a_vector_is_no_condition(arch):
+    """`if v:` on a vector was taken as always true (a wrong answer); Taichi refuses it."""
+    ti.init(arch=arch)
+
+    @ti.kernel
+    def in_if(a: ti.i32) -> ti.i32:
+        v = ti.Vector([a, 0])
+        r = 0
+        if v:
+            r = 1
+        return r
+
+    @ti.kernel
+    def in_if_exp(a: ti.i32) -> ti.i32:
+        v = ti.Vector([a, 0])
+        return 1 if v else 2
+
+    with pytest.raises(ti.TaichiTypeError, match="`if` conditions must be an integer"):
+        in_if(0)
+    with pytest.raises(ti.TaichiSyntaxError, match='Please use "ti.select" instead'):
+        in_if_exp(0)
+
+
+def test_if_exp_selects_vectors(arch):
+    ti.init(arch=arch)
+
+    @ti.kernel
+    def pick(c: ti.i32) -> ti.types.vector(2, ti.i32):
+        a = ti.Vector([1, 2])
+        b = ti.Vector([3, 4])
+        return a if c else b
+
+    @ti.kernel
+    def broadcast(c: ti.i32) -> ti.types.vector(2, ti.f32):
+        a = ti.Vector([1.5, 2.5])
+        return a if c else 0.0
+
+    @ti.kernel
+    def mismatched(c: ti.i32):
+        a = ti.Vector([1.0, 2.0])
+        b = ti.Vector([1.0, 2.0, 3.0])
+        d = a if c else b  # noqa: F841
+
+    assert pick(1).to_list() == [1, 2] and pick(0).to_list() == [3, 4]
+    assert broadcast(1).to_list() == [1.5, 2.5] and broadcast(0).to_list() == [0.0, 0.0]
+    with pytest.raises(ti.TaichiTypeError, match="Cannot broadcast tensor to tensor"):
+        mismatched(1)
+
+
+@pytest.mark.parametrize("name", ["floor", "ceil", "round", "sin", "tanh"])
+def test_real_only_math_refuses_integers(name):
+    fn = getattr(ti, name)
+
+    @ti.kernel
+    def k(a: ti.i32) -> ti.f32:
+        return fn(a)
+
+    with pytest.raises(ti.TaichiTypeError, match=f"'{name}' takes real inputs only, however 'i32'"):
+        k(1)
+
+
+def test_vector_assign_of_another_shape_names_both_types():
+    f = ti.Vector.field(4, dtype=ti.i32, shape=())
+
+    @ti.kernel
+    def k():
+        f[None] = ti.Vector([1, 2, 3])
+
+    with pytest.raises(ti.TaichiTypeError, match=re.escape("cannot assign '[Tensor (3) i32]' to '[Tensor (4) i32]'")):
+        k()

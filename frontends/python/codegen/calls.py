@@ -65,6 +65,8 @@ _UNARY_MATH = frozenset(
 _MAX_INLINE_DEPTH = 32
 _RANDOM = frozenset(("random", "randn"))
 _COMPOSED_UNARY = frozenset(("asin", "acos", "atan", "round", "trunc"))
+_REAL_ONLY = frozenset(("floor", "ceil", "round", "sin", "cos", "tan", "asin", "acos", "tanh"))
+"""Math functions Taichi refuses integers for (sqrt, exp, log, ... convert them)."""
 _ELEMENTWISE_INTRINSICS = (
     _UNARY_MATH
     | _COMPOSED_UNARY
@@ -429,7 +431,7 @@ def intrinsic_ir(
     if name in _COMPOSED_UNARY:
         dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
         expect_args(cg, node, args, 1 if dt is None or "dtype" in kwargs else 2)
-        result = composed_unary(cg, name, scalar(cg, args[0], node))
+        result = composed_unary(cg, name, _real_input(cg, name, args[0], node))
         return result if dt is None else em.value(result, cg.cook_dtype(dt, node))
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
@@ -526,7 +528,21 @@ def intrinsic_math(
 ) -> Value:
     if not args:
         raise cg.error(TaichiSyntaxError, node, f"ti.{name}() needs an argument")
-    return cg.em.math1(name, cg.em.value(scalar(cg, args[0], node)))
+    return cg.em.math1(name, cg.em.value(_real_input(cg, name, args[0], node)))
+
+def _real_input(cg: KernelCodegen, name: str, arg: Any, node: ast.Call) -> Any:
+    """`arg` as a scalar; an integer one is refused where Taichi refuses it."""
+    x = scalar(cg, arg, node)
+    if name in _REAL_ONLY:
+        dt = x.dtype if isinstance(x, Value) else cg.em.literal_dtype(x)
+        if not dt.is_float:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"'{name}' takes real inputs only, however '{dt}' is provided. Convert "
+                f"it first: ti.{name}(ti.cast(x, ti.f32)) or ti.{name}(float(x)).",
+            )
+    return x
 
 def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -> Any:
     if len(args) == 1 and isinstance(args[0], tuple | list):

@@ -503,11 +503,25 @@ def short_circuit(cg: KernelCodegen, op: str, lhs: Value, rhs_node: ast.expr) ->
     return em.load(slot, dt)
 
 def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
-    cond = cg.condition(node.test)
+    cond = cg.condition(node.test, what="conditional expression")
     if not isinstance(cond, Value):
         return cg.eval(node.body if cond else node.orelse)
     if is_pure(node.body) and is_pure(node.orelse):
         a, b = cg.eval(node.body), cg.eval(node.orelse)
+        if isinstance(a, VecPlace):
+            a = a.load(cg)
+        if isinstance(b, VecPlace):
+            b = b.load(cg)
+        if isinstance(a, Vec) or isinstance(b, Vec):
+            # Taichi's `ti.select(c, a, b)`: a scalar side is broadcast, shapes must agree
+            if isinstance(a, Vec) and isinstance(b, Vec) and a.shape != b.shape:
+                raise cg.error(
+                    TaichiTypeError,
+                    node,
+                    f"Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
+                    f"{a.shape} and {b.shape}",
+                )
+            return cg.vec_map(lambda x, y: cg.em.select(cond, x, y), a, b, node=node)
         if not is_scalar(a) or not is_scalar(b):
             raise cg.error(TaichiTypeError, node, "'a if c else b' needs scalars")
         return cg.em.select(cond, a, b)

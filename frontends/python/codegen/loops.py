@@ -45,7 +45,7 @@ def lower_while(cg: KernelCodegen, node: ast.While) -> None:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'while ... else'")
     body = Block()
     with cg.body(body), cg.loop(LoopInfo("while", False)):
-        cond = cg.condition(node.test)
+        cond = cg.condition(node.test, what="`while`")
         if cond is False:
             return  # `while False:` never runs
         if isinstance(cond, Value):

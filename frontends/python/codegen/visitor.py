@@ -857,13 +857,31 @@ class KernelCodegen(ast.NodeVisitor):
                 self.close(else_block)
         self.em.emit(taichi.IfOp(cond.ssa, then_block, else_block))
 
-    def condition(self, node: ast.expr) -> Value | bool:
-        """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
+    def condition(self, node: ast.expr, what: str = "`if`") -> Value | bool:
+        """An `if`/`while`/`a if c else b` test: a u1 value, or a Python truth value
+        (folded). A vector or matrix has no truth value (Taichi's rule)."""
         cond = self.eval(node)
         if isinstance(cond, Value):
             return self.em.to_bool(cond)
         if isinstance(cond, Container | Place):
             raise self.error(TaichiTypeError, node, "a field or ndarray is not a condition")
+        if isinstance(cond, Vec | VecPlace):
+            if what == "conditional expression":
+                raise self.error(
+                    TaichiSyntaxError,
+                    node,
+                    "Using conditional expression for element-wise select operation on "
+                    "Taichi vectors/matrices is deprecated and removed starting from "
+                    'Taichi v1.5.0 Please use "ti.select" instead.',
+                )
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"{what} conditions must be an integer; found {describe(cond)} "
+                "(use any(v), all(v) or a component)",
+            )
+        if isinstance(cond, StructVal | StructPlace):
+            raise self.error(TaichiTypeError, node, "a struct is not a condition")
         return bool(cond)
 
     def visit_Return(self, node: ast.Return) -> None:
