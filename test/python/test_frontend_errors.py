@@ -601,3 +601,12 @@ def test_vector_assign_of_another_shape_names_both_types():
 
     with pytest.raises(ti.TaichiTypeError, match=re.escape("cannot assign '[Tensor (3) i32]' to '[Tensor (4) i32]'")):
         k()
+
+
+def test_static_assert_of_a_run_time_value():
+    @ti.kernel
+    def k(a: ti.i32):
+        ti.static_assert(a > 0, "positive")
+
+    with pytest.raises(ti.TaichiTypeError, match="Static assert with non-static condition"):
+        k(1)

@@ -463,6 +463,14 @@ def intrinsic_ir(
         expect_args(cg, node, args, 3)
         x, lo, hi = (scalar(cg, a, node) for a in args)
         return em.binary("min", em.binary("max", x, lo), hi)
+    if name == "static_assert":  # a Python condition is checked before lowering
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Static assert with non-static condition: ti.static_assert checks a "
+            "compile-time value (a Python value or ti.static(...)); use `assert` for a "
+            "run-time condition",
+        )
     raise cg.error(
         TaichiSyntaxError, node, f"ti.{name}() is not supported in kernels"
     )
