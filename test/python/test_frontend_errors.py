@@ -610,3 +610,16 @@ def test_static_assert_of_a_run_time_value():
 
     with pytest.raises(ti.TaichiTypeError, match="Static assert with non-static condition"):
         k(1)
+
+
+def test_if_exp_reads_a_vector_only_in_its_branch(arch):
+    ti.init(arch=arch)
+    v = ti.Vector.field(2, ti.f32, shape=4)
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.types.vector(2, ti.f32):
+        v[3] = ti.Vector([1.0, 2.0])
+        return v[n] if n < 4 else 7  # a guard: v[n] is not read when n >= 4
+
+    assert k(3).to_list() == [1.0, 2.0]
+    assert k(9).to_list() == [7.0, 7.0]

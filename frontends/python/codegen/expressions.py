@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import functools
 import operator
 from typing import TYPE_CHECKING, Any
 
@@ -527,29 +528,44 @@ def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
         return cg.em.select(cond, a, b)
     return _if_exp_branches(cg, node, cond)
 
-def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Value:
+def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Any:
+    """`a if c else b` whose sides read memory or call: each side evaluated only in its
+    branch (a guard such as `x[i] if i < n else 0` reads nothing out of range). Sides
+    may be scalars or vectors of one shape (a scalar side is broadcast)."""
     em = cg.em
     blocks, values = [Block(), Block()], []
     for block, branch in zip(blocks, (node.body, node.orelse)):
         with cg.body(block):
             v = cg.eval(branch)
-            if not is_scalar(v):
+            if isinstance(v, VecPlace):
+                v = v.load(cg)
+            if not is_scalar(v) and not isinstance(v, Vec):
                 raise cg.error(
-                    TaichiTypeError, branch, "'a if c else b' needs scalars"
+                    TaichiTypeError, branch, "'a if c else b' needs scalars or vectors"
                 )
             values.append(em.value(v) if isinstance(v, Value) else v)
-    a, b = values
-    dt = dtypes.promote(
-        a.dtype if isinstance(a, Value) else em.literal_dtype(a),
-        b.dtype if isinstance(b, Value) else em.literal_dtype(b),
-    )
-    slot = em.alloca(dt)
-    for block, v in zip(blocks, values):
+    shapes = {v.shape for v in values if isinstance(v, Vec)}
+    if len(shapes) > 1:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
+            + " and ".join(map(str, sorted(shapes))),
+        )
+    shape = shapes.pop() if shapes else None
+    size = len(next(v for v in values if isinstance(v, Vec)).elems) if shape else 1
+    parts = [list(v.elems) if isinstance(v, Vec) else [v] * size for v in values]
+    types = [e.dtype if isinstance(e, Value) else em.literal_dtype(e) for p in parts for e in p]
+    dt = functools.reduce(dtypes.promote, types)
+    slots = [em.alloca(dt) for _ in range(size)]
+    for block, elems in zip(blocks, parts):
         with cg.body(block, new_scope=False):
-            em.store(slot, em.value(v, dt))
+            for slot, e in zip(slots, elems):
+                em.store(slot, em.value(e, dt))
             cg.close(block)
     em.emit(taichi.IfOp(cond.ssa, blocks[0], blocks[1]))
-    return em.load(slot, dt)
+    loads = [em.load(slot, dt) for slot in slots]
+    return Vec(shape, loads) if shape is not None else loads[0]
 
 def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
     parts = [
