@@ -623,3 +623,60 @@ def test_if_exp_reads_a_vector_only_in_its_branch(arch):
 
     assert k(3).to_list() == [1.0, 2.0]
     assert k(9).to_list() == [7.0, 7.0]
+
+
+def _k_is():
+    ti.static(1 is 2)  # noqa: F632
+
+
+def _k_ndrange_triple():
+    for _ in ti.ndrange((1, 2, 3)):
+        pass
+
+
+def _k_one_variable_two_dimensions():
+    for _ in ti.ndrange(4, 4):
+        pass
+
+
+@pytest.mark.parametrize(
+    "body, error, message",
+    [
+        (_k_is, ti.TaichiSyntaxError, 'Operator "is" in Taichi scope is not supported'),
+        (_k_ndrange_triple, ti.TaichiSyntaxError, "Every argument of ndrange should be a scalar or a tuple/list like (begin, end)"),
+        (_k_one_variable_two_dimensions, ti.TaichiSyntaxError, "number of the loop variables not equal to the dimension"),
+    ],
+    ids=["is", "ndrange_triple", "one_variable_two_dimensions"],
+)
+def test_taichi_rejects_these_loops_and_operators(body, error, message):
+    k = ti.kernel(body)
+    with pytest.raises(error, match=re.escape(message)):
+        k()
+
+
+def test_ndrange_of_floats_is_a_type_error():
+    @ti.kernel
+    def dynamic():
+        for _ in ti.ndrange((1.1, 10.5)):
+            pass
+
+    @ti.kernel
+    def static():
+        for _ in ti.static(ti.ndrange(0.1, 0.2)):
+            pass
+
+    for k in (dynamic, static):
+        with pytest.raises(ti.TaichiTypeError, match=r"should be an integer scalar or a tuple/list of \(int, int\)"):
+            k()
+
+
+def test_struct_for_with_one_variable_over_two_dimensions():
+    x = ti.field(ti.f32, (3, 4))
+
+    @ti.kernel
+    def k():
+        for i in x:
+            x[i, 0] = 1.0
+
+    with pytest.raises(ti.TaichiSyntaxError, match="number of the loop variables"):
+        k()

@@ -398,6 +398,13 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
     return cg.em.invert(x)
 
 def compare(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+    if op in ("is", "is not"):  # Taichi removed them from kernels (ti.static too)
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f'Operator "{op}" in Taichi scope is not supported: compare values with '
+            "== / != (decide on Python objects outside the kernel)",
+        )
     if (isinstance(a, Vec) or isinstance(b, Vec)) and op in CMP_NAMES:
         return cg.vec_compare(op, a, b, node)
     if is_python(a) and is_python(b):

@@ -13,6 +13,8 @@ import ast
 import builtins
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects.builtin import IntegerAttr, UnitAttr
@@ -236,6 +238,11 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
     lo, hi = (0, args[0]) if len(args) == 1 else (args[0], args[1])
     return "range", (lo, hi)
 
+NDRANGE_INTEGERS = (
+    "Every argument of ndrange should be an integer scalar or a tuple/list of (int, int)"
+)
+
+
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
     for arg in call.args:
@@ -245,11 +252,18 @@ def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
                 raise cg.error(
                     TaichiSyntaxError,
                     arg,
-                    "ti.ndrange takes n or (begin, end) per dimension",
+                    "Every argument of ndrange should be a scalar or a tuple/list like "
+                    "(begin, end)",
                 )
-            bounds.append((value[0], value[1]))
+            pair = (value[0], value[1])
         else:
-            bounds.append((0, value))
+            pair = (0, value)
+        for bound in pair:
+            if isinstance(bound, float | np.floating) or (
+                isinstance(bound, Value) and bound.dtype.is_float
+            ):
+                raise cg.error(TaichiTypeError, arg, NDRANGE_INTEGERS)
+        bounds.append(pair)
     if not bounds:
         raise cg.error(TaichiSyntaxError, call, "ti.ndrange needs a dimension")
     return bounds
@@ -360,6 +374,8 @@ def static_for(cg: KernelCodegen, node: ast.For, items: Any) -> None:
     """`for x in ti.static(...)`: the body once per item, x a Python value."""
     try:
         iterator = iter(items)
+    except TaichiTypeError as e:  # the iterable's own check (ti.ndrange of floats)
+        raise cg.error(TaichiTypeError, node.iter, str(e)) from None
     except TypeError:
         raise cg.error(
             TaichiSyntaxError,
@@ -391,6 +407,14 @@ def bind_targets(cg: KernelCodegen, node: ast.For, indices: list[Value]) -> None
         raise cg.error(TaichiSyntaxError, target, "loop variables must be names")
     assigned = assigned_names(node.body)
     grouped, cg.pending_grouped = cg.pending_grouped, False
+    if len(names) == 1 and len(indices) > 1 and not grouped:
+        raise cg.error(
+            TaichiSyntaxError,
+            target,
+            "Ndrange for loop with number of the loop variables not equal to the "
+            f"dimension of the ndrange is not supported: {len(indices)} indices, one "
+            "loop variable (write `for I in ti.grouped(...)` for one index vector)",
+        )
     if len(names) == 1 and (len(indices) != 1 or grouped):
         name = names[0].id  # type: ignore[attr-defined]
         # ti.grouped: one index vector
