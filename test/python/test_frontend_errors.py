@@ -680,3 +680,23 @@ def test_struct_for_with_one_variable_over_two_dimensions():
 
     with pytest.raises(ti.TaichiSyntaxError, match="number of the loop variables"):
         k()
+
+
+def test_atomic_on_a_value_names_the_non_writable_target():
+    @ti.kernel
+    def k():
+        y = ti.Vector([1, 2, 3])
+        ti.atomic_min([3, 2, 1], y)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="cannot use a non-writable target as the first operand of 'atomic_min'"):
+        k()
+
+
+def test_static_of_a_kernel_argument():
+    @ti.kernel
+    def k(val: ti.f32):
+        if ti.static(val > 0.5):
+            pass
+
+    with pytest.raises(ti.TaichiSyntaxError, match="must be compile-time constants"):
+        k(1.0)

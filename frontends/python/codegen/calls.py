@@ -331,7 +331,15 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             raise cg.error(
                 TaichiSyntaxError, node, f"ti.{name}(x, value) takes two arguments"
             )
-        place = cg.place_of(node.args[0])
+        target = node.args[0]
+        if not isinstance(target, ast.Name | ast.Subscript | ast.Attribute):
+            raise cg.error(
+                TaichiSyntaxError,
+                target,
+                f"cannot use a non-writable target as the first operand of '{name}': "
+                "it must be a variable or a field/ndarray element",
+            )
+        place = cg.place_of(target)
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
     args = [cg.eval(a) for a in node.args]
     kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
@@ -348,7 +356,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
                 raise cg.error(
                     TaichiSyntaxError,
                     node,
-                    "ti.static() needs values known at compile time",
+                    "ti.static() needs values known at compile time: its arguments "
+                    "must be compile-time constants (Python values, ti.static(...) or "
+                    "template arguments), not kernel arguments or local variables",
                 )
         return ops.static(*args)
     if name in _RANDOM:
