@@ -700,3 +700,13 @@ def test_static_of_a_kernel_argument():
 
     with pytest.raises(ti.TaichiSyntaxError, match="must be compile-time constants"):
         k(1.0)
+
+
+def test_negative_slice_of_a_vector():
+    @ti.kernel
+    def k(i: ti.i32) -> ti.i32:
+        x = ti.Vector([i, i + 1, i + 2])
+        return x[:-1].sum()
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Negative indices are not supported in Taichi kernels"):
+        k(0)

@@ -591,6 +591,13 @@ def slice_positions(
     out_shape: list[int] = []
     for i, dim in zip(idx, shape):
         if isinstance(i, slice):
+            if any(isinstance(b, int) and b < 0 for b in (i.start, i.stop, i.step)):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    node,
+                    "Negative indices are not supported in Taichi kernels. Write the "
+                    f"position from the start (this axis has {dim} components).",
+                )
             axes.append(list(range(*i.indices(dim))))
             out_shape.append(len(axes[-1]))
         else:
