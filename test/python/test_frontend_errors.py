@@ -710,3 +710,24 @@ def test_negative_slice_of_a_vector():
 
     with pytest.raises(ti.TaichiSyntaxError, match="Negative indices are not supported in Taichi kernels"):
         k(0)
+
+
+def test_kernel_method_needs_data_oriented():
+    class Plain:
+        def __init__(self):
+            self.x = ti.field(ti.f32, shape=4)
+
+        @ti.kernel
+        def fill(self):
+            for i in self.x:
+                self.x[i] = 1.0
+
+    @ti.data_oriented
+    class Marked(Plain):
+        pass
+
+    with pytest.raises(ti.TaichiSyntaxError, match="not decorated with @ti.data_oriented"):
+        Plain().fill()
+    marked = Marked()
+    marked.fill()
+    assert marked.x.to_numpy().tolist() == [1.0] * 4

@@ -750,6 +750,12 @@ class _BoundKernel:
         self.obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(type(self.obj), "_ti_data_oriented", False):
+            raise TaichiSyntaxError(
+                f"kernel '{self.kernel.__name__}' is a method of class "
+                f"'{type(self.obj).__name__}', which is not decorated with "
+                "@ti.data_oriented (Taichi needs it to treat `self` as a template)"
+            )
         return self.kernel(self.obj, *args, **kwargs)
 
     def get_ir(self, *args: Any, stage: str = "taichi", **kwargs: Any) -> Any:
