@@ -731,3 +731,23 @@ def test_kernel_method_needs_data_oriented():
     marked = Marked()
     marked.fill()
     assert marked.x.to_numpy().tolist() == [1.0] * 4
+
+
+def test_in_is_decided_inside_ti_static_only():
+    @ti.kernel
+    def static_in(a: ti.template()) -> ti.i32:
+        b = 0
+        if ti.static(a in [ti.i32, ti.u32]):
+            b = 1
+        return b
+
+    @ti.kernel
+    def plain_in(a: ti.template()) -> ti.i32:
+        b = 0
+        if a in [ti.i32, ti.u32]:
+            b = 1
+        return b
+
+    assert static_in(ti.i32) == 1 and static_in(ti.f32) == 0
+    with pytest.raises(ti.TaichiSyntaxError, match='"In" is only supported inside `ti.static`.'):
+        plain_in(ti.i32)

@@ -341,8 +341,12 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             )
         place = cg.place_of(target)
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
-    args = [cg.eval(a) for a in node.args]
-    kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    cg.static_depth += name == "static"
+    try:
+        args = [cg.eval(a) for a in node.args]
+        kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    finally:
+        cg.static_depth -= name == "static"
     if name.startswith("simt."):
         return simt.lower_simt(cg, name.removeprefix("simt."), args, kwargs, node)
     if name == "loop_config":

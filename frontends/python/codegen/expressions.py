@@ -405,6 +405,13 @@ def compare(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             f'Operator "{op}" in Taichi scope is not supported: compare values with '
             "== / != (decide on Python objects outside the kernel)",
         )
+    if op in ("in", "not in") and not cg.static_depth:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            '"In" is only supported inside `ti.static`. Write '
+            f"`ti.static(a {op} b)` to decide it at compile time.",
+        )
     if (isinstance(a, Vec) or isinstance(b, Vec)) and op in CMP_NAMES:
         return cg.vec_compare(op, a, b, node)
     if is_python(a) and is_python(b):

@@ -119,6 +119,8 @@ class KernelCodegen(ast.NodeVisitor):
         self._locs: dict[tuple[str, int, int], Attribute] = {}
         self.rng_used = False
         self.pending_grouped = False
+        self.static_depth = 0
+        """How many ti.static(...) calls enclose the expression being compiled."""
 
     # -- entry point -----------------------------------------------------------------
 
