@@ -751,3 +751,19 @@ def test_in_is_decided_inside_ti_static_only():
     assert static_in(ti.i32) == 1 and static_in(ti.f32) == 0
     with pytest.raises(ti.TaichiSyntaxError, match='"In" is only supported inside `ti.static`.'):
         plain_in(ti.i32)
+
+
+def test_loop_unique_is_the_value_itself(arch):
+    ti.init(arch=arch)
+    x = ti.field(ti.i32, shape=8)
+    y = ti.field(ti.i32, shape=8)
+
+    @ti.kernel
+    def scatter():
+        for i in x:
+            y[ti.loop_unique(x[i])] += i
+
+    x.from_numpy(np.array([7, 6, 5, 4, 3, 2, 1, 0], np.int32))
+    scatter()
+    assert y.to_numpy().tolist() == [7, 6, 5, 4, 3, 2, 1, 0]
+    assert ti.loop_unique(3) == 3

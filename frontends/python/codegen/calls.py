@@ -477,6 +477,10 @@ def intrinsic_ir(
         expect_args(cg, node, args, 3)
         x, lo, hi = (scalar(cg, a, node) for a in args)
         return em.binary("min", em.binary("max", x, lo), hi)
+    if name == "loop_unique":  # a hint only: the value itself
+        if not 1 <= len(args) <= 2 or set(kwargs) - {"covers"}:
+            raise cg.error(TaichiSyntaxError, node, "ti.loop_unique(val, covers=None)")
+        return scalar(cg, args[0], node)
     if name == "static_assert":  # a Python condition is checked before lowering
         raise cg.error(
             TaichiTypeError,

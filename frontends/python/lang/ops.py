@@ -260,6 +260,15 @@ def _static_assert(cond: Any, msg: str = "") -> None:
 random = Intrinsic("random", _random)
 randn = Intrinsic("randn", _randn)
 static_assert = Intrinsic("static_assert", _static_assert)
+
+
+def _loop_unique(val: Any, covers: Any = None) -> Any:
+    return val
+
+
+loop_unique = Intrinsic("loop_unique", _loop_unique)
+"""`ti.loop_unique(v, covers=None)`: a hint that v differs between the iterations of the
+enclosing parallel loop (Taichi uses it to skip atomics); the value itself, unchanged."""
 static_print = Intrinsic("static_print", print)
 
 ATOMICS = (
@@ -319,6 +328,7 @@ __all__ = [
     "static",
     "static_assert",
     "static_print",
+    "loop_unique",
     "tan",
     "tanh",
 ]
