@@ -260,8 +260,8 @@ def test_export_as_and_kernel_templates(program, tmp_path: Path):
 def test_recording(program, tmp_path: Path):
     @ti.kernel
     def inc(a: ti.types.ndarray(), d: ti.f32):
-        for i in a:
-            a[i] += d
+        for I in ti.grouped(a):  # any rank (one loop variable needs ti.grouped, as Taichi)
+            a[I] += d
 
     @ti.kernel
     def unused(a: ti.types.ndarray()):
