@@ -871,27 +871,19 @@ class ActivateOp(_CellOp):
 @irdl_op_definition
 class DeactivateOp(_CellOp):
     """
-    `ti.deactivate(snode, I)`. With `release` (a pointer SNode) the cell's storage is
-    zeroed later, by the gc loop after the statement; without (bitmasked) the cell's
-    data stays, as in Taichi.
+    `ti.deactivate(snode, I)` on a bitmasked SNode (the cell's data stays, as in
+    Taichi) or a dynamic one (the length becomes 0). A pointer cell is deactivated by
+    an atomic on its block word and `taichi.pool_release` (codegen/sparse.py).
 
-    Example: `taichi.deactivate %mask[%i] release : memref<4xi32>`
+    Example: `taichi.deactivate %mask[%i] : memref<4xi32>`
     """
 
     name = "taichi.deactivate"
-    release = opt_prop_def(UnitAttr)
-    assembly_format = "$mask `[` $indices `]` (`release` $release^)? attr-dict `:` type($mask)"
+    assembly_format = "$mask `[` $indices `]` attr-dict `:` type($mask)"
     traits = traits_def(MemoryWriteEffect())
 
-    def __init__(
-        self,
-        mask: SSAValue | Operation,
-        indices: Sequence[SSAValue | Operation],
-        release: bool = False,
-    ):
-        super().__init__(
-            operands=[mask, indices], properties={"release": UnitAttr()} if release else {}
-        )
+    def __init__(self, mask: SSAValue | Operation, indices: Sequence[SSAValue | Operation]):
+        super().__init__(operands=[mask, indices])
 
 
 @irdl_op_definition
@@ -964,6 +956,91 @@ class LengthOp(_ListOp):
 
     name = "taichi.length"
     traits = traits_def(MemoryReadEffect())
+
+
+@irdl_op_definition
+class AtomicCasOp(IRDLOperation):
+    """
+    Compare-and-swap: store `new` into the i32 place when it holds `expected`; the
+    result is the value it held before (the swap happened when that equals
+    `expected`). A pointer SNode's activation uses it: of several invocations that
+    allocate a block for the same empty cell, one wins.
+
+    Example: `%old = taichi.atomic_cas %p, %expected, %new : memref<i32>`
+    """
+
+    name = "taichi.atomic_cas"
+    dest = operand_def(MemRefType.constr(i32))
+    expected = operand_def(i32)
+    new = operand_def(i32)
+    old = result_def(i32)
+    assembly_format = "$dest `,` $expected `,` $new attr-dict `:` type($dest)"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, dest: SSAValue | Operation, expected: SSAValue | Operation, new: SSAValue | Operation):
+        super().__init__(operands=[dest, expected, new], result_types=[i32])
+
+    def verify_(self) -> None:
+        _scalar_slot(self, self.dest, "its destination")
+
+
+class _PoolOp(IRDLOperation, ABC):
+    """Shared shape: a pointer SNode's pool, `%state` (memref<4xi32>: allocated,
+    free_top, released, exhausted) and one of its block lists (memref<Nxi32>)."""
+
+    state = operand_def(MemRefType.constr(i32))
+    blocks = operand_def(MemRefType.constr(i32))
+
+    def verify_(self) -> None:
+        state = self.state.type
+        blocks = self.blocks.type
+        assert isa(state, MemRefType) and isa(blocks, MemRefType)
+        if state.get_shape() != (4,):
+            raise VerifyException(f"'{self.name}' expects a memref<4xi32> pool state, got {state}")
+        if blocks.get_num_dims() != 1:
+            raise VerifyException(f"'{self.name}' expects a 1-d block list, got {blocks}")
+
+
+@irdl_op_definition
+class PoolAllocOp(_PoolOp):
+    """
+    A zeroed block of a pointer SNode's pool: popped from the free list `%free`
+    (its capacity is the pool's), else the next never-used block (2 + allocated);
+    an exhausted pool gives the sink block 1 and sets the exhausted word, which the
+    host reports.
+
+    Example: `%b = taichi.pool_alloc %state, %free : memref<4xi32>, memref<64xi32>`
+    """
+
+    name = "taichi.pool_alloc"
+    block = result_def(i32)
+    assembly_format = "$state `,` $blocks attr-dict `:` type($state) `,` type($blocks)"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, state: SSAValue | Operation, free: SSAValue | Operation):
+        super().__init__(operands=[state, free], result_types=[i32])
+
+
+@irdl_op_definition
+class PoolReleaseOp(_PoolOp):
+    """
+    Give a block no cell refers to any more back to its pool: it goes on the release
+    list `%release`, which the gc loop after the statement zeroes and frees.
+
+    Example: `taichi.pool_release %state, %release, %b : memref<4xi32>, memref<64xi32>`
+    """
+
+    name = "taichi.pool_release"
+    state = operand_def(MemRefType.constr(i32))
+    blocks = operand_def(MemRefType.constr(i32))
+    block = operand_def(i32)
+    assembly_format = (
+        "$state `,` $blocks `,` $block attr-dict `:` type($state) `,` type($blocks)"
+    )
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, state: SSAValue | Operation, release: SSAValue | Operation, block: SSAValue | Operation):
+        super().__init__(operands=[state, release, block])
 
 
 # ---------------------------------------------------------------------------------------
@@ -1657,6 +1734,9 @@ Taichi = Dialect(
         IsActiveOp,
         AppendOp,
         LengthOp,
+        AtomicCasOp,
+        PoolAllocOp,
+        PoolReleaseOp,
         PrintOp,
         AssertOp,
         TextureFetchOp,

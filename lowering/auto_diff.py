@@ -140,8 +140,7 @@ class _Scope(dict[SSAValue, SSAValue]):
     """A value mapping that falls back to its parent (what clone() reads through)."""
 
     def __init__(self, parent: _Scope | None):
-        super().__init__()
-        self.parent = parent
+        self.parent = parent  # (dict.__init__ without arguments does nothing)
 
     def get(self, key: SSAValue, default: SSAValue | None = None) -> SSAValue | None:  # type: ignore[override]
         scope: _Scope | None = self

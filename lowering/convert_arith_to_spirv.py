@@ -67,6 +67,50 @@ def _unary(kind: type[Operation]) -> Builder:
     return lambda op: _one(kind(op.operands[0]))  # type: ignore[call-arg]
 
 
+def _widened(signed: bool, ops: list[Operation], *values: SSAValue) -> list[SSAValue]:
+    """8- and 16-bit integers extended to i32 (each conversion appended to `ops`); other
+    values as they are. NVIDIA's driver (580) miscompiles narrow min/max and compares:
+    `i16(255) == max(i16(255), i16(7), x)` came out as `x >= 255` (differential run
+    on an H100), so narrow integers are compared and min/max'ed at 32 bits."""
+    out = []
+    for value in values:
+        type_ = value.type
+        if isinstance(type_, IntegerType) and 1 < type_.width.data < 32:
+            kind = spirv.SConvertOp if signed else spirv.UConvertOp
+            ops.append(kind(value, IntegerType(32)))
+            value = ops[-1].results[0]
+        out.append(value)
+    return out
+
+
+def _min_max(kind: type[Operation], signed: bool) -> Builder:
+    """Integer min/max, at 32 bits for narrow types (see `_widened`)."""
+
+    def build(op: Operation) -> Built:
+        ops: list[Operation] = []
+        a, b = _widened(signed, ops, *op.operands)
+        ops.append(kind(a, b))  # type: ignore[call-arg]
+        if a is not op.operands[0]:
+            ops.append(spirv.SConvertOp(ops[-1].results[0], op.results[0].type))
+        return ops, ops[-1].results[0]
+
+    return build
+
+
+def _abs_int(op: Operation) -> Built:
+    """
+    |x| as `x < 0 ? 0 - x : x`, wrapping (|MIN| = MIN, as on CPU), not GLSL's SAbs:
+    NVIDIA's driver takes SAbs's result to be non-negative, so `2^57 // (|MIN| | 1)`
+    lost its floor correction there (0 instead of -1; differential run on an H100).
+    """
+    x = op.operands[0]
+    zero = _const_like(0, x.type)
+    negative = spirv.SLessThanOp(x, zero.results[0])
+    negated = spirv.ISubOp(zero.results[0], x)
+    result = spirv.SelectOp(negative.results[0], negated.results[0], x)
+    return [zero, negative, negated, result], result.results[0]
+
+
 def _convert(kind: type[Operation]) -> Builder:
     return lambda op: _one(kind(op.operands[0], op.results[0].type))  # type: ignore[call-arg]
 
@@ -148,7 +192,14 @@ def _cmpi(op: Operation) -> Built:
     narrowed = _narrow_extended_compare(name, lhs, rhs)
     if narrowed is not None:
         return narrowed
-    return _one(_CMPI[name](lhs, rhs))  # type: ignore[call-arg]
+    return _compare(name, lhs, rhs, [])
+
+
+def _compare(name: str, lhs: SSAValue, rhs: SSAValue, ops: list[Operation]) -> Built:
+    """The integer compare `name`, after `ops`; narrow operands at 32 bits (`_widened`)."""
+    a, b = _widened(name[0] != "u", ops, lhs, rhs)
+    ops.append(_CMPI[name](a, b))  # type: ignore[call-arg]
+    return ops, ops[-1].results[0]
 
 
 _SWAPPED = {"eq": "eq", "ne": "ne", "slt": "sgt", "sle": "sge", "sgt": "slt",
@@ -191,8 +242,7 @@ def _narrow_extended_compare(name: str, lhs: SSAValue, rhs: SSAValue) -> Built |
     if not signed and value >= 1 << (bits - 1):
         value -= 1 << bits  # the signless attribute holds the signed pattern
     constant = spirv.ConstantOp.from_int(value, narrow.type)
-    compare = _CMPI[name](narrow, constant.results[0])  # type: ignore[call-arg]
-    return [constant, compare], compare.results[0]
+    return _compare(name, narrow, constant.results[0], [constant])
 
 
 def _constant_int(value: SSAValue) -> int | None:
@@ -348,10 +398,10 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     arith.ExtFOp: _convert(spirv.FConvertOp),
     arith.TruncFOp: _convert(spirv.FConvertOp),
     arith.BitcastOp: _convert(spirv.BitcastOp),
-    arith.MaxSIOp: _binary(spirv.SMaxOp),
-    arith.MinSIOp: _binary(spirv.SMinOp),
-    arith.MaxUIOp: _binary(spirv.UMaxOp),
-    arith.MinUIOp: _binary(spirv.UMinOp),
+    arith.MaxSIOp: _min_max(spirv.SMaxOp, True),
+    arith.MinSIOp: _min_max(spirv.SMinOp, True),
+    arith.MaxUIOp: _min_max(spirv.UMaxOp, False),
+    arith.MinUIOp: _min_max(spirv.UMinOp, False),
     arith.MaximumfOp: _binary(spirv.FMaxOp),
     arith.MinimumfOp: _binary(spirv.FMinOp),
     arith.MaxnumfOp: _binary(spirv.FMaxOp),
@@ -359,7 +409,7 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     math.SqrtOp: _unary(spirv.SqrtOp),
     math.RsqrtOp: _rsqrt,
     math.AbsFOp: _unary(spirv.FAbsOp),
-    math.AbsIOp: _unary(spirv.SAbsOp),
+    math.AbsIOp: _abs_int,
     math.FloorOp: _unary(spirv.FloorOp),
     math.CeilOp: _unary(spirv.CeilOp),
     math.RoundOp: _unary(spirv.RoundOp),

@@ -49,9 +49,9 @@ driver may not assume that no value is NaN or Inf (`isnan(z / z)` with z = 0 is 
 A float atomic add is `spirv.EXT.AtomicFAdd` when the caps
 have it, a compare-and-swap loop on the bit pattern otherwise. With the subgroup caps
 (`spirv_has_subgroup_basic` and `spirv_has_subgroup_arithmetic`), a range_for epilogue's
-atomic add of a thread-local partial sum (ti-make-thread-local) adds the subgroup's sum
-(`spirv.GroupNonUniformFAdd`/`IAdd <Subgroup> <Reduce>`) from one invocation elected by
-`spirv.GroupNonUniformElect`: one atomic a subgroup instead of one an invocation.
+add, min or max of a thread-local partial result (ti-make-thread-local) is combined in
+the workgroup first (a subgroup reduction, the subgroups' partials through Workgroup
+memory, lowering/spirv_reduce.py): one atomic a workgroup instead of one an invocation.
 
 With `unroll=N` (the Vulkan backend gives 4), a range_for whose body is straight-line code
 (no control flow, print or assert; at most 64 ops; not `debug`) first runs a grid-stride
@@ -63,6 +63,17 @@ where they share a thread-local slot: a reduction); the plain loop does the rest
     for (; i < hi - stride; i += 2 * stride) { v0 = x[i]; v1 = x[i + stride];
                                                y[i] = v0; y[i + stride] = v1; }
     for (; i < hi; i += stride) { v = x[i]; y[i] = v }
+
+With `spread-groups=G` (the Vulkan backend gives 128), a range_for of constant length n
+(or a struct_for) without a block_dim gets a workgroup size that leaves at least G groups:
+DEFAULT_BLOCK_DIM (128) halved while ceil(n / size) < G, down to 32. A short launch is
+then spread over G streaming multiprocessors instead of piled onto a few (n-body's 4096
+bodies: 128 groups of 32 where there were 32 groups of 128 on a 132-SM GPU); a long one
+keeps 128, and so does a task with ti.simt ops (its thread_idx, shared arrays and
+barriers may assume the default). The backend dispatches ceil(n / LocalSize) groups.
+
+    offload.range_for %i = %c0 to %c4096 : i32 { ... }
+      ~> spirv.ExecutionMode @k__task0 "LocalSize", 32, 1, 1
 
 With `fold-bounds=true` (the Vulkan backend's choice), a range_for bound that a serial
 task computes from the kernel's arguments alone (`for i in range(x.shape[0])`: ti-offload
@@ -95,9 +106,16 @@ from taichi_xdsl.lowering.spirv_access import (
 )
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
-from taichi_xdsl.lowering.spirv_common import TaskState, fail, int_const, load_value
+from taichi_xdsl.lowering.spirv_common import (
+    TaskState,
+    fail,
+    int_const,
+    load_value,
+    stride_loop,
+)
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
+from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
 from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
@@ -267,29 +285,6 @@ def _inline(region: Region, block: Block) -> None:
         block.add_op(op)
 
 
-def _grid_stride(
-    index_type: Attribute,
-    begin: SSAValue,
-    end: SSAValue,
-    stride: SSAValue,
-    body: Block,
-    entry_ops: list[Operation],
-) -> tuple[spirv.LoopOp, SSAValue]:
-    """for (i = begin; i < end; i += stride) body  (body receives the loaded i)."""
-    iv = spirv.VariableOp(spirv.PointerType(index_type, "Function"))
-    entry_ops += [iv, spirv.StoreOp(iv, begin)]
-    i = spirv.LoadOp(iv)
-    lt = spirv.SLessThanOp(i, end)
-    header, cont, merge, entry = Block(), Block(), Block([spirv.MergeOp()]), Block()
-    header.add_ops([i, lt, spirv.BranchConditionalOp(lt, body, merge)])
-    body.add_op(spirv.BranchOp(cont))
-    again = spirv.LoadOp(iv)
-    step = spirv.IAddOp(again, stride)
-    cont.add_ops([again, step, spirv.StoreOp(iv, step), spirv.BranchOp(header)])
-    entry.add_op(spirv.BranchOp(header))
-    return spirv.LoopOp(Region([entry, header, body, cont, merge])), i.results[0]
-
-
 def _task_module(
     kernel: offload.KernelOp,
     index: int,
@@ -302,6 +297,7 @@ def _task_module(
     preserve_nan_inf: bool = False,
     unroll: int = 1,
     folded: dict[int, tuple[list[Operation], int]] | None = None,
+    spread_groups: int = 0,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -327,10 +323,7 @@ def _task_module(
         _inline(task.body, entry)
     else:
         assert isinstance(task, offload.RangeForTask | offload.StructForTask)
-        block_dim = getattr(task, "block_dim", None)
-        local_size = (
-            block_dim.value.data if block_dim is not None else 0
-        ) or spirv_abi.DEFAULT_BLOCK_DIM
+        local_size = _local_size(task, spread_groups)
         nx = _builtin_x(module, "nwg", ops)
         local = int_const(local_size)
         stride = spirv.IMulOp(nx, local)
@@ -360,7 +353,7 @@ def _task_module(
                 entry, task.index, start, hi, stride.results[0], body, unroll, mode
             )
         tail: list[Operation] = []
-        loop, i = _grid_stride(i32, start, hi, stride.results[0], body, tail)
+        loop, i = stride_loop(i32, start, hi, stride.results[0], body, tail)
         entry.add_ops(tail)
         if isinstance(task, offload.RangeForTask):
             task.index.replace_all_uses_with(i)
@@ -369,12 +362,12 @@ def _task_module(
         entry.add_op(loop)
         if isinstance(task, offload.RangeForTask):
             if _has_subgroup_arithmetic(caps):
-                _combine_per_subgroup(state, task.epilogue)
+                combine_per_workgroup(state, task.epilogue, local_size)
             _inline(task.epilogue, entry)
     entry.add_op(spirv.ReturnOp())
     module.body.block.add_ops(
         [
-            spirv.EntryPointOp("GLCompute", symbol, ["gid", "nwg"]),
+            spirv.EntryPointOp("GLCompute", symbol, _inputs(module)),
             spirv.ExecutionModeOp(symbol, "LocalSize", [local_size, 1, 1]),
         ]
     )
@@ -388,6 +381,37 @@ def _task_module(
         )
     finish_module(state, task)
     return module
+
+
+MIN_SPREAD_BLOCK = 32
+"""The smallest workgroup spread-groups chooses: one subgroup of an NVIDIA GPU."""
+
+
+def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
+    """
+    The workgroup size of a parallel task: its block_dim (ti.loop_config), else
+    DEFAULT_BLOCK_DIM, halved (down to MIN_SPREAD_BLOCK) while a launch of constant
+    length would have fewer than `spread_groups` groups (see the module docstring);
+    never for a task with ti.simt ops, whose results may depend on the block size.
+    """
+    block_dim = getattr(task, "block_dim", None)
+    if block_dim is not None and block_dim.value.data:
+        return block_dim.value.data
+    local = spirv_abi.DEFAULT_BLOCK_DIM
+    if not spread_groups or any(isinstance(op, taichi.SIMT_OPS) for op in task.walk()):
+        return local  # ti.simt code may depend on the block size (thread_idx, shared arrays)
+    if isinstance(task, offload.StructForTask):
+        n = _product(task.field_type.get_shape())
+    else:
+        assert isinstance(task, offload.RangeForTask)
+        lo, hi = task.lower.owner, task.upper.owner
+        if not (isinstance(lo, arith.ConstantOp) and isinstance(hi, arith.ConstantOp)):
+            return local  # a length read on the device: the backend covers it with groups
+        assert isinstance(lo.value, IntegerAttr) and isinstance(hi.value, IntegerAttr)
+        n = hi.value.value.data - lo.value.value.data
+    while local > MIN_SPREAD_BLOCK and -(-n // local) < spread_groups:
+        local //= 2
+    return local
 
 
 _UNROLL_MAX_OPS = 64
@@ -479,54 +503,20 @@ def _unrolled_grid_stride(
     return rest.results[0]
 
 
+def _inputs(module: spirv.ModuleOp) -> list[str]:
+    """The entry point's interface: gid, nwg, then the built-ins declared since."""
+    names = [
+        g.sym_name.data
+        for g in module.body.block.ops
+        if isinstance(g, spirv.GlobalVariableOp) and g.built_in is not None
+    ]
+    return ["gid", "nwg", *(n for n in reversed(names) if n not in ("gid", "nwg"))]
+
+
 def _has_subgroup_arithmetic(caps: dict[str, int]) -> bool:
     return bool(
         caps.get("spirv_has_subgroup_basic") and caps.get("spirv_has_subgroup_arithmetic")
     )
-
-
-def _combine_per_subgroup(state: TaskState, epilogue: Region) -> None:
-    """
-    Each unused-result `taichi.atomic_add` of a 32- or 64-bit scalar in a range_for's
-    epilogue (ti-make-thread-local's combine of the per-thread partial result) adds the
-    subgroup's sum once, from one elected invocation, instead of once per invocation:
-
-        taichi.atomic_add %p, %acc      ~>   %sum = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %acc
-                                             %one = spirv.GroupNonUniformElect <Subgroup> : i1
-                                             spirv.mlir.selection {
-                                               spirv.BranchConditional %one, ^add, ^merge
-                                             ^add:
-                                               taichi.atomic_add %p, %sum
-                                               spirv.Branch ^merge
-                                             ^merge:
-                                               spirv.mlir.merge
-                                             }
-
-    The non-uniform ops combine the *active* invocations, so this holds wherever the
-    invocations diverged before; integer sums are exact, float sums only reordered.
-    """
-    if not epilogue.blocks:
-        return
-    for op in list(epilogue.block.ops):
-        if not isinstance(op, taichi.AtomicAddOp) or op.old.uses:
-            continue
-        value_type = op.value.type
-        if isinstance(value_type, IntegerType) and value_type.width.data in (32, 64):
-            reduce_op: Operation = spirv.GroupNonUniformIAddOp(op.value)
-        elif isinstance(value_type, Float32Type | Float64Type):
-            reduce_op = spirv.GroupNonUniformFAddOp(op.value)
-        else:
-            continue
-        elect = spirv.GroupNonUniformElectOp()
-        Rewriter.insert_op([reduce_op, elect], InsertPoint.before(op))
-        merge = Block([spirv.MergeOp()])
-        add = Block([spirv.BranchOp(merge)])
-        header = Block([spirv.BranchConditionalOp(elect.result, add, merge)])
-        Rewriter.insert_op(spirv.SelectionOp(Region([header, add, merge])), InsertPoint.after(op))
-        op.detach()
-        add.insert_op_before(op, add.first_op)
-        op.operands = [op.dest, reduce_op.results[0]]
-        state.capabilities.update(("GroupNonUniform", "GroupNonUniformArithmetic"))
 
 
 def _product(shape: Sequence[int]) -> int:
@@ -594,7 +584,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
     (see the module docstring). With `fold-bounds`, range_for bounds that a serial task
     computes from the arguments alone are recomputed in the range_for task, and that
-    serial task's module is marked `ti.skip` when it does nothing else.
+    serial task's module is marked `ti.skip` when it does nothing else. With
+    `spread-groups` > 0, a parallel task of constant length and no block_dim gets
+    workgroups small enough (down to 32) for that many groups.
     """
 
     name = "convert-offload-to-spirv"
@@ -604,6 +596,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     preserve_nan_inf: bool = False
     unroll: int = 1
     fold_bounds: bool = False
+    spread_groups: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -629,6 +622,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.preserve_nan_inf,
                     self.unroll,
                     folded,
+                    self.spread_groups,
                 )
                 if index in skip:
                     module.attributes["ti.skip"] = UnitAttr()

@@ -6,9 +6,13 @@ division is a reciprocal plus correction steps on NVIDIA, where one reciprocal s
 several divisions and plain multiplications will do. The CPU path leaves this to LLVM
 (its `fast` flags). Not run under `ti.init(fast_math=False)`.
 
-Two rewrites, on f32 and f64 scalars:
+Three rewrites, on f32 and f64 scalars:
 
 - a divisor that is a square root only divided by: `x / sqrt(y)` -> `x * rsqrt(y)`;
+- a divisor `y * sqrt(y)` (y to the 3/2: gravity, Coulomb forces) only divided by, whose
+  square root serves nothing else: `x / (y * sqrt(y))` -> `x * (rsqrt(y)^2 * rsqrt(y))`,
+  one reciprocal square root and two multiplications where there were a square root, a
+  multiplication and a reciprocal (each a special-function op on NVIDIA, in a chain);
 - a divisor that two or more divisions of one block share: one `1 / y` there, and each
   division a multiplication by it (n-body: `d / (r2 * sqrt(r2))` for three components).
 
@@ -20,8 +24,13 @@ Two rewrites, on f32 and f64 scalars:
                                                %a = arith.mulf %x0, %r : f32
                                                %b = arith.mulf %x1, %r : f32
 
+    %s = math.sqrt %y : f32                    %r = math.rsqrt %y : f32
+    %t = arith.mulf %y, %s : f32         ~>    %q = arith.mulf %r, %r : f32
+    %a = arith.divf %x, %t : f32               %c = arith.mulf %q, %r : f32
+                                               %a = arith.mulf %x, %c : f32
+
 A division whose quotient differs from the product by a rounding (about 1 ULP) is the
-price, as under Taichi's fast math.
+price, as under Taichi's fast math (the cube: a few ULP, rsqrt's error tripled).
 """
 
 from __future__ import annotations
@@ -68,6 +77,33 @@ def _rsqrt_divisors(module: ModuleOp) -> None:
         Rewriter.erase_op(op)
 
 
+def _sqrt_factor(product: arith.MulfOp) -> math.SqrtOp | None:
+    """The `sqrt(y)` of `product = y * sqrt(y)` (either order) when it has no other use."""
+    for y, s in ((product.lhs, product.rhs), (product.rhs, product.lhs)):
+        root = s.owner
+        if isinstance(root, math.SqrtOp) and root.operand == y and root.result.has_one_use():
+            return root
+    return None
+
+
+def _rsqrt_cubed_divisors(module: ModuleOp) -> None:
+    for op in list(module.walk()):
+        if not isinstance(op, arith.MulfOp) or not isinstance(op.result.type, _FLOATS):
+            continue
+        root = _sqrt_factor(op)
+        divisions = _divisions_by(op.result) if root is not None else None
+        if root is None or not divisions:
+            continue
+        rsqrt = math.RsqrtOp(root.operand, root.fastmath)
+        square = arith.MulfOp(rsqrt.result, rsqrt.result, op.fastmath)
+        cube = arith.MulfOp(square.result, rsqrt.result, op.fastmath)
+        Rewriter.insert_op([rsqrt, square, cube], InsertPoint.before(op))
+        for division in divisions:
+            _multiply(division, cube.result)
+        Rewriter.erase_op(op)
+        Rewriter.erase_op(root)
+
+
 def _shared_divisors(block: Block) -> None:
     by_divisor: dict[SSAValue, list[arith.DivfOp]] = {}
     for op in block.ops:
@@ -91,6 +127,7 @@ class FastReciprocalPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         _rsqrt_divisors(op)
+        _rsqrt_cubed_divisors(op)
         blocks: list[Block] = []
         for inner in op.walk():
             for region in inner.regions:

@@ -60,9 +60,9 @@ def _needs_guard(op: _Division) -> bool:
     divisor = _constant_divisor(op)
     if divisor is None or divisor == 0:
         return True
-    # a signed division by the constant -1 (held as -1 or as the all-ones pattern)
-    bits = op.rhs.type.width.data if isinstance(op.rhs.type, IntegerType) else 64
-    return isinstance(op, _SIGNED) and divisor % (1 << bits) == (1 << bits) - 1
+    # a signed division by the constant -1 (xDSL holds a signless constant as its signed
+    # value: `arith.constant 4294967295 : i32` is -1)
+    return isinstance(op, _SIGNED) and divisor == -1
 
 
 class GuardDivision(RewritePattern):

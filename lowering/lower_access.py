@@ -54,6 +54,7 @@ from xdsl.dialects.builtin import (
     SymbolTable,
     UnitAttr,
     i1,
+    i32,
     i8,
     i64,
 )
@@ -286,7 +287,9 @@ def _zero(t: Attribute) -> arith.ConstantOp:
     return arith.ConstantOp(FloatAttr(0.0, t))
 
 
-def _access(user: Operation, ptr: SSAValue) -> tuple[Operation, SSAValue | None] | None:
+def _access(
+    user: Operation, ptr: SSAValue
+) -> tuple[Operation | list[Operation], SSAValue | None] | None:
     """The LLVM op for one load, store or atomic of a place; None for other users."""
     match user:
         case memref.LoadOp():
@@ -302,6 +305,10 @@ def _access(user: Operation, ptr: SSAValue) -> tuple[Operation, SSAValue | None]
             assert bin_op is not None  # the dialect allows bitwise atomics on integers only
             rmw = llvm_ext.AtomicRMWOp(bin_op, ptr, user.value)
             return rmw, rmw.res
+        case taichi.AtomicCasOp():
+            swap = llvm_ext.CmpXchgOp(ptr, user.expected, user.new)
+            old = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), swap.res, i32)
+            return [swap, old], old.res
         case _:
             return None
 
@@ -310,7 +317,7 @@ def _guarded(
     reads: _Reads,
     checks: Sequence[_Check],
     ok: SSAValue,
-    access: Operation,
+    access: Operation | list[Operation],
     result: SSAValue | None,
 ) -> tuple[list[Operation], SSAValue | None]:
     """
@@ -318,12 +325,13 @@ def _guarded(
     through a local slot, 0 when the access was skipped.
     """
     error = _out_of_bounds(reads, checks)
+    access = access if isinstance(access, list) else [access]
     if result is None:
-        run = Block([access, taichi.YieldOp()])
+        run = Block([*access, taichi.YieldOp()])
         return [taichi.IfOp(ok, run, Block([*error, taichi.YieldOp()]))], None
     slot = memref.AllocaOp.get(result.type, shape=[])
     zero = _zero(result.type)
-    then = Block([access, memref.StoreOp.get(result, slot, []), taichi.YieldOp()])
+    then = Block([*access, memref.StoreOp.get(result, slot, []), taichi.YieldOp()])
     skip = Block([*error, zero, memref.StoreOp.get(zero, slot, []), taichi.YieldOp()])
     load = memref.LoadOp.get(slot, [])
     return [slot, taichi.IfOp(ok, then, skip), load], load.res
@@ -352,9 +360,11 @@ def _lower_accesses(
                 "memref.load, memref.store or a taichi atomic",
             )
         access, result = lowered
-        access.location = user.location
+        accesses = access if isinstance(access, list) else [access]
+        for a in accesses:
+            a.location = user.location
         if ok is None:
-            new_ops, new_result = [access], result
+            new_ops, new_result = accesses, result
         else:
             new_ops, new_result = _guarded(reads, checks, ok, access, result)
         reads.rewriter.replace(user, new_ops, [new_result] if user.results else [])

@@ -2,11 +2,12 @@
 ti-lower-sparse: the cell ops of sparse SNodes become loads, stores and atomics on the
 words of their mask or length fields.
 
-A pointer or bitmasked SNode keeps one i32 word per cell (0 free, 1 active, 2 released:
-deactivated with its storage not yet zeroed); a dynamic SNode keeps one i32 length per
-list (frontends/python/lang/snode.py). After this pass a kernel holds only ops that both
-the LLVM and the SPIR-V conversions already handle: taichi.element_ptr, memref.load /
-memref.store, taichi.atomic_add and arith. Taichi's counterpart is the SNodeOpStmt
+A bitmasked SNode keeps one i32 word per cell (0 inactive, 1 active); a pointer SNode
+one block index per cell (0 inactive, -1 while an activation claims it; its pool is
+frontends/python/lang/pools.py); a dynamic SNode one i32 length per list. After this
+pass a kernel holds only ops that both the LLVM and the SPIR-V conversions already
+handle: taichi.element_ptr, memref.load / memref.store / memref.alloca, taichi
+atomics, taichi.if and arith. Taichi's counterpart is the SNodeOpStmt
 lowering of taichi/transforms/lower_access.cpp (activate, deactivate, is_active,
 append, length).
 
@@ -21,14 +22,37 @@ append, length).
     %p = taichi.element_ptr %l[%i] : memref<4xi32> -> memref<i32>
     %c1 = arith.constant 1 : i32
     %old = taichi.atomic_add %p, %c1 : memref<i32>
+
+A pointer SNode's pool (frontends/python/lang/pools.py) is two more ops:
+
+    %b = taichi.pool_alloc %state, %free : memref<4xi32>, memref<64xi32>
+    ~>
+    %slot = memref.alloca() : memref<i32>           (0: no block yet)
+    %top = memref.load (taichi.element_ptr %state[1])
+    taichi.if (%top > 0) {                            pop the free stack
+      %k = taichi.atomic_sub (taichi.element_ptr %state[1]), 1
+      taichi.if (%k > 0) { memref.store (memref.load %free[%k - 1]), %slot }
+    }
+    taichi.if (memref.load %slot == 0) {              else the bump counter
+      %n = taichi.atomic_add (taichi.element_ptr %state[0]), 1
+      memref.store (select %n < 64, %n + 2, 1), %slot   (1: the sink block)
+      taichi.if (%n >= 64) { memref.store 1, (taichi.element_ptr %state[3]) }
+    }
+    %b = memref.load %slot
+
+    taichi.pool_release %state, %release, %b : memref<4xi32>, memref<64xi32>
+    ~>
+    %k = taichi.atomic_add (taichi.element_ptr %state[2]), 1
+    memref.store %b, (taichi.element_ptr %release[%k])
 """
 
 from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import ModuleOp, i32
-from xdsl.ir import Operation, SSAValue
+from xdsl.dialects.builtin import MemRefType, ModuleOp, i32
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.utils.hints import isa
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -39,10 +63,10 @@ from xdsl.pattern_rewriter import (
 )
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS, SINK_BLOCK
 
 ACTIVE = 1
-RELEASED = 2
-"""Mask words: 0 free (storage zero), 1 active, 2 released (zeroed by the gc loop)."""
+"""A bitmasked cell's word when active (inactive: 0)."""
 
 
 def _word(op: taichi._CellOp) -> tuple[list[Operation], SSAValue]:
@@ -74,22 +98,23 @@ class ActivateLowering(RewritePattern):
 
 
 class DeactivateLowering(RewritePattern):
-    """The word becomes 2 (`release`: the gc loop zeroes the storage) or 0."""
+    """The word becomes 0."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.DeactivateOp, rewriter: PatternRewriter):
-        _store(op, rewriter, RELEASED if op.release is not None else 0)
+        _store(op, rewriter, 0)
 
 
 class IsActiveLowering(RewritePattern):
-    """Active means the word is 1 (a released cell is no longer active)."""
+    """Active means the word is positive (a bitmasked 1, a pointer's block index;
+    a pointer word is -1 while an activation claims it)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.IsActiveOp, rewriter: PatternRewriter):
         ops, ptr = _word(op)
         ops.append(word := memref.LoadOp.get(ptr, []))
-        ops.append(one := arith.ConstantOp.from_int_and_width(ACTIVE, i32))
-        ops.append(on := arith.CmpiOp(word, one, "eq"))
+        ops.append(zero := arith.ConstantOp.from_int_and_width(0, i32))
+        ops.append(on := arith.CmpiOp(word, zero, "sgt"))
         _replace(rewriter, op, ops, [on.result])
 
 
@@ -117,8 +142,79 @@ class LengthLowering(RewritePattern):
         _replace(rewriter, op, ops, [n.result])
 
 
+def _const(value: int) -> arith.ConstantOp:
+    return arith.ConstantOp.from_int_and_width(value, i32)
+
+
+def _at(memref_value: SSAValue, index: int | SSAValue) -> tuple[list[Operation], SSAValue]:
+    """The place `memref_value[index]` (a constant or a value)."""
+    ops: list[Operation] = []
+    if isinstance(index, int):
+        ops.append(c := _const(index))
+        index = c.result
+    ops.append(ptr := taichi.ElementPtrOp(memref_value, [index]))
+    return ops, ptr.result
+
+
+def _if(cond: SSAValue, body: list[Operation]) -> taichi.IfOp:
+    return taichi.IfOp(cond, Block([*body, taichi.YieldOp()]), None)
+
+
+class PoolAllocLowering(RewritePattern):
+    """Pop the free stack, else bump the allocation counter (see the module doc)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.PoolAllocOp, rewriter: PatternRewriter):
+        free_type = op.blocks.type
+        assert isa(free_type, MemRefType)
+        capacity = free_type.get_shape()[0]
+        ops: list[Operation] = [slot := memref.AllocaOp.get(i32, shape=[])]
+        ops += [zero := _const(0), one := _const(1), memref.StoreOp.get(zero, slot, [])]
+        top_ops, top_ptr = _at(op.state, FREE_TOP)
+        ops += [*top_ops, top := memref.LoadOp.get(top_ptr, [])]
+        ops.append(has := arith.CmpiOp(top, zero, "sgt"))
+        k = taichi.AtomicSubOp(top_ptr, one)
+        ok = arith.CmpiOp(k, zero, "sgt")
+        below = arith.SubiOp(k, one)
+        free_ops, free_ptr = _at(op.blocks, below.result)
+        popped = memref.LoadOp.get(free_ptr, [])
+        pop = _if(ok.result, [below, *free_ops, popped, memref.StoreOp.get(popped, slot, [])])
+        ops.append(_if(has.result, [k, ok, pop]))
+        ops += [got := memref.LoadOp.get(slot, []), none := arith.CmpiOp(got, zero, "eq")]
+        count_ops, count_ptr = _at(op.state, ALLOCATED)
+        n = taichi.AtomicAddOp(count_ptr, one)
+        cap = _const(capacity)
+        fits = arith.CmpiOp(n, cap, "slt")
+        reserved = _const(RESERVED_BLOCKS)
+        fresh = arith.AddiOp(n, reserved)
+        sink = _const(SINK_BLOCK)
+        chosen = arith.SelectOp(fits, fresh, sink)
+        full = arith.CmpiOp(n, cap, "sge")
+        flag_ops, flag_ptr = _at(op.state, EXHAUSTED)
+        mark = _if(full.result, [*flag_ops, memref.StoreOp.get(one, flag_ptr, [])])
+        bump = [*count_ops, n, cap, fits, reserved, fresh, sink, chosen]
+        bump += [memref.StoreOp.get(chosen, slot, []), full, mark]
+        ops.append(_if(none.result, bump))
+        ops.append(block := memref.LoadOp.get(slot, []))
+        _replace(rewriter, op, ops, [block.res])
+
+
+class PoolReleaseLowering(RewritePattern):
+    """Push the block on the release list (an atomic add claims the entry)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.PoolReleaseOp, rewriter: PatternRewriter):
+        count_ops, count_ptr = _at(op.state, RELEASED)
+        ops: list[Operation] = [*count_ops, one := _const(1)]
+        ops.append(k := taichi.AtomicAddOp(count_ptr, one))
+        entry_ops, entry = _at(op.blocks, k.old)
+        ops += [*entry_ops, memref.StoreOp.get(op.block, entry, [])]
+        _replace(rewriter, op, ops, [])
+
+
 class LowerSparsePass(ModulePass):
-    """Lower taichi.activate / deactivate / is_active / append / length to word accesses."""
+    """Lower taichi.activate / deactivate / is_active / append / length and the pool ops
+    (pool_alloc, pool_release) to word accesses and atomics."""
 
     name = "ti-lower-sparse"
 
@@ -131,6 +227,8 @@ class LowerSparsePass(ModulePass):
                     IsActiveLowering(),
                     AppendLowering(),
                     LengthLowering(),
+                    PoolAllocLowering(),
+                    PoolReleaseLowering(),
                 ]
             )
         ).rewrite_module(op)

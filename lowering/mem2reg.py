@@ -101,8 +101,9 @@ def reaching_store(load: memref.LoadOp) -> memref.StoreOp | None:
                 return None  # read before any write
             prev = prev.prev_op
         parent = op.parent_op()
-        if parent is None or parent.has_trait(IsolatedFromAbove):
-            return None
+        # The slot's alloca dominates the load: the walk meets it (above) before it
+        # could leave the alloca's region.
+        assert parent is not None and not parent.has_trait(IsolatedFromAbove)
         if parent in writers and not isinstance(parent, taichi.IfOp):
             return None  # a loop writing the slot: its back edge reaches this load
         op = parent

@@ -73,7 +73,7 @@ _NATIVE_FADD = {
 }
 
 
-def _combine(
+def combine_op(
     kind: type[taichi.AtomicOp], old: SSAValue, value: SSAValue, unsigned: bool
 ) -> Operation:
     if isinstance(value.type, AnyFloat):
@@ -95,6 +95,12 @@ class AtomicLowering(TaskPattern):
     """
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, taichi.AtomicCasOp) and isinstance(op.dest.type, spirv.PointerType):
+            swap = spirv.AtomicCompareExchangeOp(op.dest, op.new, op.expected)
+            ops: list[Operation] = []
+            value = guarded(self.state, op.dest, [swap], swap.results[0], ops)
+            rewriter.replace(op, ops, [value])
+            return
         if not isinstance(op, taichi.AtomicOp):
             return
         if not isinstance(op.dest.type, spirv.PointerType):
@@ -113,7 +119,7 @@ class AtomicLowering(TaskPattern):
         ops: list[Operation] = []
         if ptr.type.storage_class.data == "Function":
             old = spirv.LoadOp(ptr)
-            new = _combine(kind, old.results[0], value, unsigned)
+            new = combine_op(kind, old.results[0], value, unsigned)
             ops += [old, new, spirv.StoreOp(ptr, new.results[0])]
             return ops, old.results[0]
         if ptr.type.storage_class.data == "Workgroup":  # a ti.simt.block.SharedArray
@@ -207,7 +213,7 @@ class AtomicLowering(TaskPattern):
         header = Block(arg_types=[bits_type])
         expected = header.args[0]
         old = spirv.BitcastOp(expected, t)
-        new = _combine(kind, old.results[0], value, False)
+        new = combine_op(kind, old.results[0], value, False)
         desired = spirv.BitcastOp(new.results[0], bits_type)
         seen = spirv.AtomicCompareExchangeOp(bits, desired, expected)
         done = spirv.IEqualOp(seen, expected)

@@ -3,7 +3,8 @@ Shared pieces of convert-offload-to-spirv (lowering/convert_offload_to_spirv.py)
 state of one task being converted (`TaskState`: its spirv.module, entry-block prelude,
 storage-buffer views and the places pointers point to), the base class of the patterns
 that rewrite a task's ops, and the small builders they all use (integer constants,
-byte sizes, `if` selections, loads of bools, shape words of ndarray arguments).
+byte sizes, `if` selections, counted loops, loads of bools, shape words of ndarray
+arguments).
 """
 
 from __future__ import annotations
@@ -197,3 +198,26 @@ def load_value(state: TaskState, ptr: SSAValue, ops: list[Operation]) -> SSAValu
     bit = spirv.INotEqualOp(load, zero)
     ops += [zero, bit]
     return bit.results[0]
+
+
+def stride_loop(
+    index_type: Attribute,
+    begin: SSAValue,
+    end: SSAValue,
+    stride: SSAValue,
+    body: Block,
+    entry_ops: list[Operation],
+) -> tuple[spirv.LoopOp, SSAValue]:
+    """for (i = begin; i < end; i += stride) body  (body receives the loaded i)."""
+    iv = spirv.VariableOp(spirv.PointerType(index_type, "Function"))
+    entry_ops += [iv, spirv.StoreOp(iv, begin)]
+    i = spirv.LoadOp(iv)
+    lt = spirv.SLessThanOp(i, end)
+    header, cont, merge, entry = Block(), Block(), Block([spirv.MergeOp()]), Block()
+    header.add_ops([i, lt, spirv.BranchConditionalOp(lt, body, merge)])
+    body.add_op(spirv.BranchOp(cont))
+    again = spirv.LoadOp(iv)
+    step = spirv.IAddOp(again, stride)
+    cont.add_ops([again, step, spirv.StoreOp(iv, step), spirv.BranchOp(header)])
+    entry.add_op(spirv.BranchOp(header))
+    return spirv.LoopOp(Region([entry, header, body, cont, merge])), i.results[0]

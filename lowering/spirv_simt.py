@@ -103,15 +103,11 @@ class SimtLowering(TaskPattern):
                 rewriter.erase(op)
         elif isinstance(op, taichi.SubgroupReduceOp):
             self._need(op, "basic", "arithmetic")
-            table = (
-                _FLOAT_REDUCE
-                if isinstance(op.value.type, AnyFloat)
-                else _UNSIGNED_REDUCE
-                if op.unsigned is not None and op.kind.data in _UNSIGNED_REDUCE
-                else _INT_REDUCE
-            )
             rewriter.replace(
-                op, table[op.kind.data](op.value, "Subgroup", _SCANS[op.mode.data])
+                op,
+                subgroup_reduce(
+                    op.kind.data, op.value, op.unsigned is not None, op.mode.data
+                ),
             )
         elif isinstance(op, taichi.SubgroupShuffleOp):
             self._shuffle(op, rewriter)
@@ -188,7 +184,7 @@ class SimtLowering(TaskPattern):
         if kind in ("invocation_id", "group_size"):
             self._need(op, "basic")
         name, built_in, vector = _BUILTINS[kind]
-        pointer = self._builtin(name, built_in, vector)
+        pointer = declare_input(self.state, name, built_in, vector)
         address = spirv.AddressOfOp(name, pointer)
         load = spirv.LoadOp(address)
         ops: list[Operation] = [address, load]
@@ -196,27 +192,44 @@ class SimtLowering(TaskPattern):
             ops.append(spirv.CompositeExtractOp(load, [0]))
         rewriter.replace(op, ops)
 
-    def _builtin(self, name: str, built_in: str, vector: bool) -> spirv.PointerType:
-        """The Input variable `name` of `built_in`, declared and in the entry point's
-        interface."""
-        module = self.state.module
-        pointer = spirv.PointerType(VectorType(i32, [3]) if vector else i32, "Input")
-        block = module.body.block
-        for existing in block.ops:
-            if isinstance(existing, spirv.GlobalVariableOp) and existing.sym_name.data == name:
-                return existing.pointer_type
-        Rewriter.insert_op(
-            spirv.GlobalVariableOp(name, pointer, built_in=built_in),
-            InsertPoint.at_start(block),
-        )
-        for entry in block.ops:
-            if isinstance(entry, spirv.EntryPointOp):
-                names = [s.string_value() for s in entry.interface]
-                if name not in names:
-                    entry.properties["interface"] = ArrayAttr(
-                        [*entry.interface, SymbolRefAttr(name)]
-                    )
-        return pointer
+def subgroup_reduce(
+    kind: str, value: SSAValue, unsigned: bool = False, mode: str = "reduce"
+) -> Operation:
+    """`kind` (add, mul, min, max, and, or, xor) of `value` over the active invocations
+    of the subgroup: `spirv.GroupNonUniform<Op> <Subgroup> <Reduce|InclusiveScan|...>`."""
+    table = (
+        _FLOAT_REDUCE
+        if isinstance(value.type, AnyFloat)
+        else _UNSIGNED_REDUCE
+        if unsigned and kind in _UNSIGNED_REDUCE
+        else _INT_REDUCE
+    )
+    return table[kind](value, "Subgroup", _SCANS[mode])
+
+
+def declare_input(
+    state: TaskState, name: str, built_in: str, vector: bool = False
+) -> spirv.PointerType:
+    """The Input variable `name` of `built_in` (an i32, or a vector of 3 with `vector`),
+    declared once and listed in the entry point's interface (if it exists yet)."""
+    module = state.module
+    pointer = spirv.PointerType(VectorType(i32, [3]) if vector else i32, "Input")
+    block = module.body.block
+    for existing in block.ops:
+        if isinstance(existing, spirv.GlobalVariableOp) and existing.sym_name.data == name:
+            return existing.pointer_type
+    Rewriter.insert_op(
+        spirv.GlobalVariableOp(name, pointer, built_in=built_in),
+        InsertPoint.at_start(block),
+    )
+    for entry in block.ops:
+        if isinstance(entry, spirv.EntryPointOp):
+            names = [s.string_value() for s in entry.interface]
+            if name not in names:
+                entry.properties["interface"] = ArrayAttr(
+                    [*entry.interface, SymbolRefAttr(name)]
+                )
+    return pointer
 
 
 def shared_element_ptr(

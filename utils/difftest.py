@@ -25,9 +25,11 @@ results to output ndarrays and fields; everything is read back after the kernel.
 
 The reference interprets the same program tree with Taichi's documented rules: type
 promotion (float beats int, wider beats narrower, unsigned beats signed of one width,
-no C-style promotion of i8/i16), int `/` gives f32, `//` and `%` round toward negative
-infinity (Python's rule) for ints and floats alike, integers wrap, comparisons give i32 1
-or 0. Where Taichi leaves a result undefined it follows ours: an integer `a // 0` is 0
+no C-style promotion of i8/i16), `/` makes an int operand f32 first (int / int is f32,
+u64 / f64 divides f64(f32(u64))), `//` and `%` round toward negative
+infinity (Python's rule) for ints and floats alike, integers wrap, comparisons give 1 or 0
+(a u1 in Taichi, which any other operand's type beats: a comparison used as a number is
+cast to its type first). Where Taichi leaves a result undefined it follows ours: an integer `a // 0` is 0
 (-1 for a negative a; all ones unsigned), `a % 0` is a, MIN // -1 wraps to MIN
 (lowering/guard_int_division.py). Floats are compared within a few ulp of the largest
 magnitude seen on the way; a program whose result depends on a rounding (a comparison,
@@ -269,9 +271,8 @@ class Generator:
             return ("un", t, r.choice(["neg", "abs"]), self.expr(t, d))
         if kind == "minmax":
             return ("math2", t, r.choice(["min", "max"]), self.expr(t, d), self.expr(t, d))
-        if kind == "cmp_as":
-            c = self.cond(d)
-            return c if t == "i32" else ("cast", t, c)
+        if kind == "cmp_as":  # Taichi types a comparison u1 (u1 - u16 is a u16): cast it
+            return ("cast", t, self.cond(d))
         if kind == "math":
             fn = r.choice(["sqrt", "sin", "cos", "exp", "log", "tanh", "floor", "ceil", "round",
                            "tan", "log2"][: 10 if r.random() < 0.9 else 11])
@@ -964,10 +965,15 @@ class Reference:
             return _np(e[2], t)
         if kind == "bin":
             op, a_e, b_e = e[2], e[3], e[4]
-            if op == "/":
-                r_t = promote(a_e[1], b_e[1])
-                r_t = "f32" if r_t in INT_TYPES else r_t
-            elif op in ("<<", ">>"):
+            if op == "/":  # Taichi: an integer operand becomes default_fp (f32) first,
+                # even beside an f64 (u64 / f64 divides f64(f32(u64)))
+                a_f, b_f = ("f32" if t_ in INT_TYPES else t_ for t_ in (a_e[1], b_e[1]))
+                r_t = promote(a_f, b_f)
+                assert r_t == t, (e, r_t)
+                a = self.convert(self.convert(self.ev(a_e, env), a_e[1], a_f), a_f, r_t)
+                b = self.convert(self.convert(self.ev(b_e, env), b_e[1], b_f), b_f, r_t)
+                return self.binop(op, a, b, r_t)
+            if op in ("<<", ">>"):
                 r_t = a_e[1]
             else:
                 r_t = promote(a_e[1], b_e[1])

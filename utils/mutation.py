@@ -28,12 +28,15 @@ import argparse
 import ast
 import json
 import os
+import queue
 import random
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -90,7 +93,10 @@ class Mutant:
     start: int  # character offsets of the replaced text in the file
     end: int
     outcome: str = ""  # killed-lit, killed-pytest, timeout, survived
-    seconds: float = 0.0
+    seconds: float = 0.0  # wall
+    cpu: float = 0.0  # CPU seconds of its test processes
+    note: str = ""  # "no test runs it": survived without a run (baseline coverage)
+    why: str = ""  # the first line of the failure that killed it (the test and RUN line)
 
     def apply(self, source: str) -> str:
         return source[: self.start] + self.after + source[self.end :]
@@ -207,6 +213,32 @@ def mutants_of(path: Path) -> list[Mutant]:
     return out
 
 
+def body_lines(path: Path) -> set[int]:
+    """The lines inside function bodies: code there runs only when a test calls it."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            lines.update(range(node.body[0].lineno, node.body[-1].end_lineno + 1))  # pyright: ignore
+        elif isinstance(node, ast.Lambda):
+            lines.update(range(node.body.lineno, node.body.end_lineno + 1))  # pyright: ignore
+    return lines
+
+
+def covering(
+    m: Mutant, source: str, tests: list[str], coverage: dict, inside: set[int], key=str
+) -> list[str]:
+    """
+    The tests that run a line of the mutant (the baseline's coverage): a test that never
+    runs the mutated code passes as it did. A mutant outside function bodies (run on import:
+    a constant, a default, a decorator) is run by every test.
+    """
+    first = source.count("\n", 0, m.start) + 1
+    lines = {m.line, *range(first, first + source.count("\n", m.start, m.end) + 1)}
+    if not lines <= inside:
+        return tests
+    return [t for t in tests if lines & set(coverage.get(key(t), {}).get(m.file, ()))]
+
+
 # -- choosing the tests of a file ---------------------------------------------------------
 
 
@@ -245,6 +277,8 @@ def _own_prefixes(rel: str) -> list[str]:
     names = [n for n, target in registry.PASSES.items() if target.split(":")[0] == module]
     if rel.startswith("lowering/spirv_"):
         names.append("convert-offload-to-spirv")
+    if rel.startswith("lowering/"):
+        names.append("ti-" + Path(rel).stem.replace("_", "-"))
     if rel == "lowering/llvm_conversion.py":
         names += ["convert-arith-to-llvm", "convert-math-to-llvm"]
     if rel == "lowering/taichi_canonicalization.py":
@@ -284,10 +318,18 @@ def pytest_files(rel: str) -> list[str]:
 
 def _copy_checkout(dest: Path) -> Path:
     """The tracked files of the checkout (as they are now) under dest/taichi_xdsl."""
-    files = subprocess.run(
-        ["git", "ls-files", "-co", "--exclude-standard"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
-    ).stdout.split()
+    try:
+        files = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard"],
+            cwd=ROOT, check=True, capture_output=True, text=True,
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):  # a copy of the tree without .git
+        skip = ("Output", "__pycache__", "build")
+        files = [
+            str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
+            if not any(part.startswith(".") or part in skip or part.endswith(".egg-info")
+                       for part in p.relative_to(ROOT).parts)
+        ]
     pkg = dest / "taichi_xdsl"
     for name in files:
         src = ROOT / name
@@ -297,61 +339,121 @@ def _copy_checkout(dest: Path) -> Path:
     return pkg
 
 
-LAST_OUTPUT = [""]  # the output of the last failed test command
+class Worker:
+    """One `mutation_worker` process on its own copy of the checkout (one per --jobs)."""
 
-# On a loaded machine wall time says little (a test that takes 7 CPU seconds can take 70
-# wall seconds), so limits count CPU seconds: every process a test command starts may use
-# `cpu_seconds` of CPU (RLIMIT_CPU, inherited: each ti-opt or test process has its own),
-# and the command may run WALL_FACTOR times that in wall time, for a test that sleeps.
-WALL_FACTOR = 10
-
-
-def _run(cmd: list[str], cwd: Path, env: dict[str, str], cpu_seconds: int) -> str:
-    import resource
-    import signal
-
-    def limit_cpu() -> None:
-        resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 5))
-
-    try:
-        result = subprocess.run(
-            cmd, cwd=cwd, env=env, capture_output=True, text=True,
-            timeout=WALL_FACTOR * cpu_seconds, preexec_fn=limit_cpu,
+    def __init__(self, work: Path):
+        work.mkdir(parents=True)
+        self.pkg = _copy_checkout(work)
+        (work / "tmp").mkdir()
+        env = dict(os.environ)
+        env.update(
+            # the copy, ahead of the editable install (and of any PYTHONPATH dependencies)
+            PYTHONPATH=os.pathsep.join(filter(None, [str(work), os.environ.get("PYTHONPATH")])),
+            TI_MUTATION_COPY=str(self.pkg),
+            TI_OFFLINE_CACHE="0",
+            XDG_CACHE_HOME=str(work / "cache"),
+            TMPDIR=str(work / "tmp"),
+            PYTHONUNBUFFERED="1",
+            OPENBLAS_NUM_THREADS="1",  # the worker forks: no BLAS threads in it
         )
-    except subprocess.TimeoutExpired:
-        return "timeout"
-    if result.returncode in (-signal.SIGXCPU, -signal.SIGKILL):
-        return "timeout"
-    if result.returncode != 0:
-        LAST_OUTPUT[0] = result.stdout[-3000:] + result.stderr[-3000:]
-    return "pass" if result.returncode == 0 else "fail"
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "taichi_xdsl.utils.mutation_worker"],
+            cwd=self.pkg, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, start_new_session=True,
+        )
+        ready = self.process.stdout.readline()  # pyright: ignore
+        if not ready:
+            raise RuntimeError("the mutation worker did not start (run it by hand to see why)")
+
+    def ask(self, job: dict) -> dict:
+        message = {k: v for k, v in job.items() if k != "mutant"}
+        self.process.stdin.write(json.dumps(message) + "\n")  # pyright: ignore
+        self.process.stdin.flush()  # pyright: ignore
+        answer = self.process.stdout.readline()  # pyright: ignore
+        if not answer:
+            return {"outcome": "error", "output": "the worker died"}
+        return json.loads(answer)
+
+    def close(self) -> None:
+        """End the worker and whatever mutant it is running (its process group)."""
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        self.process.wait()
 
 
-def run_tests(pkg: Path, env: dict[str, str], lit: list[str], pytest: list[str], args) -> str:
-    """'survived', or how the tests killed the mutant."""
-    # The file's own pass tests first: most mutants die there, in a few seconds.
-    own = [t for t in lit if Path(t).stem.startswith(tuple(args.own_prefixes))]
-    for stage in (own, [t for t in lit if t not in own]):
-        if not stage:
+def run_jobs(workers: list[Worker], jobs: list[dict], done) -> None:
+    """Hand the jobs to the workers, one at a time each; done(job, answer) as each ends."""
+    pending = queue.Queue()
+    for job in jobs:
+        pending.put(job)
+
+    def serve(worker: Worker) -> None:
+        while True:
+            try:
+                job = pending.get_nowait()
+            except queue.Empty:
+                return
+            start = time.perf_counter()
+            answer = worker.ask(job)
+            answer["seconds"] = round(time.perf_counter() - start, 1)
+            with LOCK:
+                done(job, answer)
+
+    threads = [threading.Thread(target=serve, args=(w,)) for w in workers]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+
+LOCK = threading.Lock()
+
+
+def _key(m: dict | Mutant) -> tuple:
+    d = asdict(m) if isinstance(m, Mutant) else m
+    return (d["file"], d["start"], d["end"], d["after"])
+
+
+KILLS = ("killed-lit", "killed-pytest", "timeout")
+
+
+def report(results: list[Mutant], files: list[str]) -> None:
+    print("\nfile                                   killed / mutants  (lit / pytest / timeout)")
+    total = killed = 0
+    for rel in files:
+        mine = [m for m in results if m.file == rel and m.outcome in (*KILLS, "survived")]
+        if not mine:
             continue
-        outcome = _run(
-            [sys.executable, "-c", "from lit.main import main; main()", "-q",
-             "--max-failures=1", f"--timeout={WALL_FACTOR * args.test_timeout}",
-             *[str(pkg / "test" / t) for t in stage]],
-            pkg, env, args.test_timeout,
-        )
-        if outcome != "pass":
-            return "timeout" if outcome == "timeout" else "killed-lit"
-    if pytest:
-        outcome = _run(
-            [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider",
-             "-p", "no:xdist", f"--timeout={WALL_FACTOR * args.test_timeout}",
-             *[str(pkg / "test" / "python" / t) for t in pytest]],
-            pkg, env, args.mutant_timeout,
-        )
-        if outcome != "pass":
-            return "timeout" if outcome == "timeout" else "killed-pytest"
-    return "survived"
+        k = sum(m.outcome in KILLS for m in mine)
+        how = [sum(m.outcome == o for m in mine) for o in ("killed-lit", "killed-pytest", "timeout")]
+        total, killed = total + len(mine), killed + k
+        print(f"{rel:40} {k:4} / {len(mine):4}  {100 * k / len(mine):5.1f}%  {how}")
+    if total:
+        print(f"{'all':40} {killed:4} / {total:4}  {100 * killed / total:5.1f}%")
+        cpu = sum(m.cpu for m in results)
+        print(f"CPU: {cpu / 60:.1f} min in all, {cpu / len(results):.1f} s a mutant")
+    for m in results:
+        if m.outcome == "survived":
+            print(f"SURVIVED {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}"
+                  + (f" ({m.note})" if m.note else ""))
+        elif m.outcome not in KILLS:  # the runner failed: neither killed nor survived
+            print(f"{m.outcome.upper()} {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}")
+
+
+def load_results(paths: list[str]) -> list[Mutant]:
+    """The mutants of --json files (one JSON object a line)."""
+    out: dict[tuple, Mutant] = {}
+    for path in paths:
+        if not Path(path).exists():
+            continue
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                data = json.loads(line)
+                out[_key(data)] = Mutant(**data)
+    return list(out.values())
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -364,19 +466,38 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lines", type=int, nargs="*",
                         help="only the mutants on these lines (a survivor, rechecked)")
     parser.add_argument("--no-pytest", action="store_true", help="lit tests only")
+    parser.add_argument("--jobs", "-j", type=int, default=1,
+                        help="mutants run at once, each in its own worker and copy (default 1)")
+    parser.add_argument("--shard", default="1/1",
+                        help="K/N: run every N-th mutant from the K-th (hosts split a run)")
     parser.add_argument("--test-timeout", type=int, default=60,
                         help="CPU seconds per test process (wall: 10x)")
     parser.add_argument("--mutant-timeout", type=int, default=600,
                         help="CPU seconds of a mutant's pytest process (wall: 10x)")
-    parser.add_argument("--json", help="write every mutant and its outcome here")
+    parser.add_argument("--json", help="append every mutant and its outcome here, a line each; "
+                        "mutants already in the file are not run again (a run resumes)")
+    parser.add_argument("--recheck", action="store_true",
+                        help="run the survivors in --json again (after --no-pytest, or new tests)")
+    parser.add_argument("--report", nargs="*", metavar="JSON",
+                        help="print the table of earlier --json files (shards), run nothing")
     args = parser.parse_args(argv)
 
     files = args.files or sorted(
         str(p.relative_to(ROOT)) for p in (ROOT / "lowering").glob("*.py")
         if p.name != "__init__.py"
     )
+    if args.report:
+        results = load_results(args.report)
+        report(results, sorted({m.file for m in results}))
+        return 0
     rng = random.Random(args.seed)
     plan: list[tuple[str, list[Mutant]]] = []
+    shard, shards = (int(x) for x in args.shard.split("/"))
+    done = {
+        _key(m) for m in (load_results([args.json]) if args.json else [])
+        if not (args.recheck and m.outcome == "survived")
+    }
+    current: set[tuple] = set()  # the mutants of the files as they are now
     for rel in files:
         every = mutants_of(ROOT / rel)
         if args.lines:
@@ -384,75 +505,107 @@ def main(argv: list[str] | None = None) -> int:
         chosen = every if args.limit <= 0 or len(every) <= args.limit else sorted(
             rng.sample(every, args.limit), key=lambda m: m.start
         )
-        plan.append((rel, chosen))
-        print(f"{rel}: {len(chosen)} of {len(every)} mutants", flush=True)
+        chosen = [m for i, m in enumerate(chosen) if i % shards == shard - 1]
+        current.update(_key(m) for m in chosen)
+        todo = [m for m in chosen if _key(m) not in done]
+        plan.append((rel, todo))
+        print(f"{rel}: {len(todo)} of {len(every)} mutants"
+              + (f" ({len(chosen) - len(todo)} done before)" if len(todo) < len(chosen) else ""),
+              flush=True)
     if args.list:
         for rel, chosen in plan:
             for m in chosen:
                 print(f"{m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}")
         return 0
 
+    tests = {rel: (lit_tests(rel), [] if args.no_pytest else pytest_files(rel)) for rel, _ in plan}
+    common = {"test_timeout": args.test_timeout, "mutant_timeout": args.mutant_timeout}
+    # A stopped run (SIGTERM) still ends its workers and removes its copies.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))
     work = Path(tempfile.mkdtemp(prefix="ti-mutation-"))
+    workers: list[Worker] = []
     try:
-        pkg = _copy_checkout(work)
-        env = dict(os.environ)
-        env.update(
-            PYTHONPATH=str(work),  # the copy, ahead of the editable install
-            TI_OFFLINE_CACHE="0",
-            XDG_CACHE_HOME=str(work / "cache"),
-        )
-        tests = {
-            rel: (lit_tests(rel), [] if args.no_pytest else pytest_files(rel))
-            for rel, _ in plan
-        }
-        # Once, unmutated: every test that a mutant will run must pass.
+        workers = [Worker(work / f"job{i}") for i in range(max(1, args.jobs))]
+        # Once, unmutated: every test that a mutant will run must pass (otherwise every
+        # mutant would count as killed). The tests are split over the workers.
         every_lit = sorted({t for lit, _ in tests.values() for t in lit})
         every_pytest = sorted({t for _, pytest in tests.values() for t in pytest})
-        args.own_prefixes = ["-"]
-        if run_tests(pkg, env, every_lit, every_pytest, args) != "survived":
-            print(f"the unmutated tests fail:\n{LAST_OUTPUT[0]}")
+        # It also records the lines of lowering/ and dialects/ that each test runs: a
+        # mutant then runs only the tests that run its line.
+        baseline = [
+            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
+             "lit": every_lit[i :: len(workers)], "pytest": []}
+            for i in range(len(workers))
+        ] + [
+            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
+             "lit": [], "pytest": [name]}
+            for name in every_pytest
+        ]
+        failed: list[str] = []
+        coverage: dict = {}
+
+        def baseline_done(job: dict, answer: dict) -> None:
+            coverage.update(answer.get("coverage", {}))
+            if answer["outcome"] != "survived":
+                failed.append(answer["output"])
+
+        run_jobs(workers, baseline, baseline_done)
+        if failed:
+            print("the unmutated tests fail:\n" + "\n".join(failed))
             return 1
-        results: list[Mutant] = []
+        print(f"baseline passes: {len(every_lit)} lit tests, pytest {' '.join(every_pytest)}",
+              flush=True)
+
+        jobs, unrun = [], []
         for rel, chosen in plan:
             lit, pytest = tests[rel]
-            print(f"== {rel}: lit {len(lit)} files, pytest {' '.join(pytest) or '-'}", flush=True)
-            original = (pkg / rel).read_text()
-            stamp = (pkg / rel).stat().st_mtime_ns
-            args.own_prefixes = _own_prefixes(rel)
-            for number, m in enumerate(chosen, 1):
-                # A .pyc is valid for a source of the same size and mtime: each mutant
-                # gets its own mtime, so none runs another's bytecode.
-                (pkg / rel).write_text(m.apply(original))
-                os.utime(pkg / rel, ns=(stamp, stamp + number * 10**9))
-                start = time.perf_counter()
-                try:
-                    m.outcome = run_tests(pkg, env, lit, pytest, args)
-                finally:
-                    (pkg / rel).write_text(original)
-                    os.utime(pkg / rel, ns=(stamp, stamp))
-                m.seconds = round(time.perf_counter() - start, 1)
-                results.append(m)
-                print(f"   {m.outcome:14} {m.file}:{m.line} {m.kind}: "
-                      f"{m.before!r} -> {m.after!r} ({m.seconds}s)", flush=True)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+            inside, source = body_lines(ROOT / rel), (ROOT / rel).read_text()
+            for m in chosen:
+                job = {**common, "file": m.file, "start": m.start, "end": m.end,
+                       "after": m.after, "number": len(jobs) + 1,
+                       "lit": covering(m, source, lit, coverage, inside),
+                       "pytest": covering(m, source, pytest, coverage, inside,
+                                            lambda f: "pytest:" + f),
+                       "own_prefixes": _own_prefixes(rel), "mutant": m}
+                if job["lit"] or job["pytest"]:
+                    jobs.append(job)
+                else:
+                    unrun.append(job)
+        results: list[Mutant] = []
+        sink = open(args.json, "a") if args.json else None
+        begun = time.perf_counter()
 
-    print("\nfile                                   killed / mutants")
-    total = killed = 0
-    for rel, _ in plan:
-        mine = [m for m in results if m.file == rel]
-        if not mine:
-            continue
-        k = sum(m.outcome != "survived" for m in mine)
-        total, killed = total + len(mine), killed + k
-        print(f"{rel:40} {k:3} / {len(mine):3}  {100 * k / len(mine):5.1f}%")
-    if total:
-        print(f"{'all':40} {killed:3} / {total:3}  {100 * killed / total:5.1f}%")
-    survivors = [m for m in results if m.outcome == "survived"]
-    for m in survivors:
-        print(f"SURVIVED {m.file}:{m.line} {m.kind}: {m.before!r} -> {m.after!r}")
-    if args.json:
-        Path(args.json).write_text(json.dumps([asdict(m) for m in results], indent=1))
+        def done_one(job: dict, answer: dict) -> None:
+            m = job["mutant"]
+            m.outcome, m.seconds, m.cpu = answer["outcome"], answer["seconds"], answer.get("cpu", 0)
+            m.note = answer.get("note", "")
+            if m.outcome in KILLS:
+                m.why = answer.get("output", "").strip().partition("\n")[0][:300]
+            results.append(m)
+            print(f"   {m.outcome:14} {m.file}:{m.line} {m.kind}: "
+                  f"{m.before!r} -> {m.after!r} ({m.seconds}s, {m.cpu} CPU s)", flush=True)
+            if m.outcome == "error":
+                print(answer["output"], flush=True)
+            if sink is not None:
+                sink.write(json.dumps(asdict(m)) + "\n")
+                sink.flush()
+
+        for job in unrun:
+            done_one(job, {"outcome": "survived", "seconds": 0, "note": "no test runs it"})
+        run_jobs(workers, jobs, done_one)
+        if sink is not None:
+            sink.close()
+        minutes = (time.perf_counter() - begun) / 60
+        if results:
+            print(f"\n{len(results)} mutants in {minutes:.1f} min: "
+                  f"{len(results) / max(minutes, 1e-9):.1f} mutants/minute with {len(workers)} jobs")
+    finally:
+        for worker in workers:
+            worker.close()
+        shutil.rmtree(work, ignore_errors=True)
+    # --json may hold mutants of an older version of a file: only today's are counted
+    every = [m for m in load_results([args.json]) if _key(m) in current] if args.json else results
+    report(every, [rel for rel, _ in plan])
     return 0
 
 

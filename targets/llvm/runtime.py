@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import ctypes
 import struct
-import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -358,7 +357,11 @@ class Kernel:
             if self._run_serial is not None:
                 self._serial_addresses = addresses
         self._buffers = self._new_buffers()
-        self._lock = threading.Lock()
+        # The kernel's own buffers while no launch uses them: a launch pops them (a
+        # list's pop and append are atomic under the GIL, and cost a sixth of a Lock's
+        # acquire(False) + release); one that finds the list empty runs while another
+        # Python thread launches this kernel, on a private set.
+        self._free = [self._buffers]
         self.launch = self._fast_launch()  # type: ignore[method-assign]
 
     # -- launching --------------------------------------------------------------------
@@ -382,13 +385,14 @@ class Kernel:
             raise TaichiTypeError(
                 f"kernel '{self.name}' takes {self._nargs} argument(s), got {len(args)}"
             )
-        if self._lock.acquire(False):
-            try:
-                return self._launch(self._buffers, root, args)
-            finally:
-                self._lock.release()
-        # Another Python thread is launching this kernel: use a private set of buffers.
-        return self._launch(self._new_buffers(), root, args)
+        try:
+            buffers = self._free.pop()
+        except IndexError:  # another Python thread is launching this kernel
+            return self._launch(self._new_buffers(), root, args)
+        try:
+            return self._launch(buffers, root, args)
+        finally:
+            self._free.append(buffers)
 
     __call__ = launch
 
@@ -400,7 +404,11 @@ class Kernel:
         failing argument) goes to the generic path, which says what is wrong:
 
             def launch(root, args):
-                if len(args) != 1 or root is not buffers.root or not acquire(False):
+                if len(args) != 1 or root is not buffers.root:
+                    return generic(root, args)
+                try:
+                    take()
+                except IndexError:
                     return generic(root, args)
                 try:
                     try:
@@ -411,21 +419,24 @@ class Kernel:
                         raise_error(buffers)
                     return ()
                 finally:
-                    release()
+                    give_back(buffers)
         """
         buffers = self._buffers
         scope: dict[str, Any] = {
             "buffers": buffers,
             "generic": self._generic_launch,
-            "acquire": self._lock.acquire,
-            "release": self._lock.release,
+            "take": self._free.pop,
+            "give_back": self._free.append,
             "raise_error": self._raise_error,
             "struct": struct,
         }
         lines = [
             "def launch(root, args):",
-            f"    if len(args) != {self._nargs} or root is not buffers.root "
-            "or not acquire(False):",
+            f"    if len(args) != {self._nargs} or root is not buffers.root:",
+            "        return generic(root, args)",
+            "    try:",
+            "        take()",
+            "    except IndexError:",
             "        return generic(root, args)",
             "    try:",
             "        try:",
@@ -465,7 +476,7 @@ class Kernel:
                 scope[f"ret{index}"] = view
             values = "".join(f"ret{i}.value, " for i in range(len(buffers.return_views)))
             lines.append(f"        return ({values})")
-        lines += ["    finally:", "        release()"]
+        lines += ["    finally:", "        give_back(buffers)"]
         exec("\n".join(lines), scope)  # noqa: S102 - code of our own, from the plan
         return scope["launch"]
 

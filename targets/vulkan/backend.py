@@ -37,8 +37,8 @@ GPU_FILL_GROUPS: past a few waves of resident groups, more groups only add launc
 an H100, a 64 MiB copy took 98 us over 131072 groups of 128 and 61 us over 4096).
 A task with an epilogue (a thread-local reduction, one atomic combine per invocation) gets
 at most REDUCTION_GROUPS, or COMBINE_GROUPS where the device has subgroup arithmetic (the
-combine is then one atomic per subgroup, convert-offload-to-spirv). Any count is correct (the loop is grid-stride); the count only
-decides the parallelism.
+combine is then one atomic per workgroup, lowering/spirv_reduce.py). Any count is correct
+(the loop is grid-stride); the count only decides the parallelism.
 Buffer layout: utils/spirv_abi.py.
 
 Offline cache (`offline_cache=OfflineCache(...)`, utils/cache.py and
@@ -90,19 +90,25 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
+SPREAD_GROUPS = 128
+"""The fewest workgroups a parallel task of constant length gets while its workgroups can
+shrink (down to 32 invocations; convert-offload-to-spirv's `spread-groups`): a short
+launch on one SM each of a 132-SM GPU rather than on a quarter of them. Longer launches
+keep 128 invocations a group."""
 REDUCTION_GROUPS = spirv_abi.DYNAMIC_GROUPS
 """The most workgroups of a task with an epilogue (a thread-local reduction): each
 invocation combines its partial sum with an atomic on one address, so more invocations
 cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
 131072 groups took 30 ms and was off by 2e-2)."""
 
-COMBINE_GROUPS = 1024
+COMBINE_GROUPS = 2048
 """The most workgroups of a task with an epilogue where the combine is one atomic a
-subgroup: atomics on one address serialize at the L2, so fewer groups, each invocation
-looping over more elements, do better as long as the memory stays busy (on an H100, a
-2^24-element sum took 46 us over 4096 groups of 128, i.e. 16384 subgroup atomics, where
-Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times the
-reduction at other counts)."""
+workgroup (lowering/spirv_reduce.py): atomics on one address serialize at the L2, so
+the groups should be few, but enough to keep every SM busy: 2048 groups of 128 are
+about one wave on a 132-SM GPU (16 resident groups an SM), i.e. 2048 atomics. Measured
+before the workgroup combine, with one atomic a subgroup, on an H100: a 2^24-element sum
+took 46 us over 4096 groups (16384 atomics) and 33.9 us over 1024 (4096 atomics), where
+Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times it."""
 
 
 @dataclass(frozen=True)
@@ -205,7 +211,10 @@ def vulkan_pipeline(
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`."""
-    options = f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+    options = (
+        f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+        f" spread-groups={SPREAD_GROUPS}"
+    )
     if debug:
         options += " debug=true"
     if preserve_nan_inf:
@@ -472,8 +481,8 @@ class VulkanKernel:
         local = pipeline.local_size[0] if pipeline.local_size else 1
         limit = self._max_groups
         if task.combines:  # atomics on one address: few of them
-            per_subgroup = self.backend.combines_per_subgroup
-            limit = min(limit, COMBINE_GROUPS if per_subgroup else REDUCTION_GROUPS)
+            per_workgroup = self.backend.combines_per_workgroup
+            limit = min(limit, COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS)
         if task.begin is None or task.end is None:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
@@ -764,12 +773,12 @@ class VulkanBackend:
         caps = runtime.caps
         self._max_groups = caps.max_compute_work_group_count[0]
         self._cpu_device = caps.device_type == "cpu"
-        self.combines_per_subgroup = bool(
+        self.combines_per_workgroup = bool(
             self.caps.get("spirv_has_subgroup_basic")
             and self.caps.get("spirv_has_subgroup_arithmetic")
         )
-        """Thread-local reductions combine once per subgroup (see _combine_per_subgroup in
-        convert-offload-to-spirv), not once per invocation."""
+        """Thread-local reductions combine once per workgroup (lowering/spirv_reduce.py),
+        not once per invocation."""
 
     # -- launches ----------------------------------------------------------------------
 

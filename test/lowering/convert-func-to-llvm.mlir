@@ -58,3 +58,27 @@ func.func @vector_index(%v: vector<4xindex>) -> vector<4xindex> {
   %w = func.call @vector_callee(%v) : (vector<4xindex>) -> vector<4xindex>
   func.return %w : vector<4xindex>
 }
+
+// Two results have no direct LLVM form: the function stays. A call nested in a region
+// of a converted function converts too. The pass converts and removes nothing else:
+// an unused constant stays.
+// CHECK-LABEL: func.func @pair
+// CHECK-NEXT:    func.return %{{.*}}, %{{.*}} : f32, f32
+// CHECK-LABEL: llvm.func @nested(%{{.*}}: f32) {
+// CHECK-NEXT:    %{{.*}} = arith.constant 7 : i32
+// CHECK-NEXT:    "test.op"() ({
+// CHECK-NEXT:      %{{.*}} = llvm.call @twice(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT:      "test.termop"() : () -> ()
+// CHECK-NEXT:    }) : () -> ()
+// CHECK-NEXT:    llvm.return
+func.func @pair(%x: f32) -> (f32, f32) {
+  func.return %x, %x : f32, f32
+}
+func.func @nested(%x: f32) {
+  %unused = arith.constant 7 : i32
+  "test.op"() ({
+    %y = func.call @twice(%x) : (f32) -> f32
+    "test.termop"() : () -> ()
+  }) : () -> ()
+  func.return
+}

@@ -4,6 +4,7 @@
 
 taichi.field @x : memref<4x8xf32> offset 64
 taichi.field @total : memref<f32> offset 0
+taichi.field @words : memref<4xi32> offset 192
 
 // A serial task: its own module, LocalSize 1, the body only on invocation 0. The
 // argument is read from the argument buffer (binding 2), x[1, 2] is element
@@ -118,25 +119,73 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CHECK-NEXT:      %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[S]] : !spirv.ptr<f32, StorageBuffer>
 // CHECK-NEXT:      spirv.Return
 
-// With subgroup arithmetic, the epilogue adds the subgroup's sum from one elected
-// invocation (one atomic a subgroup instead of one an invocation).
+// With subgroup arithmetic, the epilogue combines in the workgroup first: the subgroup's
+// sum goes from its elected invocation into a Workgroup array at its subgroup id; after a
+// workgroup barrier the first subgroup's lanes below the subgroup count fold the partials
+// (a loop where there are more subgroups than lanes), reduce them again, and one elected
+// invocation adds the workgroup's total (one atomic a workgroup, not one an invocation).
 // SUBGROUP:          spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader, AtomicFloat32AddEXT, GroupNonUniform, GroupNonUniformArithmetic], [SPV_KHR_storage_buffer_storage_class, SPV_EXT_shader_atomic_float_add]> attributes {ti.kernel = "reduce"
+// SUBGROUP-DAG:        spirv.GlobalVariable @subgroup_index built_in("SubgroupId") : !spirv.ptr<i32, Input>
+// SUBGROUP-DAG:        spirv.GlobalVariable @num_subgroups built_in("NumSubgroups") : !spirv.ptr<i32, Input>
+// SUBGROUP-DAG:        spirv.GlobalVariable @combine_0 : !spirv.ptr<!spirv.array<128 x f32>, Workgroup>
 // SUBGROUP-LABEL:    spirv.func @reduce__task0() "None" {
 // SUBGROUP:            spirv.mlir.merge
 // SUBGROUP-NEXT:     }
 // SUBGROUP-NEXT:     %[[S:.*]] = spirv.Load "Function" %{{.*}} : f32
 // SUBGROUP:          %[[TP:.*]] = spirv.AccessChain
-// SUBGROUP-NEXT:     %[[SUM:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %[[S]] : f32 -> f32
+// SUBGROUP-NEXT:     %[[PART:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %[[S]] : f32 -> f32
 // SUBGROUP-NEXT:     %[[ONE:.*]] = spirv.GroupNonUniformElect <Subgroup> : i1
+// SUBGROUP-NEXT:     %[[SGP:.*]] = spirv.mlir.addressof @subgroup_index
+// SUBGROUP-NEXT:     %[[SG:.*]] = spirv.Load "Input" %[[SGP]] : i32
 // SUBGROUP-NEXT:     spirv.mlir.selection {
-// SUBGROUP-NEXT:       spirv.BranchConditional %[[ONE]], ^[[ADD:.*]], ^[[MERGE:.*]]
-// SUBGROUP-NEXT:     ^[[ADD]]:
-// SUBGROUP-NEXT:       %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[SUM]] : !spirv.ptr<f32, StorageBuffer>
-// SUBGROUP-NEXT:       spirv.Branch ^[[MERGE]]
-// SUBGROUP-NEXT:     ^[[MERGE]]:
-// SUBGROUP-NEXT:       spirv.mlir.merge
-// SUBGROUP-NEXT:     }
-// SUBGROUP-NEXT:     spirv.Return
+// SUBGROUP-NEXT:       spirv.BranchConditional %[[ONE]], ^[[PUT:.*]], ^{{.*}}
+// SUBGROUP-NEXT:     ^[[PUT]]:
+// SUBGROUP-NEXT:       %[[A:.*]] = spirv.mlir.addressof @combine_0
+// SUBGROUP-NEXT:       %[[SLOT:.*]] = spirv.AccessChain %[[A]][%[[SG]]]
+// SUBGROUP-NEXT:       spirv.Store "Workgroup" %[[SLOT]], %[[PART]] : f32
+// SUBGROUP:          spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+// SUBGROUP-NEXT:     %[[LANEP:.*]] = spirv.mlir.addressof @subgroup_invocation_id
+// SUBGROUP-NEXT:     %[[LANE:.*]] = spirv.Load "Input" %[[LANEP]] : i32
+// SUBGROUP-NEXT:     %[[NP:.*]] = spirv.mlir.addressof @num_subgroups
+// SUBGROUP-NEXT:     %[[N:.*]] = spirv.Load "Input" %[[NP]] : i32
+// SUBGROUP-NEXT:     %[[WP:.*]] = spirv.mlir.addressof @subgroup_size
+// SUBGROUP-NEXT:     %[[W:.*]] = spirv.Load "Input" %[[WP]] : i32
+// SUBGROUP-NEXT:     %[[Z:.*]] = spirv.Constant 0 : i32
+// SUBGROUP-NEXT:     %[[FIRST:.*]] = spirv.IEqual %[[SG]], %[[Z]] : i32
+// SUBGROUP-NEXT:     %[[HAS:.*]] = spirv.SLessThan %[[LANE]], %[[N]] : i32
+// SUBGROUP-NEXT:     %[[READS:.*]] = spirv.LogicalAnd %[[FIRST]], %[[HAS]] : i1
+// SUBGROUP-NEXT:     spirv.mlir.selection {
+// SUBGROUP-NEXT:       spirv.BranchConditional %[[READS]], ^[[FOLD:.*]], ^{{.*}}
+// SUBGROUP-NEXT:     ^[[FOLD]]:
+// SUBGROUP-NEXT:       %[[A2:.*]] = spirv.mlir.addressof @combine_0
+// SUBGROUP-NEXT:       %[[OWN:.*]] = spirv.AccessChain %[[A2]][%[[LANE]]]
+// SUBGROUP-NEXT:       %[[PARTIAL:.*]] = spirv.Variable : !spirv.ptr<f32, Function>
+// SUBGROUP-NEXT:       %[[V:.*]] = spirv.Load "Workgroup" %[[OWN]] : f32
+// SUBGROUP-NEXT:       spirv.Store "Function" %[[PARTIAL]], %[[V]] : f32
+// SUBGROUP-NEXT:       %[[NEXT:.*]] = spirv.IAdd %[[LANE]], %[[W]] : i32
+// SUBGROUP-NEXT:       %[[J:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
+// SUBGROUP-NEXT:       spirv.Store "Function" %[[J]], %[[NEXT]] : i32
+// SUBGROUP-NEXT:       spirv.mlir.loop {
+// SUBGROUP:              %[[JV:.*]] = spirv.Load "Function" %[[J]] : i32
+// SUBGROUP-NEXT:         %{{.*}} = spirv.SLessThan %[[JV]], %[[N]] : i32
+// SUBGROUP:              %[[OTHER:.*]] = spirv.AccessChain %{{.*}}[%[[JV]]]
+// SUBGROUP-NEXT:         %[[O:.*]] = spirv.Load "Workgroup" %[[OTHER]] : f32
+// SUBGROUP-NEXT:         %[[R:.*]] = spirv.Load "Function" %[[PARTIAL]] : f32
+// SUBGROUP-NEXT:         %[[SUM:.*]] = spirv.FAdd %[[R]], %[[O]] : f32
+// SUBGROUP-NEXT:         spirv.Store "Function" %[[PARTIAL]], %[[SUM]] : f32
+// SUBGROUP:              %{{.*}} = spirv.IAdd %{{.*}}, %[[W]] : i32
+// SUBGROUP:            spirv.mlir.merge
+// SUBGROUP-NEXT:       }
+// SUBGROUP-NEXT:       %[[MINE:.*]] = spirv.Load "Function" %[[PARTIAL]] : f32
+// SUBGROUP-NEXT:       %[[TOTAL:.*]] = spirv.GroupNonUniformFAdd <Subgroup> <Reduce> %[[MINE]] : f32 -> f32
+// SUBGROUP-NEXT:       %[[LAST:.*]] = spirv.GroupNonUniformElect <Subgroup> : i1
+// SUBGROUP-NEXT:       spirv.mlir.selection {
+// SUBGROUP-NEXT:         spirv.BranchConditional %[[LAST]], ^[[ADD:.*]], ^{{.*}}
+// SUBGROUP-NEXT:       ^[[ADD]]:
+// SUBGROUP-NEXT:         %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[TOTAL]] : !spirv.ptr<f32, StorageBuffer>
+// SUBGROUP-NOT:          spirv.EXT.AtomicFAdd
+// SUBGROUP:            spirv.Return
+// SUBGROUP:          spirv.EntryPoint "GLCompute" @reduce__task0, @gid, @nwg, @subgroup_index, @subgroup_invocation_id, @num_subgroups, @subgroup_size
 
 // ... and a compare-and-swap loop on the bit pattern (the i32 view) without them.
 // CAS:           spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "reduce"
@@ -217,5 +266,23 @@ offload.kernel @visit : () -> () {
     %u = offload.global_tmp 4 : memref<i32>
     memref.store %i, %t[] : memref<i32>
     memref.store %j, %u[] : memref<i32>
+  }
+}
+
+// A compare-and-swap on a storage-buffer word is spirv.AtomicCompareExchange (the
+// value to store first, then the one compared with); its result is the old word.
+// CHECK-LABEL: spirv.func @compare_and_swap__task0
+// CHECK:         %[[P:.*]] = spirv.AccessChain %{{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CHECK-NEXT:    %[[E:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[N:.*]] = spirv.Constant -1 : i32
+// CHECK-NEXT:    %{{.*}} = spirv.AtomicCompareExchange <Device> <None> <None> %[[P]], %[[N]], %[[E]] : !spirv.ptr<i32, StorageBuffer>
+offload.kernel @compare_and_swap : () -> () {
+  offload.serial {
+    %w = taichi.get_field @words : memref<4xi32>
+    %i = spirv.Constant 1 : i32
+    %p = taichi.element_ptr %w[%i] : memref<4xi32> -> memref<i32>
+    %e = spirv.Constant 0 : i32
+    %n = spirv.Constant -1 : i32
+    %old = taichi.atomic_cas %p, %e, %n : memref<i32>
   }
 }

@@ -202,3 +202,18 @@ offload.kernel @two_arguments : (memref<?xi32>, memref<?xi32>) -> () {
     %1 = taichi.atomic_add %first, %one : memref<i32>
   }
 }
+
+// A struct_for task (a sparse field's: dense ones are range_fors by now) keeps its
+// atomics, even on the element of its own index: which thread owns it is not known here.
+// CHECK-LABEL: offload.kernel @struct_for_task
+// CHECK:         offload.struct_for @x : memref<16xf32> {
+// CHECK:           %{{.*}} = taichi.atomic_add %{{.*}}, %{{.*}} : memref<f32>
+offload.kernel @struct_for_task : () -> () {
+  offload.struct_for @x : memref<16xf32> {
+  ^bb0(%i: i32):
+    %x = taichi.get_field @x : memref<16xf32>
+    %one = arith.constant 1.0 : f32
+    %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    %0 = taichi.atomic_add %own, %one : memref<f32>
+  }
+}

@@ -106,3 +106,41 @@ taichi.kernel @range_for_kept(%n: i32) {
   }
   taichi.return
 }
+
+// The largest field an i32 index counts (2**31 - 1 elements) converts; an empty field is
+// an extent of 0 (a constant, not a dynamic size).
+// CHECK-LABEL: taichi.kernel @edges
+// CHECK-NEXT:    %{{.*}} = taichi.get_field @big : memref<2147483647xi8>
+// CHECK-NEXT:    %[[N:.*]] = arith.constant 2147483647 : i32
+// CHECK:         taichi.range_for %{{.*}} = %{{.*}} to %[[N]] : i32 {
+// CHECK:         %{{.*}} = taichi.get_field @empty : memref<0xf32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK:         taichi.range_for %{{.*}} = %{{.*}} to %[[Z]] : i32 {
+taichi.field @big : memref<2147483647xi8> offset 0
+taichi.field @empty : memref<0xf32> offset 0
+taichi.kernel @edges() {
+  %b = taichi.get_field @big : memref<2147483647xi8>
+  taichi.struct_for (%i) in %b : memref<2147483647xi8> {
+    taichi.yield
+  }
+  %e = taichi.get_field @empty : memref<0xf32>
+  taichi.struct_for (%j) in %e : memref<0xf32> {
+    taichi.yield
+  }
+  taichi.return
+}
+
+// A 0 extent of a 2-d field is a constant too (only an ndarray's `?` reads memref.dim).
+// CHECK-LABEL: taichi.kernel @empty_2d
+// CHECK-NEXT:    %{{.*}} = taichi.get_field @empty2 : memref<4x0xf32>
+// CHECK-NEXT:    %[[ZERO:.*]] = arith.constant 0 : i32
+// CHECK:           %{{.*}} = arith.remsi %{{.*}}, %[[ZERO]] : i32
+taichi.field @empty2 : memref<4x0xf32> offset 0
+taichi.kernel @empty_2d() {
+  %e = taichi.get_field @empty2 : memref<4x0xf32>
+  taichi.struct_for (%i, %j) in %e : memref<4x0xf32> {
+    taichi.print "{} {}" %i, %j : i32, i32
+    taichi.yield
+  }
+  taichi.return
+}

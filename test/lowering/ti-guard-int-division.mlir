@@ -68,3 +68,28 @@ func.func @minus_one(%a : i32) -> i32 {
   %q = arith.divsi %a, %c : i32
   func.return %q : i32
 }
+
+// A constant 0 divisor is guarded like any other zero (the result is defined, the CPU
+// does not trap); a constant 1 is not.
+// CHECK-LABEL: func.func @constant_zero_and_one
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[O:.*]] = arith.constant 1 : i32
+// CHECK:         %[[Q:.*]] = arith.divui %{{.*}}, %{{.*}} {ti.guarded} : i32
+// CHECK:         %[[P:.*]] = arith.divui %a, %[[O]] : i32
+// CHECK-NEXT:    func.return %{{.*}}, %[[P]] : i32, i32
+func.func @constant_zero_and_one(%a : i32) -> (i32, i32) {
+  %z = arith.constant 0 : i32
+  %o = arith.constant 1 : i32
+  %q = arith.divui %a, %z : i32
+  %p = arith.divui %a, %o : i32
+  func.return %q, %p : i32, i32
+}
+
+// -1 written as its all-ones pattern is still -1 for a signed division.
+// CHECK-LABEL: func.func @minus_one_pattern
+// CHECK:         arith.divsi %{{.*}}, %{{.*}} {ti.guarded} : i32
+func.func @minus_one_pattern(%a : i32) -> i32 {
+  %c = arith.constant 4294967295 : i32
+  %q = arith.divsi %a, %c : i32
+  func.return %q : i32
+}

@@ -174,6 +174,26 @@ offload.kernel @atomics : (memref<?xf32>, memref<?xi32>) -> () {
   }
 }
 
+// A compare-and-swap is LLVM's cmpxchg; its result is the old value of the pair.
+// CHECK-LABEL: offload.kernel @compare_and_swap
+// CHECK:         %[[Q:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i32
+// CHECK-NEXT:    %[[E:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[N:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:    %[[PAIR:.*]] = llvm_ext.cmpxchg %[[Q]], %[[E]], %[[N]] seq_cst seq_cst : !llvm.ptr, i32
+// CHECK-NEXT:    %[[OLD:.*]] = llvm.extractvalue %[[PAIR]][0] : !llvm.struct<(i32, i1)>
+// CHECK-NEXT:    offload.set_return 0, %[[OLD]] : i32
+offload.kernel @compare_and_swap : (memref<?xi32>) -> (i32) {
+  offload.serial {
+    %y = offload.arg 0 : memref<?xi32>
+    %i = arith.constant 3 : i32
+    %q = taichi.element_ptr %y[%i] : memref<?xi32> -> memref<i32>
+    %e = arith.constant 0 : i32
+    %n = arith.constant -1 : i32
+    %old = taichi.atomic_cas %q, %e, %n : memref<i32>
+    offload.set_return 0, %old : i32
+  }
+}
+
 // Without debug an assert is dropped (its condition left to dce); a local slot is not
 // a global place and stays.
 // CHECK-LABEL: offload.kernel @assert_and_local

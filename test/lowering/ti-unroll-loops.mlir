@@ -1,5 +1,8 @@
 // RUN: ti-opt %s -p ti-unroll-loops | filecheck %s
 // RUN: ti-opt %s -p 'ti-unroll-loops{factor=2}' | filecheck %s --check-prefix=TWO
+// RUN: ti-opt %s -p 'ti-unroll-loops{factor=2 max_ops=2}' | filecheck %s --check-prefix=MAX
+// RUN: ti-opt %s -p 'ti-unroll-loops{factor=1}' | filecheck %s --check-prefix=FACTOR1
+// RUN: ti-opt %s -p 'ti-unroll-loops,canonicalize' | filecheck %s --check-prefix=CANON
 
 taichi.field @x : memref<16xf32> offset 0
 
@@ -84,6 +87,93 @@ offload.kernel @kept : (i32) -> () {
       taichi.range_for %e = %lo to %n : i32 {
         taichi.yield
       }
+      taichi.yield
+    }
+  }
+}
+
+// Left alone too: 3 to 5 is two trips (fewer than the factor, whatever the bounds add up
+// to), and a loop outside any task (not yet offloaded: its bounds may change). Exactly
+// the factor's trips (2 to 6) unroll: one trip of four copies.
+// CHECK-LABEL: offload.kernel @bounds
+// CHECK:         taichi.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      taichi.yield
+// CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %[[ONE]] : i32 {
+// CHECK-COUNT-4:   "test.op"(%{{.*}}) : (i32) -> ()
+// CHECK-LABEL: taichi.kernel @outside
+// CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
+// CHECK-NEXT:    %{{.*}} = arith.constant 8 : i32
+// CHECK-NEXT:    taichi.range_for
+// CHECK-NEXT:      "test.op"
+// CHECK-NEXT:      taichi.yield
+offload.kernel @bounds : () -> () {
+  offload.serial {
+    %c2 = arith.constant 2 : i32
+    %c3 = arith.constant 3 : i32
+    %c5 = arith.constant 5 : i32
+    %c6 = arith.constant 6 : i32
+    taichi.range_for %a = %c3 to %c5 : i32 {
+      taichi.yield
+    }
+    taichi.range_for %b = %c2 to %c6 : i32 {
+      "test.op"(%b) : (i32) -> ()
+      taichi.yield
+    }
+  }
+}
+taichi.kernel @outside() {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    "test.op"(%i) : (i32) -> ()
+    taichi.yield
+  }
+  taichi.return
+}
+
+// The body budget counts every op of the body, its yield too: two ops fit max_ops=2
+// (unrolled), three do not.
+// MAX-LABEL: offload.kernel @budget
+// MAX:         %[[N2:.*]] = arith.constant 2 : i32
+// MAX-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %[[N2]] : i32 {
+// MAX-COUNT-2:   "test.op"(%{{.*}}) : (i32) -> ()
+// MAX:         taichi.range_for %[[J:.*]] = %{{.*}} to %{{.*}} : i32 {
+// MAX-NEXT:      "test.op"(%[[J]]) : (i32) -> ()
+// MAX-NEXT:      "test.op"(%[[J]]) : (i32) -> ()
+// MAX-NEXT:      taichi.yield
+offload.kernel @budget : () -> () {
+  offload.serial {
+    %lo = arith.constant 0 : i32
+    %hi = arith.constant 4 : i32
+    taichi.range_for %i = %lo to %hi : i32 {
+      "test.op"(%i) : (i32) -> ()
+      taichi.yield
+    }
+    taichi.range_for %j = %lo to %hi : i32 {
+      "test.op"(%j) : (i32) -> ()
+      "test.op"(%j) : (i32) -> ()
+      taichi.yield
+    }
+  }
+}
+
+// A factor below 2 unrolls nothing. A loop unrolled whole is gone, uses and all: its
+// bounds are then unused and canonicalize removes them.
+// FACTOR1-LABEL: offload.kernel @whole
+// FACTOR1-NEXT:    offload.serial {
+// FACTOR1-NEXT:      %{{.*}} = arith.constant 0 : i32
+// FACTOR1-NEXT:      %{{.*}} = arith.constant 8 : i32
+// FACTOR1-NEXT:      taichi.range_for
+// CANON-LABEL: offload.kernel @whole
+// CANON-NOT:     arith.constant 8 : i32
+// CANON:         taichi.range_for
+offload.kernel @whole : () -> () {
+  offload.serial {
+    %lo = arith.constant 0 : i32
+    %hi = arith.constant 8 : i32
+    taichi.range_for %i = %lo to %hi : i32 {
+      "test.op"(%i) : (i32) -> ()
       taichi.yield
     }
   }

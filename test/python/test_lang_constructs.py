@@ -517,3 +517,133 @@ def test_vector_slices_and_matrix_cols_of_a_comprehension():
     assert np.array_equal(rows[None].to_numpy(), [[4, 5, 6], [7, 8, 9]])
     cols = np.arange(12, dtype=np.float32).reshape(4, 3)
     assert np.array_equal(m[None].to_numpy(), (cols[:3] - cols[3]).T)
+
+
+def test_ref_parameters_write_through_to_the_caller():
+    x = ti.field(ti.f32, shape=3)
+
+    @ti.real_func
+    def seven(a: ti.ref(ti.f32)):
+        a = 7
+
+    @ti.func
+    def grow(a: ti.ref(ti.f32), k: ti.f32):
+        a += a * k
+
+    @ti.kernel
+    def k() -> ti.f32:
+        a = 5.0
+        seven(a)
+        b = 1.0
+        grow(b, 2.0)
+        x[1] = 3.0
+        grow(x[1], 1.0)
+        return a * 100 + b
+
+    assert k() == 703.0
+    assert x.to_numpy().tolist() == [0.0, 6.0, 0.0]
+
+    @ti.kernel
+    def not_a_variable():
+        seven(1.0 + 2.0)
+
+    with pytest.raises(ti.TaichiSyntaxError, match="is a ti.ref"):
+        not_a_variable()
+
+    @ti.kernel
+    def wrong_type():
+        i = 1
+        seven(i)
+
+    with pytest.raises(ti.TaichiTypeError, match=r"ti.ref\(f32\), the argument is a i32"):
+        wrong_type()
+
+
+def test_negative_integer_exponent(arch):
+    ti.init(arch=arch, debug=True)
+
+    @ti.kernel
+    def const_exp(x: ti.i32, y: ti.template()) -> ti.i32:
+        return x**y
+
+    @ti.kernel
+    def run_time_exp(x: ti.i32, y: ti.i32) -> ti.i32:
+        return x**y
+
+    # a constant negative exponent: an error when the kernel compiles, as Taichi's
+    with pytest.raises(RuntimeError, match=r"Negative exponent in pow\(int, int\)"):
+        const_exp(10, -2)
+    assert const_exp(3, 3) == 27
+    # debug mode checks a run-time exponent, naming the line
+    with pytest.raises(RuntimeError, match=r"(?s)Negative exponent in pow\(int, int\).*return x\*\*y"):
+        run_time_exp(10, -2)
+    assert run_time_exp(-2, 5) == -32
+
+
+def test_clz_and_floor_ceil_with_a_positional_dtype():
+    @ti.kernel
+    def clz32(x: ti.i32) -> ti.i32:
+        return ti.math.clz(x)
+
+    @ti.kernel
+    def clz64(x: ti.i64) -> ti.i64:
+        return ti.math.clz(x)
+
+    @ti.kernel
+    def rounded(x: ti.f32) -> ti.types.vector(2, ti.i32):
+        return ti.Vector([ti.math.ceil(x, int), ti.floor(x, ti.i32)])
+
+    for v in (0, 1, 2, 3, 1023, 1024, -1, 2**31 - 1):
+        assert clz32(v) == 32 - (v & 0xFFFFFFFF).bit_length()
+    assert [clz64(v) for v in (0, 1, 2**40)] == [64, 63, 23]
+    assert ti.math.clz(1024) == 21
+    assert rounded(2.5).to_list() == [3, 2]
+    assert rounded(-2.5).to_list() == [-2, -3]
+
+
+def test_frexp_matches_c(arch):
+    ti.init(arch=arch)
+
+    @ti.kernel
+    def fr32(x: ti.f32) -> ti.types.vector(2, ti.f32):
+        m, e = ti.frexp(x)
+        return ti.Vector([m, e])
+
+    @ti.kernel
+    def fr64(x: ti.f64) -> ti.types.vector(2, ti.f64):
+        m, e = ti.frexp(x)
+        return ti.Vector([m, e])
+
+    for v in (1.4, 0.0, -3.0, 1024.0, 0.1, 1e-30):
+        m, e = math.frexp(v)
+        got = fr32(v).to_list()
+        assert got[0] == pytest.approx(m, rel=1e-6) and got[1] == e
+    for v in (1.4, -3.0, 0.1, 1e-310, -5e-320, math.inf, -math.inf):  # subnormals too
+        assert fr64(v).to_list() == list(math.frexp(v))
+    assert ti.frexp(1.4) == math.frexp(1.4)
+
+
+def test_grouped_ndrange_of_no_dimensions_runs_once():
+    val = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def once():
+        for I in ti.grouped(ti.ndrange()):
+            val[I] += 42
+
+    @ti.kernel
+    def static_once():
+        for I in ti.static(ti.grouped(ti.ndrange())):
+            val[I] += 1
+
+    once()
+    static_once()
+    assert val[None] == 43
+
+    @ti.kernel
+    def plain():
+        for _ in ti.ndrange():
+            val[None] += 1
+
+    with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
+        plain()

@@ -322,3 +322,236 @@ def test_local_vector_written_at_run_time_indices_in_a_parallel_loop():
         return tmp
 
     assert k().to_list() == [24, 30, 19]
+
+
+def test_chained_vector_comparison():
+    # `lo <= v <= hi` on a vector is the component-wise `and` of both comparisons
+    # (it used to stop the compiler with an internal AssertionError).
+    x = ti.Vector.field(3, ti.f32, shape=4)
+    inside = ti.Vector.field(3, ti.i32, shape=4)
+    every = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            x[i] = [0.5, 2.0 - i, -0.25 * i]
+            inside[i] = -0.3 <= x[i] <= 1.1
+            every[i] = all(-0.3 <= x[i] <= 1.1)
+
+    k()
+    xs = x.to_numpy()
+    want = ((-0.3 <= xs) & (xs <= 1.1)).astype(np.int32)
+    np.testing.assert_array_equal(inside.to_numpy(), want)
+    np.testing.assert_array_equal(every.to_numpy(), want.all(axis=1).astype(np.int32))
+
+
+def test_row_vector_times_matrix_and_operator_functions():
+    import operator
+
+    g1, g2 = ti.Vector([1, 2]), ti.Vector([5, 7])
+    M = ti.Matrix([[1, 2], [3, 4]])
+
+    @ti.kernel
+    def k(t: ti.i32) -> ti.types.matrix(3, 2, ti.i32):
+        w = ti.Vector([1, t])
+        m = ti.Matrix([[2, 3], [4, 5]])
+        a = w @ m  # w as a row vector
+        b = operator.sub(g2, g1) + operator.add(g1, w)
+        c = operator.matmul(M, g1)
+        return ti.Matrix.rows([a, b, c])
+
+    w, m = np.array([1, 2]), np.array([[2, 3], [4, 5]])
+    want = [w @ m, (np.array([5, 7]) - [1, 2]) + ([1, 2] + w), np.array([[1, 2], [3, 4]]) @ [1, 2]]
+    np.testing.assert_array_equal(k(2).to_numpy(), want)
+    assert (ti.Vector([1, 2]) @ ti.Matrix([[2, 3], [4, 5]])).to_list() == [10, 13]
+    assert ti.types.vector(3, ti.f32)([0, 1, 2]).entries.dtype == np.float32
+    assert ti.types.matrix(2, 2, ti.i32)([[0, 1], [2, 3]]).entries.dtype == np.int32
+
+
+def test_ndarray_argument_checks():
+    @ti.kernel
+    def mat(a: ti.types.ndarray(dtype=ti.math.mat2, ndim=1)):
+        for i in range(a.shape[0]):
+            for j, l in ti.ndrange(2, 2):
+                a[i][j, l] = i + j * 2 + l
+
+    m = np.zeros((3, 2, 2), dtype=np.int32)  # a matrix parameter takes the array's type
+    mat(m)
+    np.testing.assert_array_equal(m, np.arange(3)[:, None, None] + [[0, 1], [2, 3]])
+    with pytest.raises(ValueError, match=r"required element_shape=\(2, 2\), array with element shape of \(2, 3\)"):
+        mat(np.zeros((3, 2, 3), np.float32))
+    with pytest.raises(ValueError, match=r"required array has ndim=1 element_dim=2, array with 4 dimensions"):
+        mat(np.zeros((3, 3, 2, 2), np.float32))
+    with pytest.raises(ValueError, match=r"required element type: MatrixType\[2,2, f32\], but \[Tensor \(2\) f32\]"):
+        mat(ti.Vector.ndarray(2, ti.f32, shape=3))
+    with pytest.raises(ValueError, match=r"required ndim=1, but 2d ndarray with shape \(3, 4\)"):
+        mat(ti.Matrix.ndarray(2, 2, ti.f32, shape=(3, 4)))
+
+    @ti.kernel
+    def scalar(a: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        a[0] = 1
+
+    with pytest.raises(ValueError, match=r"required array has dtype=i32, array with dtype=i64"):
+        scalar(np.zeros(4, np.int64))
+    with pytest.raises(ValueError, match=r"required array has ndim=1, array with 2 dimensions"):
+        scalar(np.zeros((4, 4), np.int32))
+    with pytest.raises(TypeError, match=r"Expect element type i32 for argument a, but get \[Tensor \(3\) i32\]"):
+        scalar(ti.Vector.ndarray(3, ti.i32, shape=4))
+
+
+def test_transposed_numpy_argument_is_read_and_written_in_its_own_order():
+    @ti.kernel
+    def bump(arr: ti.types.ndarray(dtype=ti.i32, ndim=2), out: ti.types.ndarray(dtype=ti.i32, ndim=2)):
+        for i, j in arr:
+            out[i, j] = arr[i, j]
+            arr[i, j] = arr[i, j] * 10 + 1
+
+    a = np.arange(12, dtype=np.int32).reshape(3, 4)
+    b = a.T  # F-ordered: b[i, j] is a[j, i]
+    out = np.zeros((4, 3), np.int32)
+    bump(b, out)
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4).T)
+    np.testing.assert_array_equal(a, np.arange(12).reshape(3, 4) * 10 + 1)
+    bump(out.copy(), out)  # a C-ordered call keeps its own instance
+    np.testing.assert_array_equal(out, np.arange(12).reshape(3, 4).T)
+    with pytest.raises(ValueError, match="Non contiguous numpy arrays are not supported"):
+        bump(np.zeros((4, 6), np.int32)[:, ::2], out)
+
+
+def test_matrix_indexed_by_a_static_grouped_index():
+    x = ti.Matrix.field(2, 3, dtype=ti.f32, shape=(4, 2))
+
+    @ti.kernel
+    def k():
+        for i, j in ti.ndrange(4, 2):
+            for I in ti.static(ti.grouped(ti.ndrange(2, 3))):
+                x[i, j][I] = I[0] + I[1] * 10 + i + j * 4
+
+    @ti.kernel
+    def read(i: ti.i32) -> ti.f32:
+        m = x[i, 1]
+        s = 0.0
+        for I in ti.static(ti.grouped(ti.ndrange(2, 3))):
+            s += m[I]
+        return s
+
+    k()
+    kk, ll = np.meshgrid(np.arange(2), np.arange(3), indexing="ij")
+    want = kk + ll * 10 + np.arange(4)[:, None, None, None] + np.arange(2)[None, :, None, None] * 4
+    np.testing.assert_allclose(x.to_numpy(), want)
+    assert read(3) == pytest.approx(want[3, 1].sum())
+
+
+def test_matrix_row_and_column_slices_at_run_time_indices():
+    @ti.kernel
+    def assign(i: ti.i32, j: ti.i32) -> ti.types.matrix(3, 3, ti.i32):
+        A = ti.Matrix.zero(ti.i32, 3, 3)
+        A[i, :] = ti.Vector([1, 2, 3])
+        A[:, j] += ti.Vector([10, 20, 30])
+        r = A[i, :]
+        c = A[:, j]
+        A[0, 0] += r.sum() * 1000 + c.sum() * 100000
+        return A
+
+    @ti.kernel
+    def shared(j: ti.i32) -> ti.types.matrix(3, 3, ti.i32):
+        A = ti.Matrix.zero(ti.i32, 3, 3)
+        for t in range(100):  # the iterations of a parallel loop update A atomically
+            A[:, j] += ti.Vector([1, 2, 3])
+            A[t % 3, :] += ti.Vector([1, 0, 0])
+        return A
+
+    A = np.zeros((3, 3), int)
+    A[1, :] = [1, 2, 3]
+    A[:, 2] += [10, 20, 30]
+    A[0, 0] += A[1, :].sum() * 1000 + A[:, 2].sum() * 100000
+    np.testing.assert_array_equal(assign(1, 2).to_numpy(), A)
+    np.testing.assert_array_equal(shared(2).to_numpy(), [[34, 0, 100], [33, 0, 200], [33, 0, 300]])
+
+
+def test_debug_mode_checks_run_time_component_indices(arch):
+    ti.init(arch=arch, debug=True)
+    a = ti.ndarray(dtype=ti.math.mat2, shape=(2,))
+
+    @ti.kernel
+    def store(i: ti.i32) -> ti.i32:
+        x = ti.Vector([0, 0])
+        x[i] = 42
+        return x[0] + x[1]
+
+    @ti.kernel
+    def load(arr: ti.types.ndarray(), x: ti.i32, y: ti.i32) -> ti.f32:
+        return arr[1][x, y]
+
+    assert store(1) == 42
+    assert load(a, 1, 1) == 0.0
+    for bad in (2, -1):
+        with pytest.raises(AssertionError, match=r"(?s)Out of bound access to a vector/matrix of shape \(2,\).*x\[i\] = 42"):
+            store(bad)
+    with pytest.raises(AssertionError, match=r"Out of bound access to a vector/matrix of shape \(2, 2\)"):
+        load(a, 2, 1)
+
+
+def test_conditional_expression_with_vector_branches_and_vector_conditions():
+    g = ti.Vector.field(3, ti.f32, shape=4)
+    x = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def pick():
+        for i in g:
+            g[i] = [i, -i, 2 * i]
+            # a scalar condition, a scalar and a vector branch (a field read: not eager)
+            g[i] = 0 if g[i][0] < 2 else g[i] * 10
+
+    @ti.kernel
+    def summed() -> ti.i32:
+        a = [x[0] for j in range(10) if j > 2 if j < 5]
+        return sum(a) + sum([x[1], x[2]], 100)
+
+    pick()
+    want = np.array([[0, 0, 0], [0, 0, 0], [20, -20, 40], [30, -30, 60]])
+    np.testing.assert_allclose(g.to_numpy(), want)
+    x.from_numpy(np.array([3, 4, 5, 0], np.int32))
+    assert summed() == 3 * 2 + 100 + 9
+
+    @ti.kernel
+    def vector_ifexp():
+        for i in g:
+            g[i] = 0 if g[i] > 0 else g[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match='Please use "ti.select" instead'):
+        vector_ifexp()
+
+    @ti.kernel
+    def vector_if(a: ti.i32) -> ti.i32:
+        r = 0
+        if ti.Vector([a, 0]):  # was always taken
+            r = 1
+        return r
+
+    with pytest.raises(ti.TaichiTypeError, match="`if` conditions must be an integer"):
+        vector_if(0)
+
+
+def test_chained_comparison_of_a_vector_is_element_wise():
+    # comet.py: `if not all(-0.1 <= x[i] <= 1.1)`; Taichi compares component by component
+    x = ti.Vector.field(2, ti.f32, 5)
+    out = ti.Vector.field(2, ti.i32, 5)
+    inside = ti.field(ti.i32, 5)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            out[i] = -0.1 <= x[i] <= 1.1
+            inside[i] = 0
+            if all(0.0 < x[i] < 1.0 < 2.0):
+                inside[i] = 1
+
+    pts = np.array(
+        [[0.5, 0.5], [2.0, 0.5], [0.5, -1.0], [-0.05, 1.05], [0.0, 0.9]], np.float32
+    )
+    x.from_numpy(pts)
+    k()
+    expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)
+    assert np.array_equal(out.to_numpy(), expect)
+    assert inside.to_numpy().tolist() == [1, 0, 0, 0, 0]

@@ -140,9 +140,34 @@ def test_reduction_groups_capped(arch) -> None:
     assert not any(t.combines for t in axpy_plan.plan.tasks)
     pipeline = reduce_plan.pipelines[reduce_plan.plan.tasks.index(loops[0])]
     reduce_plan._largest = 1 << 24  # as after a launch over 2^24 elements
-    per_subgroup = reduce_plan.backend.combines_per_subgroup
-    cap = COMBINE_GROUPS if per_subgroup else REDUCTION_GROUPS
+    per_workgroup = reduce_plan.backend.combines_per_workgroup
+    cap = COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS
     assert 1 <= reduce_plan._groups(loops[0], pipeline) <= cap
+
+
+@pytest.mark.parametrize("n, local", [(4096, 32), (12288, 64), (1 << 16, 128)])
+def test_short_launches_spread_over_smaller_groups(arch, n: int, local: int) -> None:
+    """A parallel loop of constant length gets workgroups small enough for SPREAD_GROUPS
+    groups (convert-offload-to-spirv{spread-groups}), down to 32: n-body's 4096 bodies
+    are 128 groups of 32, not 32 groups of 128. Every index is visited once either way."""
+    field = ti.field(ti.i32, shape=n)
+
+    @ti.kernel
+    def visit():
+        for i in range(n):
+            field[i] += i + 1
+
+    visit()
+    assert (field.to_numpy() == np.arange(1, n + 1)).all()
+    if arch is ti.vulkan:
+        from taichi_xdsl.targets.vulkan.backend import SPREAD_GROUPS
+
+        (compiled,) = [i.compiled for i in visit._instances.values()]
+        (task,) = [t for t in compiled.plan.tasks if t.kind == "range_for"]
+        pipeline = compiled.pipelines[compiled.plan.tasks.index(task)]
+        assert pipeline.local_size[0] == local
+        groups = compiled._groups(task, pipeline)
+        assert groups == n // local and (groups >= SPREAD_GROUPS or local == 128)
 
 
 @ti.kernel
@@ -161,8 +186,9 @@ def fsum_into(x: ti.types.ndarray(dtype=ti.f32, ndim=1), out: ti.template()):
 
 @pytest.mark.parametrize("n", [1, 7, 33, 1000, 100_003])
 def test_reductions_exact_at_any_size(arch, n: int) -> None:
-    # On Vulkan with subgroup arithmetic each subgroup adds its sum once (one elected
-    # invocation): every element must count once, also where a subgroup is partly idle.
+    # On Vulkan with subgroup arithmetic each workgroup adds its sum once (subgroup sums
+    # through Workgroup memory): every element must count once, also where a subgroup or
+    # a workgroup is partly idle.
     rng = np.random.default_rng(n)
     values = rng.integers(-1000, 1000, size=100_003, dtype=np.int32)
     x = ti.ndarray(ti.i32, shape=values.size)

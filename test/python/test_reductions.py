@@ -249,3 +249,46 @@ def test_reduction_place_read_at_an_unknown_index(program):
 
     count_and_read_other()
     assert h[3] == 512 and (out.to_numpy() == 0).all()
+
+
+@pytest.mark.parametrize("dtype", ("i32", "u32", "i64", "u64", "f32", "f64"))
+def test_add_min_max_over_many_workgroups(program, dtype: str):
+    """Sums, minima and maxima of 2^20 + 3 elements: on Vulkan hundreds of workgroups,
+    each combining its subgroups' partials through Workgroup memory before its one
+    atomic (lowering/spirv_reduce.py; lavapipe has more subgroups a workgroup than lanes
+    a subgroup, so the fold loops). The extremes sit in the last, partly filled
+    workgroup and in the first; float data are small integers, so every order of the
+    float sum is exact."""
+    dt = _np(dtype)
+    n = (1 << 20) + 3
+    rng = np.random.default_rng(18)
+    if dt.kind == "f":
+        data = rng.integers(-8, 9, size=n).astype(dt)
+    else:
+        info = np.iinfo(dt)
+        data = rng.integers(info.min // 4, info.max // 4, size=n, dtype=dt)
+    lo, hi = _extremes(dt)
+    if dt.kind != "f":
+        data[-1], data[-2], data[5] = hi, lo, hi
+    else:
+        data[-1], data[-2] = 20, -20
+    places = {kind: ti.field(getattr(ti, dtype), shape=()) for kind in ("add", "min", "max")}
+
+    @ti.kernel
+    def reduce_three(x: ti.types.ndarray(dtype=getattr(ti, dtype), ndim=1)):
+        for i in range(x.shape[0]):
+            ti.atomic_add(places["add"][None], x[i])
+            ti.atomic_min(places["min"][None], x[i])
+            ti.atomic_max(places["max"][None], x[i])
+
+    for kind in places:
+        places[kind][None] = _identity(kind, dt)
+    reduce_three(data)
+    for kind in places:
+        want = _expected(kind, _identity(kind, dt), data)
+        assert places[kind][None] == want, f"{dtype} {kind}: {places[kind][None]} != {want}"
+    if program is ti.vulkan:
+        (compiled,) = [i.compiled for i in reduce_three._instances.values()]
+        if compiled.backend.combines_per_workgroup:
+            opcodes = [op for b in compiled.binaries for op in _spirv_opcodes(b)]
+            assert opcodes.count(224) == 3  # OpControlBarrier: one a combined reduction

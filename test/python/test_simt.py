@@ -255,3 +255,36 @@ def test_shared_arrays_are_per_workgroup(arch):
     np.testing.assert_allclose(a, v * d.sum(), rtol=1e-4, atol=1e-4)
     sums(total)
     assert (total.to_numpy() == block * (block - 1) // 2).all()
+
+
+def test_exclusive_scans_start_from_each_identity():
+    """The first invocation of a subgroup (every invocation on cpu, a subgroup of one)
+    gets the identity of the scan's kind, type and sign."""
+    out = ti.field(ti.i64, (N, 10))
+    fout = ti.field(ti.f32, (N, 2))
+
+    @ti.kernel
+    def scan():
+        for i in range(N):
+            if subgroup.invocation_id() == 0:
+                out[i, 0] = ti.cast(subgroup.exclusive_min(ti.u32(i + 5)), ti.i64)
+                out[i, 1] = subgroup.exclusive_max(ti.i32(i))
+                out[i, 2] = subgroup.exclusive_add(ti.i32(i + 1))
+                out[i, 3] = subgroup.exclusive_mul(ti.i32(i + 3))
+                out[i, 4] = subgroup.exclusive_and(ti.i32(i))
+                out[i, 5] = subgroup.exclusive_or(ti.i32(i + 1))
+                out[i, 6] = subgroup.exclusive_xor(ti.i32(i + 1))
+                out[i, 7] = subgroup.exclusive_min(ti.i32(i))
+                out[i, 8] = ti.cast(subgroup.exclusive_max(ti.u32(i + 5)), ti.i64)
+                out[i, 9] = subgroup.exclusive_max(ti.i64(i))
+                fout[i, 0] = subgroup.exclusive_min(ti.f32(i))
+                fout[i, 1] = subgroup.exclusive_max(ti.f32(i))
+            else:
+                out[i, 0] = -7
+
+    scan()
+    a, f = out.to_numpy(), fout.to_numpy()
+    first = a[:, 0] != -7
+    want = [2**32 - 1, -(2**31), 0, 1, -1, 0, 0, 2**31 - 1, 0, -(2**63)]
+    assert first.any() and (a[first] == want).all(), a[first][:2]
+    assert (f[first, 0] == np.inf).all() and (f[first, 1] == -np.inf).all()

@@ -131,10 +131,11 @@ def validate(caps: str, options: str = "") -> None:
 
 validate("spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add")
 validate("spirv_has_int64+spirv_has_float64")
-# with the subgroup combine, and straight-line range_for bodies unrolled as on Vulkan
+# with the workgroup combine, straight-line range_for bodies unrolled and short
+# launches spread over more, smaller groups, as on Vulkan
 validate(
     "spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic",
-    " unroll=4 fold-bounds=true",
+    " unroll=4 fold-bounds=true spread-groups=128",
 )
 
 # CHECK:      spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: saxpy task 0: valid

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import builtins
 import inspect
+import operator
 import warnings
 from typing import TYPE_CHECKING, Any
 
@@ -27,14 +28,15 @@ from xdsl.ir import Operation, SSAValue
 
 from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
-from . import printing, simt, sparse
+from . import printing, simt, sparse, structs
 from .emitter import Value, ir_type
 from .expressions import check_divisor
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
-from ..lang.struct import StructPlace, StructType, StructVal
-from ..lang.types import NdarrayType, Template
+from ..lang.struct import Struct, StructPlace, StructType, StructVal
+from ..lang.types import NdarrayType, RefType, Template
 from .values import (
+    PY_BINOPS,
     Container,
     FieldHandle,
     FunctionContext,
@@ -58,6 +60,10 @@ _ATOMIC_OPS: dict[str, type[taichi.AtomicOp]] = {
     "atomic_and": taichi.AtomicAndOp,
     "atomic_or": taichi.AtomicOrOp,
     "atomic_xor": taichi.AtomicXorOp,
+}
+_OPERATOR_FUNCS: dict[Any, str] = {
+    **{f: symbol for symbol, f in PY_BINOPS.items()},
+    operator.matmul: "@",
 }
 _UNARY_MATH = frozenset(
     ("sqrt", "rsqrt", "sin", "cos", "tan", "tanh", "exp", "log", "floor", "ceil", "abs")
@@ -152,6 +158,15 @@ def lower_call(cg: KernelCodegen, node: ast.Call) -> Any:
         from ..lang.matrix import Vector
 
         return cg.make_matrix(args, kwargs, node, issubclass(func, Vector))
+    if func is Struct:  # ti.Struct(a=..., b=...) or ti.Struct({"a": ..., ...})
+        args = [cg.eval(a) for a in node.args]
+        members = dict(args[0]) if len(args) == 1 and isinstance(args[0], dict) else {}
+        if len(args) > 1 or (args and not isinstance(args[0], dict)):
+            raise cg.error(
+                TaichiSyntaxError, node, "ti.Struct takes a dict of members or keyword members"
+            )
+        members.update({k.arg: cg.eval(k.value) for k in node.keywords})
+        return structs.struct_from_values(cg, members, node)
     if isinstance(func, StructType):  # Particle(pos=..., mass=...)
         args = [cg.eval(a) for a in node.args]
         kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
@@ -209,6 +224,19 @@ def call_python(
             return args[0].n
         if func in (builtins.all, builtins.any) and len(args) == 1 and not kwargs:
             return vec_all_any(cg, "and" if func is builtins.all else "or", args[0])
+    if func in _OPERATOR_FUNCS and has_ir and len(args) == 2 and not kwargs:
+        # operator.add(a, b) etc. on kernel values: the operator itself
+        symbol = _OPERATOR_FUNCS[func]
+        if symbol == "@":
+            return cg.matmul(args[0], args[1], node)
+        return cg.binop(symbol, args[0], args[1], node)
+    if func is builtins.sum and len(args) in (1, 2) and not kwargs:
+        items = list(args[0]) if isinstance(args[0], list | tuple | type({}.values())) else None
+        if items is not None and any(not is_python(x) for x in (*items, *args[1:])):
+            total: Any = args[1] if len(args) == 2 else 0  # sum() of kernel values
+            for x in items:
+                total = cg.binop("+", total, x, node)
+            return total
     if func is builtins.pow and has_ir:
         expect_args(cg, node, args, 2)
         return cg.em.binary("**", *(scalar(cg, a, node) for a in args))
@@ -438,9 +466,18 @@ def intrinsic_ir(
     if name == "select":
         expect_args(cg, node, args, 3)
         return em.select(*(scalar(cg, a, node) for a in args))
+    if name == "frexp":
+        expect_args(cg, node, args, 1)
+        return frexp(cg, em.value(scalar(cg, args[0], node)), node)
+    if name == "clz":
+        expect_args(cg, node, args, 1)
+        return count_leading_zeros(cg, em.value(scalar(cg, args[0], node)), node)
     if name in _UNARY_MATH:
+        # ti.floor(x, int) / ti.ceil(x, dtype=ti.i32): the result in that type
+        dt = kwargs.get("dtype", args[1] if len(args) == 2 and name in ("floor", "ceil") else None)
+        if "dtype" not in kwargs and len(args) == 2 and name in ("floor", "ceil"):
+            args = args[:1]
         result = intrinsic_math(cg, name, args, node)
-        dt = kwargs.get("dtype")
         return em.value(result, cg.cook_dtype(dt, node)) if dt is not None else result
     if name in _COMPOSED_UNARY:
         dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
@@ -515,6 +552,77 @@ def composed_unary(cg: KernelCodegen, name: str, x: Any) -> Value:
     up = em.math1("floor", em.binary("+", x, half))
     down = em.math1("ceil", em.binary("-", x, half))
     return em.select(negative, down, up)
+
+def frexp(cg: KernelCodegen, x: Value, node: ast.AST) -> tuple[Value, Value]:
+    """
+    ti.frexp(x) -> (m, e), x = m * 2**e with 0.5 <= |m| < 1, from the float's bits:
+    e = biased exponent - (bias - 1); m = x's bits with the exponent field set to
+    bias - 1. A subnormal x is first scaled by 2**k (exact) and k taken off e; x = 0
+    gives (0, 0), an infinity or NaN (x, 0), as C's frexp. An integer x is first
+    converted to default_fp.
+    """
+    em = cg.em
+    if not x.dtype.is_float:
+        x = em.cast(x, em.float_type(x.dtype))
+    f = x.dtype
+    bits_dt = {16: dtypes.i16, 32: dtypes.i32, 64: dtypes.i64}[f.bits]
+    mant_bits = {16: 10, 32: 23, 64: 52}[f.bits]
+    exp_mask = (1 << (f.bits - 1 - mant_bits)) - 1
+    bias = exp_mask >> 1
+    k = mant_bits + 2
+
+    def exponent_field(v: Value) -> Value:
+        shifted = em.shift(">>", em.bitcast(v, bits_dt), em.const(mant_bits, bits_dt))
+        return em.bitwise("&", shifted, em.const(exp_mask, bits_dt))
+
+    subnormal = em.compare("==", exponent_field(x), em.const(0, bits_dt))
+    y = em.select(subnormal, em.binary("*", x, em.const(float(2**k), f)), x)
+    field = exponent_field(y)
+    keep = ~(exp_mask << mant_bits)  # the sign and mantissa bits
+    half = em.bitwise(
+        "|",
+        em.bitwise("&", em.bitcast(y, bits_dt), em.const(keep, bits_dt)),
+        em.const((bias - 1) << mant_bits, bits_dt),
+    )
+    e = em.binary("-", field, em.const(bias - 1, bits_dt))
+    e = em.cast(em.select(subnormal, em.binary("-", e, em.const(k, bits_dt)), e), dtypes.i32)
+    special = em.logical(
+        "or",
+        em.compare("==", x, em.const(0.0, f)),
+        em.compare("==", field, em.const(exp_mask, bits_dt)),
+    )
+    m = em.select(special, x, em.bitcast(half, f))
+    return m, em.select(special, em.const(0, dtypes.i32), e)
+
+def count_leading_zeros(cg: KernelCodegen, x: Value, node: ast.AST) -> Value:
+    """
+    ti.math.clz(x): the leading zero bits of an integer, by halving (arith ops only, so
+    every backend has it):
+
+        n = 0; for s in 16, 8, 4, 2, 1 (32 bits): if x's top s bits are 0: n += s; x <<= s
+        then n += 1 if x's top bit is 0 (x was 0: n = 32)
+    """
+    em = cg.em
+    if not x.dtype.is_int or x.dtype is dtypes.u1:
+        raise cg.error(TaichiTypeError, node, f"ti.math.clz needs an integer, got {x.dtype}")
+    bits = x.dtype.bits
+
+    def mask(value: int) -> Value:  # a bit pattern as a constant of x's type
+        if x.dtype.is_signed and value >= 1 << (bits - 1):
+            value -= 1 << bits
+        return em.const(value, x.dtype)
+
+    n = em.const(0, x.dtype)
+    s = bits // 2
+    while s:
+        top = em.bitwise("&", x, mask(((1 << s) - 1) << (bits - s)))
+        empty = em.compare("==", top, em.const(0, x.dtype))
+        n = em.select(empty, em.binary("+", n, em.const(s, x.dtype)), n)
+        x = em.select(empty, em.shift("<<", x, em.const(s, x.dtype)), x)
+        s //= 2
+    top = em.bitwise("&", x, mask(1 << (bits - 1)))
+    empty = em.compare("==", top, em.const(0, x.dtype))
+    return em.select(empty, em.binary("+", n, em.const(1, x.dtype)), n)
 
 def raw_div_mod(cg: KernelCodegen, name: str, a: Any, b: Any) -> Value:
     """C's `/` and `%` (ti.raw_div, ti.raw_mod): truncating for integers; for floats
@@ -627,8 +735,12 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
-    vec_ret = struct_ret = None
-    if isinstance(ret_ann, MatrixType):
+    vec_ret = struct_ret = tuple_ret = None
+    if isinstance(ret_ann, tuple | list) or getattr(ret_ann, "__origin__", None) is tuple:
+        # `-> (ti.f32, S)` / `tuple[...]` / `typing.Tuple[...]`: each item its own type
+        tuple_ret = tuple(ret_ann) if isinstance(ret_ann, tuple | list) else ret_ann.__args__
+        ret_ann = None
+    elif isinstance(ret_ann, MatrixType):
         vec_ret, ret_ann = ret_ann, None  # checked on the returned value below
     elif isinstance(ret_ann, StructType):
         struct_ret, ret_ann = ret_ann, None
@@ -653,6 +765,18 @@ def inline_bound_func(
         cg.inlining.pop()
         cg.func_depth -= 1
         cg.ctx, cg.terminated, cg.pending_loop_config = saved
+    if tuple_ret is not None:
+        result = ctx.result
+        if not isinstance(result, tuple | list) or len(result) != len(tuple_ret):
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                f"ti.func '{func.fn.__name__}' must return {len(tuple_ret)} values "
+                "(one 'return' of a tuple at the end of its body)",
+            )
+        return tuple(
+            cg.convert_to_type(t, cg.rvalue(v), node) for t, v in zip(tuple_ret, result)
+        )
     if struct_ret is not None and ctx.result is not None:
         result = ctx.result
         if isinstance(result, StructPlace):  # a variable of the callee: its value
@@ -725,6 +849,24 @@ def _bind_func_args(
             if isinstance(binding, Place | VecPlace | StructPlace):
                 return binding
             return cg.rvalue(binding)
+        ann = annotations.get(param) if param is not None else None
+        if isinstance(ann, RefType):  # by reference: the caller's place itself
+            place = cg._place_or_value(arg)
+            if not isinstance(place, Place):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    arg,
+                    f"parameter '{param}' of ti.func '{func.fn.__name__}' is a ti.ref: "
+                    f"its argument must be a scalar variable or element, got {describe(place)}",
+                )
+            want = cg.cook_dtype(ann.dtype, arg)
+            if place.dtype is not want:
+                raise cg.error(
+                    TaichiTypeError,
+                    arg,
+                    f"parameter '{param}' is a ti.ref({want}), the argument is a {place.dtype}",
+                )
+            return place
         return cg.eval(arg)
 
     positional = [

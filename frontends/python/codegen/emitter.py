@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiRuntimeError, TaichiTypeError
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
     DYNAMIC_INDEX,
@@ -426,8 +426,10 @@ class Emitter:
         # Taichi: an integer exponent keeps the type of the base
         dt = self.default_ip if a.dtype is dtypes.u1 else a.dtype
         a = self.cast(a, dt)
-        if n < 0 and not dt.is_float:
-            raise TaichiTypeError(f"negative exponent {n} in an integer power")
+        if n < 0 and not dt.is_float:  # Taichi's error (a RuntimeError when it compiles)
+            raise TaichiRuntimeError(
+                f"Negative exponent in pow(int, int) is not allowed (exponent {n})."
+            )
         result: Value | None = None
         square, k = a, abs(n)
         while k:

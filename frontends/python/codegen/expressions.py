@@ -8,16 +8,16 @@ from __future__ import annotations
 
 import ast
 import copy
-import functools
 import operator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiRuntimeError, TaichiSyntaxError, TaichiTypeError
 from xdsl.ir import Block
 
 from ..lang import dtypes, ops
+from ..lang.ndarray import Ndarray
 from .emitter import Value
 from ..lang.struct import StructField, StructPlace, StructVal
 from .values import (
@@ -49,7 +49,15 @@ def lower_constant(cg: KernelCodegen, node: ast.Constant) -> Any:
     return node.value
 
 def lower_name(cg: KernelCodegen, node: ast.Name) -> Any:
-    return cg.rvalue(cg.lookup(node.id))
+    binding = cg.lookup(node.id)
+    if isinstance(binding, Ndarray):  # a global ndarray, not a kernel argument
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"Expected ndarray in the kernel argument for argument {node.id}: an ndarray "
+            "reaches a kernel only as an argument (annotated ti.types.ndarray())",
+        )
+    return cg.rvalue(binding)
 
 def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
     return tuple(cg.eval(e) for e in node.elts)
@@ -258,6 +266,8 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
             )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)
+    if op == "**":
+        check_exponent(cg, a, b, node)
     result = cg.em.binary(op, a, b)
     if op in _OVERFLOW_NAMES and cg.program.config.debug:
         check_overflow(cg, op, a, b, result, node)
@@ -359,6 +369,29 @@ def check_divisor(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
     where = source_position(cg, node).replace("{", "(").replace("}", ")")
     em.emit(taichi.AssertOp(nonzero.ssa, f"Division by zero detected in {where}"))
 
+def check_exponent(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> None:
+    """An integer `a ** b` with a constant negative exponent is an error when the kernel
+    compiles (a RuntimeError, as Taichi's); in debug mode a signed run-time exponent
+    asserts `b >= 0`, with Taichi's message."""
+    em = cg.em
+    base_dt = a.dtype if isinstance(a, Value) else em.literal_dtype(a)
+    if base_dt.is_float:
+        return
+    if isinstance(b, int) and not isinstance(b, bool):
+        if b < 0:
+            raise cg.error(
+                TaichiRuntimeError, node, "Negative exponent in pow(int, int) is not allowed."
+            )
+        return
+    if not cg.program.config.debug or not isinstance(b, Value) or not b.dtype.is_signed:
+        return
+    if b.dtype.is_float:
+        return
+    ok = em.compare(">=", b, em.const(0, b.dtype))
+    where = source_position(cg, node).replace("{", "(").replace("}", ")")
+    message = f"Negative exponent in pow(int, int) is not allowed.\n{where}"
+    em.emit(taichi.AssertOp(ok.ssa, message))
+
 def lower_bin_op(cg: KernelCodegen, node: ast.BinOp) -> Any:
     if isinstance(node.op, ast.MatMult):
         a, b = cg.eval(node.left), cg.eval(node.right)
@@ -434,7 +467,12 @@ def lower_compare(cg: KernelCodegen, node: ast.Compare) -> Any:
     for op_node, right_node in zip(node.ops, node.comparators):
         right = cg.eval(right_node)
         c = compare(cg, cmp_name(op_node), left, right, node)
-        result = logical(cg, "and", result, c)
+        if isinstance(result, Vec):  # `u <= v <= w`: component-wise
+            result = vec_logical(cg, "and", result, c, node)
+        elif isinstance(c, Vec) and not is_python(result):
+            result = vec_logical(cg, "and", c, result, node)
+        else:
+            result = logical(cg, "and", result, c)
         if result is False:
             return False  # Python's chained comparison stops here
         left = right
@@ -518,27 +556,39 @@ def short_circuit(cg: KernelCodegen, op: str, lhs: Value, rhs_node: ast.expr) ->
     return em.load(slot, dt)
 
 def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
-    cond = cg.condition(node.test, what="conditional expression")
+    test = cg.eval(node.test)
+    if isinstance(test, Vec | VecPlace):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "a vector condition in `a if c else b` would choose per component: "
+            'Please use "ti.select" instead.',
+        )
+    cond = cg.as_condition(test, node.test)
     if not isinstance(cond, Value):
         return cg.eval(node.body if cond else node.orelse)
     if is_pure(node.body) and is_pure(node.orelse):
         a, b = cg.eval(node.body), cg.eval(node.orelse)
-        if isinstance(a, VecPlace):
-            a = a.load(cg)
-        if isinstance(b, VecPlace):
-            b = b.load(cg)
-        if isinstance(a, Vec) or isinstance(b, Vec):
-            # Taichi's `ti.select(c, a, b)`: a scalar side is broadcast, shapes must agree
-            if isinstance(a, Vec) and isinstance(b, Vec) and a.shape != b.shape:
-                raise cg.error(
-                    TaichiTypeError,
-                    node,
-                    f"Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
-                    f"{a.shape} and {b.shape}",
-                )
-            return cg.vec_map(lambda x, y: cg.em.select(cond, x, y), a, b, node=node)
+        va = cg.as_vec(a) if not is_scalar(a) else None
+        vb = cg.as_vec(b) if not is_scalar(b) else None
+        if va is not None and vb is not None and va.shape != vb.shape:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
+                f"{va.shape} and {vb.shape}",
+            )
+        if (va is not None or vb is not None) and (va is not None or is_scalar(a)) and (
+            vb is not None or is_scalar(b)
+        ):  # a vector and a vector or scalar: component-wise, as ti.select
+            return cg.vec_map(
+                lambda x, y: cg.em.select(cond, x, y),
+                va if va is not None else a,
+                vb if vb is not None else b,
+                node=node,
+            )
         if not is_scalar(a) or not is_scalar(b):
-            raise cg.error(TaichiTypeError, node, "'a if c else b' needs scalars")
+            raise cg.error(TaichiTypeError, node, "'a if c else b' needs scalars or vectors")
         return cg.em.select(cond, a, b)
     return _if_exp_branches(cg, node, cond)
 
@@ -551,35 +601,59 @@ def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Any:
     for block, branch in zip(blocks, (node.body, node.orelse)):
         with cg.body(block):
             v = cg.eval(branch)
-            if isinstance(v, VecPlace):
-                v = v.load(cg)
-            if not is_scalar(v) and not isinstance(v, Vec):
+            vec = cg.as_vec(v) if not is_scalar(v) else None
+            if vec is not None:
+                v = vec
+            elif not is_scalar(v):
                 raise cg.error(
                     TaichiTypeError, branch, "'a if c else b' needs scalars or vectors"
                 )
             values.append(em.value(v) if isinstance(v, Value) else v)
-    shapes = {v.shape for v in values if isinstance(v, Vec)}
-    if len(shapes) > 1:
-        raise cg.error(
-            TaichiTypeError,
-            node,
-            "Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
-            + " and ".join(map(str, sorted(shapes))),
-        )
-    shape = shapes.pop() if shapes else None
-    size = len(next(v for v in values if isinstance(v, Vec)).elems) if shape else 1
-    parts = [list(v.elems) if isinstance(v, Vec) else [v] * size for v in values]
-    types = [e.dtype if isinstance(e, Value) else em.literal_dtype(e) for p in parts for e in p]
-    dt = functools.reduce(dtypes.promote, types)
-    slots = [em.alloca(dt) for _ in range(size)]
-    for block, elems in zip(blocks, parts):
+    if any(isinstance(v, Vec) for v in values):
+        return _if_exp_vectors(cg, node, cond, blocks, values)
+    a, b = values
+    dt = dtypes.promote(
+        a.dtype if isinstance(a, Value) else em.literal_dtype(a),
+        b.dtype if isinstance(b, Value) else em.literal_dtype(b),
+    )
+    slot = em.alloca(dt)
+    for block, v in zip(blocks, values):
         with cg.body(block, new_scope=False):
-            for slot, e in zip(slots, elems):
+            em.store(slot, em.value(v, dt))
+            cg.close(block)
+    em.emit(taichi.IfOp(cond.ssa, blocks[0], blocks[1]))
+    return em.load(slot, dt)
+
+def _if_exp_vectors(
+    cg: KernelCodegen, node: ast.IfExp, cond: Value, blocks: list[Block], values: list[Any]
+) -> Vec:
+    """`u if c else v` with a run-time scalar `c` and vector branches (a scalar branch
+    fills every component): each branch stores its components into shared slots."""
+    em = cg.em
+    shape = next(v.shape for v in values if isinstance(v, Vec))
+    elems = []
+    for v in values:
+        if isinstance(v, Vec) and v.shape != shape:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"Cannot broadcast tensor to tensor: 'a if c else b' of shapes {shape} "
+                f"and {v.shape}",
+            )
+        elems.append(list(v.elems) if isinstance(v, Vec) else [v] * len(values[0].elems if isinstance(values[0], Vec) else values[1].elems))
+    dt: Any = None
+    for es in elems:
+        for e in es:
+            t = e.dtype if isinstance(e, Value) else em.literal_dtype(e)
+            dt = t if dt is None else dtypes.promote(dt, t)
+    slots = [em.alloca(dt) for _ in elems[0]]
+    for block, es in zip(blocks, elems):
+        with cg.body(block, new_scope=False):
+            for slot, e in zip(slots, es):
                 em.store(slot, em.value(e, dt))
             cg.close(block)
     em.emit(taichi.IfOp(cond.ssa, blocks[0], blocks[1]))
-    loads = [em.load(slot, dt) for slot in slots]
-    return Vec(shape, loads) if shape is not None else loads[0]
+    return Vec(shape, [em.load(slot, dt) for slot in slots])
 
 def lower_joined_str(cg: KernelCodegen, node: ast.JoinedStr) -> Any:
     parts = [

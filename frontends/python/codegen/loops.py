@@ -264,8 +264,13 @@ def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
             ):
                 raise cg.error(TaichiTypeError, arg, NDRANGE_INTEGERS)
         bounds.append(pair)
-    if not bounds:
-        raise cg.error(TaichiSyntaxError, call, "ti.ndrange needs a dimension")
+    if not bounds and not cg.pending_grouped:
+        raise cg.error(
+            TaichiSyntaxError,
+            call,
+            "ti.ndrange() of no dimensions is a loop only under ti.grouped (one "
+            "iteration, an empty index)",
+        )
     return bounds
 
 def check_bound(cg: KernelCodegen, value: Any, node: ast.AST) -> None:
@@ -335,6 +340,8 @@ def _unflatten(
     cg: KernelCodegen, flat: Value, begins: list[Any], extents: list[Any]
 ) -> list[Value]:
     em = cg.em
+    if not extents:  # ti.grouped(ti.ndrange()): one iteration, no index
+        return []
     indices: list[Value] = [flat] * len(extents)
     rest = flat
     for k in range(len(extents) - 1, 0, -1):

@@ -1,17 +1,26 @@
 """
-Sparse SNodes inside kernels (the storage layout is described in lang/snode.py).
+Sparse SNodes inside kernels (the storage layout is described in lang/snode.py and
+lang/pools.py).
 
-Each sparse SNode has a hidden i32 field: one mask word per pointer/bitmasked cell, one
-length per dynamic list. Activation and queries are the taichi dialect's cell ops
-(taichi.activate / deactivate / is_active / append / length, lowered by
-ti-lower-sparse); a struct-for over a sparse field becomes ordinary range_for and if
-ops, so the LLVM and SPIR-V conversions need nothing new.
+An element of a field under a pointer (or dynamic) SNode is found by walking the pooled
+nodes from the root: each cell's word is the block the next word, or the element, is
+in (storage_values). A write claims an empty cell's word (taichi.atomic_cas 0 -> -1),
+takes a block (taichi.pool_alloc) and publishes it; deactivation swaps the word to 0 and
+gives the block back (taichi.pool_release), and the gc loop after the statement zeroes
+released blocks and pushes them on the free stack. Bitmasked masks and dynamic lengths
+use the taichi dialect's cell ops (taichi.activate / deactivate / is_active / append /
+length); all of them are lowered by ti-lower-sparse, so the LLVM and SPIR-V
+conversions see only loads, stores, atomics and ifs.
 
     x[i] = v        (x under ti.root.pointer(ti.i, 4).dense(ti.i, 8))
     ~>
-    %c = arith.divsi %i, %c8 : i32
-    taichi.activate %_pointer_mask[%c] : memref<4xi32>
-    %p = taichi.element_ptr %x[%i] : memref<32xf32> -> memref<f32>
+    %w = taichi.element_ptr %_pointer_mask[%i / 8]
+    taichi.if (memref.load %w == 0) {                   claim, allocate, publish
+      %old = taichi.atomic_cas %w, 0, -1
+      taichi.if (%old == 0) { %b = taichi.pool_alloc %state, %free ; atomic_max %w, %b }
+    }
+    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes)
+    %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
     for i in x:  body
@@ -34,9 +43,11 @@ from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.sparse_abi import FREE_TOP, RELEASED, SINK_BLOCK
 from xdsl.ir import Block, SSAValue
 
 from ..lang import dtypes
+from ..lang.pools import cell_parts, cells, local_extents, local_parts, pool_chain
 from ..lang.snode import (
     SNode,
     cell_map,
@@ -61,9 +72,6 @@ INTRINSICS = frozenset(
 """The names of the `ti.*` intrinsics this module lowers."""
 
 
-_RELEASED = 2
-"""The mask word of a released pointer cell (lowering/lower_sparse.py: 0 free, 1 active,
-2 deactivated with its storage not yet zeroed), which the gc loop looks for."""
 
 
 # -- helpers ------------------------------------------------------------------------
@@ -82,6 +90,90 @@ def _mask(cg: KernelCodegen, node: SNode) -> SSAValue:
     return cg.field_handle(node.mask).ssa
 
 
+def storage_values(
+    cg: KernelCodegen, f: Any, index: list[Value], write: bool = False, skip: frozenset[int] | set[int] = frozenset()
+) -> list[Value]:
+    """
+    The storage index of element `index` of `f` (a field or a hidden array): for an
+    array in a pool (lang/pools.py), walk the pooled nodes (pointers, dynamic chunks)
+    from the root, each word giving the block the next word (or the element) is in.
+    With `write`, the cells get blocks (unless in `skip`) and a write that finds no
+    block goes to the sink block, never to the zero block that inactive cells read.
+    """
+    owner = getattr(f, "pool_owner", None)
+    if owner is None:
+        return index
+    space = f.space
+    block: Value | None = None
+    prev: SNode | None = None
+    for node in pool_chain(owner):
+        cell = [_div(cg, index[p], r) for p, r in cell_parts(space, node)]
+        at = _in_pool(cg, cells(node), prev, block, cell)
+        word = _words_ptr(cg, node, at)
+        if write and id(node) not in skip:
+            block = _activate_pointer(cg, node, word)
+        else:
+            block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: claimed
+            if write:  # not activated (ti.no_activate): an empty cell's write is dropped
+                empty = cg.em.compare("==", block, 0)
+                block = cg.em.select(empty, cg.em.const(SINK_BLOCK, dtypes.i32), block)
+        prev = node
+    return _in_pool(cg, space, owner, block, index)
+
+
+def _in_pool(cg: KernelCodegen, space: dict[int, int], owner: SNode | None, block: Value | None, index: list[Value]) -> list[Value]:
+    if owner is None:
+        return index
+    assert block is not None
+    parts = local_parts(space, owner)
+    local = [cg.em.irem(i, cg.em.const(r, dtypes.i32)) if r is not None else i for i, r in zip(index, parts)]
+    return [block, *local]
+
+
+def _pool_values(cg: KernelCodegen, node: SNode) -> tuple[SSAValue, SSAValue, SSAValue]:
+    pool = node.pool
+    return (cg.field_handle(pool.state).ssa, cg.field_handle(pool.free).ssa, cg.field_handle(pool.release).ssa)
+
+
+def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> Value:
+    """
+    The block of a cell, which gets one if it has none. Of racing invocations, the one
+    whose compare-and-swap turns the word from 0 to -1 (claimed) allocates and
+    publishes the block; the others wait until the word is no longer -1 (after the
+    branch has reconverged, so within a subgroup the claimer has already published).
+    An active cell costs one load.
+    """
+    from xdsl.dialects import memref
+
+    em = cg.em
+    state, free, _ = _pool_values(cg, node)
+    slot = em.alloca(dtypes.i32)
+    seen = em.load(word, dtypes.i32)
+    em.store(slot, seen)
+
+    def claim() -> None:
+        old = _cell_op(cg, taichi.AtomicCasOp(word, em.const(0, dtypes.i32).ssa, em.const(-1, dtypes.i32).ssa))
+
+        def allocate() -> None:
+            b = _cell_op(cg, taichi.PoolAllocOp(state, free))
+            em.emit(taichi.AtomicMaxOp(word, b.ssa))
+
+        _if(cg, em.compare("==", old, 0), allocate)
+
+    def slow() -> None:
+        _if(cg, em.compare("==", seen, 0), claim)
+        body = Block()
+        with cg.em.at(body):
+            now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
+            done = em.compare(">=", now, 0)
+            em.emit(taichi.IfOp(done.ssa, Block([memref.StoreOp.get(now.ssa, slot, []), taichi.BreakOp()])))
+            em.emit(taichi.YieldOp())
+        em.emit(taichi.WhileOp(body))
+
+    _if(cg, em.compare("<=", seen, 0), slow)
+    return em.load(slot, dtypes.i32)
+
+
 def _cell_op(cg: KernelCodegen, op: Any) -> Value:
     emitted = cg.em.emit(op)
     return Value(emitted.results[0], dtypes.i32) if emitted.results else None  # type: ignore[return-value]
@@ -91,10 +183,42 @@ def _ssa(values: list[Value]) -> list[SSAValue]:
     return [v.ssa for v in values]
 
 
-def _mask_ptr(cg: KernelCodegen, node: SNode, cell: list[Value]) -> SSAValue:
+def _mask_ptr(cg: KernelCodegen, node: SNode, at: list[Value]) -> SSAValue:
+    """The place of a mask word at storage index `at`."""
     handle = cg.field_handle(node.mask)
-    op = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in cell]))
+    op = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in at]))
     return op.results[0]
+
+
+def _words_ptr(cg: KernelCodegen, node: SNode, at: list[Value]) -> SSAValue:
+    """The place of a pooled node's block word at storage index `at`."""
+    handle = cg.field_handle(node.words)
+    return cg.em.emit(taichi.ElementPtrOp(handle.ssa, [c.ssa for c in at])).results[0]
+
+
+def _release_chunks(cg: KernelCodegen, snode: SNode, lengths: list[Value]) -> None:
+    """A dynamic list's chunks go back to its pool (zeroed by the gc after the
+    statement)."""
+    em = cg.em
+    if snode._pool is None:  # nothing placed under it: no chunks
+        return
+    state, _, release = _pool_values(cg, snode)
+
+    def body(c: Value) -> None:
+        word = _words_ptr(cg, snode, storage_values(cg, snode.words, [*lengths, c]))
+        old = _cell_op(cg, taichi.AtomicAndOp(word, em.const(0, dtypes.i32).ssa))
+        _if(cg, em.compare("!=", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, old.ssa)))
+
+    (axis,) = snode.level
+    _serial_loop(cg, snode.chunk_cells[axis], body)
+    pending = cg.__dict__.setdefault("pending_gc", [])
+    if snode not in pending:
+        pending.append(snode)
+
+
+def _mask_at(cg: KernelCodegen, node: SNode, cell: list[Value], write: bool = False) -> list[Value]:
+    """The storage index of the mask word of `cell` (the cells above get blocks on a write)."""
+    return storage_values(cg, node.mask, cell, write)
 
 
 Leaf = dict[int, int]
@@ -123,10 +247,11 @@ def _active(cg: KernelCodegen, node: SNode, leaf: Leaf, index: list[Value]) -> V
     em = cg.em
     if node.kind == "dynamic":
         lengths, pos = _dynamic_parts(cg, node, leaf, index)
-        length = _cell_op(cg, taichi.LengthOp(_mask(cg, node), _ssa(lengths), node.shape[-1]))
+        at = _mask_at(cg, node, lengths)
+        length = _cell_op(cg, taichi.LengthOp(_mask(cg, node), _ssa(at), node.shape[-1]))
         return em.compare("<", pos, length)
     cell = _cell_of(cg, node, leaf, index)
-    on = em.emit(taichi.IsActiveOp(_mask(cg, node), _ssa(cell)))
+    on = em.emit(taichi.IsActiveOp(_mask(cg, node), _ssa(_mask_at(cg, node, cell))))
     return Value(on.results[0], dtypes.u1)
 
 
@@ -178,9 +303,10 @@ def _if(cg: KernelCodegen, cond: Value, emit_body: Any) -> None:
 # -- activation on write ---------------------------------------------------------------
 
 
-def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value]) -> None:
-    """A write of element `index` (storage coordinates) activates every sparse cell above
-    it, except under `ti.no_activate(node)`."""
+def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value]) -> set[int]:
+    """A write of element `index` (storage coordinates) activates the bitmasked and
+    dynamic cells above it, except under `ti.no_activate(node)`; returns the nodes
+    not to activate (pointer cells get their blocks in storage_values)."""
     f = handle.field
     leaf = leaf_extents(f)
     skip = set(getattr(cg, "no_activate_nodes", set()))
@@ -189,15 +315,18 @@ def activate_element(cg: KernelCodegen, handle: FieldHandle, index: list[Value])
     if same_place and tuple(v.ssa for v in index) == looped[0]:
         skip |= looped[1]  # the enclosing sparse struct-for visits this active element
     for node in sparse_ancestors(field_container(f)):
-        if id(node) in skip:
+        if id(node) in skip or node.kind == "pointer":
             continue
         if node.kind == "dynamic":
             lengths, pos = _dynamic_parts(cg, node, leaf, index)
             end = cg.em.binary("+", pos, 1)
-            cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, lengths), end.ssa))
+            at = _mask_at(cg, node, lengths, write=True)
+            cg.em.emit(taichi.AtomicMaxOp(_mask_ptr(cg, node, at), end.ssa))
         else:
             cell = _cell_of(cg, node, leaf, index)
-            cg.em.emit(taichi.ActivateOp(_mask(cg, node), _ssa(cell)))
+            at = _mask_at(cg, node, cell, write=True)
+            cg.em.emit(taichi.ActivateOp(_mask(cg, node), _ssa(at)))
+    return skip
 
 
 def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
@@ -206,33 +335,11 @@ def _activate_cell(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
         if up.kind == "dynamic":
             raise TaichiTypeError("ti.activate on a dynamic SNode: use ti.append")
         up_cell = _cell_of(cg, up, node.extents, cell)
-        cg.em.emit(taichi.ActivateOp(_mask(cg, up), _ssa(up_cell)))
-
-
-def _zero_under(cg: KernelCodegen, node: SNode, cell: list[Value]) -> None:
-    """Zero the storage of every field (masks and lengths too) under `node`'s cell."""
-    for g in node._fields_below():
-        leaf = leaf_extents(g)
-        # per axis of g: (position in node's cell, elements per cell) or (None, extent)
-        spans = [
-            (sorted(node.extents).index(a), leaf[a] // node.extents[a])
-            if a in node.extents
-            else (None, leaf[a])
-            for a in sorted(leaf)
-        ]
-        extents = tuple(n for _, n in spans) + tuple(g.element_shape)
-        handle = cg.field_handle(g)
-
-        def body(k: Value, spans: Any = spans, extents: Any = extents, handle: Any = handle, g: Any = g) -> None:
-            parts = _unflatten(cg, k, extents)
-            index = [
-                _scaled(cg, cell[c], r, p) if c is not None else p
-                for (c, r), p in zip(spans, parts)
-            ] + parts[len(spans) :]
-            ptr = cg.em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in index]))
-            cg.em.store(ptr.results[0], cg.em.const(0, g.dtype))
-
-        _serial_loop(cg, math.prod(extents), body)
+        at = _mask_at(cg, up, up_cell, write=True)
+        if up.kind == "pointer":
+            _activate_pointer(cg, up, _mask_ptr(cg, up, at))
+        else:
+            cg.em.emit(taichi.ActivateOp(_mask(cg, up), _ssa(at)))
 
 
 # -- ti.activate / deactivate / is_active / append / length -----------------------------
@@ -288,7 +395,8 @@ def lower_call(
         assert parent is not None
         lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
         if name == "snode_length":
-            return _cell_op(cg, taichi.LengthOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
+            at = _mask_at(cg, snode, lengths)
+            return _cell_op(cg, taichi.LengthOp(_mask(cg, snode), _ssa(at), snode.shape[-1]))
         if len(rest) != 2 or len(snode.fields) != 1:
             raise cg.error(
                 TaichiSyntaxError, node, "ti.append(dynamic_snode, indices, value) on a "
@@ -301,7 +409,7 @@ def lower_call(
                 TaichiTypeError, node, "ti.is_active only works on pointer, hash or bitmasked nodes."
             )
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
-        on = em.emit(taichi.IsActiveOp(_mask(cg, snode), _ssa(cell)))
+        on = em.emit(taichi.IsActiveOp(_mask(cg, snode), _ssa(_mask_at(cg, snode, cell))))
         return em.cast(Value(on.results[0], dtypes.u1), dtypes.i32)
     if name == "activate":
         cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
@@ -314,45 +422,97 @@ def lower_call(
         parent = snode.parent()
         assert parent is not None
         lengths = _index_arg(cg, rest[0] if rest else None, len(parent.shape), public, node)
-        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(lengths)))  # length 0
-        _zero_under(cg, parent_view(snode), lengths)
+        at = _mask_at(cg, snode, lengths)
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(at)))  # length 0
+        _release_chunks(cg, snode, lengths)
         return None
     if snode.kind not in ("pointer", "bitmasked"):
         raise cg.error(TaichiTypeError, node, "ti.deactivate works on pointer, bitmasked and dynamic SNodes")
     cell = _index_arg(cg, rest[0] if rest else None, len(snode.shape), public, node)
-    if snode.kind == "pointer":  # cleared after the statement (collect_garbage)
-        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell), release=True))
+    at = _mask_at(cg, snode, cell)
+    if snode.kind == "pointer":  # the block is zeroed after the statement (collect_garbage)
+        word = _mask_ptr(cg, snode, at)
+        state, _, release = _pool_values(cg, snode)
+
+        def swap() -> None:  # one of racing deactivations gets the block
+            old = _cell_op(cg, taichi.AtomicAndOp(word, em.const(0, dtypes.i32).ssa))
+            _if(cg, em.compare(">", old, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, old.ssa)))
+
+        _if(cg, em.compare(">", em.load(word, dtypes.i32), 0), swap)
         pending = cg.__dict__.setdefault("pending_gc", [])
         if snode not in pending:
             pending.append(snode)
     else:
-        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(cell)))
+        em.emit(taichi.DeactivateOp(_mask(cg, snode), _ssa(at)))
     return None
 
 
 def collect_garbage(cg: KernelCodegen) -> None:
     """
-    After a top-level statement that deactivated pointer cells: one parallel loop per
-    pointer SNode zeroes the storage of its released cells (mask word 2) and marks them
-    free (0). Deferring the zeroing to a separate pass (Taichi's gc tasks) makes
-    `ti.deactivate` O(1), so a loop that deactivates each cell from each of its
-    elements does not zero the cell once per element.
+    After a top-level statement that deactivated pointer cells: the gc of their pools
+    and of the pools below them (outer first). Per pool: the free stack's top is reset
+    to >= 0; a parallel loop over the release list releases the pointer cells of each
+    released block (their blocks go on the release list of the pool below), zeroes the
+    block and pushes it on the free stack; the release list is emptied. Deactivation
+    itself is one atomic (Taichi's gc tasks do the same after the statement).
     """
     em = cg.em
-    for snode in cg.__dict__.pop("pending_gc", []):
+    pending = cg.__dict__.pop("pending_gc", [])
+    pools: list[SNode] = []
+    for snode in pending:
+        for node in [snode, *_pools_below(snode)]:
+            if node not in pools and node._pool is not None:
+                pools.append(node)
+    pools.sort(key=lambda n: len(pool_chain(n)))
+    c = lambda v: em.const(v, dtypes.i32)  # noqa: E731
+    for node in pools:
+        state, free, release = _pool_values(cg, node)
+
+        def word(k: int, state: SSAValue = state) -> SSAValue:
+            return em.emit(taichi.ElementPtrOp(state, [c(k).ssa])).results[0]
+
+        em.store(word(FREE_TOP), em.binary("max", em.load(word(FREE_TOP), dtypes.i32), 0))
+        count = em.load(word(RELEASED), dtypes.i32)
         body = Block(arg_types=[ir_i32])
         with cg.em.at(body):
-            cell = _unflatten(cg, Value(body.args[0], dtypes.i32), snode.shape)
-            word = em.load(_mask_ptr(cg, snode, cell), dtypes.i32)
-
-            def clear(cell: list[Value] = cell, snode: SNode = snode) -> None:
-                em.store(_mask_ptr(cg, snode, cell), em.const(0, dtypes.i32))
-                _zero_under(cg, snode, cell)
-
-            _if(cg, em.compare("==", word, _RELEASED), clear)
+            k = Value(body.args[0], dtypes.i32)
+            b = em.load(em.emit(taichi.ElementPtrOp(release, [k.ssa])).results[0], dtypes.i32)
+            _free_block(cg, node, b)
+            top = _cell_op(cg, taichi.AtomicAddOp(word(FREE_TOP), c(1).ssa))
+            em.store(em.emit(taichi.ElementPtrOp(free, [top.ssa])).results[0], b)
             em.emit(taichi.YieldOp())
-        lo, hi = em.const(0, dtypes.i32), em.const(math.prod(snode.shape), dtypes.i32)
-        em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body))
+        em.emit(taichi.RangeForOp(c(0).ssa, count.ssa, body))
+        em.store(word(RELEASED), c(0))
+
+
+def _pools_below(node: SNode) -> list[SNode]:
+    out: list[SNode] = []
+    for child in node.children:
+        if child.kind in ("pointer", "dynamic"):
+            out.append(child)
+        out.extend(_pools_below(child))
+    return out
+
+
+def _free_block(cg: KernelCodegen, node: SNode, b: Value) -> None:
+    """Release the pointer cells stored in block `b` of `node`'s pool, zero the block."""
+    em = cg.em
+    for g in node.pool.arrays:
+        local = local_extents(g.space, node)
+        extents = tuple(local) + tuple(g.element_shape)
+        handle = cg.field_handle(g)
+        inner = getattr(g, "words_of", None)
+
+        def body(k: Value, g: Any = g, extents: Any = extents, handle: Any = handle, inner: Any = inner) -> None:
+            at = [b, *_unflatten(cg, k, extents)]
+            ptr = em.emit(taichi.ElementPtrOp(handle.ssa, [v.ssa for v in at])).results[0]
+            if inner is not None and inner._pool is not None:
+                w = em.load(ptr, dtypes.i32)
+                state, _, release = _pool_values(cg, inner)
+                _if(cg, em.compare("!=", w, 0), lambda: em.emit(taichi.PoolReleaseOp(state, release, w.ssa)))
+            em.store(ptr, em.const(0, g.dtype))
+
+        _serial_loop(cg, math.prod(extents), body)
 
 
 def _append(
@@ -365,7 +525,8 @@ def _append(
     """Claim the next slot of a dynamic list (atomically) and store each (field, value)
     there; a full list keeps its values. Returns the old length (ti.append's result)."""
     em = cg.em
-    old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(lengths), snode.shape[-1]))
+    at = _mask_at(cg, snode, lengths, write=True)
+    old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(at), snode.shape[-1]))
 
     def store() -> None:
         for f, value in stores:
@@ -373,7 +534,7 @@ def _append(
             offsets = container_index_offset(handle)
             index = [*lengths, old_v]
             index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
-            cg.store(cg.element(handle, tuple(index), node), value, node)
+            cg.store(cg.element(handle, tuple(index), node, write=True), value, node)
 
     _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
     return old_v
@@ -414,13 +575,15 @@ class DynamicList:
         return _append(cg, self.snode, self.lengths, stores, node)
 
     def _length(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> Value:
-        op = taichi.LengthOp(_mask(self.cg, self.snode), _ssa(self.lengths), self.snode.shape[-1])
+        at = _mask_at(self.cg, self.snode, self.lengths)
+        op = taichi.LengthOp(_mask(self.cg, self.snode), _ssa(at), self.snode.shape[-1])
         return _cell_op(self.cg, op)
 
     def _deactivate(self, args: list[Any], kwargs: dict[str, Any], node: ast.AST) -> None:
         cg = self.cg
-        cg.em.emit(taichi.DeactivateOp(_mask(cg, self.snode), _ssa(self.lengths)))
-        _zero_under(cg, parent_view(self.snode), self.lengths)
+        at = _mask_at(cg, self.snode, self.lengths)
+        cg.em.emit(taichi.DeactivateOp(_mask(cg, self.snode), _ssa(at)))
+        _release_chunks(cg, self.snode, self.lengths)
 
 
 def dynamic_list(
@@ -467,16 +630,6 @@ def _rescale(cg: KernelCodegen, v: Value, n_from: int, n_to: int) -> Value:
     return cg.em.binary("*", v, n_to // n_from)
 
 
-def parent_view(dynamic: SNode) -> SNode:
-    """The fields of a dynamic SNode, seen from its parent's cell space (for zeroing)."""
-    parent = dynamic.parent()
-    assert parent is not None
-    view = SNode("dense", None, {})
-    view.extents = dict(parent.extents)
-    view.children = [c for c in dynamic.children]
-    return view
-
-
 # -- struct-for -------------------------------------------------------------------------
 
 
@@ -493,7 +646,8 @@ def struct_for(
     over the cells of the deepest pointer/bitmasked level B and tests their mask words
     (and those above); a serial inner loop visits the elements of an active cell,
     testing dynamic lengths below B. Without such a level, one parallel loop over the
-    whole index space tests the dynamic lengths.
+    whole index space tests the dynamic lengths, except over a list at the root
+    (`ti.root.dynamic(...)`): a parallel loop up to its length.
     """
     from .loops import bind_targets
 
@@ -504,6 +658,12 @@ def struct_for(
     outer: Leaf = dict(blocks[-1].extents) if blocks else leaf
     above = chain[: chain.index(blocks[-1]) + 1] if blocks else []
     below = [n for n in chain if n not in above]
+    count: Value | int = math.prod(outer[a] for a in outer)
+    if not blocks and len(chain) == 1 and not chain[0].mask.shape and len(leaf) == 1:
+        lengths = chain[0]  # one list: loop to its length, no test per element
+        at = _mask_at(cg, lengths, [])
+        count = _cell_op(cg, taichi.LengthOp(_mask(cg, lengths), _ssa(at), lengths.shape[-1]))
+        below = []
     # per leaf axis: (position in the outer cell or None, elements per outer cell)
     spans = [
         (sorted(outer).index(a), leaf[a] // outer[a]) if a in outer else (None, leaf[a])
@@ -575,5 +735,6 @@ def struct_for(
         else:
             emit_cell(cell)
         cg.close(body)
-    lo, hi = em.const(0, dtypes.i32), em.const(math.prod(outer_shape), dtypes.i32)
+    lo = em.const(0, dtypes.i32)
+    hi = count if isinstance(count, Value) else em.const(count, dtypes.i32)
     em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body, serialize=serialize))

@@ -48,6 +48,38 @@ def make_struct(
         out[m] = cg.convert_to_type(t, v, node)
     return StructVal(stype, out)
 
+def struct_from_values(cg: KernelCodegen, members: dict[str, Any], node: Any) -> StructVal:
+    """`ti.Struct(a=1, v=ti.Vector([...]))` / `ti.Struct({"a": ...})` in a kernel: a struct
+    whose member types are those of the values (a dict member is a nested struct)."""
+    from ..lang.matrix import MatrixType
+    from .vectors import Vec
+
+    types, values = {}, {}
+    for m, v in members.items():
+        if isinstance(v, StructPlace):
+            v = load_struct(cg, v)
+        elif isinstance(v, dict):
+            v = struct_from_values(cg, v, node)
+        else:
+            v = cg.rvalue(v)
+            vec = cg.as_vec(v) if not isinstance(v, StructVal) else None
+            if vec is not None and not isinstance(v, int | float):
+                v = vec
+        if isinstance(v, StructVal):
+            types[m] = v.stype
+        elif isinstance(v, Vec):
+            shape = v.shape
+            dt = cg.vec_dtype(v)
+            types[m] = MatrixType(shape[0], shape[1] if len(shape) == 2 else None, dt)
+        elif isinstance(v, int | float | bool):
+            types[m] = cg.em.literal_dtype(v)
+        elif hasattr(v, "dtype"):
+            types[m] = v.dtype
+        else:
+            raise TaichiError(f"ti.Struct member '{m}' cannot hold {type(v).__name__}")
+        values[m] = v
+    return StructVal(StructType(types), values)
+
 def new_struct_local(
     cg: KernelCodegen, name: str | None, value: StructVal
 ) -> StructPlace:

@@ -101,6 +101,21 @@ class NdarrayHandle(Container):
         return tuple(out)
 
 
+class ArgPackValue:
+    """A `ti.types.argpack` kernel parameter in the kernel body: its members (values,
+    ndarray handles, member packs) by name; `p.a` is the member's value."""
+
+    def __init__(self, name: str):
+        self._name = name
+        self._members: dict[str, Any] = {}
+
+    def __getattr__(self, member: str) -> Any:
+        members = self.__dict__.get("_members", {})
+        if member in members:
+            return members[member]
+        raise AttributeError(f"argpack '{self.__dict__.get('_name')}' has no member '{member}'")
+
+
 @dataclass
 class LoopInfo:
     kind: str  # "range", "struct", "while" or "static"

@@ -159,6 +159,47 @@ class DynamicComponent(Aggregate):
                 em.emit(taichi.YieldOp())
             em.emit(taichi.IfOp(em.to_bool(hit).ssa, then))
 
+    def atomic(self, cg: KernelCodegen, op_cls: Any, value: Any, node: ast.AST) -> None:
+        """`v[k] += x` as an atomic on the selected component only."""
+        em = cg.em
+        for slot, hit in zip(self.base.slots, self.hits(cg, node)):
+            if is_python(hit):
+                if hit:
+                    cg.atomic(op_cls, slot, value, node)
+                continue
+            then = Block()
+            with em.at(then):
+                cg.atomic(op_cls, slot, value, node)
+                em.emit(taichi.YieldOp())
+            em.emit(taichi.IfOp(em.to_bool(hit).ssa, then))
+
+
+class DynamicSlicePlace(VecPlace):
+    """
+    `m[i, :]` / `m[:, j]` of a local matrix with a run-time `i` / `j`: each component a
+    DynamicComponent (a store writes only the selected component).
+    """
+
+    def __init__(
+        self, shape: tuple[int, ...], dtype: DataType, parts: list[DynamicComponent], node: ast.AST
+    ):
+        self.shape, self.dtype, self.parts, self.node = shape, dtype, parts, node
+
+    def load(self, cg: KernelCodegen) -> Vec:
+        return Vec(self.shape, [p.load(cg, self.node) for p in self.parts])
+
+    def store(self, cg: KernelCodegen, value: Vec) -> None:
+        for part, x in zip(self.parts, value.elems):
+            part.store(cg, x, self.node)
+
+    def component(self, cg: KernelCodegen, flat: int) -> Place:
+        raise cg.error(
+            TaichiSyntaxError,
+            self.node,
+            "an atomic update of a matrix slice with a run-time index is not supported; "
+            "assign the slice instead (m[i, :] = m[i, :] + v)",
+        )
+
 
 class ElementVecPlace(VecPlace):
     """`x[i, j]` of a Vector/Matrix field or ndarray (components are trailing dims)."""
@@ -348,8 +389,8 @@ def matmul(cg: KernelCodegen, a: Any, b: Any, node: ast.AST) -> Any:
         raise cg.error(TaichiTypeError, node, "'@' needs two vectors/matrices")
     if len(va.shape) == 1 and len(vb.shape) == 1:
         return dot(cg, va, vb, node)
-    if len(va.shape) == 1:
-        raise cg.error(TaichiTypeError, node, "vector @ matrix: transpose first")
+    if len(va.shape) == 1:  # v @ M: v as a row, as Taichi's (the same as M^T @ v)
+        return matmul(cg, transpose(cg, vb, node), va, node)
     k = va.m
     rows_b = vb.n
     if k != rows_b:
@@ -617,6 +658,7 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
         return v.elems[_flat(v.shape, idx)]
     if len(idx) != len(v.shape):
         raise cg.error(TaichiSyntaxError, node, "a matrix row needs a static index")
+    check_component_index(cg, v.shape, idx, node)
     # a dynamic index: select among the components by the row-major position, which
     # is clamped into range (as Taichi's ti.types.ndarray(boundary="clamp") does)
     em = cg.em
@@ -634,6 +676,8 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
 def _component_index(
     cg: KernelCodegen, shape: tuple[int, ...], index: Any, node: ast.AST
 ) -> list[Any]:
+    if isinstance(index, Vec) and len(index.shape) == 1:  # M[I], I from ti.grouped
+        index = tuple(index.elems)
     idx = list(index) if isinstance(index, tuple | list) else [index]
     if len(idx) > len(shape):
         raise cg.error(TaichiSyntaxError, node, f"too many indices for shape {shape}")
@@ -641,6 +685,29 @@ def _component_index(
         if not isinstance(i, int | Value) or isinstance(i, bool):
             raise cg.error(TaichiTypeError, node, f"bad vector index {describe(i)}")
     return idx
+
+def check_component_index(
+    cg: KernelCodegen, shape: tuple[int, ...], idx: list[Any], node: ast.AST
+) -> None:
+    """
+    Debug mode: a run-time index of a vector/matrix component asserts it is in range,
+    naming the kernel's file and line (without debug the index is clamped, or selects
+    nothing when stored to).
+    """
+    if not cg.program.config.debug:
+        return
+    from .expressions import source_position
+
+    em = cg.em
+    for i, dim in zip(idx, shape):
+        if is_python(i):
+            continue
+        ok = em.logical(
+            "and", em.compare(">=", i, em.const(0, i.dtype)), em.compare("<", i, em.const(dim, i.dtype))
+        )
+        where = source_position(cg, node).replace("{", "(").replace("}", ")")
+        message = f"Out of bound access to a vector/matrix of shape {shape}\n{where}"
+        em.emit(taichi.AssertOp(ok.ssa, message))
 
 def vec_place_component(
     cg: KernelCodegen, place: VecPlace, index: Any, node: ast.AST
@@ -651,12 +718,15 @@ def vec_place_component(
     if sliced is not None:
         shape, positions = sliced
         if not all(is_python(i) for p in positions for i in p):
-            raise cg.error(
-                TaichiSyntaxError,
-                node,
-                "assigning to a matrix slice with a run-time index is not supported yet; "
-                "use ti.static(...) for the index",
-            )
+            dynamic = [place.dynamic_component(cg, list(p)) for p in positions]
+            if any(d is None for d in dynamic):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    node,
+                    "assigning to a slice of a field/ndarray element with a run-time index "
+                    "is not supported yet; use ti.static(...) for the index",
+                )
+            return DynamicSlicePlace(shape, place.dtype, dynamic, node)  # type: ignore[return-value]
         parts = [place.component(cg, _flat(place.shape, list(p))) for p in positions]
         return LocalVecPlace(shape, place.dtype, parts)  # type: ignore[return-value]
     idx = _component_index(cg, place.shape, index, node)
@@ -666,6 +736,7 @@ def vec_place_component(
         )
     if all(is_python(i) for i in idx):
         return place.component(cg, _flat(place.shape, idx))
+    check_component_index(cg, place.shape, idx, node)
     dyn = place.dynamic_component(cg, idx)
     if dyn is None:
         raise cg.error(
@@ -718,6 +789,10 @@ def vec_aug(
         raise cg.error(
             TaichiTypeError, node, f"'{op}=' of shapes {place.shape} and {v.shape}"
         )
+    if atomic_cls is not None and isinstance(place, DynamicSlicePlace):
+        for part, e in zip(place.parts, elems):
+            part.atomic(cg, atomic_cls, e, node)
+        return
     if atomic_cls is not None:
         for k, e in enumerate(elems):
             cg.atomic(atomic_cls, place.component(cg, k), e, node)

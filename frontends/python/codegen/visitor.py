@@ -38,6 +38,7 @@ from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import (
     TaichiCompilationError,
     TaichiNameError,
+    TaichiRuntimeError,
     TaichiSyntaxError,
     TaichiTypeError,
 )
@@ -71,6 +72,7 @@ from .values import (
     PY_BINOPS,
     TERMINATORS,
     UNSUPPORTED_NAMES,
+    ArgPackValue,
     Container,
     FieldHandle,
     FunctionContext,
@@ -162,12 +164,12 @@ class KernelCodegen(ast.NodeVisitor):
                         if isinstance(value, StructVal)
                         else self.new_local(spec.name, value)
                     )
-                self.ctx.scopes[0][spec.name] = value
+                self._bind_param(spec.name, value)
                 continue
             arg = next(args) if spec.kind != "template" else None
             if arg is not None:
-                arg.name_hint = spec.name
-            self.ctx.scopes[0][spec.name] = self._bind_arg(spec, arg, assigned)
+                arg.name_hint = spec.name.replace(".", "_")
+            self._bind_param(spec.name, self._bind_arg(spec, arg, assigned))
         self._node = tree
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
@@ -177,6 +179,22 @@ class KernelCodegen(ast.NodeVisitor):
         )
         kernel.location = self.location(tree)  # pyright: ignore[reportAttributeAccessIssue]
         return kernel
+
+    def _bind_param(self, name: str, value: Any) -> None:
+        """Name a parameter's value in the kernel's scope; a member of an argpack
+        (`pack.member`, kernel.py) goes into the pack's ArgPackValue."""
+        *path, last = name.split(".")
+        if not path:
+            self.ctx.scopes[0][name] = value
+            return
+        scope, holder = self.ctx.scopes[0], None
+        for depth, part in enumerate(path):
+            members = scope if holder is None else holder._members
+            if part not in members:
+                members[part] = ArgPackValue(".".join(path[: depth + 1]))
+            holder = members[part]
+        assert holder is not None
+        holder._members[last] = value
 
     def _check_arguments_not_assigned(self, tree: ast.FunctionDef, names: list[str]) -> None:
         """A kernel's arguments are immutable in its body (Taichi's rule; a ti.func's
@@ -301,6 +319,10 @@ class KernelCodegen(ast.NodeVisitor):
             name = getattr(e, "name", None)
             message = f'Name "{name}" is not defined' if name else str(e)
             raise self.error(TaichiNameError, node, message) from None
+        except TaichiRuntimeError as e:  # Taichi's compile-time RuntimeErrors (ipow)
+            if is_located(e):
+                raise
+            raise self.error(type(e), node, str(e)) from None
         except (VerifyException, AssertionError) as e:
             raise self.error(
                 TaichiCompilationError, node, f"internal error: {type(e).__name__}: {e}"
@@ -413,7 +435,7 @@ class KernelCodegen(ast.NodeVisitor):
                 "this field has no shape: give ti.field a shape or place it with "
                 "ti.root.dense(...).place(x) before the kernel runs"
             )
-        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.shape + f.element_shape))
+        op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape))
         self.insert_prologue(op)
         op.result.name_hint = f.symbol
         handle = FieldHandle(f, op.result)
@@ -519,8 +541,9 @@ class KernelCodegen(ast.NodeVisitor):
                 self.em.binary("max", self.em.binary("min", v, self.em.binary("-", d, 1)), 0)
                 for v, d in zip(values, container.shape(self))
             ]
-        if write and isinstance(container, FieldHandle) and container.field._snode is not None:
-            sparse.activate_element(self, container, values)
+        if isinstance(container, FieldHandle) and container.field._snode is not None:
+            skip = sparse.activate_element(self, container, values) if write else set()
+            values = sparse.storage_values(self, container.field, values, write, skip)
         if container.element_shape:
             return ElementVecPlace(container, values)
         op = self.em.emit(taichi.ElementPtrOp(container.ssa, [v.ssa for v in values]))
@@ -860,9 +883,12 @@ class KernelCodegen(ast.NodeVisitor):
         self.em.emit(taichi.IfOp(cond.ssa, then_block, else_block))
 
     def condition(self, node: ast.expr, what: str = "`if`") -> Value | bool:
-        """An `if`/`while`/`a if c else b` test: a u1 value, or a Python truth value
-        (folded). A vector or matrix has no truth value (Taichi's rule)."""
-        cond = self.eval(node)
+        """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
+        return self.as_condition(self.eval(node), node, what)
+
+    def as_condition(self, cond: Any, node: ast.expr, what: str = "`if`") -> Value | bool:
+        """The evaluated test `cond` of `node` as a condition (see condition). A vector
+        or matrix has no truth value (Taichi's rule)."""
         if isinstance(cond, Value):
             return self.em.to_bool(cond)
         if isinstance(cond, Container | Place):
@@ -995,6 +1021,8 @@ class KernelCodegen(ast.NodeVisitor):
                 return structs.load_struct(self, v)
             if isinstance(v, dict):
                 return structs.make_struct(self, t, [], v, node)
+            if is_scalar(v):  # line3f(1): the first member from 1, as Taichi's
+                return structs.make_struct(self, t, [v], {}, node)
             return v
         if isinstance(t, MatrixType):
             vec = vectors.as_vec(self, v) if not is_scalar(v) else None
@@ -1211,7 +1239,7 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
         if not f.placed:
             continue
         op = taichi.FieldOp(
-            f.symbol, memref_type(f.dtype, f.shape + f.element_shape), f.offset
+            f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape), f.offset
         )
         if f.created_at is not None:
             file, line = f.created_at

@@ -229,7 +229,12 @@ def _instantiate_adjoint(
         launch_args = conv(args) if conv is not None else args
         if grad_positions:
             launch_args = (*launch_args, *(args[i].grad.arr for i in grad_positions))
-        return launch(prog._root, launch_args)
+        out = launch(prog._root, launch_args)
+        if prog.__dict__.get("pools"):
+            from .pools import clear_zero_blocks
+
+            clear_zero_blocks(prog)
+        return out
 
     return run
 

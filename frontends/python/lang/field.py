@@ -124,6 +124,15 @@ def _import_torch(what: str) -> Any:
     return torch
 
 
+
+def _wrapped_int(value: int, dtype: np.dtype) -> int:
+    """A Python int as an integer of `dtype` keeps it: its low bits (-128 in a u8 is 128)."""
+    bits = dtype.itemsize * 8
+    v = value & ((1 << bits) - 1)
+    if dtype.kind == "i" and v >= 1 << (bits - 1):
+        v -= 1 << bits
+    return v
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -161,7 +170,10 @@ class _ArrayLike:
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[self._key(key)] = value
+        arr = self._array()
+        if type(value) is int and arr.dtype.kind in "iu":
+            value = _wrapped_int(value, arr.dtype)  # as a store in a kernel: modulo 2^bits
+        arr[self._key(key)] = value
 
     def fill(self, value: Any) -> None:
         """Set every element to `value`."""
@@ -228,7 +240,7 @@ class _ArrayLike:
         """Copy the elements of another field or ndarray of the same shape."""
         if not isinstance(other, _ArrayLike):
             raise TypeError(f"copy_from takes a field or an ndarray, got {type(other).__name__}")
-        self.from_numpy(other._array())
+        self.from_numpy(other.to_numpy())
 
     @property
     def ndim(self) -> int:
@@ -262,9 +274,27 @@ class Field(_ArrayLike):
         self._view: np.ndarray | None = None
         self._view_root: np.ndarray | None = None
 
+    space: dict[int, int] | None = None
+    """The axes and extents of the index space (set when placed in an SNode tree)."""
+    pool_owner: Any = None
+    """The pointer SNode whose pool stores this field (lang/pools.py), or None."""
+    words_of: Any = None
+    """On the block words of a pointer SNode: that SNode."""
+
+    @property
+    def storage_shape(self) -> tuple[int, ...]:
+        """The shape of the stored array: `shape`, or (blocks, *local) in a pool."""
+        owner = self.pool_owner
+        if owner is None:
+            return self.shape
+        from .pools import local_extents
+
+        assert self.space is not None
+        return (owner.pool.rows, *local_extents(self.space, owner))
+
     @property
     def nbytes(self) -> int:
-        count = np.prod(self.shape + self.element_shape, dtype=np.int64)
+        count = np.prod(self.storage_shape + self.element_shape, dtype=np.int64)
         return int(count) * self.dtype.np_dtype.itemsize
 
     _snode: Any = None
@@ -283,6 +313,11 @@ class Field(_ArrayLike):
             self._snode.fields.append(self)
         return self._snode
 
+    @property
+    def _name(self) -> str:
+        """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
+        return self.name
+
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""
         return self.snode.parent(n)
@@ -292,17 +327,44 @@ class Field(_ArrayLike):
 
         return self._snode is not None and is_sparse_field(self)
 
+    def _storage_index(self, index: tuple[int, ...], activate: bool = False) -> tuple[Any, ...]:
+        if self.pool_owner is None:
+            return index
+        from .pools import storage_index
+
+        assert self.space is not None
+        return storage_index(self.space, self.pool_owner, list(index), activate)
+
+    def __getitem__(self, key: Any) -> Any:
+        if self.pool_owner is None:
+            return super().__getitem__(key)
+        at = self._storage_index(self._key(key))
+        if self.element_shape:  # a copy: a view could write into the zero block
+            from .matrix import Matrix
+
+            return Matrix._view(self._array()[at].copy())
+        return self._array()[at].item()
+
     def __setitem__(self, key: Any, value: Any) -> None:
-        super().__setitem__(key, value)
+        index = self._key(key)
         if self._sparse():  # a write activates the cells above the element
             from .snode import activate_python_write
 
-            activate_python_write(self, self._key(key))
+            activate_python_write(self, index)
+        self._raw_set(index, value)
 
     def _raw_set(self, index: tuple[int, ...], value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[index] = value
+        self._array()[self._storage_index(index, activate=True)] = value
+
+    def _logical(self) -> np.ndarray:
+        """A copy of the elements in the field's index space (a pooled field gathers)."""
+        if self.pool_owner is None:
+            return self._array().copy()
+        from .pools import gather
+
+        return gather(self)
 
     def _active(self) -> np.ndarray | None:
         """Which elements are active (None: all, a dense field)."""
@@ -313,7 +375,13 @@ class Field(_ArrayLike):
         return active_elements(self)
 
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
-        arr = super().to_numpy(dtype, keep_dims)
+        if self.pool_owner is None:
+            arr = super().to_numpy(dtype, keep_dims)
+        else:
+            arr = self._logical()
+            arr = arr.astype(dtype) if dtype is not None else arr
+            if keep_dims and len(self.element_shape) == 1:
+                arr = arr.reshape(arr.shape + (1,))
         active = self._active()
         if active is not None:  # inactive cells read as 0, as in Taichi
             arr[~active] = 0
@@ -325,14 +393,30 @@ class Field(_ArrayLike):
             return super().fill(value)
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
+        if self.pool_owner is not None:
+            from .pools import scatter
+
+            scatter(self, value, active)
+            return
         self._array()[active] = value  # Taichi's fill visits only active cells
 
     def from_numpy(self, arr: Any) -> None:
-        super().from_numpy(arr)
+        if self.pool_owner is None:
+            super().from_numpy(arr)
         if self._sparse():  # every element was written: every cell is active
             from .snode import activate_all
 
             activate_all(self)
+        if self.pool_owner is not None:
+            from .pools import scatter
+
+            full = self.shape + self.element_shape
+            arr = np.asarray(arr)
+            if arr.shape != full and arr.shape == full + (1,):
+                arr = arr.reshape(full)
+            if arr.shape != full:
+                raise ValueError(f"from_numpy: expected an array of shape {full}, got {arr.shape}")
+            scatter(self, arr)
 
     grad: Field | None = None
     """The gradient field of a float field (ti.ad); placed with it when it has a shape
@@ -376,7 +460,7 @@ class Field(_ArrayLike):
         if self._view_root is not root or self._view is None:
             assert root is not None
             raw = root[self.offset : self.offset + self.nbytes]
-            full = self.shape + self.element_shape
+            full = self.storage_shape + self.element_shape
             self._view = raw.view(self.dtype.np_dtype).reshape(full)
             self._view_root = root
         return self._view
@@ -516,7 +600,13 @@ def _place_companions(kind: str) -> None:
     for f in list(_program.get_program().fields):
         companion = getattr(f, kind)
         if f.primal is None and companion is not None and not companion.placed:
-            companion._place(f.shape, f.index_offset)
+            if f.pool_owner is not None:  # beside its field, in the same pool
+                from .snode import _place_in_pool
+
+                _place_in_pool(companion, dict(f.space), f.pool_owner, f.index_offset)
+                companion._snode = f._snode
+            else:
+                companion._place(f.shape, f.index_offset)
 
 
 class _Root(SNode):

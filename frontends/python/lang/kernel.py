@@ -40,6 +40,7 @@ from .source import (
     is_located,
     parse_function,
 )
+from .argpack import ArgPackType, flatten_pack
 from .types import NdarrayType, Template
 
 
@@ -213,7 +214,7 @@ def _ndarray_key(x: Any) -> Any:
     if type(x) is Ndarray:
         arr = x.arr
         return (arr.dtype, arr.ndim, arr.flags.c_contiguous, x.element_shape)
-    return (x.dtype, x.ndim, x.flags.c_contiguous)
+    return (x.dtype, x.ndim, x.flags.c_contiguous, x.flags.f_contiguous)
 
 
 def _ndarray_data(x: Any) -> Any:
@@ -265,6 +266,7 @@ class Kernel:
         self._returns: list[DataType] = []
         self._ret_layout: list[tuple[int, ...]] = []  # the shape of each returned item
         self._nparams = -1
+        self._packs: list[tuple[int, ArgPackType]] = []  # (position, type) of argpacks
         self._keyer: Callable[[tuple[Any, ...]], Any] | None = None
         self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
         self._keepalive: list[Any] = []
@@ -375,7 +377,17 @@ class Kernel:
             return f"{name} : {ann}"
 
         bound = bind_arguments(inspect.signature(self.fn), args, kwargs, describe)
-        return tuple(bound.arguments.values())
+        values = tuple(bound.arguments.values())
+        if not self._packs:
+            return values
+        flat: list[Any] = []  # each argpack gives its members, as _resolve_params named them
+        pack_at = dict(self._packs)
+        for i, (name, value) in enumerate(zip(bound.arguments, values)):
+            if i in pack_at:
+                flatten_pack(name, pack_at[i], value, flat)
+            else:
+                flat.append(value)
+        return tuple(flat)
 
     def _resolve_params(self, prog: _program.Program) -> list[_Param]:
         if self._params is not None:
@@ -385,40 +397,55 @@ class Kernel:
         cfg = prog.config
         anns = _annotations(self.fn)
         params: list[_Param] = []
+        packs: list[tuple[int, ArgPackType]] = []
         for i, name in enumerate(inspect.signature(self.fn).parameters):
             ann = anns.get(name, inspect.Parameter.empty)
-            if _is_template(ann) or (
-                i == 0 and name == "self" and ann is inspect.Parameter.empty
-            ):
+            if i == 0 and name == "self" and ann is inspect.Parameter.empty:
                 params.append(_Param(name, "template", ann, None))
-            elif _is_ndarray(ann):
-                params.append(_Param(name, "ndarray", ann, None))
-            elif _is_texture(ann):
-                params.append(_Param(name, "texture", ann, None))
-            elif ann is inspect.Parameter.empty:
-                raise self._source_located(
-                    TaichiSyntaxError,
-                    f"kernel parameter '{name}' needs a type annotation "
-                    "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
-                )
-            elif _is_aggregate_type(ann):
-                # a vector, matrix or struct: passed as its scalar components, in order
-                p = _Param(name, "aggregate", ann, None)
-                params.append(p)
-            else:
-                try:
-                    dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
-                except (TypeError, ValueError):
-                    raise self._source_located(
-                        TaichiTypeError,
-                        f"kernel parameter '{name}' has an unsupported annotation {ann!r}",
-                    ) from None
-                params.append(_Param(name, "scalar", ann, dt))
+                continue
+            if isinstance(ann, ArgPackType):
+                packs.append((i, ann))
+            self._add_param(params, name, ann, cfg)
+        self._packs = packs
         self._returns = self._return_types(anns.get("return"), cfg)
         self._params = params
-        self._nparams = len(params)
+        # A call with argpacks always binds on the slow path (_bind flattens the packs).
+        self._nparams = len(params) if not self._packs else -1
         self._keyer = self._make_keyer(params)
         return params
+
+    def _add_param(
+        self, params: list[_Param], name: str, ann: Any, cfg: _program.Config
+    ) -> None:
+        """Append the parameter(s) of `name: ann`; an argpack adds its members, named
+        `pack.member`, in order."""
+        if _is_template(ann):
+            params.append(_Param(name, "template", ann, None))
+        elif _is_ndarray(ann):
+            params.append(_Param(name, "ndarray", ann, None))
+        elif _is_texture(ann):
+            params.append(_Param(name, "texture", ann, None))
+        elif isinstance(ann, ArgPackType):
+            for m, t in ann.members.items():
+                self._add_param(params, f"{name}.{m}", t, cfg)
+        elif ann is inspect.Parameter.empty:
+            raise self._source_located(
+                TaichiSyntaxError,
+                f"kernel parameter '{name}' needs a type annotation "
+                "(ti.f32, ti.types.ndarray(), ti.template(), ...)",
+            )
+        elif _is_aggregate_type(ann):
+            # a vector, matrix or struct: passed as its scalar components, in order
+            params.append(_Param(name, "aggregate", ann, None))
+        else:
+            try:
+                dt = dtypes.cook_dtype(ann, cfg.default_ip, cfg.default_fp)
+            except (TypeError, ValueError):
+                raise self._source_located(
+                    TaichiTypeError,
+                    f"kernel parameter '{name}' has an unsupported annotation {ann!r}",
+                ) from None
+            params.append(_Param(name, "scalar", ann, dt))
 
     def _return_types(self, ann: Any, cfg: _program.Config) -> list[DataType]:
         from .matrix import MatrixType
@@ -427,13 +454,17 @@ class Kernel:
         self._ret_layout = []
         if ann is None:
             return []
+        if isinstance(ann, ArgPackType):
+            raise self._source_located(
+                TaichiSyntaxError, f"a kernel cannot return an argpack ({ann!r})"
+            )
         items = ann if isinstance(ann, tuple | list) else getattr(ann, "__args__", None)
         if items is None or isinstance(ann, DataType | MatrixType | StructType):
             items = (ann,)
 
         def flat(a: Any, out: list[DataType]) -> Any:
             if isinstance(a, StructType):  # a struct: its members, in order
-                return ("struct", [(m, flat(t, out)) for m, t in a.members.items()])
+                return ("struct", [(m, flat(t, out)) for m, t in a.members.items()], a)
             if isinstance(a, MatrixType):  # a vector/matrix: its components
                 dt = dtypes.cook_dtype(a.dtype, cfg.default_ip, cfg.default_fp)
                 out.extend([dt] * int(np.prod(a.shape)))
@@ -483,6 +514,12 @@ class Kernel:
     def _key_checked(self, args: tuple[Any, ...]) -> Any:
         assert self._params is not None
         for p, a in zip(self._params, args):
+            if p.kind == "template" and isinstance(a, Ndarray):
+                raise TaichiRuntimeTypeError(
+                    f"kernel '{self.__name__}', argument '{p.name}': Ndarray shouldn't be "
+                    "passed in via `ti.template()`, please annotate your kernel using "
+                    "`ti.types.ndarray(...)` instead"
+                )
             if p.kind == "ndarray" and not isinstance(a, Ndarray | np.ndarray):
                 raise TaichiRuntimeTypeError(
                     f"Invalid type for argument {p.name}, got {a!r}: kernel "
@@ -528,10 +565,11 @@ class Kernel:
 
     def _ndarray_spec(self, p: _Param, a: Any, cfg: _program.Config) -> Any:
         arr = _ndarray_data(a)
-        if not arr.flags.c_contiguous:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' is not C-contiguous; pass "
-                "np.ascontiguousarray(x)"
+        if not (arr.flags.c_contiguous or arr.flags.f_contiguous):  # (F: see _instantiate)
+            raise ValueError(
+                "Non contiguous numpy arrays are not supported, please call "
+                "np.ascontiguousarray(arr) before passing it into taichi kernel. "
+                f"(kernel '{self.__name__}', argument '{p.name}')"
             )
         dt = dtypes.from_numpy_dtype(arr.dtype)
         if dt is None:
@@ -540,31 +578,90 @@ class Kernel:
                 f"dtype {arr.dtype}, which Taichi does not have"
             )
         ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
-        element_shape: tuple[int, ...] = tuple(getattr(a, "element_shape", ()))
-        ann_dtype = ann.dtype
-        if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
-            element_shape, ann_dtype = ann_dtype.shape, ann_dtype.dtype
-        if element_shape and arr.shape[arr.ndim - len(element_shape) :] != element_shape:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' has shape "
-                f"{arr.shape}, whose trailing dimensions are not {element_shape}"
-            )
-        if ann_dtype is not None:
-            want = dtypes.cook_dtype(ann_dtype, cfg.default_ip, cfg.default_fp)
-            if want is not dt:
-                raise TaichiTypeError(
-                    f"kernel '{self.__name__}': argument '{p.name}' has dtype {dt}, the "
-                    f"kernel expects {want}"
-                )
-        ndim = arr.ndim - len(element_shape)
-        if ann.ndim is not None and ann.ndim != ndim:
-            raise TaichiTypeError(
-                f"kernel '{self.__name__}': argument '{p.name}' has {ndim} dimensions, "
-                f"the kernel expects {ann.ndim}"
-            )
+        if isinstance(a, Ndarray):
+            element_shape, ndim = self._check_ndarray(p.name, ann, a, dt, cfg)
+        else:
+            element_shape, ndim, dt = self._check_numpy(p.name, ann, arr, dt, cfg)
         return ArgSpec(
             p.name, "ndarray", dt, ndim, obj=ann.boundary, element_shape=element_shape
         )
+
+    @staticmethod
+    def _wanted_element(ann: NdarrayType, cfg: _program.Config) -> tuple[Any, Any, Any]:
+        """(element shape or None for scalars, element dtype or None, the annotation's
+        element type as Taichi names it) of an ndarray parameter."""
+        ann_dtype = ann.dtype
+        if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
+            shape = tuple(ann_dtype.shape)
+            dt = dtypes.cook_dtype(ann_dtype.dtype, cfg.default_ip, cfg.default_fp)
+            kind = (
+                f"VectorType[{shape[0]}, {dt}]"
+                if len(shape) == 1
+                else f"MatrixType[{shape[0]},{shape[1]}, {dt}]"
+            )
+            return shape, dt, kind
+        if ann_dtype is None:
+            return None, None, None
+        dt = dtypes.cook_dtype(ann_dtype, cfg.default_ip, cfg.default_fp)
+        return None, dt, str(dt)
+
+    def _check_ndarray(
+        self, name: str, ann: NdarrayType, a: Ndarray, dt: DataType, cfg: _program.Config
+    ) -> tuple[tuple[int, ...], int]:
+        """A ti.ndarray argument against its annotation, with Taichi's messages: its
+        (element shape, ndim)."""
+        element_shape = tuple(a.element_shape)
+        given = f"[Tensor {tuple(element_shape)} {dt}]".replace(",)", ")") if element_shape else str(dt)
+        want_shape, want_dt, kind = self._wanted_element(ann, cfg)
+        if want_shape is not None and (want_shape != element_shape or want_dt is not dt):
+            raise ValueError(
+                f"Invalid value for argument {name} - required element type: {kind}, "
+                f"but {given} is provided"
+            )
+        if want_shape is None and want_dt is not None and (element_shape or want_dt is not dt):
+            raise TypeError(
+                f"Expect element type {want_dt} for argument {name}, but get {given}"
+            )
+        ndim = a.arr.ndim - len(element_shape)
+        if ann.ndim is not None and ann.ndim != ndim:
+            shape = tuple(a.arr.shape[:ndim])
+            raise ValueError(
+                f"Invalid value for argument {name} - required ndim={ann.ndim}, but "
+                f"{ndim}d ndarray with shape {shape} is provided"
+            )
+        return element_shape, ndim
+
+    def _check_numpy(
+        self, name: str, ann: NdarrayType, arr: Any, dt: DataType, cfg: _program.Config
+    ) -> tuple[tuple[int, ...], int, DataType]:
+        """A NumPy argument against its annotation, with Taichi's messages: its (element
+        shape, ndim, dtype). As Taichi, a vector/matrix annotation takes the array's own
+        scalar type (a mat2 parameter given an int32 array works on int32)."""
+        want_shape, want_dt, _ = self._wanted_element(ann, cfg)
+        prefix = f"Invalid value for argument {name} - required"
+        if want_shape is None:
+            if want_dt is not None and want_dt is not dt:
+                raise ValueError(
+                    f"{prefix} array has dtype={want_dt}, array with dtype={dt} is provided"
+                )
+            if ann.ndim is not None and ann.ndim != arr.ndim:
+                raise ValueError(
+                    f"{prefix} array has ndim={ann.ndim}, array with {arr.ndim} dimensions "
+                    "is provided"
+                )
+            return (), arr.ndim, dt
+        k = len(want_shape)
+        if ann.ndim is not None and arr.ndim != ann.ndim + k:
+            raise ValueError(
+                f"{prefix} array has ndim={ann.ndim} element_dim={k}, array with "
+                f"{arr.ndim} dimensions is provided"
+            )
+        if arr.ndim < k or tuple(arr.shape[arr.ndim - k :]) != want_shape:
+            raise ValueError(
+                f"{prefix} element_shape={want_shape}, array with element shape of "
+                f"{tuple(arr.shape[max(arr.ndim - k, 0) :])} is provided"
+            )
+        return want_shape, arr.ndim - k, dt
 
     # -- instantiation ---------------------------------------------------------------
 
@@ -618,8 +715,43 @@ class Kernel:
         prog.materialize()
         prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
+        run = self._through_c_order(run, args)
+        if prog.__dict__.get("pools") and (prog.config.arch is not _program.vulkan or self._returns):
+            from .pools import checked_launcher
+
+            run = checked_launcher(prog, run)  # an exhausted sparse pool raises
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
+
+    def _through_c_order(
+        self, run: Callable[[tuple[Any, ...]], Any], args: tuple[Any, ...]
+    ) -> Callable[[tuple[Any, ...]], Any]:
+        """
+        An instance whose NumPy arguments are not in C order (a transposed array, which
+        _ndarray_spec admits; the instance key tells C order apart) runs on C-ordered
+        copies of them, copied back after the launch, as Taichi does.
+        """
+        assert self._params is not None
+        reordered = [
+            i
+            for i, (p, a) in enumerate(zip(self._params, args))
+            if p.kind == "ndarray" and isinstance(a, np.ndarray) and not a.flags.c_contiguous
+        ]
+        if not reordered:
+            return run
+
+        def run_c_order(args: tuple[Any, ...]) -> Any:
+            given = list(args)
+            copies = [(given[i], np.ascontiguousarray(given[i])) for i in reordered]
+            for i, (_, copy) in zip(reordered, copies):
+                given[i] = copy
+            try:
+                return run(tuple(given))
+            finally:
+                for original, copy in copies:
+                    np.copyto(original, copy)
+
+        return run_c_order
 
     def _source_key(
         self, prog: _program.Program, backend: Any, args: tuple[Any, ...], symbol: str
@@ -659,7 +791,7 @@ class Kernel:
                 if entry and entry[0] == "struct":
                     from .struct import Struct
 
-                    return Struct({m: regroup(e, it) for m, e in entry[1]})
+                    return entry[2]._value({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
                     return Matrix(np.array(part).reshape(entry))
@@ -671,7 +803,12 @@ class Kernel:
 
             nret = len(layout)
 
-        if conv is None:
+        if conv is None and nret == 0:  # the common case, one test less a call
+
+            def run(args: tuple[Any, ...]) -> Any:
+                launch(prog._root, args)
+
+        elif conv is None:
 
             def run(args: tuple[Any, ...]) -> Any:
                 result = launch(prog._root, args)

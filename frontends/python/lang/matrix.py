@@ -232,9 +232,9 @@ class Matrix:
         return Matrix(self.data >= _np(other))
 
     @property
-    def entries(self) -> list[Any]:
-        """The components, row-major."""
-        return self.data.ravel().tolist()
+    def entries(self) -> np.ndarray:
+        """The components as a NumPy array of the value's shape and scalar type."""
+        return self.data
 
     def __matmul__(self, o: Any) -> Any:
         r = self.data @ _np(o)

@@ -51,6 +51,20 @@ class Ndarray(_ArrayLike):
     grad: Ndarray | None = None
     """The gradient ndarray (`needs_grad=True`, ti.ad): passed to adjoint kernels."""
 
+    @property
+    def element_type(self) -> Any:
+        """The element type: the scalar DataType, or for a Vector/Matrix ndarray its
+        TensorType (`.element_type()` the scalar type, `.shape()` the element shape)."""
+        return TensorType(self.dtype, self.element_shape) if self.element_shape else self.dtype
+
+    def _get_element_size(self) -> int:
+        """Bytes per element (all components of a vector/matrix element)."""
+        return int(self.arr.dtype.itemsize * np.prod(self.element_shape, dtype=np.int64))
+
+    def _get_nelement(self) -> int:
+        """The number of elements (the product of the shape)."""
+        return int(np.prod(self.shape, dtype=np.int64))
+
     def _read(self) -> np.ndarray:
         """The host array, up to date, for reading only."""
         if self.device_copy is not None:
@@ -110,6 +124,63 @@ class Ndarray(_ArrayLike):
 
     def __repr__(self) -> str:
         return f"<ti.ndarray {self.dtype} {self.shape}>"
+
+
+class TensorType:
+    """The element type of a Vector/Matrix ndarray: a scalar type and a shape."""
+
+    def __init__(self, dtype: DataType, shape: tuple[int, ...]):
+        self._dtype, self._shape = dtype, tuple(shape)
+
+    def element_type(self) -> DataType:
+        return self._dtype
+
+    def shape(self) -> list[int]:
+        return list(self._shape)
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, TensorType)
+            and (self._dtype, self._shape) == (other._dtype, other._shape)
+        )
+
+    def __hash__(self) -> int:
+        return hash((self._dtype, self._shape))
+
+    def __repr__(self) -> str:
+        return f"[Tensor {self._shape} {self._dtype}]".replace(",)", ")")
+
+
+class _ElementKind(type):
+    """`isinstance(a, ti.VectorNdarray)`: an Ndarray of vectors (element rank 1) or, for
+    ti.MatrixNdarray, of matrices (rank 2); calling the class makes one."""
+
+    rank: int
+
+    def __instancecheck__(cls, obj: object) -> bool:
+        return isinstance(obj, Ndarray) and len(obj.element_shape) == cls.rank
+
+
+class VectorNdarray(metaclass=_ElementKind):
+    """`ti.VectorNdarray(n, dtype, shape)`: an ndarray of n-vectors (ti.Vector.ndarray)."""
+
+    rank = 1
+
+    def __new__(cls, n: int, dtype: Any, shape: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+        from .matrix import VectorType
+
+        return ndarray(VectorType(n, dtype), shape, **kwargs)
+
+
+class MatrixNdarray(metaclass=_ElementKind):
+    """`ti.MatrixNdarray(n, m, dtype, shape)`: an ndarray of n x m matrices."""
+
+    rank = 2
+
+    def __new__(cls, n: int, m: int, dtype: Any, shape: Any, **kwargs: Any) -> Any:  # type: ignore[misc]
+        from .matrix import MatrixType
+
+        return ndarray(MatrixType(n, m, dtype), shape, **kwargs)
 
 
 def ndarray(dtype: Any, shape: Any, needs_grad: bool = False) -> Ndarray:

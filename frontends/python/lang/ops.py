@@ -226,7 +226,14 @@ def _bit_shr(x: int, n: int) -> int:
     return (x & 0xFFFFFFFF) >> n if x < 0 else x >> n
 
 
+def _clz(x: int, bits: int = 32) -> int:
+    """The number of leading zero bits of a 32-bit integer (Python scope)."""
+    return bits - (x & ((1 << bits) - 1)).bit_length()
+
+
 logical_not = Intrinsic("logical_not", _logical_not)
+frexp = Intrinsic("frexp", _math.frexp)
+clz = Intrinsic("clz", _clz)
 bit_not = Intrinsic("bit_not", lambda x: ~x)
 bit_shr = Intrinsic("bit_shr", _bit_shr)
 asin = Intrinsic("asin", _math.asin)
@@ -294,6 +301,8 @@ __all__ = [
     "atan",
     "one",
     "raw_div",
+    "clz",
+    "frexp",
     "raw_mod",
     "round",
     "trunc",

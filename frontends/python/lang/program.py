@@ -146,6 +146,7 @@ def _options_from_environment(given: dict[str, Any]) -> dict[str, Any]:
 _ACTED_ON = frozenset(
     {
         "debug",
+        "device_memory_GB",  # sizes sparse pools (lang/pools.py)
         "check_out_of_bound",
         "cpu_max_num_threads",
         "print_ir",
@@ -299,6 +300,9 @@ class Program:
         if old is not None and old.size >= self.root_size:
             return
         capacity = max(self.root_size, 2 * old.size if old is not None else 0)
+        limit = self.__dict__.get("root_limit")  # a device's largest buffer (pools.py)
+        if limit is not None:
+            capacity = max(self.root_size, min(capacity, limit))
         # Over-allocate so the buffer itself starts on a 64-byte boundary.
         storage = np.zeros(capacity + FIELD_ALIGN, dtype=np.uint8)
         start = (-storage.ctypes.data) % FIELD_ALIGN
@@ -367,6 +371,10 @@ class Program:
         if backend is not None and hasattr(backend, "read_root"):
             backend.read_root(self._root)
             backend.root_changed_on_host()
+            if self.__dict__.get("pools"):  # a kernel found a sparse pool exhausted
+                from .pools import check_pools
+
+                check_pools(self, self._root)
 
 
 def offline_cache(cfg: Config) -> Any:

@@ -2,24 +2,23 @@
 The SNode tree: `ti.root.dense(...)`, `.pointer(...)`, `.bitmasked(...)`, `.dynamic(...)`
 and `.place(x)`.
 
-Layout (how sparse SNodes are stored):
+Layout (how sparse SNodes are stored; lang/pools.py has the pools):
 
-- Every field placed under the tree is a dense row-major array of the tree's full index
-  space (as for dense fields): the storage of every cell exists whether the cell is active
-  or not, so a program that activates and deactivates cells never grows (Taichi's
-  test_gc), and element addresses stay plain address arithmetic on both targets.
-- A pointer or bitmasked SNode owns a hidden i32 *mask* field over its own cell space
-  (one word per cell: 1 active, 0 inactive). A dynamic SNode owns a hidden i32 *length*
-  field over its parent's cell space.
-- A write to an element activates the cells of every sparse ancestor (stores 1 into the
-  mask words; a dynamic length grows to cover the index with an atomic max).
-- Deactivating a pointer cell clears its mask word and zeroes the storage (data, masks
-  and lengths) under it, so reads of inactive cells give 0 and a reactivated cell starts
-  from 0, as Taichi's freshly allocated cells do. A bitmasked cell only clears its word
-  (Taichi keeps the data; reads see it, struct-for skips it). A dynamic cell's length
-  goes back to 0 and its storage is zeroed.
+- A pointer SNode keeps one i32 word per cell: 0 inactive, else the cell's block in
+  the pointer's pool. Every array placed below it (down to the next pointer) is stored
+  as (blocks, *extents inside one cell): only active cells take memory, and a
+  deactivated cell's block goes back to the pool (zeroed), so a program that activates
+  and deactivates does not grow (Taichi's test_gc). Inactive cells read block 0, which
+  stays zero.
+- A dynamic SNode keeps one i32 length per list and one word per chunk of each list;
+  the chunks (chunk_size elements of each field placed under it) come from its pool.
+- A bitmasked SNode keeps one i32 mask word per cell (1 active) over storage for every
+  cell; deactivation clears the word and keeps the data (as Taichi does).
+- A write to an element activates the cells above it: a pointer cell or a list chunk
+  gets a block (claimed with a compare-and-swap, allocated with atomics on the pool),
+  a bitmasked word becomes 1, a dynamic length grows to cover the index.
 - A struct-for over a sparse field or SNode visits only active cells: an outer parallel
-  loop over the cells of the deepest pointer/bitmasked level tests their mask words, an
+  loop over the cells of the deepest pointer/bitmasked level tests their words, an
   inner serial loop runs over the elements of each active cell (codegen/sparse.py).
 
 The indices of an SNode are those of its own cell space (`snode.shape`): for
@@ -29,6 +28,7 @@ The indices of an SNode are those of its own cell space (`snode.shape`): for
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,13 +71,23 @@ class SNode:
         if kind in SPARSE_KINDS:
             self._make_mask()
 
+    @property
+    def _name(self) -> str:
+        """A place node's field name (Taichi's `x.snode._name`); "" for other nodes."""
+        return self.fields[0].name if self.kind == "place" and self.fields else ""
+
     # -- building -------------------------------------------------------------------
 
     def _make_mask(self) -> None:
+        """The hidden i32 arrays of a sparse node: the block words of a pointer (and its
+        pool, lang/pools.py), the mask of a bitmasked node, the lengths and the chunk
+        words of a dynamic node (its pool comes when fields are placed under it). They
+        live in the pool of the nearest pooled node above, if any."""
         from .field import Field
+        from .pools import local_extents, nearest_pool
 
         prog = _program.get_program()
-        shape = self.shape
+        space = dict(self.extents)
         if self.kind == "dynamic":
             parent = self._parent
             assert parent is not None
@@ -87,12 +97,49 @@ class SNode:
                     "dynamic SNode: its axis must be a new, last axis "
                     "(ti.root.dense(ti.i, n).dynamic(ti.j, m)) in taichi-xdsl"
                 )
-            shape = parent.shape
+            space = dict(parent.extents)
+        owner = nearest_pool(self._parent)
+        if owner is not None and owner._pool is None:  # the first array in its blocks
+            words = math.prod(local_extents(space, owner))
+            if self.kind == "dynamic":
+                words *= 1 + -(-self.level[max(self.level)] // self.chunk_size)
+            owner._make_pool(4 * words)
         mask = Field(dtypes.i32, f"_{self.kind}_mask")
-        mask._place(shape)
         mask.hidden = True
+        _place_in_pool(mask, space, self._parent)
+        _check_storage(mask, f"the cell words of a {self.kind} SNode of shape {self.shape}")
         self.mask = mask
+        self.words = mask  # a pointer's words are its mask
+        if self.kind == "dynamic":
+            (axis,) = self.level
+            self.chunk_cells = {**space, axis: -(-self.level[axis] // self.chunk_size)}
+            words = Field(dtypes.i32, "_dynamic_chunks")
+            words.hidden = True
+            _place_in_pool(words, dict(self.chunk_cells), self._parent)
+            _check_storage(words, f"the chunk words of a dynamic SNode of shape {self.shape}")
+            self.words = words
+        if self.kind in ("pointer", "dynamic"):
+            self.words.words_of = self
         prog.__dict__.setdefault("sparse_snodes", []).append(self)
+
+    _pool: Any = None
+
+    @property
+    def pool(self) -> Any:
+        """The pool of a pointer or dynamic SNode (lang/pools.py), made on first need;
+        its capacity is sized when the first array is placed in its blocks."""
+        if self._pool is None:
+            self._make_pool(4)
+        return self._pool
+
+    def _make_pool(self, block_bytes: int) -> None:
+        from .pools import Pool, chunk_capacity, pointer_capacity
+
+        if self.kind == "pointer":
+            capacity = pointer_capacity(math.prod(self.shape), block_bytes)
+        else:
+            capacity = chunk_capacity(math.prod(self.chunk_cells.values()), block_bytes)
+        self._pool = Pool(self, capacity)
 
     def _child(
         self, kind: str, axis: Any, dimensions: int | Sequence[int], chunk_size: int | None = None
@@ -158,34 +205,31 @@ class SNode:
 
         for f in fields:
             expand(f)
+        from .field import Field
+        from .pools import local_extents, nearest_pool
+
+        owner = nearest_pool(self)
+        if owner is not None and owner._pool is None:  # the first arrays in its blocks
+            local = math.prod(local_extents(dict(self.extents), owner))
+            owner._make_pool(local * sum(
+                f.dtype.np_dtype.itemsize * math.prod(f.element_shape)
+                for f in expanded
+                if isinstance(f, Field)
+            ))
         for f in expanded:
             if not isinstance(f, Field):
                 raise TaichiError(f"place() takes fields, got {f!r}")
             if f.primal is not None and f.placed and f.shape == shape:
                 continue  # `place(x, x.grad)`: the gradient was placed with x
-            self._check_dense_backing(f, shape)
-            f._place(shape, offset)
+            _place_in_pool(f, dict(self.extents), self, offset)
+            if self.is_sparse_tree():
+                _check_storage(f, f"placing a field of shape {f.shape} under a sparse SNode")
             leaf = SNode("place", self, {})
             self.children.append(leaf)
             leaf.fields.append(f)
             f._snode = leaf
             self.fields.append(f)
         return self
-
-    def _check_dense_backing(self, f: Any, shape: tuple[int, ...]) -> None:
-        """Sparse SNodes keep storage for every cell (no memory pool yet): refuse a
-        layout whose storage could not be allocated, naming the limitation."""
-        if not self.is_sparse_tree():
-            return
-        count = int(np.prod(shape + tuple(f.element_shape), dtype=np.float64))
-        nbytes = count * f.dtype.np_dtype.itemsize
-        if nbytes > _DENSE_BACKING_LIMIT:
-            raise TaichiError(
-                f"placing a field of shape {shape} under a sparse SNode needs "
-                f"{nbytes / 2**30:.1f} GiB: taichi-xdsl stores sparse SNodes with storage "
-                "for every cell (a memory pool that allocates active cells only is not "
-                "supported yet)"
-            )
 
     def lazy_grad(self) -> None:
         """Taichi's `ti.root.lazy_grad()`: place the gradient field of every float
@@ -238,21 +282,64 @@ class SNode:
         return out
 
     def deactivate_all(self) -> None:
-        """Deactivate every cell of this SNode (Python scope)."""
+        """Deactivate every cell of this SNode (Python scope); a pointer's blocks go
+        back to its pool (zeroed), with the blocks of the pointers below them."""
         if self.kind not in SPARSE_KINDS:
             for child in self.children:
                 child.deactivate_all()
             return
-        mask = self.mask._array()
-        mask[...] = 0
-        if self.kind != "bitmasked":
-            for f in self._fields_below():
-                f._array()[...] = 0
+        from .pools import chunk_use
+
+        _collect_pools()
+        if self.kind in ("pointer", "dynamic"):
+            words = self.words._array()
+            live = words != 0
+            used = None
+            if self.kind == "dynamic":
+                used = chunk_use(self, words, self.mask._array())
+            blocks = words[live].astype(np.int64)
+            words[...] = 0
+            if self._pool is not None:
+                self._pool.free_blocks(blocks, used)
+        if self.kind != "pointer":  # a bitmasked mask, dynamic lengths
+            self.mask._array()[...] = 0
+
+    @property
+    def _num_dynamically_allocated(self) -> int:
+        """Blocks (chunks of a dynamic SNode) of this SNode's pool ever handed out; freed
+        ones are reused."""
+        if self.kind not in ("pointer", "dynamic"):
+            raise TaichiError("_num_dynamically_allocated: pointer and dynamic SNodes only")
+        return self._pool.allocated if self._pool is not None else 0
 
     def __repr__(self) -> str:
         if self.kind == "root":
             return "ti.root"
         return f"{self._parent!r} => {self.kind} {list(self.shape)}"
+
+
+def _check_storage(f: Any, what: str) -> None:
+    """Refuse a layout whose storage could not be allocated, naming why: arrays under
+    a pointer take capacity x block (lang/pools.py), the others every cell."""
+    if f.nbytes > _DENSE_BACKING_LIMIT:
+        raise TaichiError(
+            f"{what} needs {f.nbytes / 2**30:.1f} GiB of storage {f.storage_shape}: "
+            "taichi-xdsl stores the cells under a pointer SNode in a pool of blocks "
+            "(lang/pools.py), the words of pointer cells and bitmasked and dynamic "
+            "SNodes with storage for every cell"
+        )
+
+
+def _place_in_pool(f: Any, space: dict[int, int], above: SNode | None, offset: Any = None) -> None:
+    """Place `f` over `space`, stored in the pool of the nearest pointer at or above
+    `above` (if any)."""
+    from .pools import nearest_pool
+
+    f.space = space
+    f.pool_owner = nearest_pool(above)
+    f._place(tuple(space[a] for a in sorted(space)), offset)
+    if f.pool_owner is not None:
+        f.pool_owner.pool.arrays.append(f)
 
 
 def sparse_ancestors(node: SNode | None) -> list[SNode]:
@@ -325,63 +412,97 @@ def _mask_index(node: SNode, cell: tuple[int, ...]) -> tuple[int, ...]:
     return cell
 
 
-def _zero_region(node: SNode, cell: tuple[int, ...], extents: dict[int, int]) -> None:
-    """Zero the storage of every field under the cell `cell` of a node with `extents`."""
-    for f in node._fields_below():
-        leaf = leaf_extents(f)
-        region = [slice(None)] * len(leaf)
-        for k, a in enumerate(sorted(extents)):
-            p, r = sorted(leaf).index(a), leaf[a] // extents[a]
-            region[p] = slice(cell[k] * r, (cell[k] + 1) * r)
-        f._array()[tuple(region)] = 0
+def _collect_pools() -> None:
+    """Python scope is about to touch sparse storage: run the gc of every pool (blocks
+    released by kernels, or lost in activation races, become free) and report an
+    exhausted pool."""
+    for node in _program.get_program().__dict__.get("sparse_snodes", []):
+        if node._pool is not None:
+            node._pool.collect()
+
+
+def _mask_get(node: SNode, cell: tuple[int, ...]) -> int:
+    return int(node.mask._array()[node.mask._storage_index(cell)])
+
+
+def _mask_set(node: SNode, cell: tuple[int, ...], value: int) -> None:
+    node.mask._array()[node.mask._storage_index(cell, activate=True)] = value
 
 
 def py_activate(node: SNode, indices: Any) -> None:
     cell = _mask_index(node, _cell_index(node, indices))
     if node.kind == "dynamic":
         raise TaichiError("ti.activate on a dynamic SNode: use ti.append")
-    if node.kind in ("pointer", "bitmasked"):
-        node.mask._array()[cell] = 1
+    _collect_pools()
+    if node.kind == "pointer":
+        words = node.mask._array()
+        at = node.mask._storage_index(cell, activate=True)
+        if int(words[at]) == 0:
+            words[at] = node.pool.allocate(1)[0]
+    elif node.kind == "bitmasked":
+        _mask_set(node, cell, 1)
     for up in sparse_ancestors(node._parent):
-        py_activate(up, cell_of(up, node.extents, cell))
+        if up.kind == "bitmasked":
+            _mask_set(up, cell_of(up, node.extents, cell), 1)
 
 
 def py_deactivate(node: SNode, indices: Any) -> None:
     if node.kind not in SPARSE_KINDS:
         raise TaichiError("ti.deactivate works on pointer, bitmasked and dynamic SNodes")
     cell = _mask_index(node, _cell_index(node, indices))
-    node.mask._array()[cell] = 0
+    _collect_pools()
+    words = node.mask._array()
+    at = node.mask._storage_index(cell)
     if node.kind == "pointer":
-        _zero_region(node, cell, node.extents)
-    elif node.kind == "dynamic":
-        parent = node.parent()
-        assert parent is not None
-        _zero_region(node, cell, parent.extents)
+        if node.mask.pool_owner is not None and int(at[0]) < 2:
+            return  # the cells above are inactive: so is this one
+        block = int(words[at])
+        words[at] = 0
+        node.pool.free_blocks(np.array([block], dtype=np.int64))
+        return
+    if node.mask.pool_owner is not None and int(at[0]) < 2:
+        return
+    words[at] = 0
+    if node.kind == "dynamic":  # its chunks go back to the pool
+        chunks = node.words
+        table = chunks._array()
+        for c in range(node.chunk_cells[max(node.level)]):
+            at = chunks._storage_index(cell + (c,))
+            block = int(table[at])
+            if block:
+                table[at] = 0
+                node.pool.free_blocks(np.array([block], dtype=np.int64))
 
 
 def py_is_active(node: SNode, indices: Any) -> int:
     if node.kind not in ("pointer", "bitmasked"):
         raise TaichiError("ti.is_active only works on pointer, hash or bitmasked nodes.")
     cell = _mask_index(node, _cell_index(node, indices))
-    return int(node.mask._array()[cell] == 1)
+    if any(_mask_get(up, cell_of(up, node.extents, cell)) == 0 for up in _pointers_above(node)):
+        return 0
+    return int(_mask_get(node, cell) != 0)
+
+
+def _pointers_above(node: SNode) -> list[SNode]:
+    return [n for n in sparse_ancestors(node._parent) if n.kind == "pointer"]
 
 
 def py_length(node: SNode, indices: Any) -> int:
     if node.kind != "dynamic":
         raise TaichiError("ti.length only works on dynamic SNodes")
     cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
-    return min(int(node.mask._array()[cell]), node.level[max(node.level)])
+    return max(0, min(_mask_get(node, cell), node.level[max(node.level)]))
 
 
 def py_append(node: SNode, indices: Any, value: Any) -> int:
     if node.kind != "dynamic" or len(node.fields) != 1:
         raise TaichiError("ti.append works on a dynamic SNode holding one field")
     cell = _mask_index(node, _cell_index(node, indices) if indices is not None else ())
-    lengths = node.mask._array()
-    old = int(lengths[cell])
+    _collect_pools()
+    old = _mask_get(node, cell)
     capacity = node.shape[-1]
+    _mask_set(node, cell, old + 1)
     if old < capacity:
-        lengths[cell] = old + 1
         f = node.fields[0]
         f._raw_set(cell + (old,), value)
     return old
@@ -393,24 +514,54 @@ def _dynamic_position(node: SNode, leaf: dict[int, int], index: Sequence[int]) -
 
 
 def activate_python_write(f: Any, index: tuple[int, ...]) -> None:
-    """A Python-scope write of element `index` (storage coordinates) of a sparse field."""
+    """A Python-scope write of element `index` (storage coordinates) of a sparse field:
+    bitmasked masks and dynamic lengths above it (pointer blocks come with the write)."""
+    _collect_pools()
     leaf = leaf_extents(f)
     for node in sparse_ancestors(field_container(f)):
         if node.kind == "dynamic":
             parent = node.parent()
             assert parent is not None
             cell = cell_of(parent, leaf, index)
-            lengths = node.mask._array()
             end = _dynamic_position(node, leaf, index) + 1
-            lengths[cell] = max(int(lengths[cell]), end)
+            _mask_set(node, cell, max(_mask_get(node, cell), end))
+        elif node.kind == "bitmasked":
+            _mask_set(node, cell_of(node, leaf, index), 1)
         else:
-            node.mask._array()[cell_of(node, leaf, index)] = 1
+            words = node.mask._array()
+            at = node.mask._storage_index(cell_of(node, leaf, index), activate=True)
+            if int(words[at]) == 0:
+                words[at] = node.pool.allocate(1)[0]
 
 
 def activate_all(f: Any) -> None:
     """Every cell above every element of `f` becomes active (Python scope)."""
+    from .pools import gather, scatter
+
+    _collect_pools()
+    def fill(array: Any, values: Any) -> None:
+        if array.pool_owner is not None:
+            scatter(array, values)
+        else:
+            array._array()[...] = values
+
     for node in sparse_ancestors(field_container(f)):
-        node.mask._array()[...] = node.shape[-1] if node.kind == "dynamic" else 1
+        if node.kind in ("pointer", "dynamic"):
+            chunks = node.words
+            words = gather(chunks) if chunks.pool_owner is not None else chunks._array().copy()
+            empty = words == 0
+            words[empty] = node.pool.allocate(int(empty.sum()))
+            fill(chunks, words)
+        if node.kind != "pointer":
+            fill(node.mask, node.shape[-1] if node.kind == "dynamic" else 1)
+
+
+def _mask_values(node: SNode) -> np.ndarray:
+    from .pools import gather
+
+    if node.mask.pool_owner is not None:
+        return gather(node.mask)
+    return node.mask._array()
 
 
 def active_elements(f: Any) -> np.ndarray | None:
@@ -418,20 +569,22 @@ def active_elements(f: Any) -> np.ndarray | None:
     nodes = sparse_ancestors(field_container(f))
     if not nodes:
         return None
+    _collect_pools()
     leaf = leaf_extents(f)
     grid = np.indices(f.shape, sparse=True) if f.shape else ()
     active = np.ones(f.shape, dtype=bool)
     for node in nodes:
+        words = _mask_values(node)
         if node.kind == "dynamic":
             parent = node.parent()
             assert parent is not None
             cell = tuple(grid[p] // r for p, r in cell_map(parent, leaf))
             (axis,) = node.level
             pos = grid[sorted(leaf).index(axis)] // (leaf[axis] // node.extents[axis])
-            active &= pos < node.mask._array()[cell]
+            active &= pos < words[cell]
         else:
             cell = tuple(grid[p] // r for p, r in cell_map(node, leaf))
-            active &= node.mask._array()[cell] == 1
+            active &= words[cell] != 0
     return active
 
 

@@ -67,6 +67,7 @@ def _field_layout(f: Field) -> tuple[Any, ...]:
         f.symbol,
         str(f.dtype),
         tuple(f.shape),
+        tuple(f.storage_shape),  # a sparse pool's blocks (lang/pools.py)
         tuple(f.element_shape),
         f.offset,
         tuple(f.index_offset),

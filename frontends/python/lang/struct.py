@@ -16,6 +16,7 @@ dict of member places (`StructPlace`), as is an element of a struct field.
 
 from __future__ import annotations
 
+import inspect
 from functools import partial
 from typing import Any
 
@@ -27,13 +28,35 @@ from .matrix import Aggregate
 class StructType:
     """A struct type: named members, each a primitive or vector/matrix type."""
 
-    def __init__(self, members: dict[str, Any], methods: dict[str, Any] | None = None):
+    def __init__(
+        self,
+        members: dict[str, Any],
+        methods: dict[str, Any] | None = None,
+        py_methods: dict[str, Any] | None = None,
+    ):
+        from .argpack import ArgPackType
+
+        for t in members.values():
+            if isinstance(t, ArgPackType):  # a pack groups kernel arguments only
+                raise ValueError(f"Invalid data type {t!r}")
         self.members = dict(members)
-        self.methods = dict(methods or {})
+        self.methods = dict(methods or {})  # ti.func methods, for kernels
+        self.py_methods = dict(py_methods or {})  # plain methods, for Python scope
         self.name = "Struct"
 
+    def _value(self, values: dict[str, Any]) -> Struct:
+        """A Python-scope value of this type (its plain methods callable on it)."""
+        s = Struct(values)
+        object.__setattr__(s, "_stype", self)
+        return s
+
     def __call__(self, *args: Any, **kwargs: Any) -> Struct:
-        if len(args) == 1 and not kwargs and isinstance(args[0], dict):
+        if (
+            len(args) == 1
+            and not kwargs
+            and isinstance(args[0], dict)
+            and set(args[0]) <= set(self.members)
+        ):
             values = dict(args[0])  # Particle({"pos": ..., "mass": ...})
         else:
             values = dict(zip(self.members, args))
@@ -41,7 +64,7 @@ class StructType:
         unknown = set(values) - set(self.members)
         if unknown:
             raise TaichiError(f"{self.name} has no member(s) {sorted(unknown)}")
-        return Struct({k: _convert(self.members[k], values.get(k, 0)) for k in self.members})
+        return self._value({k: _convert(self.members[k], values.get(k, 0)) for k in self.members})
 
     def field(self, shape: Any = None, name: str = "", **kwargs: Any) -> StructField:
         """A field of this struct (member by member)."""
@@ -67,8 +90,10 @@ def _convert(t: Any, value: Any) -> Any:
     from .dtypes import cook_dtype
     from .matrix import MatrixType
 
-    if isinstance(t, StructType):
-        return t(value) if isinstance(value, dict) else value
+    if isinstance(t, StructType):  # from a dict of members, or a first member (t(1))
+        if isinstance(value, dict) and set(value) <= set(t.members):
+            return t(dict(value))
+        return t(value)
     if isinstance(t, MatrixType):
         return t(value)
     try:
@@ -164,6 +189,9 @@ class Struct(dict):
         try:
             return self[name]
         except KeyError:
+            stype = self.__dict__.get("_stype")
+            if stype is not None and name in stype.py_methods:  # a @ti.dataclass method
+                return stype.py_methods[name].__get__(self)
             raise AttributeError(f"the struct has no member '{name}'") from None
 
     def __setattr__(self, name: str, value: Any) -> None:
@@ -208,7 +236,12 @@ def dataclass(cls: type) -> StructType:
 
     annotations = dict(getattr(cls, "__annotations__", {}))
     methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
-    st = StructType(annotations, methods)
+    py_methods = {
+        k: v
+        for k, v in vars(cls).items()
+        if inspect.isfunction(v) and not (k.startswith("__") and k.endswith("__"))
+    }
+    st = StructType(annotations, methods, py_methods)
     st.name = cls.__name__
     return st
 

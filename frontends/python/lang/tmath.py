@@ -28,6 +28,7 @@ from .ops import (
     trunc,
     atan2,
     ceil,
+    clz,
     cos,
     exp,
     floor,

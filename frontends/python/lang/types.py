@@ -144,6 +144,13 @@ def struct(**members: Any) -> Any:
     return _struct(**members)
 
 
+def argpack(**members: Any) -> Any:
+    """`ti.types.argpack(n=ti.i32, arr=ti.types.ndarray(...))`: an argument pack type."""
+    from .argpack import ArgPackType
+
+    return ArgPackType(**members)
+
+
 class Template:
     """
     `ti.template()`: a parameter whose argument is fixed at compile time (a field, a
@@ -157,6 +164,25 @@ class Template:
 def template() -> Template:
     """A template parameter annotation."""
     return Template()
+
+
+class RefType:
+    """
+    `ti.ref(ti.f32)`: a ti.func / ti.real_func parameter passed by reference; the
+    argument is a variable (or a field/ndarray element) of that type, and what the
+    function assigns to the parameter the caller sees.
+    """
+
+    def __init__(self, dtype: Any):
+        self.dtype = dtype
+
+    def __repr__(self) -> str:
+        return f"ti.ref({self.dtype!r})"
+
+
+def ref(dtype: Any) -> RefType:
+    """A by-reference parameter annotation (`def f(a: ti.ref(ti.f32))`)."""
+    return RefType(dtype)
 
 
 class SparseMatrixBuilderType(Template):
@@ -226,10 +252,13 @@ class _PrimitiveTypes:
 primitive_types = _PrimitiveTypes()
 
 __all__ = [
+    "argpack",
     "is_integral",
     "is_real",
     "is_signed",
     "primitive_types",
+    "ref",
+    "RefType",
     "DataType",
     "RWTextureType",
     "TextureType",

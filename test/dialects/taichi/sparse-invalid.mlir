@@ -41,3 +41,36 @@ taichi.kernel @deactivate_index_type(%m: memref<4xi32>) {
   taichi.return
 }
 // CHECK: Expected attribute i32 but got i64
+
+// -----
+
+taichi.kernel @pool_state_not_four_words(%s: memref<3xi32>, %f: memref<64xi32>) {
+  %b = taichi.pool_alloc %s, %f : memref<3xi32>, memref<64xi32>
+  taichi.return
+}
+// CHECK: 'taichi.pool_alloc' expects a memref<4xi32> pool state, got memref<3xi32>
+
+// -----
+
+taichi.kernel @pool_list_not_1d(%s: memref<4xi32>, %f: memref<8x8xi32>, %b: i32) {
+  taichi.pool_release %s, %f, %b : memref<4xi32>, memref<8x8xi32>
+  taichi.return
+}
+// CHECK: 'taichi.pool_release' expects a 1-d block list, got memref<8x8xi32>
+
+// -----
+
+taichi.kernel @cas_on_an_array(%w: memref<4xi32>) {
+  %z = arith.constant 0 : i32
+  %old = taichi.atomic_cas %w, %z, %z : memref<4xi32>
+  taichi.return
+}
+// CHECK: 'taichi.atomic_cas' expects its destination to be a 0-d memref, got memref<4xi32>
+
+// -----
+
+taichi.kernel @cas_on_floats(%w: memref<f32>, %v: f32) {
+  %old = taichi.atomic_cas %w, %v, %v : memref<f32>
+  taichi.return
+}
+// CHECK: Expected attribute i32 but got f32

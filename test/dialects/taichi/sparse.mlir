@@ -11,7 +11,6 @@ taichi.field @len : memref<4xi32> offset 64
 // CHECK-NEXT:    %[[I:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    taichi.activate %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
 // CHECK-NEXT:    %[[ON:.*]] = taichi.is_active %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
-// CHECK-NEXT:    taichi.deactivate %[[M]][%[[I]], %[[I]]] release : memref<4x4xi32>
 // CHECK-NEXT:    taichi.deactivate %[[M]][%[[I]], %[[I]]] : memref<4x4xi32>
 // CHECK-NEXT:    %[[OLD:.*]] = taichi.append %[[L]][%[[I]]] capacity 8 : memref<4xi32>
 // CHECK-NEXT:    %[[N:.*]] = taichi.length %[[L]][%[[I]]] capacity 8 : memref<4xi32>
@@ -22,9 +21,24 @@ taichi.kernel @cells() {
   %i = arith.constant 1 : i32
   taichi.activate %m[%i, %i] : memref<4x4xi32>
   %on = taichi.is_active %m[%i, %i] : memref<4x4xi32>
-  taichi.deactivate %m[%i, %i] release : memref<4x4xi32>
   taichi.deactivate %m[%i, %i] : memref<4x4xi32>
   %old = taichi.append %l[%i] capacity 8 : memref<4xi32>
   %n = taichi.length %l[%i] capacity 8 : memref<4xi32>
+  taichi.return
+}
+
+// The pool ops of pointer SNodes and the compare-and-swap round-trip too.
+// CHECK-LABEL: taichi.kernel @pools
+// CHECK-SAME:    (%[[S:.*]]: memref<4xi32>, %[[F:.*]]: memref<64xi32>, %[[W:.*]]: memref<i32>)
+// CHECK-NEXT:    %[[B:.*]] = taichi.pool_alloc %[[S]], %[[F]] : memref<4xi32>, memref<64xi32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[OLD:.*]] = taichi.atomic_cas %[[W]], %[[Z]], %[[B]] : memref<i32>
+// CHECK-NEXT:    taichi.pool_release %[[S]], %[[F]], %[[OLD]] : memref<4xi32>, memref<64xi32>
+// CHECK-NEXT:    taichi.return
+taichi.kernel @pools(%s: memref<4xi32>, %f: memref<64xi32>, %w: memref<i32>) {
+  %b = taichi.pool_alloc %s, %f : memref<4xi32>, memref<64xi32>
+  %z = arith.constant 0 : i32
+  %old = taichi.atomic_cas %w, %z, %b : memref<i32>
+  taichi.pool_release %s, %f, %old : memref<4xi32>, memref<64xi32>
   taichi.return
 }

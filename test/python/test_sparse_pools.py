@@ -1,0 +1,223 @@
+"""
+End-to-end: the memory pools of pointer and dynamic SNodes (lang/pools.py), on every
+arch: a block per active cell, blocks reused after deactivation (the footprint does not
+grow), racing activations that take one block per cell, chunks of dynamic lists, and
+the error of an exhausted pool (never a silent drop).
+"""
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+from taichi_xdsl.utils.errors import TaichiError
+
+from conftest import init_arch
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+def test_racing_writes_take_one_block_per_cell():
+    x = ti.field(ti.i32)
+    ptr = ti.root.pointer(ti.i, 64)
+    ptr.dense(ti.i, 16).place(x)
+
+    @ti.kernel
+    def scatter(n: ti.i32):
+        for k in range(n):
+            x[(k * 7) % 1024] += 1  # every block written by many invocations at once
+
+    n = 100_000
+    scatter(n)
+    expected = np.bincount((np.arange(n) * 7) % 1024, minlength=1024)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    assert ptr._num_dynamically_allocated == 64
+
+
+def test_deactivated_blocks_are_reused_and_read_zero():
+    x = ti.field(ti.f32)
+    ptr = ti.root.pointer(ti.i, 16)
+    ptr.dense(ti.i, 4).place(x)
+
+    @ti.kernel
+    def fill(round: ti.i32):
+        for i in range(64):
+            if (i // 4 + round) % 3 != 0:
+                x[i] = i + round * 0.5
+
+    @ti.kernel
+    def drop(round: ti.i32):
+        for b in ptr:
+            if (b + round) % 2 == 0:
+                ti.deactivate(ptr, b)
+
+    @ti.kernel
+    def total() -> ti.f32:
+        s = 0.0
+        for i in x:
+            s += x[i]
+        return s
+
+    ref = np.zeros(64, np.float32)
+    active = np.zeros(16, bool)
+    for r in range(6):
+        fill(r)
+        for i in range(64):
+            if (i // 4 + r) % 3 != 0:
+                ref[i] = i + r * 0.5
+                active[i // 4] = True
+        drop(r)
+        for b in range(16):
+            if active[b] and (b + r) % 2 == 0:
+                active[b] = False
+                ref[b * 4 : b * 4 + 4] = 0
+        np.testing.assert_array_equal(x.to_numpy(), ref)
+        assert total() == pytest.approx(ref.sum())
+        assert [ti.is_active(ptr, b) for b in range(16)] == [int(a) for a in active]
+    assert ptr._num_dynamically_allocated <= 16
+
+
+def test_deactivating_an_outer_cell_frees_the_blocks_below():
+    x = ti.field(ti.i32)
+    outer = ti.root.pointer(ti.ij, 4)
+    inner = outer.pointer(ti.ij, 4)
+    inner.dense(ti.ij, 2).place(x)
+
+    @ti.kernel
+    def write():
+        for i, j in ti.ndrange(32, 32):
+            if (i + j) % 5 == 0:
+                x[i, j] = i * 32 + j
+
+    @ti.kernel
+    def drop_all():
+        for I in ti.grouped(outer):
+            ti.deactivate(outer, I)
+
+    for _ in range(5):
+        write()
+        drop_all()
+        np.testing.assert_array_equal(x.to_numpy(), 0)
+    assert outer._num_dynamically_allocated == 16
+    assert inner._num_dynamically_allocated <= 256
+    write()
+    i, j = np.indices((32, 32))
+    np.testing.assert_array_equal(x.to_numpy(), np.where((i + j) % 5 == 0, i * 32 + j, 0))
+
+
+def test_dynamic_lists_take_chunks_and_give_them_back():
+    x = ti.field(ti.i32)
+    lists = ti.root.dense(ti.i, 4).dynamic(ti.j, 64, chunk_size=8)
+    lists.place(x)
+
+    @ti.kernel
+    def fill():
+        for i in range(4):
+            for k in range(i * 10):
+                ti.append(lists, i, k * (i + 1))
+
+    @ti.kernel
+    def clear_odd():
+        for i in range(4):
+            if i % 2 == 1:
+                x[i].deactivate()
+
+    @ti.kernel
+    def total() -> ti.i32:
+        s = 0
+        for i, j in x:
+            s += x[i, j]
+        return s
+
+    fill()
+    assert total() == 90 + 570 + 1740
+    assert lists._num_dynamically_allocated == 2 + 3 + 4
+    clear_odd()
+    assert total() == 570
+    assert [ti.length(lists, i) for i in range(4)] == [0, 0, 20, 0]
+    fill()  # lists 1 and 3 take the freed chunks again; list 2 grows by two chunks
+    assert total() == 90 + 2 * 570 + 1740
+    assert lists._num_dynamically_allocated == 11
+    expected = np.zeros((4, 64), np.int32)
+    expected[1, :10] = np.arange(10) * 2
+    expected[2, :40] = np.tile(np.arange(20) * 3, 2)
+    expected[3, :30] = np.arange(30) * 4
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+
+
+def test_struct_for_over_a_root_list_visits_its_length():
+    x = ti.field(ti.f32)
+    ti.root.dynamic(ti.i, 2**22, chunk_size=2**12).place(x)
+    for i in range(100):
+        x[i] = i
+
+    @ti.kernel
+    def total() -> ti.f32:
+        s = 0.0
+        for i in x:
+            s += x[i]
+        return s
+
+    assert total() == 4950.0
+
+
+def test_an_exhausted_pool_raises(arch):
+    init_arch(arch, device_memory_GB=0.0001)  # a quarter: 26 KB, below 65536 blocks
+    x = ti.field(ti.i32)
+    ptr = ti.root.pointer(ti.i, 2**17)  # more cells than a full pool: 65536 blocks
+    ptr.place(x)
+
+    @ti.kernel
+    def write_all():
+        for i in range(2**17):
+            x[i] = 1
+
+    with pytest.raises(TaichiError, match=r"sparse pool of SNode .* exhausted \(65536 blocks\)"):
+        write_all()
+        x.to_numpy()
+
+
+def test_gradients_at_inactive_cells_do_not_leak_into_the_zero_block():
+    x = ti.field(ti.f32, needs_grad=True)
+    ptr = ti.root.pointer(ti.i, 4)
+    ptr.dense(ti.i, 4).place(x, x.grad)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def compute():
+        for i in range(16):  # reads every element, active or not
+            loss[None] += x[i] * 2
+
+    @ti.kernel
+    def grad_sum() -> ti.f32:
+        s = 0.0
+        for i in range(16):
+            s += x.grad[i]
+        return s
+
+    x[1] = 3.0
+    with ti.ad.Tape(loss=loss):
+        compute()
+    expected = np.array([2.0] * 4 + [0.0] * 12, np.float32)
+    np.testing.assert_array_equal(x.grad.to_numpy(), expected)
+    assert grad_sum() == 8.0  # the inactive cells read 0, not the dropped updates
+
+
+def test_reused_chunks_below_a_pointer_read_zero_past_the_length():
+    x = ti.field(ti.i32)
+    grid = ti.root.pointer(ti.i, 4)
+    lists = grid.dynamic(ti.j, 64, chunk_size=16)
+    lists.place(x)
+
+    @ti.kernel
+    def fill(n: ti.i32, v: ti.i32):
+        for i in range(4):
+            for k in range(n):
+                ti.append(lists, i, v + k)
+
+    for n, v in ((40, 100), (5, 200), (20, 300)):
+        fill(n, v)
+        expected = np.zeros((4, 64), np.int32)
+        expected[:, :n] = v + np.arange(n)
+        np.testing.assert_array_equal(x.to_numpy(), expected)
+        grid.deactivate_all()  # the chunks go back with the pointer's blocks
+        np.testing.assert_array_equal(x.to_numpy(), 0)
+    assert lists._num_dynamically_allocated == 4 * 3
