@@ -255,12 +255,13 @@ def test_unknown_init_option():
 def test_an_ignored_init_option_warns_once():
     from taichi_xdsl.frontends.python.lang import program
 
-    program._WARNED_OPTIONS.discard("device_memory_GB")
-    with pytest.warns(UserWarning, match=r"ti.init\(device_memory_GB=...\)"):
-        ti.init(arch=ti.cpu, device_memory_GB=2)
+    # (device_memory_GB is honoured now: it sizes sparse pools)
+    program._WARNED_OPTIONS.discard("cuda_stack_limit")
+    with pytest.warns(UserWarning, match=r"ti.init\(cuda_stack_limit=...\)"):
+        ti.init(arch=ti.cpu, cuda_stack_limit=2048)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        ti.init(arch=ti.cpu, device_memory_GB=2)
+        ti.init(arch=ti.cpu, cuda_stack_limit=2048)
 
 
 def test_scalar_argument_of_wrong_kind():
