@@ -15,7 +15,10 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = (1, 7, 4)
+"""The Taichi release whose Python API this package follows, as Taichi gives it (a tuple)."""
+__xdsl_version__ = "0.1.0"
+"""taichi-xdsl's own version (pyproject.toml's)."""
 
 _FRONTEND = "taichi_xdsl.frontends.python.lang"
 _GUI = "taichi_xdsl.frontends.python.lang.gui"
@@ -169,6 +172,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "random": (f"{_FRONTEND}.ops", "random"),
     "randn": (f"{_FRONTEND}.ops", "randn"),
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
+    "loop_unique": (f"{_FRONTEND}.ops", "loop_unique"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
     "GUI": (f"{_GUI}.gui2d", "GUI"),
     "ui": (f"{_GUI}.ui", None),
@@ -214,6 +218,7 @@ __all__ = [
     "randn",
     "static_assert",
     "static_print",
+    "loop_unique",
     "Ndarray",
     "TaichiAssertionError",
     "TaichiCompilationError",

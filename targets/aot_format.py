@@ -5,7 +5,8 @@ the loaders (targets/llvm/aot_loader.py). Imports nothing but the standard libra
 A module is a flat set of files, as Taichi 1.7's Vulkan modules:
 
     __content__      one line per entry: `kernel:<name>`, `field:<name>`, `cgraph:<name>`
-    __version__      the format version, `1.7.0`
+    __version__      the Taichi release whose layout this follows, `1.7.4` (as Taichi writes
+                     its own version there; taichi-xdsl's own format is named in metadata.json)
     metadata.json    fields, kernels (args, rets, tasks), required_caps, root_buffer_size
     graphs.json      compiled graphs: dispatches in order, symbolic arguments
     <kernel>.o       (arch x64) one relocatable object per kernel, all its tasks
@@ -33,8 +34,11 @@ from typing import Any
 
 from taichi_xdsl.utils.errors import TaichiError
 
-FORMAT_VERSION = "1.7.0"
-"""What `__version__` holds: the Taichi release whose module layout this follows."""
+FORMAT_VERSION = "1.7.4"
+"""What `__version__` holds: the Taichi release whose module layout this follows, written
+as Taichi writes `ti.__version__` there (no newline)."""
+READABLE_VERSIONS = (FORMAT_VERSION, "1.7.0")
+"""`__version__` values the loaders read (1.7.0: modules written before 1.7.4 was named)."""
 
 CONTENT_FILE = "__content__"
 VERSION_FILE = "__version__"
@@ -231,7 +235,7 @@ def read_module_files(path: str | os.PathLike[str]) -> dict[str, bytes]:
             f"AOT module '{source}': not a taichi-xdsl module, missing {', '.join(missing)}"
         )
     version = files[VERSION_FILE].decode("ascii", "replace").strip()
-    if version != FORMAT_VERSION:
+    if version not in READABLE_VERSIONS:
         raise AotFormatError(
             f"AOT module '{source}': __version__ is '{version}', this loader reads "
             f"'{FORMAT_VERSION}'"

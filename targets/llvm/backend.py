@@ -400,18 +400,15 @@ class CpuBackend:
             return None
         self.pass_times.clear()
         start = time.perf_counter()
-        entry = self.offline_cache.load(source_key)
-        ir_key = entry.meta.get("ir_key") if entry is not None else None
-        if entry is not None and (
-            not isinstance(ir_key, str) or entry.meta.get("kernel") != kernel_name
-        ):
-            self.offline_cache.discard(source_key)
-            ir_key = None
+        link = self.offline_cache.linked(source_key)
+        ir_key = link[0] if link is not None and link[1] == kernel_name else None
+        if link is not None and ir_key is None:
+            self.offline_cache.unlink(source_key)
         kernel = self._load_cached(ir_key, kernel_name) if ir_key is not None else None
         self._time("offline cache load (source key)", start)
         if kernel is None:
             if ir_key is not None:
-                self.offline_cache.discard(source_key)
+                self.offline_cache.unlink(source_key)
             return None
         self.cache_hits += 1
         self._report(kernel_name, "offline cache hit")
@@ -419,9 +416,7 @@ class CpuBackend:
 
     def _store_source_key(self, source_key: str | None, key: str, kernel_name: str) -> None:
         if source_key is not None and self.offline_cache is not None:
-            self.offline_cache.store(
-                source_key, {"ir_key": key, "kernel": kernel_name}, b""
-            )
+            self.offline_cache.link(source_key, key, kernel_name)
 
     def _load_cached(self, key: str, kernel_name: str) -> CpuKernel | None:
         """The cached kernel of `key`, or None (a miss; a bad entry is dropped)."""

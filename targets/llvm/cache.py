@@ -18,8 +18,8 @@ A first-level key (`source_kernel_key`) is computed before the frontend runs, fr
 kernel's source, the values it names, its template signature and the field layout
 (frontends/python/lang/source_key.py), with the same arch, caps and config and
 `light_compiler_version` (no xDSL import; the frontend's sources are fingerprinted too).
-Its entry holds no code, only `{"ir_key": ...}`: a fresh process that hits it loads the
-IR-keyed entry without importing xDSL.
+It is a link in the cache's index (OfflineCache.link), not an entry: a fresh process that
+finds it loads the IR-keyed entry without importing xDSL.
 """
 
 from __future__ import annotations
@@ -74,7 +74,7 @@ def compiler_version() -> str:
 
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
-        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={_xdsl_version()};"
+        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};"
         f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
         f"sources={source_fingerprint()}"
     )
@@ -131,7 +131,7 @@ def light_compiler_version() -> str:
         xdsl_version = ",".join(p.name for p in found) or spec.origin
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
-        f"taichi_xdsl={taichi_xdsl.__version__};xdsl={xdsl_version};"
+        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={xdsl_version};"
         f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
         f"sources={stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)}"
     )

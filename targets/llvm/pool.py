@@ -487,13 +487,29 @@ processes (`use_offline_cache`), or None: compile it in each process."""
 
 def use_offline_cache(cache: Any) -> None:
     """
-    Keep the native pool's object code in `cache` (an OfflineCache), so that a later
-    process loads it instead of compiling it (some 50 ms at -O2): the backend with an
-    offline cache calls this. The first cache given wins.
+    Keep the native pool's object code in an offline cache, so that a later process
+    loads it instead of compiling it (some 50 ms at -O2): the backend with an offline
+    cache calls this. The pool is runtime code, not a kernel: it goes to a directory of
+    its own (`runtime_cache_dir`, beside the default kernel cache) with `cache`'s
+    size policy, not among a program's kernels. The first call wins.
     """
     global _object_cache
     if _object_cache is None:
-        _object_cache = cache
+        from taichi_xdsl.utils.cache import OfflineCache
+
+        _object_cache = OfflineCache(
+            runtime_cache_dir(),
+            max_bytes=cache.max_bytes,
+            cleaning_policy=cache.cleaning_policy,
+            cleaning_factor=cache.cleaning_factor,
+        )
+
+
+def runtime_cache_dir() -> Any:
+    """Where the pool's code is cached: `runtime` beside the default kernel cache."""
+    from taichi_xdsl.utils.cache import default_cache_dir
+
+    return default_cache_dir().parent / "runtime"
 
 
 def _native_pool_functions() -> dict[str, Any]:
@@ -533,6 +549,7 @@ def _compiled_pool() -> Any:
             cache.discard(key)
     code = jit.compile_object(ir, opt_level=2, fast_math=False)
     cache.store(key, {"kind": "native-pool"}, code)
+    cache.flush()  # now: a program's end is not the pool's
     return jit.load_object(code)
 
 

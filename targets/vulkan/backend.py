@@ -40,6 +40,11 @@ at most REDUCTION_GROUPS, or COMBINE_GROUPS where the device has subgroup arithm
 combine is then one atomic per workgroup, lowering/spirv_reduce.py). Any count is correct
 (the loop is grid-stride); the count only decides the parallelism.
 Buffer layout: utils/spirv_abi.py.
+
+Offline cache (`offline_cache=OfflineCache(...)`, utils/cache.py and
+targets/vulkan/cache.py): the kernel's module is hashed with the device, caps, pipeline
+and compiler version; a hit rebuilds the kernel from its cached launch plan and SPIR-V (no
+xDSL pass), a miss compiles and stores them.
 """
 
 from __future__ import annotations
@@ -710,6 +715,9 @@ class VulkanBackend:
         print_pass_times, print_pass_statistics: report each pass's time, and the ops it
             added and removed, after each compile.
         verify_each: verify after every pass (None: when `passes` edits the pipeline).
+        offline_cache: where compiled kernels are kept across processes (an
+            OfflineCache of utils/cache.py; None: nowhere). Keys and entries:
+            targets/vulkan/cache.py.
     """
 
     def __init__(
@@ -728,9 +736,13 @@ class VulkanBackend:
         print_pass_times: bool = False,
         print_pass_statistics: bool = False,
         verify_each: bool | None = None,
+        offline_cache: Any = None,
     ):
         if runtime is None:
             runtime = shared_runtime(device)
+        self.offline_cache = offline_cache
+        self.cache_hits = 0
+        self.cache_misses = 0
         self.runtime = runtime
         self.caps = dict(caps) if caps is not None else runtime.caps.taichi_caps()
         self.debug = debug
@@ -873,8 +885,16 @@ class VulkanBackend:
         from taichi_xdsl.dialects import spirv
         from taichi_xdsl.targets.spirv.serializer import serialize
 
-        module = module.clone()
         self._prepare(passes)
+        key = None
+        if self.offline_cache is not None and not self.print_ir and self.dump_ir is None:
+            key = self.cache_key(module, passes=passes)
+            kernel = self._load_cached(key, kernel_name)
+            if kernel is not None:
+                self.cache_hits += 1
+                return kernel
+            self.cache_misses += 1
+        module = module.clone()
         plan = lower(self.runner, module, kernel_name, self.pipeline(passes))
         assert plan is not None
         start = time.perf_counter()
@@ -904,6 +924,25 @@ class VulkanBackend:
             )
         ordered = [binaries[i] for i in range(len(plan.tasks))]
         self.pass_times.append(("serialize SPIR-V", time.perf_counter() - start))
+        tasks = tuple(
+            replace(task, skip=True) if index in skipped else task
+            for index, task in enumerate(plan.tasks)
+        )
+        plan = KernelPlan(
+            plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts
+        )
+        kernel = self._make_kernel(plan, ordered)
+        if key is not None and self.offline_cache is not None:
+            from taichi_xdsl.targets.vulkan.cache import kernel_to_entry
+
+            self.offline_cache.store(key, *kernel_to_entry(plan, ordered))
+        self._report(kernel_name)
+        return kernel
+
+    def _make_kernel(self, plan: KernelPlan, ordered: list[bytes]) -> VulkanKernel:
+        """The device pipelines of a compiled kernel's tasks, as a VulkanKernel."""
+        import time
+
         num_bindings = (
             spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
         )
@@ -918,15 +957,50 @@ class VulkanBackend:
             for binary, task in zip(ordered, plan.tasks)
         ]
         self.pass_times.append(("load pipelines", time.perf_counter() - start))
-        tasks = tuple(
-            replace(task, skip=True) if index in skipped else task
-            for index, task in enumerate(plan.tasks)
-        )
-        plan = KernelPlan(
-            plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts
-        )
-        self._report(kernel_name)
         return VulkanKernel(self, plan, pipelines, ordered)
+
+    # -- the offline cache ---------------------------------------------------------------
+
+    def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
+        """The offline-cache key of `module` compiled by this backend (deterministic)."""
+        from taichi_xdsl.targets.vulkan.cache import kernel_key
+
+        p = self.pipeline(passes)
+        config = ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
+        if self.passes or passes:
+            from taichi_xdsl.utils import registry
+            from taichi_xdsl.utils.pipelines import pass_base_name
+
+            names = sorted({pass_base_name(q) for q in p.passes})
+            config += f";plugins={registry.plugin_fingerprint(names)}"
+        caps = self.runtime.caps
+        device = (
+            f"{caps.name};{caps.vendor_id:#x}:{caps.device_id:#x};"
+            f"api={caps.api_version};driver={caps.driver_version}"
+        )
+        return kernel_key(
+            str(module),
+            arch=f"vulkan:{device}",
+            caps=";".join(f"{k}={v}" for k, v in sorted(self.caps.items())),
+            config=config,
+        )
+
+    def _load_cached(self, key: str, kernel_name: str) -> VulkanKernel | None:
+        """The cached kernel of `key`, or None (a miss; a bad entry is dropped)."""
+        assert self.offline_cache is not None
+        entry = self.offline_cache.load(key)
+        if entry is None:
+            return None
+        from taichi_xdsl.targets.vulkan.cache import kernel_from_entry
+
+        try:
+            plan, binaries = kernel_from_entry(entry.meta, entry.payload)
+            if plan.name != kernel_name:
+                raise ValueError(f"entry is for kernel '{plan.name}'")
+            return self._make_kernel(plan, binaries)
+        except ValueError:
+            self.offline_cache.discard(key)
+            return None
 
     def _report(self, kernel_name: str) -> None:
         stream = self.ir_stream or sys.stdout

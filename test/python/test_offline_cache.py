@@ -15,11 +15,12 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 import taichi_xdsl as ti
-from taichi_xdsl.utils.cache import OfflineCache, cache_key
+from taichi_xdsl.utils.cache import INDEX_NAME, OfflineCache, cache_key
 
 SCRIPT = textwrap.dedent(
     """
@@ -34,7 +35,7 @@ SCRIPT = textwrap.dedent(
     cache.source_fingerprint = lambda: "pinned"
     cache.stat_fingerprint = lambda root, dirs: "pinned"
     if options.get("version"):
-        ti.__version__ = options["version"]
+        ti.__xdsl_version__ = options["version"]
     ti.init(arch=ti.cpu, offline_cache_file_path=options["path"], **options["init"])
 
     @ti.kernel
@@ -176,13 +177,13 @@ def test_lru_trimming(tmp_path: Path) -> None:
     payload = bytes(2_000)
     for index in range(4):
         assert cache.store(f"k{index}", {"i": index}, payload)
-        os.utime(cache.file_of(f"k{index}"), (1000 + index, 1000 + index))
+        assert cache.flush()
     assert cache.size() < 10_000
     assert cache.load("k0") is not None  # k0 becomes the most recently used
-    assert cache.store("k4", {"i": 4}, payload)  # over the bound: trim to <= 5000 bytes
+    assert cache.store("k4", {"i": 4}, payload)
+    assert cache.flush()  # over the bound: int(0.5 * 5) entries go, least recently used
     left = {path.stem for _, _, path in cache.entries()}
-    assert left == {"k0", "k4"}
-    assert cache.size() <= 5_000
+    assert left == {"k0", "k3", "k4"}
     assert cache.load("k1") is None
     entry = cache.load("k4")
     assert entry is not None and entry.meta == {"i": 4} and entry.payload == payload
@@ -194,18 +195,74 @@ def test_fifo_ignores_use(tmp_path: Path) -> None:
     )
     for index in range(3):
         cache.store(f"k{index}", {}, bytes(2_000))
-        os.utime(cache.file_of(f"k{index}"), (1000 + index, 1000 + index))
+        cache.flush()
     assert cache.load("k0") is not None  # does not refresh under fifo
     cache.store("k3", {}, bytes(2_000))
-    assert {path.stem for _, _, path in cache.entries()} == {"k3"}
+    cache.flush()
+    assert {path.stem for _, _, path in cache.entries()} == {"k2", "k3"}
+
+
+@pytest.mark.parametrize(
+    ("policy", "factor", "left"),
+    [("lru", 0.0, 4), ("lru", 0.25, 3), ("fifo", 0.85, 1), ("never", 1.0, 4)],
+)
+def test_cleaning_removes_a_share_of_the_entries(
+    tmp_path: Path, policy: str, factor: float, left: int
+) -> None:
+    cache = OfflineCache(tmp_path)
+    for index in range(4):
+        cache.store(f"k{index}", {"kernel": f"k{index}"}, bytes(100))
+    cache.flush()
+    small = OfflineCache(tmp_path, max_bytes=1, cleaning_policy=policy, cleaning_factor=factor)
+    assert small.flush()  # a program that compiled nothing still cleans at its end
+    assert len(small.entries()) == left
+    assert (tmp_path / INDEX_NAME).exists()
+
+
+def test_cleaning_everything_removes_the_index(tmp_path: Path) -> None:
+    cache = OfflineCache(tmp_path)
+    cache.store("k", {}, bytes(100))
+    cache.flush()
+    OfflineCache(tmp_path, max_bytes=1, cleaning_factor=1.0).flush()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_version_policy_removes_other_versions(tmp_path: Path) -> None:
+    old = OfflineCache(tmp_path, version="0.1")
+    old.store("old", {}, bytes(100))
+    old.flush()
+    new = OfflineCache(tmp_path, version="0.2", max_bytes=150, cleaning_policy="version")
+    new.store("new", {}, bytes(100))
+    new.flush()
+    assert {path.stem for _, _, path in new.entries()} == {"new"}
+
+
+def test_entries_are_written_at_flush(tmp_path: Path) -> None:
+    """One file a kernel plus the index, written when the program ends (as Taichi)."""
+    cache = OfflineCache(tmp_path / "c")
+    assert cache.flush() and not (tmp_path / "c").exists()  # nothing to write
+    cache.store("a", {"kernel": "a"}, b"code a")
+    cache.store("b", {"kernel": "b"}, b"code b")
+    cache.link("source-of-a", "a", "a")
+    assert not (tmp_path / "c").exists()
+    entry = cache.load("a")  # this process sees its pending entries
+    assert entry is not None and entry.payload == b"code a"
+    assert cache.flush()
+    assert sorted(p.name for p in (tmp_path / "c").iterdir()) == [
+        "a.tic", "b.tic", INDEX_NAME,
+    ]
+    later = OfflineCache(tmp_path / "c")
+    assert later.linked("source-of-a") == ("a", "a")
+    assert later.load("b") is not None
 
 
 def test_unwritable_directory_is_not_an_error(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
     cache = OfflineCache(blocker / "cache")
-    assert cache.store("k", {}, b"x") is False
-    assert cache.load("k") is None
+    assert cache.store("k", {}, b"x")
+    assert cache.flush() is False
+    assert OfflineCache(blocker / "cache").load("k") is None
 
 
 def test_bad_cleaning_policy() -> None:
@@ -252,3 +309,33 @@ def test_print_pass_times(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     ti.init(offline_cache_file_path=str(tmp_path))
     assert compile_once() == ""
     ti.reset()
+
+
+def test_program_writes_its_kernels_when_it_ends(tmp_path: Path, arch: Any) -> None:
+    """A program's kernels reach the directory at ti.reset()/ti.init(): one file each
+    plus the index; a second program hits them (right results) and writes nothing new."""
+
+    @ti.kernel
+    def one() -> ti.i32:
+        return 1
+
+    @ti.kernel
+    def add(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a + b
+
+    def init() -> Any:
+        ti.init(arch=arch, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        from taichi_xdsl.frontends.python.lang import program
+
+        return program.get_program().backend
+
+    init()
+    assert one() == 1 and add(2, 3) == 5
+    assert list(tmp_path.iterdir()) == []
+    backend = init()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 3 and names[-1] == INDEX_NAME
+    assert one() == 1 and add(4, 5) == 9 and add(-4, 5) == 1
+    assert backend.cache_hits == 2
+    ti.reset()
+    assert sorted(p.name for p in tmp_path.iterdir()) == names

@@ -233,3 +233,20 @@ def test_print_ir_and_statistics_from_init(arch: Any, capfd: pytest.CaptureFixtu
     assert "ModuleOp(" not in out
     assert "IR Dump After ti-offload (double)" in out
     assert "pass statistics of double" in out and "offload.range_for +1" in out
+
+
+def test_print_ir_dumps_parse_back(arch: Any, capfd: pytest.CaptureFixture[str]) -> None:
+    """Every IR dump of `ti.init(print_ir=True)` is MLIR that ti-opt reads as it is."""
+    from xdsl.parser import Parser
+
+    from taichi_xdsl.utils import registry
+
+    ti.init(arch=arch, offline_cache=False, print_ir=True)
+    _double()(np.ones(4, np.float32))
+    out = capfd.readouterr().out
+    blocks = out.split("// -----// ")[1:]
+    dumps = [b.split("\n", 1) for b in blocks if "LLVM IR" not in b.split("\n", 1)[0]]
+    assert len(dumps) > 5
+    for title, text in dumps:
+        module = Parser(registry.make_context(), text).parse_module()
+        assert module.ops.first is not None, title

@@ -71,6 +71,8 @@ _UNARY_MATH = frozenset(
 _MAX_INLINE_DEPTH = 32
 _RANDOM = frozenset(("random", "randn"))
 _COMPOSED_UNARY = frozenset(("asin", "acos", "atan", "round", "trunc"))
+_REAL_ONLY = frozenset(("floor", "ceil", "round", "sin", "cos", "tan", "asin", "acos", "tanh"))
+"""Math functions Taichi refuses integers for (sqrt, exp, log, ... convert them)."""
 _ELEMENTWISE_INTRINSICS = (
     _UNARY_MATH
     | _COMPOSED_UNARY
@@ -357,10 +359,22 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             raise cg.error(
                 TaichiSyntaxError, node, f"ti.{name}(x, value) takes two arguments"
             )
-        place = cg.place_of(node.args[0])
+        target = node.args[0]
+        if not isinstance(target, ast.Name | ast.Subscript | ast.Attribute):
+            raise cg.error(
+                TaichiSyntaxError,
+                target,
+                f"cannot use a non-writable target as the first operand of '{name}': "
+                "it must be a variable or a field/ndarray element",
+            )
+        place = cg.place_of(target)
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
-    args = [cg.eval(a) for a in node.args]
-    kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    cg.static_depth += name == "static"
+    try:
+        args = [cg.eval(a) for a in node.args]
+        kwargs = {k.arg: cg.eval(k.value) for k in node.keywords}
+    finally:
+        cg.static_depth -= name == "static"
     if name.startswith("simt."):
         return simt.lower_simt(cg, name.removeprefix("simt."), args, kwargs, node)
     if name == "loop_config":
@@ -374,7 +388,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
                 raise cg.error(
                     TaichiSyntaxError,
                     node,
-                    "ti.static() needs values known at compile time",
+                    "ti.static() needs values known at compile time: its arguments "
+                    "must be compile-time constants (Python values, ti.static(...) or "
+                    "template arguments), not kernel arguments or local variables",
                 )
         return ops.static(*args)
     if name in _RANDOM:
@@ -466,7 +482,7 @@ def intrinsic_ir(
     if name in _COMPOSED_UNARY:
         dt = kwargs.get("dtype", args[1] if len(args) == 2 and name == "round" else None)
         expect_args(cg, node, args, 1 if dt is None or "dtype" in kwargs else 2)
-        result = composed_unary(cg, name, scalar(cg, args[0], node))
+        result = composed_unary(cg, name, _real_input(cg, name, args[0], node))
         return result if dt is None else em.value(result, cg.cook_dtype(dt, node))
     if name in ("raw_div", "raw_mod"):
         expect_args(cg, node, args, 2)
@@ -498,6 +514,18 @@ def intrinsic_ir(
         expect_args(cg, node, args, 3)
         x, lo, hi = (scalar(cg, a, node) for a in args)
         return em.binary("min", em.binary("max", x, lo), hi)
+    if name == "loop_unique":  # a hint only: the value itself
+        if not 1 <= len(args) <= 2 or set(kwargs) - {"covers"}:
+            raise cg.error(TaichiSyntaxError, node, "ti.loop_unique(val, covers=None)")
+        return scalar(cg, args[0], node)
+    if name == "static_assert":  # a Python condition is checked before lowering
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            "Static assert with non-static condition: ti.static_assert checks a "
+            "compile-time value (a Python value or ti.static(...)); use `assert` for a "
+            "run-time condition",
+        )
     raise cg.error(
         TaichiSyntaxError, node, f"ti.{name}() is not supported in kernels"
     )
@@ -634,7 +662,21 @@ def intrinsic_math(
 ) -> Value:
     if not args:
         raise cg.error(TaichiSyntaxError, node, f"ti.{name}() needs an argument")
-    return cg.em.math1(name, cg.em.value(scalar(cg, args[0], node)))
+    return cg.em.math1(name, cg.em.value(_real_input(cg, name, args[0], node)))
+
+def _real_input(cg: KernelCodegen, name: str, arg: Any, node: ast.Call) -> Any:
+    """`arg` as a scalar; an integer one is refused where Taichi refuses it."""
+    x = scalar(cg, arg, node)
+    if name in _REAL_ONLY:
+        dt = x.dtype if isinstance(x, Value) else cg.em.literal_dtype(x)
+        if not dt.is_float:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"'{name}' takes real inputs only, however '{dt}' is provided. Convert "
+                f"it first: ti.{name}(ti.cast(x, ti.f32)) or ti.{name}(float(x)).",
+            )
+    return x
 
 def fold_minmax(cg: KernelCodegen, name: str, args: list[Any], node: ast.Call) -> Any:
     if len(args) == 1 and isinstance(args[0], tuple | list):
@@ -781,10 +823,7 @@ def _check_real_func(
 def _called_from(e: TaichiCompilationError, caller: Any, node: ast.AST) -> Exception:
     """The error raised inside an inlined ti.func, followed by the call that inlined it,
     so that an error inside a library ti.func also names the user's line."""
-    where = caller.src.located(type(e), node, "called from here")
-    err = type(e)(f"{e}\n{where}")
-    err.located = True  # type: ignore[attr-defined]
-    return err
+    return caller.src.called_from(e, node)
 
 
 def _bind_func_args(

@@ -322,11 +322,13 @@ class Emitter:
         return self._v(arith.RemSIOp(a.ssa, b.ssa), a.dtype)
 
     def bitwise(self, op: str, a: Operand, b: Operand) -> Value:
-        a, b = self.pair(a, b)
-        if a.dtype.is_float or b.dtype.is_float:
+        given = [x.dtype if isinstance(x, Value) else self.literal_dtype(x) for x in (a, b)]
+        if any(dt.is_float for dt in given):
             raise TaichiTypeError(
-                f"bitwise '{op}' needs integers, got {a.dtype} and {b.dtype}"
+                f"unsupported operand type(s) for '{op}': '{given[0]}' and '{given[1]}' "
+                "(bitwise operators need integers)"
             )
+        a, b = self.pair(a, b)
         dt = promote(a.dtype, b.dtype)
         a, b = self.cast(a, dt), self.cast(b, dt)
         return self._v(_BITWISE[op](a.ssa, b.ssa), dt)
@@ -337,7 +339,8 @@ class Emitter:
         b = self.value(b)
         if a.dtype.is_float or b.dtype.is_float:
             raise TaichiTypeError(
-                f"shift '{op}' needs integers, got {a.dtype} and {b.dtype}"
+                f"unsupported operand type(s) for '{op}': '{a.dtype}' and '{b.dtype}' "
+                "(shifts need integers)"
             )
         if a.dtype is dtypes.u1:
             a = self.cast(a, self.default_ip)

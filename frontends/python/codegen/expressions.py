@@ -431,6 +431,20 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
     return cg.em.invert(x)
 
 def compare(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
+    if op in ("is", "is not"):  # Taichi removed them from kernels (ti.static too)
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f'Operator "{op}" in Taichi scope is not supported: compare values with '
+            "== / != (decide on Python objects outside the kernel)",
+        )
+    if op in ("in", "not in") and not cg.static_depth:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            '"In" is only supported inside `ti.static`. Write '
+            f"`ti.static(a {op} b)` to decide it at compile time.",
+        )
     if (isinstance(a, Vec) or isinstance(b, Vec)) and op in CMP_NAMES:
         return cg.vec_compare(op, a, b, node)
     if is_python(a) and is_python(b):
@@ -557,6 +571,13 @@ def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
         a, b = cg.eval(node.body), cg.eval(node.orelse)
         va = cg.as_vec(a) if not is_scalar(a) else None
         vb = cg.as_vec(b) if not is_scalar(b) else None
+        if va is not None and vb is not None and va.shape != vb.shape:
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"Cannot broadcast tensor to tensor: 'a if c else b' with shapes "
+                f"{va.shape} and {vb.shape}",
+            )
         if (va is not None or vb is not None) and (va is not None or is_scalar(a)) and (
             vb is not None or is_scalar(b)
         ):  # a vector and a vector or scalar: component-wise, as ti.select
@@ -572,6 +593,9 @@ def lower_if_exp(cg: KernelCodegen, node: ast.IfExp) -> Any:
     return _if_exp_branches(cg, node, cond)
 
 def _if_exp_branches(cg: KernelCodegen, node: ast.IfExp, cond: Value) -> Any:
+    """`a if c else b` whose sides read memory or call: each side evaluated only in its
+    branch (a guard such as `x[i] if i < n else 0` reads nothing out of range). Sides
+    may be scalars or vectors of one shape (a scalar side is broadcast)."""
     em = cg.em
     blocks, values = [Block(), Block()], []
     for block, branch in zip(blocks, (node.body, node.orelse)):
@@ -611,7 +635,10 @@ def _if_exp_vectors(
     for v in values:
         if isinstance(v, Vec) and v.shape != shape:
             raise cg.error(
-                TaichiTypeError, node, f"'a if c else b' of shapes {shape} and {v.shape}"
+                TaichiTypeError,
+                node,
+                f"Cannot broadcast tensor to tensor: 'a if c else b' of shapes {shape} "
+                f"and {v.shape}",
             )
         elems.append(list(v.elems) if isinstance(v, Vec) else [v] * len(values[0].elems if isinstance(values[0], Vec) else values[1].elems))
     dt: Any = None

@@ -13,6 +13,8 @@ import ast
 import builtins
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects.builtin import IntegerAttr, UnitAttr
@@ -45,7 +47,7 @@ def lower_while(cg: KernelCodegen, node: ast.While) -> None:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'while ... else'")
     body = Block()
     with cg.body(body), cg.loop(LoopInfo("while", False)):
-        cond = cg.condition(node.test)
+        cond = cg.condition(node.test, what="`while`")
         if cond is False:
             return  # `while False:` never runs
         if isinstance(cond, Value):
@@ -67,8 +69,9 @@ def _static_exit(cg: KernelCodegen, node: ast.AST, what: str) -> bool:
         raise cg.error(
             TaichiSyntaxError,
             node,
-            f"'{what}' in a ti.static loop must be reached at compile time: put it "
-            "under `if ti.static(...)`, not under a run-time condition",
+            f"You are trying to `{what}` a static `for` loop, but the `{what}` statement "
+            "is inside a non-static `if`. It must be reached at compile time: put it "
+            "under `if ti.static(...)`.",
         )
     loop.static_exit = what
     cg.terminated = True
@@ -88,8 +91,8 @@ def lower_break(cg: KernelCodegen, node: ast.Break) -> None:
         raise cg.error(
             TaichiSyntaxError,
             node,
-            "'break' in a parallel loop (the outermost loops of a kernel run in "
-            "parallel); put ti.loop_config(serialize=True) before the loop",
+            "Cannot break in the outermost loop: the outermost loops of a kernel run "
+            "in parallel; put ti.loop_config(serialize=True) before the loop",
         )
     cg.em.emit(taichi.BreakOp())
     cg.terminated = True
@@ -122,12 +125,19 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     serialize = bool(config and config.get("serialize")) or cg.in_real_func()
     block_dim = config.get("block_dim") if config else None
     it = node.iter
+    for wrapper, name in ((ops.static, "ti.static"), (ops.grouped, "ti.grouped")):
+        if cg.is_call_to(it, wrapper) and any(
+            cg.is_call_to(arg, wrapper) for arg in it.args  # type: ignore[attr-defined]
+        ):
+            raise cg.error(TaichiSyntaxError, it, f"'{name}' cannot be nested")
     if cg.is_call_to(it, ops.static):
         assert isinstance(it, ast.Call)
         items = cg.eval(it)
         static_for(cg, node, items)
         return
     kind, payload = loop_iterable(cg, it)
+    if kind != "static":
+        _check_fresh_loop_variables(cg, node.target)
     if kind == "range":
         range_for(cg, node, payload[0], payload[1], serialize)
     elif kind == "ndrange":
@@ -145,6 +155,20 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
         loop = cg.em.block.last_op  # the loop just emitted
         assert isinstance(loop, taichi.RangeForOp | taichi.StructForOp)
         loop.attributes["block_dim"] = IntegerAttr(block_dim, 64)
+
+def _check_fresh_loop_variables(cg: KernelCodegen, target: ast.expr) -> None:
+    """A run-time loop's variables are new: a name the kernel already declared is an
+    error (Taichi's rule; the loop could not write the outer variable per thread)."""
+    names = [target] if isinstance(target, ast.Name) else getattr(target, "elts", [])
+    for name in names:
+        if isinstance(name, ast.Name) and cg.find_binding(name.id) is not None:
+            raise cg.error(
+                TaichiSyntaxError,
+                name,
+                f"Variable '{name.id}' is already declared in the outer scope and "
+                "cannot be used as loop variable",
+            )
+
 
 def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
     """Classify a loop's iterable: range, ndrange, struct (a container) or static."""
@@ -202,7 +226,9 @@ def loop_iterable(cg: KernelCodegen, it: ast.expr) -> tuple[str, Any]:
 
 def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
     args = [cg.eval(a) for a in call.args]
-    if call.keywords or not 1 <= len(args) <= 2:
+    if not 1 <= len(args) <= 2:  # Taichi's words; located at the loop by the visitor
+        raise TaichiSyntaxError(f"Range should have 1 or 2 arguments, found {len(args)}")
+    if call.keywords:
         raise cg.error(
             TaichiSyntaxError,
             call,
@@ -211,6 +237,11 @@ def _range_args(cg: KernelCodegen, call: ast.Call) -> tuple[str, Any]:
         )
     lo, hi = (0, args[0]) if len(args) == 1 else (args[0], args[1])
     return "range", (lo, hi)
+
+NDRANGE_INTEGERS = (
+    "Every argument of ndrange should be an integer scalar or a tuple/list of (int, int)"
+)
+
 
 def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
     bounds = []
@@ -221,11 +252,18 @@ def _ndrange_bounds(cg: KernelCodegen, call: ast.Call) -> list[tuple[Any, Any]]:
                 raise cg.error(
                     TaichiSyntaxError,
                     arg,
-                    "ti.ndrange takes n or (begin, end) per dimension",
+                    "Every argument of ndrange should be a scalar or a tuple/list like "
+                    "(begin, end)",
                 )
-            bounds.append((value[0], value[1]))
+            pair = (value[0], value[1])
         else:
-            bounds.append((0, value))
+            pair = (0, value)
+        for bound in pair:
+            if isinstance(bound, float | np.floating) or (
+                isinstance(bound, Value) and bound.dtype.is_float
+            ):
+                raise cg.error(TaichiTypeError, arg, NDRANGE_INTEGERS)
+        bounds.append(pair)
     if not bounds and not cg.pending_grouped:
         raise cg.error(
             TaichiSyntaxError,
@@ -343,6 +381,8 @@ def static_for(cg: KernelCodegen, node: ast.For, items: Any) -> None:
     """`for x in ti.static(...)`: the body once per item, x a Python value."""
     try:
         iterator = iter(items)
+    except TaichiTypeError as e:  # the iterable's own check (ti.ndrange of floats)
+        raise cg.error(TaichiTypeError, node.iter, str(e)) from None
     except TypeError:
         raise cg.error(
             TaichiSyntaxError,
@@ -374,6 +414,14 @@ def bind_targets(cg: KernelCodegen, node: ast.For, indices: list[Value]) -> None
         raise cg.error(TaichiSyntaxError, target, "loop variables must be names")
     assigned = assigned_names(node.body)
     grouped, cg.pending_grouped = cg.pending_grouped, False
+    if len(names) == 1 and len(indices) > 1 and not grouped:
+        raise cg.error(
+            TaichiSyntaxError,
+            target,
+            "Ndrange for loop with number of the loop variables not equal to the "
+            f"dimension of the ndrange is not supported: {len(indices)} indices, one "
+            "loop variable (write `for I in ti.grouped(...)` for one index vector)",
+        )
     if len(names) == 1 and (len(indices) != 1 or grouped):
         name = names[0].id  # type: ignore[attr-defined]
         # ti.grouped: one index vector

@@ -632,6 +632,13 @@ def slice_positions(
     out_shape: list[int] = []
     for i, dim in zip(idx, shape):
         if isinstance(i, slice):
+            if any(isinstance(b, int) and b < 0 for b in (i.start, i.stop, i.step)):
+                raise cg.error(
+                    TaichiSyntaxError,
+                    node,
+                    "Negative indices are not supported in Taichi kernels. Write the "
+                    f"position from the start (this axis has {dim} components).",
+                )
             axes.append(list(range(*i.indices(dim))))
             out_shape.append(len(axes[-1]))
         else:
@@ -748,13 +755,25 @@ def store_vec(cg: KernelCodegen, place: VecPlace, value: Any, node: ast.AST) -> 
     ):
         v = Vec(place.shape, [value] * _size(place.shape))
     if v is None or v.shape != place.shape:
+        if v is not None:  # Taichi's words, with its type names
+            first = v.elems[0] if v.elems else None
+            elt = first.dtype if isinstance(first, Value) else cg.em.literal_dtype(first)
+            given, wanted = _tensor_name(v.shape, elt), _tensor_name(place.shape, place.dtype)
+            raise cg.error(
+                TaichiTypeError, node, f"cannot assign '{given}' to '{wanted}'"
+            )
         raise cg.error(
             TaichiTypeError,
             node,
-            f"cannot store {describe(value) if v is None else f'a {v.shape} value'} "
-            f"into a {place.shape} vector/matrix",
+            f"cannot store {describe(value)} into a {place.shape} vector/matrix",
         )
     place.store(cg, v)
+
+
+def _tensor_name(shape: tuple[int, ...], dtype: Any) -> str:
+    """Taichi's name of a vector/matrix type: `[Tensor (3) i32]`, `[Tensor (2, 2) f32]`."""
+    return f"[Tensor ({', '.join(map(str, shape))}) {dtype}]"
+
 
 def vec_aug(
     cg: KernelCodegen, place: VecPlace, op: str, rhs: Any, node: ast.AST, atomic_cls: Any

@@ -121,6 +121,8 @@ class KernelCodegen(ast.NodeVisitor):
         self._locs: dict[tuple[str, int, int], Attribute] = {}
         self.rng_used = False
         self.pending_grouped = False
+        self.static_depth = 0
+        """How many ti.static(...) calls enclose the expression being compiled."""
 
     # -- entry point -----------------------------------------------------------------
 
@@ -314,7 +316,9 @@ class KernelCodegen(ast.NodeVisitor):
                 raise
             raise self.error(type(e), node, str(e)) from None
         except NameError as e:
-            raise self.error(TaichiNameError, node, str(e)) from None
+            name = getattr(e, "name", None)
+            message = f'Name "{name}" is not defined' if name else str(e)
+            raise self.error(TaichiNameError, node, message) from None
         except TaichiRuntimeError as e:  # Taichi's compile-time RuntimeErrors (ipow)
             if is_located(e):
                 raise
@@ -333,7 +337,17 @@ class KernelCodegen(ast.NodeVisitor):
     def generic_visit(self, node: ast.AST) -> Any:
         kind = type(node).__name__
         what = UNSUPPORTED_NAMES.get(kind, kind)
-        raise self.error(TaichiSyntaxError, node, f"unsupported syntax '{what}'")
+        if kind == "FunctionDef":
+            scope = "ti.kernel" if self.ctx.is_kernel else "ti.func"
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"Function definition is not allowed in '{scope}'. Define it at module "
+                "level as a @ti.func.",
+            )
+        raise self.error(
+            TaichiSyntaxError, node, f'Unsupported node "{kind}": unsupported syntax \'{what}\''
+        )
 
     def eval(self, node: ast.AST) -> Any:
         return self.visit(node)
@@ -448,7 +462,7 @@ class KernelCodegen(ast.NodeVisitor):
             return self.ctx.globals[name]
         if hasattr(builtins, name):
             return getattr(builtins, name)
-        raise TaichiNameError(f"name '{name}' is not defined")
+        raise TaichiNameError(f'Name "{name}" is not defined')
 
     def find_binding(self, name: str) -> tuple[dict[str, Any], Any] | None:
         for scope in reversed(self.ctx.scopes):
@@ -686,6 +700,21 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Assign(self, node: ast.Assign) -> None:
         static = self.is_call_to(node.value, ops.static)
+        if static:  # `x = ti.static(...)` names a compile-time value once
+            for target in node.targets:
+                if isinstance(target, ast.Subscript | ast.Attribute):
+                    raise self.error(
+                        TaichiSyntaxError,
+                        target,
+                        "Static assign cannot be used on elements in arrays",
+                    )
+                if isinstance(target, ast.Name) and self.find_binding(target.id):
+                    raise self.error(
+                        TaichiSyntaxError,
+                        target,
+                        f"Recreating variables is not allowed: '{target.id}' already "
+                        "exists, and `= ti.static(...)` declares a new compile-time name",
+                    )
         value = self.eval(node.value)
         for target in node.targets:
             self.assign(target, value, static)
@@ -704,6 +733,14 @@ class KernelCodegen(ast.NodeVisitor):
             self.ctx.scopes[-1][node.target.id] = place
             return
         dt = self.cook_dtype(ann, node.annotation)
+        found = self.find_binding(node.target.id)
+        if found is not None and isinstance(found[1], Place) and found[1].dtype != dt:
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                f"Variable '{node.target.id}' is already declared as {found[1].dtype}; "
+                f"it cannot be annotated again as {dt}",
+            )
         value = self.eval(node.value) if node.value is not None else 0
         if not is_scalar(value):
             raise self.error(
@@ -845,24 +882,34 @@ class KernelCodegen(ast.NodeVisitor):
                 self.close(else_block)
         self.em.emit(taichi.IfOp(cond.ssa, then_block, else_block))
 
-    def condition(self, node: ast.expr) -> Value | bool:
+    def condition(self, node: ast.expr, what: str = "`if`") -> Value | bool:
         """An `if`/`while` test: a u1 value, or a Python truth value (folded)."""
-        return self.as_condition(self.eval(node), node)
+        return self.as_condition(self.eval(node), node, what)
 
-    def as_condition(self, cond: Any, node: ast.expr) -> Value | bool:
-        """The evaluated test `cond` of `node` as a condition (see condition)."""
+    def as_condition(self, cond: Any, node: ast.expr, what: str = "`if`") -> Value | bool:
+        """The evaluated test `cond` of `node` as a condition (see condition). A vector
+        or matrix has no truth value (Taichi's rule)."""
         if isinstance(cond, Value):
             return self.em.to_bool(cond)
         if isinstance(cond, Container | Place):
             raise self.error(TaichiTypeError, node, "a field or ndarray is not a condition")
-        if isinstance(cond, Vec | VecPlace):  # never true by being an object
-            shape = cond.shape
+        if isinstance(cond, Vec | VecPlace):
+            if what == "conditional expression":
+                raise self.error(
+                    TaichiSyntaxError,
+                    node,
+                    "Using conditional expression for element-wise select operation on "
+                    "Taichi vectors/matrices is deprecated and removed starting from "
+                    'Taichi v1.5.0 Please use "ti.select" instead.',
+                )
             raise self.error(
                 TaichiTypeError,
                 node,
-                f"`if` conditions must be an integer; found a vector/matrix of shape {shape} "
-                "(use any(v) / all(v), or ti.select for a component-wise choice)",
+                f"{what} conditions must be an integer; found {describe(cond)} "
+                "(use any(v), all(v) or a component)",
             )
+        if isinstance(cond, StructVal | StructPlace):
+            raise self.error(TaichiTypeError, node, "a struct is not a condition")
         return bool(cond)
 
     def visit_Return(self, node: ast.Return) -> None:

@@ -525,7 +525,7 @@ class Module:
         graphs = fmt.graphs_json(list(self._graphs.values()))
         files = {
             fmt.CONTENT_FILE: fmt.content_lines(metadata, graphs),
-            fmt.VERSION_FILE: (fmt.FORMAT_VERSION + "\n").encode(),
+            fmt.VERSION_FILE: fmt.FORMAT_VERSION.encode(),
             fmt.METADATA_FILE: fmt.dumps(metadata),
             fmt.GRAPHS_FILE: fmt.dumps(graphs),
         }

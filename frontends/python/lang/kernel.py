@@ -76,6 +76,29 @@ def _resolve_annotation(fn: Callable[..., Any], ann: Any) -> Any:
     return ann
 
 
+def check_string_annotations(fn: Callable[..., Any], what: str) -> None:
+    """
+    At decoration: a parameter annotated with a string (`x: "foo"`, or any annotation
+    under `from __future__ import annotations`) must name a value already.
+
+    Raises:
+        TaichiSyntaxError: "Invalid type annotation (argument i) of Taichi <what>: <text>".
+    """
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return
+    for i, p in enumerate(params):
+        if not isinstance(p.annotation, str):
+            continue
+        try:
+            _resolve_annotation(fn, p.annotation)
+        except Exception:  # any failure to evaluate it: NameError, SyntaxError, ...
+            raise TaichiSyntaxError(
+                f"Invalid type annotation (argument {i}) of Taichi {what}: {p.annotation}"
+            ) from None
+
+
 def _annotations(fn: Callable[..., Any]) -> dict[str, Any]:
     sig = inspect.signature(fn)
     out = {
@@ -226,6 +249,7 @@ class Kernel:
     def __init__(self, fn: Callable[..., Any], passes: Any = None):
         from taichi_xdsl.utils.pipelines import PipelineEdits
 
+        check_string_annotations(fn, "kernel")
         self.fn = fn
         self.passes = PipelineEdits.parse(passes)
         """This kernel's own pipeline edits (`@ti.kernel(passes=...)`), after ti.init's."""
@@ -863,6 +887,12 @@ class _BoundKernel:
         self.obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not getattr(type(self.obj), "_ti_data_oriented", False):
+            raise TaichiSyntaxError(
+                f"kernel '{self.kernel.__name__}' is a method of class "
+                f"'{type(self.obj).__name__}', which is not decorated with "
+                "@ti.data_oriented (Taichi needs it to treat `self` as a template)"
+            )
         return self.kernel(self.obj, *args, **kwargs)
 
     def get_ir(self, *args: Any, stage: str = "taichi", **kwargs: Any) -> Any:
@@ -891,6 +921,7 @@ class Func:
     """A `@ti.func`: inlined into the kernels that call it."""
 
     def __init__(self, fn: Callable[..., Any]):
+        check_string_annotations(fn, "function")
         self.fn = fn
         self.__name__ = getattr(fn, "__name__", "func")
         self.__doc__ = fn.__doc__

@@ -62,14 +62,22 @@ class NdRange:
         self.ranges = ranges
 
     def bounds(self) -> list[tuple[int, int]]:
+        from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+
         out = []
         for r in self.ranges:
-            if isinstance(r, tuple | list):
-                if len(r) != 2:
-                    raise TaichiError(f"ti.ndrange takes n or (begin, end), got {r!r}")
-                out.append((int(r[0]), int(r[1])))
-            else:
-                out.append((0, int(r)))
+            pair = tuple(r) if isinstance(r, tuple | list) else (0, r)
+            if len(pair) != 2:
+                raise TaichiSyntaxError(
+                    "Every argument of ndrange should be a scalar or a tuple/list like "
+                    f"(begin, end), got {r!r}"
+                )
+            if any(isinstance(b, float | np.floating) for b in pair):
+                raise TaichiTypeError(
+                    "Every argument of ndrange should be an integer scalar or a "
+                    f"tuple/list of (int, int), got {r!r}"
+                )
+            out.append((int(pair[0]), int(pair[1])))
         return out
 
     def __iter__(self) -> Iterator[tuple[int, ...]]:
@@ -259,6 +267,15 @@ def _static_assert(cond: Any, msg: str = "") -> None:
 random = Intrinsic("random", _random)
 randn = Intrinsic("randn", _randn)
 static_assert = Intrinsic("static_assert", _static_assert)
+
+
+def _loop_unique(val: Any, covers: Any = None) -> Any:
+    return val
+
+
+loop_unique = Intrinsic("loop_unique", _loop_unique)
+"""`ti.loop_unique(v, covers=None)`: a hint that v differs between the iterations of the
+enclosing parallel loop (Taichi uses it to skip atomics); the value itself, unchanged."""
 static_print = Intrinsic("static_print", print)
 
 ATOMICS = (
@@ -320,6 +337,7 @@ __all__ = [
     "static",
     "static_assert",
     "static_print",
+    "loop_unique",
     "tan",
     "tanh",
 ]

@@ -331,6 +331,7 @@ class Program:
                 dump_ir=cfg.dump_ir,
                 print_pass_times=cfg.print_pass_times,
                 print_pass_statistics=cfg.print_pass_statistics,
+                offline_cache=offline_cache(cfg),
             )
         if self._backend is None:
             from taichi_xdsl.targets.llvm.backend import CpuBackend
@@ -349,6 +350,17 @@ class Program:
                 print_pass_statistics=cfg.print_pass_statistics,
             )
         return self._backend
+
+    def finish(self) -> None:
+        """
+        The program ends (`ti.reset()`, the next `ti.init()`): its offline cache writes
+        what it compiled and cleans itself (utils/cache.py), even when no kernel ran.
+        """
+        cache = getattr(self._backend, "offline_cache", None)
+        if cache is None and self.config.offline_cache:
+            cache = offline_cache(self.config)
+        if cache is not None:
+            cache.flush()
 
     def host_access(self) -> None:
         """
@@ -520,7 +532,7 @@ def init(
         random_seed: the seed of ti.random.
         offline_cache (keyword): keep compiled kernels on disk for later processes (on by
             default; TI_OFFLINE_CACHE=0 turns the default off); offline_cache_file_path,
-            offline_cache_max_size_of_files, offline_cache_cleaning_policy ("lru",
+            offline_cache_max_size_of_files, offline_cache_cleaning_policy ("lru", "version",
             "fifo", "never") and offline_cache_cleaning_factor tune it (utils/cache.py).
         print_pass_times (keyword): print the time of every compiler pass per kernel.
         fast_math, opt_level, check_out_of_bound (keywords): as in Taichi.
@@ -602,6 +614,8 @@ def init(
         from taichi_xdsl.utils.pipelines import pipeline
 
         config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
+    if _current is not None:
+        _current.finish()
     _current = Program(config)
     return config if _test_mode else None  # Taichi returns its options in test mode
 
@@ -683,9 +697,10 @@ def _cache_options(kwargs: dict[str, Any]) -> dict[str, Any]:
     }
     path = kwargs.get("offline_cache_file_path")
     options["offline_cache_file_path"] = None if path is None else os.fspath(path)
-    if options["offline_cache_cleaning_policy"] not in ("lru", "fifo", "never"):
+    if options["offline_cache_cleaning_policy"] not in ("lru", "fifo", "version", "never"):
         raise ValueError(
-            "ti.init(offline_cache_cleaning_policy=...) must be 'lru', 'fifo' or 'never', "
+            "ti.init(offline_cache_cleaning_policy=...) must be 'lru', 'fifo', 'version' "
+            "or 'never', "
             f"got {kwargs['offline_cache_cleaning_policy']!r}"
         )
     return options
@@ -694,6 +709,8 @@ def _cache_options(kwargs: dict[str, Any]) -> dict[str, Any]:
 def reset() -> None:
     """Drop the current program (its fields and compiled kernels)."""
     global _current
+    if _current is not None:
+        _current.finish()
     _current = None
 
 

@@ -1,11 +1,16 @@
 """
 The source of a decorated function: its AST, where it came from, and located errors.
 
-Every frontend error names the file and line and shows the source line:
+Every frontend error names the file, line and function, and shows the source lines of
+the construct at fault with carets under it, as Taichi writes them (tabs expanded to 4
+columns, lines wrapped at 80); an error inside a ti.func is preceded by the call
+that inlined it, outermost first:
 
-    TaichiSyntaxError: /path/kernel.py:12: unsupported syntax 'lambda'
-        y = lambda t: t
-            ^
+    TaichiSyntaxError:
+    File "/path/kernel.py", line 12, in k:
+            y = lambda t: t
+                ^^^^^^^^^^^
+    unsupported syntax 'lambda'
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import ast
 import inspect
 import linecache
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -39,17 +45,75 @@ class FunctionSource:
         return self.lines[index].rstrip("\n") if 0 <= index < len(self.lines) else ""
 
     def located(self, cls: type[Exception], node: ast.AST, message: str) -> Exception:
-        """An exception of `cls` whose message starts with `file:line:`."""
-        text = self.source_line(node)
-        stripped = text.lstrip()
-        col = getattr(node, "col_offset", 0) - (len(text) - len(stripped))
-        caret = " " * max(col, 0) + "^"
-        err = cls(
-            f"{self.filename}:{self.file_line(node)}: {message}\n    {stripped}\n"
-            f"    {caret}"
-        )
+        """An exception of `cls`: `position(node)` (after a newline), then `message`."""
+        err = cls(f"\n{self.position(node)}{message}")
         err.located = True  # type: ignore[attr-defined]
         return err
+
+    def called_from(self, err: Exception, node: ast.AST) -> Exception:
+        """`err` (located inside a function this one inlines at `node`), preceded by
+        the position of that call."""
+        inner = str(err)
+        new = type(err)(f"\n{self.position(node)}{inner.removeprefix(chr(10))}")
+        new.located = True  # type: ignore[attr-defined]
+        return new
+
+    def position(self, node: ast.AST) -> str:
+        """
+        `File "<file>", line <n>, in <function>:` and the node's source lines, each
+        followed by a line of carets under the node's columns. A statement with a body
+        (for, while, if, def) shows its header lines only.
+        """
+        name = getattr(self.fn, "__name__", self.tree.name)
+        out = f'File "{self.filename}", line {self.file_line(node)}, in {name}:\n'
+        first = getattr(node, "lineno", 1)
+        last = getattr(node, "end_lineno", None) or first
+        if isinstance(node, (ast.For, ast.While, ast.If, ast.FunctionDef)) and node.body:
+            last = max(node.body[0].lineno - 1, first)
+        start_col = getattr(node, "col_offset", 0)
+        end_col = getattr(node, "end_col_offset", None)
+        for lineno in range(first, last + 1):
+            raw = self._ast_line(lineno)
+            text = _display(raw)
+            begin, end = _content_span(text)
+            if lineno == first:
+                begin = _display_col(raw, start_col)
+            if lineno == getattr(node, "end_lineno", first) and end_col is not None:
+                end = _display_col(raw, end_col)
+            elif end_col is None and first == last:
+                end = begin + 1
+            out += _code_and_carets(text, " " * begin + "^" * max(end - begin, 0))
+        return out
+
+    def _ast_line(self, lineno: int) -> str:
+        index = lineno - 1 + self.line_shift
+        return self.lines[index].rstrip("\n") if 0 <= index < len(self.lines) else ""
+
+
+def _display(line: str) -> str:
+    """A source line as shown in errors: tabs expanded to 4 columns, no trailing blanks."""
+    return "".join(c if not c.isspace() else " " for c in line.expandtabs(4)).rstrip()
+
+
+def _display_col(line: str, col: int) -> int:
+    """The column in `_display(line)` of the AST's `col` (a UTF-8 byte offset)."""
+    return len(line.encode()[:col].decode("utf-8", "ignore").expandtabs(4))
+
+
+def _content_span(text: str) -> tuple[int, int]:
+    """The columns of the first and after the last printable non-blank character."""
+    begin = len(text) - len(text.lstrip())
+    return begin, len(text.rstrip())
+
+
+def _code_and_carets(code: str, carets: str) -> str:
+    """`code` and `carets` as pairs of lines of at most 80 columns."""
+    if not code:
+        return "\n\n"
+    wrapper = textwrap.TextWrapper(width=80)
+    carets += " " * (len(code) - len(carets))
+    pairs = zip(wrapper.wrap(code), wrapper.wrap(carets))
+    return "".join(f"{c}\n{h}\n" for c, h in pairs)
 
 
 def parse_function(fn: Callable[..., Any]) -> FunctionSource:

@@ -284,24 +284,29 @@ def _float_type(dt: Any) -> Any:
     return dt
 
 
-def _square(n: int, m: int, sizes: tuple[int, ...], what: str) -> None:
-    """Raise (at compile time) unless n x m is one of the square sizes supported."""
+def _square(
+    n: int, m: int, sizes: tuple[int, ...], what: str, title: str | None = None
+) -> None:
+    """Raise (at compile time) unless n x m is one of the square sizes supported;
+    `title` starts the message as Taichi words it ("Polar decomposition")."""
     if n != m or n not in sizes:
-        raise TaichiTypeError(f"{what} supports {' and '.join(f'{k}x{k}' for k in sizes)} "
+        shown = " and ".join(f"{k}D" for k in sizes)
+        lead = f"{title} only supports {shown} matrices. " if title else ""
+        raise TaichiTypeError(f"{lead}{what} supports {' and '.join(f'{k}x{k}' for k in sizes)} "
                           f"matrices, got {n}x{m}")
 
 
 @ti.func
 def ti_svd(A, dt: ti.template() = None):
     """U, Σ, V with A = U Σ Vᵀ (2x2, 3x3)."""
-    ti.static(_square(A.n, A.m, (2, 3), "ti.svd"))
+    ti.static(_square(A.n, A.m, (2, 3), "ti.svd", "Singular value decomposition"))
     return svd(A, ti.static(_float_type(dt)))
 
 
 @ti.func
 def ti_polar_decompose(A, dt: ti.template() = None):
     """R, S with A = R S, R a rotation and S symmetric (2x2, 3x3)."""
-    ti.static(_square(A.n, A.m, (2, 3), "ti.polar_decompose"))
+    ti.static(_square(A.n, A.m, (2, 3), "ti.polar_decompose", "Polar decomposition"))
     if ti.static(A.n == 2):
         return polar_decompose2d(A, ti.static(_float_type(dt)))
     else:

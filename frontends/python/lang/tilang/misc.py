@@ -1,10 +1,11 @@
-"""`ti.lang.misc`: the archs this machine runs."""
+"""`ti.lang.misc`: the archs this machine runs; `loop_unique` (also `ti.loop_unique`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from .. import program as _program
+from ..ops import loop_unique
 
 
 def get_host_arch_list() -> list[_program.Arch]:
@@ -17,4 +18,4 @@ def is_arch_supported(arch: Any) -> bool:
     return isinstance(arch, _program.Arch) and _program._supported(arch)
 
 
-__all__ = ["get_host_arch_list", "is_arch_supported"]
+__all__ = ["get_host_arch_list", "is_arch_supported", "loop_unique"]
