@@ -450,7 +450,9 @@ class VulkanKernel:
             rt.download(buffer, array)
         if plan.prints:
             backend._flush_prints(plan.prints)
-        if backend.debug:  # after the prints: what a kernel printed before failing shows
+        # After the prints: what a kernel printed before failing shows. A kernel with
+        # asserts outside debug mode has `always` ones (an adstack overflow check).
+        if backend.debug or plan.asserts:
             backend._check_errors(plan)
         if not plan.returns:
             return ()
@@ -973,7 +975,7 @@ class VulkanBackend:
 
     def _check_errors(self, plan: KernelPlan) -> None:
         """
-        Debug mode, after a launch: wait for it, read the error record (binding 5) and
+        Debug mode (or a kernel with `always` asserts), after a launch: wait for it, read the error record (binding 5) and
         raise what it says, as the CPU backend does; the record is cleared first.
         """
         rt = self.runtime

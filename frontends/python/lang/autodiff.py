@@ -137,7 +137,10 @@ def adjoint_module(
             if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
                 _mark_ndarray_grads(op, kernel, grad_positions)
     try:
-        spec = AD_PIPELINE + ("{mode=forward}" if forward else "")
+        stack_size = int(prog.config.ad_stack_size or 0)
+        spec = AD_PIPELINE + (
+            "{mode=forward}" if forward else f"{{ad_stack_size={stack_size}}}"
+        )
         if "ti-scalarize" in registry.PASSES:
             spec = f"ti-scalarize,{spec}"
         registry.build_pipeline(spec).apply(registry.make_context(), module)
