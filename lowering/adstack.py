@@ -13,8 +13,8 @@ SPIR-V); the alloca op itself sets the count to 0 where it stands.
     store 0, %count
     %n = load %count ; %ok = %n <u 16 ; %i = %ok ? %n : 15
     %old = load %buf[%i] ; store (%ok ? %v : %old), %buf[%i] ; store %n + 1, %count
-    %n' = load %count ; %m = %n' - 1 ; %j = %m <u 16 ? %m : 15 ; %t = load %buf[%j]
-    %n'' = load %count ; store %n'' - 1, %count
+    %n2 = load %count ; %m = %n2 - 1 ; %j = %m <u 16 ? %m : 15 ; %t = load %buf[%j]
+    %n3 = load %count ; store %n3 - 1, %count
 
 A push onto a full stack keeps what the stack holds (no write past its end) and
 counts the value, so that pops stay balanced; its `%ok` is false, and ti-auto-diff
@@ -64,23 +64,30 @@ def _lower_uses(
     assert isinstance(stack_type, taichi.AdStackType)
     size, element = stack_type.size, stack_type.element_type
 
-    def clamped(index: SSAValue, ops: list[Operation]) -> SSAValue:
-        """`index` if it is inside the buffer, else its last slot."""
-        bound, last = t.const(size), t.const(size - 1)
-        inside = t.less_than(index, bound.results[0])
-        chosen = t.select(inside.results[0], index, last.results[0])
-        ops += [bound, last, inside, chosen]
+    def clamped(index: SSAValue, inside: SSAValue | None, ops: list[Operation]) -> SSAValue:
+        """`index` if it is inside the buffer (`inside`, when known), else its last slot."""
+        last = t.const(size - 1)
+        ops.append(last)
+        if inside is None:
+            bound = t.const(size)
+            check = t.less_than(index, bound.results[0])
+            ops += [bound, check]
+            inside = check.results[0]
+        chosen = t.select(inside, index, last.results[0])
+        ops.append(chosen)
         return chosen.results[0]
 
     for use in list(op.stack.uses):
         user = use.operation
-        ops: list[Operation] = [n := t.load(count, i32)]
+        n = t.load(count, i32)
+        n.results[0].name_hint = "depth"
+        ops: list[Operation] = [n]
         match user:
             case taichi.AdStackPushOp():
                 bound = t.const(size)
                 fits = t.less_than(n.results[0], bound.results[0])
                 ops += [bound, fits]
-                ptr = t.element_ptr(buffer, clamped(n.results[0], ops))
+                ptr = t.element_ptr(buffer, clamped(n.results[0], fits.results[0], ops))
                 old = t.load(ptr.results[0], element)
                 kept = t.select(fits.results[0], user.value, old.results[0])
                 one = t.const(1)
@@ -104,7 +111,7 @@ def _lower_uses(
                 one = t.const(1)
                 top = t.sub(n.results[0], one.results[0])
                 ops += [one, top]
-                ptr = t.element_ptr(buffer, clamped(top.results[0], ops))
+                ptr = t.element_ptr(buffer, clamped(top.results[0], None, ops))
                 value = t.load(ptr.results[0], element)
                 ops += [ptr, value]
                 rewriter.replace_op(user, ops, [value.results[0]])
@@ -194,7 +201,8 @@ class AdStackToSpirv(RewritePattern):
         array = spirv.ArrayType(stack_type.size, stack_type.element_type)
         buffer = spirv.VariableOp(spirv.PointerType(array, "Function"))
         count = spirv.VariableOp(spirv.PointerType(i32, "Function"))
-        for new in (buffer, count):
+        for new, name in ((buffer, "adstack"), (count, "adstack_count")):
             new.location = op.location
+            new.results[0].name_hint = name
         rewriter.insert_op([buffer, count], InsertPoint.before(op))
         _lower_uses(op, buffer.results[0], count.results[0], _spirv_target(), rewriter)
