@@ -101,12 +101,12 @@ def _lower_uses(
                     grown,
                     t.store(grown.results[0], count),
                 ]
-                rewriter.replace_op(user, ops, [fits.results[0]])
+                rewriter.replace(user, ops, [fits.results[0]])
             case taichi.AdStackPopOp():
                 one = t.const(1)
                 shrunk = t.sub(n.results[0], one.results[0])
                 ops += [one, shrunk, t.store(shrunk.results[0], count)]
-                rewriter.replace_op(user, ops, [])
+                rewriter.replace(user, ops, [])
             case taichi.AdStackLoadTopOp():
                 one = t.const(1)
                 top = t.sub(n.results[0], one.results[0])
@@ -114,13 +114,13 @@ def _lower_uses(
                 ptr = t.element_ptr(buffer, clamped(top.results[0], None, ops))
                 value = t.load(ptr.results[0], element)
                 ops += [ptr, value]
-                rewriter.replace_op(user, ops, [value.results[0]])
+                rewriter.replace(user, ops, [value.results[0]])
             case other:
                 raise PassFailedAt(
                     other, f"the adstack lowering: '{other.name}' of an adstack"
                 )
     zero = t.const(0)
-    rewriter.replace_op(op, [zero, t.store(zero.results[0], count)], [None])
+    rewriter.replace(op, [zero, t.store(zero.results[0], count)], [None])
 
 
 # -- LLVM ----------------------------------------------------------------------------------
@@ -166,7 +166,7 @@ class AdStackToLLVM(RewritePattern):
         one = llvm.ConstantOp(IntegerAttr(1, i64), i64)
         count = llvm.AllocaOp(one, i32, alignment=4)
         buffer.res.name_hint, count.res.name_hint = "adstack", "adstack_count"
-        rewriter.insert_op(
+        rewriter.insert(
             [size, buffer, one, count], InsertPoint.at_start(function.body.blocks[0])
         )
         _lower_uses(op, buffer.res, count.res, _llvm_target(element), rewriter)
@@ -204,5 +204,5 @@ class AdStackToSpirv(RewritePattern):
         for new, name in ((buffer, "adstack"), (count, "adstack_count")):
             new.location = op.location
             new.results[0].name_hint = name
-        rewriter.insert_op([buffer, count], InsertPoint.before(op))
+        rewriter.insert([buffer, count], InsertPoint.before(op))
         _lower_uses(op, buffer.results[0], count.results[0], _spirv_target(), rewriter)
