@@ -263,6 +263,8 @@ def test_grad_replaced_and_grad_for(arch) -> None:
 
 
 def test_validation_detects_overwrite_after_read(arch) -> None:
+    # As in Taichi, Tape(validation=True) checks only under debug.
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False, debug=True)
     x = ti.field(float, 4, needs_grad=True)
     loss = ti.field(float, (), needs_grad=True)
 
@@ -285,6 +287,44 @@ def test_validation_detects_overwrite_after_read(arch) -> None:
     with ti.ad.Tape(loss=loss, validation=True):
         good()
     np.testing.assert_allclose(x.grad.to_numpy(), [2.0] * 4)
+
+
+def test_validation_without_debug_warns_and_tape_records_modes(arch) -> None:
+    from taichi_xdsl.frontends.python.lang.enums import AutodiffMode, SNodeGradType
+
+    x = ti.field(float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def bad():
+        for i in x:
+            x[i] = x[i] * 2
+            loss[None] += x[i]
+
+    with pytest.warns(UserWarning, match="Debug mode is disabled"):
+        with ti.ad.Tape(loss=loss, validation=True) as tape:
+            bad()
+    assert [f for f, _ in tape.calls] == [bad] and tape.modes == [AutodiffMode.NONE]
+    assert not x.snode.ptr.has_adjoint_checkbit()
+    assert x.snode.ptr.get_snode_grad_type() is SNodeGradType.PRIMAL
+    assert x.grad.snode.ptr.get_snode_grad_type() is SNodeGradType.ADJOINT
+    assert x.dual.snode.ptr.get_snode_grad_type() is SNodeGradType.DUAL
+
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False, debug=True)
+    y = ti.field(float, 4, needs_grad=True)
+    total = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def good():
+        for i in y:
+            total[None] += y[i]
+
+    with ti.ad.Tape(loss=total, validation=True):
+        good()
+        assert good.autodiff_mode is AutodiffMode.VALIDATION
+    assert good.autodiff_mode is AutodiffMode.NONE
+    assert y.snode.ptr.has_adjoint_checkbit()
+    np.testing.assert_allclose(y.grad.to_numpy(), [1.0] * 4)
 
 
 def test_unsupported_constructs_raise_clear_errors(arch) -> None:
@@ -719,6 +759,8 @@ def test_stop_grad_holds_in_its_scope_only(arch) -> None:
 
 
 def test_validation_sees_vector_field_accesses(arch) -> None:
+    # As in Taichi, Tape(validation=True) checks only under debug.
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False, debug=True)
     # Regression: Tape(validation=True) looked at scalar accesses only, so a kernel
     # overwriting a Vector field it read went unchecked (Taichi's test_gdar_mpm).
     x = ti.Vector.field(2, float, shape=(3, 4), needs_grad=True)
