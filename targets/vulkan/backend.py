@@ -196,6 +196,7 @@ def vulkan_pipeline(
     debug: bool = False,
     preserve_nan_inf: bool = False,
     fast_math: bool = True,
+    check_loop_exits: bool = False,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
@@ -206,6 +207,8 @@ def vulkan_pipeline(
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
     vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
+        vulkan = vulkan.with_options("convert-taichi-to-spirv", "check_loop_exits=true")
     if not fast_math:  # divisions stay divisions
         vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
     return vulkan.edited(passes)
@@ -819,6 +822,7 @@ class VulkanBackend:
             debug=self.debug,
             preserve_nan_inf=self.preserve_nan_inf,
             fast_math=self.fast_math,
+            check_loop_exits=self._cpu_device,
             passes=edits,
         )
 
