@@ -242,18 +242,32 @@ class _Adjoint:
 
     def check_replayable(self) -> None:
         """
-        Reject a global load that the reverse sweep depends on when the kernel also
-        writes that field: the adjoint, launched after the primal, would replay it with
-        the written value (Taichi's global data access rule; ti.random's launch counter).
+        Reject a global load that the reverse sweep depends on when the kernel may
+        write that field after it (in the same top-level statement or a later one): the
+        adjoint, launched after the primal, would replay it with the written value
+        (Taichi's global data access rule; ti.random's launch counter). A field written
+        only by earlier top-level statements (earlier tasks) holds, when the adjoint
+        runs, the value the load read: `F[i] = ...` in one loop, `... F[i] ...` in the
+        next (Taichi's fem99).
         """
-        written: set[str] = set()
+        top = list(self.kernel.body.block.ops)
+        position = {op: n for n, op in enumerate(top)}
+
+        def statement(op: Operation) -> int:
+            while op.parent_op() is not self.kernel:
+                parent = op.parent_op()
+                assert parent is not None
+                op = parent
+            return position[op]
+
+        last_write: dict[str, int] = {}
         for op in self.kernel.walk():
             if isinstance(op, memref.StoreOp | taichi.AtomicOp):
                 dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
                 sym = _field_symbol(dest)
                 if sym is not None:
-                    written.add(sym)
-        if not written:
+                    last_write[sym] = max(last_write.get(sym, -1), statement(op))
+        if not last_write:
             return
         work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
@@ -265,7 +279,7 @@ class _Adjoint:
             owner = value.owner
             if isinstance(owner, memref.LoadOp):
                 sym = _field_symbol(owner.memref)
-                if sym in written:
+                if sym in last_write and last_write[sym] >= statement(owner):
                     raise PassFailedAt(
                         owner,
                         f"ti-auto-diff: the adjoint needs this load of @{sym}, which the "

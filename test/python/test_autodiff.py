@@ -328,6 +328,29 @@ def test_validation_without_debug_warns_and_tape_records_modes(arch) -> None:
     np.testing.assert_allclose(y.grad.to_numpy(), [1.0] * 4)
 
 
+def test_field_written_by_one_loop_and_read_by_the_next(arch) -> None:
+    # Taichi's fem99: F is written by the first loop (task) and read by the second; the
+    # adjoint reads F after the primal, which holds what the second loop read. Was
+    # rejected as a global data access rule break.
+    x = ti.field(float, 4, needs_grad=True)
+    F = ti.field(float, 4, needs_grad=True)
+    U = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def energy():
+        for i in x:
+            F[i] = x[i] * x[i]
+        for i in x:
+            U[None] += F[i] * F[i]
+
+    xs = np.array([0.5, -1.0, 1.5, 2.0])
+    x.from_numpy(xs)
+    with ti.ad.Tape(loss=U):
+        energy()
+    np.testing.assert_allclose(U[None], np.sum(xs**4))
+    np.testing.assert_allclose(x.grad.to_numpy(), 4 * xs**3)
+
+
 def test_unsupported_constructs_raise_clear_errors(arch) -> None:
     x = ti.field(float, 4, needs_grad=True)
     y = ti.field(float, 4, needs_grad=True)
