@@ -144,11 +144,16 @@ def _llvm_target(element: Attribute) -> _Target:
     )
 
 
+MAX_STACK_BYTES = 1 << 20
+"""The largest adstack buffer on a CPU thread's stack (threads have a few MiB)."""
+
+
 class AdStackToLLVM(RewritePattern):
     """
     An adstack in a task function: its buffer and count are `llvm.alloca`s at the
     function's entry (once per call, even for a stack made in a loop); see the module
-    docstring for its ops.
+    docstring for its ops. A buffer over MAX_STACK_BYTES is a compile error (it would
+    overflow the thread's stack).
     """
 
     @op_type_rewrite_pattern
@@ -161,6 +166,14 @@ class AdStackToLLVM(RewritePattern):
         stack_type = op.stack.type
         assert isinstance(stack_type, taichi.AdStackType)
         element = stack_type.element_type
+        width = getattr(element, "bitwidth", 64)
+        if stack_type.size * max(width // 8, 1) > MAX_STACK_BYTES:
+            raise PassFailedAt(
+                op,
+                f"an adstack of {stack_type.size} values of {element} is more than "
+                f"{MAX_STACK_BYTES} bytes of a CPU thread's stack; lower "
+                "ti.init(ad_stack_size=...)",
+            )
         size = llvm.ConstantOp(IntegerAttr(stack_type.size, i64), i64)
         buffer = llvm.AllocaOp(size, element, alignment=8)
         one = llvm.ConstantOp(IntegerAttr(1, i64), i64)
