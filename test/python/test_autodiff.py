@@ -847,3 +847,16 @@ def test_serial_loops_past_65535_iterations(arch) -> None:
     else:
         count(100_000)
         assert total[None] == 100_000
+
+
+def test_ndarray_grad_inside_a_kernel_is_a_clear_error(arch) -> None:
+    a = ti.ndarray(ti.f32, shape=4, needs_grad=True)
+    b = ti.ndarray(ti.f32, shape=(), needs_grad=True)
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(), y: ti.types.ndarray()):
+        for i in x:
+            y[None] += x.grad[i]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray argument"):
+        k(a, b)
