@@ -167,6 +167,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
     "GUI": (f"{_GUI}.gui2d", "GUI"),
+    "rgb_to_hex": (f"{_GUI}.gui2d", "rgb_to_hex"),
+    "hex_to_rgb": (f"{_GUI}.gui2d", "hex_to_rgb"),
     "ui": (f"{_GUI}.ui", None),
     "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
     "_lib": (f"{_GUI}.compat", None),  # ti._lib.core.with_vulkan() in GGUI programs
