@@ -57,16 +57,21 @@ iterations backwards. When its body carries a local from one iteration to the ne
 the forward replay pushes the local's value onto an adstack (Taichi's AdStack*Stmt)
 at the start of each iteration, and each reverse iteration pops its state back:
 
-    taichi.range_for %j = %lo to %hi {            %st = taichi.adstack_alloca : !taichi.adstack<f32, N>
-      %r = memref.load %ret[]                     taichi.range_for %j = %lo to %hi {  (replay)
-      %m = arith.mulf %r, %a                        %v = memref.load %ret[]
-      memref.store %m, %ret[]             ~>        %ok = taichi.adstack_push %st, %v
-    }                                               taichi.assert %ok, "adstack overflow ..." always
-                                                    ... }
-                                                  taichi.range_for %jr = %lo to %hi {  (reverse)
-                                                    %t = taichi.adstack_load_top %st
-                                                    memref.store %t, %ret2[] ; taichi.adstack_pop %st
-                                                    <replay and reverse of the body at %hi-1-%jr> }
+    taichi.range_for %j = %lo to %hi {
+      %r = memref.load %ret[] ; %m = arith.mulf %r, %a ; memref.store %m, %ret[]
+    }
+    ~> (in the adjoint)
+    %st = taichi.adstack_alloca : !taichi.adstack<f32, N>
+    taichi.range_for %j = %lo to %hi {                               (replay)
+      %v = memref.load %ret[] ; %ok = taichi.adstack_push %st, %v
+      taichi.assert %ok, "adstack overflow ..." always
+      ...
+    }
+    taichi.range_for %jr = %lo to %hi {                              (reverse)
+      %t = taichi.adstack_load_top %st ; memref.store %t, %ret2[]
+      taichi.adstack_pop %st
+      <replay and reverse of the body at %hi - 1 - %jr>
+    }
 
 A stack holds the loop's trip count when its bounds are constants (no check needed),
 else `ad_stack_size` values (the pass option; ti.init(ad_stack_size=...), 0: the
@@ -487,7 +492,8 @@ class _Adjoint:
         written: set[SSAValue] = set()
         for inner in op.walk():
             if isinstance(inner, memref.StoreOp | taichi.AtomicOp):
-                written.add(inner.memref if isinstance(inner, memref.StoreOp) else inner.dest)
+                dest = inner.memref if isinstance(inner, memref.StoreOp) else inner.dest
+                written.add(dest)
         return [s for s in read if s in written]
 
     def is_parallel(self, op: Operation) -> bool:

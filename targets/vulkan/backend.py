@@ -979,8 +979,9 @@ class VulkanBackend:
 
     def _check_errors(self, plan: KernelPlan) -> None:
         """
-        Debug mode (or a kernel with `always` asserts), after a launch: wait for it, read the error record (binding 5) and
-        raise what it says, as the CPU backend does; the record is cleared first.
+        Debug mode (or a kernel with `always` asserts), after a launch: wait for it,
+        read the error record (binding 5) and raise what it says, as the CPU backend
+        does; the record is cleared first.
         """
         rt = self.runtime
         words = rt.download(self._error_buffer, nbytes=4 * spirv_abi.ERROR_RECORD_WORDS)

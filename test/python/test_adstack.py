@@ -135,7 +135,9 @@ def test_nested_serial_loops_each_carry_a_local(arch) -> None:
     y.grad.fill(1.0)
     k.grad(6)
     eps = 1e-3
-    numeric = [(forward(v + eps, 6) - forward(v - eps, 6)) / (2 * eps) for v in xs.astype(float)]
+    numeric = [
+        (forward(v + eps, 6) - forward(v - eps, 6)) / (2 * eps) for v in xs.astype(float)
+    ]
     np.testing.assert_allclose(x.grad.to_numpy(), numeric, rtol=1e-3)
 
 
