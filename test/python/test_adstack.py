@@ -161,3 +161,48 @@ def test_serialized_outer_loop_carries_a_local(arch) -> None:
     running.grad(8)
     expected = [2 * v * 0.5 ** (7 - i) for i, v in enumerate(xs.astype(float))]
     np.testing.assert_allclose(x.grad.to_numpy(), expected, rtol=1e-5)
+
+
+def test_carried_locals_under_branches_in_and_around_the_loop(arch) -> None:
+    # s and t are carried by a dynamic loop inside an if, and updated in its branches.
+    ti.init(arch=arch, default_fp=ti.f64 if arch is ti.cpu else ti.f32)
+    x = ti.field(float, 3, needs_grad=True)
+    y = ti.field(float, 3, needs_grad=True)
+
+    @ti.kernel
+    def k(n: ti.i32):
+        for i in x:
+            s = x[i]
+            t = 1.0
+            if x[i] > 0:
+                for j in range(n):
+                    if j % 2 == 0:
+                        s = ti.sin(s) + t * x[i]
+                    else:
+                        t = t * s
+            else:
+                for _ in range(3):
+                    s = s * s + 0.1
+            y[i] = s + t
+
+    def forward(x0: float, n: int) -> float:
+        s, t = x0, 1.0
+        if x0 > 0:
+            for j in range(n):
+                if j % 2 == 0:
+                    s = np.sin(s) + t * x0
+                else:
+                    t = t * s
+        else:
+            for _ in range(3):
+                s = s * s + 0.1
+        return s + t
+
+    xs = np.array([0.3, -0.4, 0.8])
+    x.from_numpy(xs)
+    k(5)
+    y.grad.fill(1.0)
+    k.grad(5)
+    eps, rtol = (1e-5, 1e-6) if arch is ti.cpu else (1e-2, 2e-2)
+    numeric = [(forward(v + eps, 5) - forward(v - eps, 5)) / (2 * eps) for v in xs]
+    np.testing.assert_allclose(x.grad.to_numpy(), numeric, rtol=rtol)
