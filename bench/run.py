@@ -527,9 +527,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--json", default=None, help="also write the raw results here")
     parser.add_argument(
         "--report",
+        nargs="+",
         default=None,
         metavar="JSON",
-        help="print the tables of a --json file (bench/results/) instead of running",
+        help="print the tables of --json files (bench/results/) instead of running; "
+        "several files (e.g. ours and the rivals, run on one machine) print as one",
     )
     parser.add_argument("-v", "--verbose", action="store_true")
     options = parser.parse_args(argv)
@@ -537,7 +539,8 @@ def main(argv: list[str] | None = None) -> None:
     options.frameworks = [f for f in options.frameworks.split(",") if f]
     options.archs = [a for a in options.archs.split(",") if a]
     if options.report:
-        print(report(from_json(json.loads(Path(options.report).read_text())), options.markdown))
+        raws = [json.loads(Path(path).read_text()) for path in options.report]
+        print(report(from_json(merge_json(raws)), options.markdown))
         return
     unknown = set(options.cases) - set(CASES)
     if unknown:
@@ -580,6 +583,24 @@ def to_json(data: dict[str, Any], options: argparse.Namespace) -> dict[str, Any]
         "warm": warm,
         "preload": data["compile"]["preload"],
     }
+
+
+def merge_json(raws: list[dict[str, Any]]) -> dict[str, Any]:
+    """Several --json files as one: their runs side by side (a key measured in two
+    files keeps the runs of both), cases, archs and frameworks in first-seen order."""
+    if len(raws) == 1:
+        return raws[0]
+    merged: dict[str, Any] = {"runs": {}, "import": {}, "warm": {}, "preload": []}
+    for name in ("cases", "archs", "frameworks"):
+        merged[name] = list(dict.fromkeys(x for raw in raws for x in raw.get(name) or []))
+    for raw in raws:
+        for key, runs in raw["runs"].items():
+            merged["runs"].setdefault(key, []).extend(runs)
+        merged["import"].update(raw.get("import", {}))
+        merged["warm"].update(raw.get("warm", {}))
+        merged["preload"].extend(raw.get("preload") or [])
+    merged["command"] = " + ".join(raw.get("command", "?") for raw in raws)
+    return merged
 
 
 def from_json(raw: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from taichi_xdsl.utils.diagnostics import (
     LocatedDiagnostic,
     LocatingParser,
     decode_source,
+    format_at,
     verify_dominance,
     verify_located,
 )
@@ -252,6 +253,37 @@ _STACK_BYTES = 1 << 30
 _RECURSION_LIMIT = 200_000
 
 
+def _op_at_fault(error: BaseException):
+    """
+    The op a failing pass was working on, when the traceback shows one: the innermost
+    frame holding an op with a source position in a local (`op`, `operation`, ...;
+    xDSL's rewriters and walkers name it so). None when no frame does.
+    """
+    from xdsl.dialects.builtin import FileLineColLoc
+    from xdsl.ir import Operation
+
+    frames = []
+    tb = error.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame)
+        tb = tb.tb_next
+    for frame in reversed(frames):
+        for name in ("op", "operation", "target", "root", "matched_op"):
+            value = frame.f_locals.get(name)
+            if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
+                return value
+    return None
+
+
+def _print_fault_location(main: TiOptMain | None, error: BaseException) -> None:
+    """For an unlocated fault inside a pass: a second line naming the op it was at."""
+    if getattr(main, "running_pass", None) is None:
+        return
+    op = _op_at_fault(error)
+    if op is not None:
+        print(format_at(op.location, f"the pass failed at this `{op.name}`"), file=sys.stderr)
+
+
 def _in_pass(main: TiOptMain | None) -> str:
     """` in pass 'name' (module)` for a fault inside a pass, else ``."""
     running = getattr(main, "running_pass", None)
@@ -273,6 +305,8 @@ def _main(args: Sequence[str] | None) -> int:
         print(f"ti-opt: error{_in_pass(main)}: {error}", file=sys.stderr)
         for note in getattr(error, "__notes__", ()):
             print(note, file=sys.stderr)
+        if not isinstance(error, ParseError):
+            _print_fault_location(main, error)
         return 1
     except RecursionError:
         print(
@@ -285,7 +319,8 @@ def _main(args: Sequence[str] | None) -> int:
         print(f"ti-opt: error: in the pass pipeline: {error}", file=sys.stderr)
         return 1
     except (FileNotFoundError, ValueError) as error:
-        print(f"ti-opt: error: {error}", file=sys.stderr)
+        print(f"ti-opt: error{_in_pass(main)}: {error}", file=sys.stderr)
+        _print_fault_location(main, error)
         return 1
     except Exception as error:
         running = getattr(main, "running_pass", None)
@@ -295,6 +330,7 @@ def _main(args: Sequence[str] | None) -> int:
             # index past the matches, an assert of apply-pdl without its file).
             print(f"ti-opt: error{_in_pass(main)} on {_input_name(args)}: xDSL's pass "
                   f"failed: {type(error).__name__}: {error}", file=sys.stderr)
+            _print_fault_location(main, error)
             if os.environ.get("TI_OPT_TRACEBACK"):
                 raise
             return 1

@@ -106,6 +106,13 @@ def load_vulkan() -> Any:
 _result_names: dict[int, str] = {}
 
 
+def error_code(vk: Any, name: str) -> int:
+    """The VkResult of a VK_ERROR_* name. Every error code is negative, but the `vulkan`
+    binding gives some promoted from extensions with the sign lost
+    (VK_ERROR_OUT_OF_POOL_MEMORY is 1000069000 there; drivers return -1000069000)."""
+    return -abs(getattr(vk, name))
+
+
 def result_name(result: int) -> str:
     """The VK_* name of a VkResult value."""
     if not _result_names:
@@ -121,9 +128,8 @@ def result_name(result: int) -> str:
             _result_names[getattr(vk, name)] = name
         for name in dir(vk):
             if name.startswith("VK_ERROR_"):
-                value = getattr(vk, name)
-                if isinstance(value, int):
-                    _result_names.setdefault(value, name)
+                if isinstance(getattr(vk, name), int):
+                    _result_names.setdefault(error_code(vk, name), name)
     return _result_names.get(result, "unknown VkResult")
 
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from .device import WHOLE_SIZE, VulkanDevice, VulkanError, check
+from .device import WHOLE_SIZE, VulkanDevice, VulkanError, check, error_code
 from .memory import Allocation, Buffer
 
 SPIRV_MAGIC = 0x07230203
@@ -493,7 +493,10 @@ class Pipelines:
         num_bindings = len(types)
         layouts = ffi.new("VkDescriptorSetLayout[1]", [self._set_layout(types)])
         out = ffi.new("VkDescriptorSet[1]")
-        full = (vk.VK_ERROR_OUT_OF_POOL_MEMORY, vk.VK_ERROR_FRAGMENTED_POOL)
+        full = (
+            error_code(vk, "VK_ERROR_OUT_OF_POOL_MEMORY"),
+            error_code(vk, "VK_ERROR_FRAGMENTED_POOL"),
+        )
         for fresh in (False, True):
             if fresh or not self._descriptor_pools:
                 self._new_descriptor_pool(max(_SETS_PER_POOL * 8, num_bindings))

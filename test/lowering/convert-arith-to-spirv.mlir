@@ -192,6 +192,24 @@ func.func @narrow_extended_compare(%x: i32) -> (i1, i1, i1, i1) {
   func.return %0, %1, %2, %3 : i1, i1, i1, i1
 }
 
+// A truncated value is compared as it is: spirv.SConvert/UConvert also truncate, and
+// the narrowing above must not compare their wider source (difftest seed 7 of the widened
+// generator: `ti.cast(a, ti.i8) > ti.i8(2)` was true for a = 255 on vulkan).
+// CHECK-LABEL: func.func @truncated_compare
+// CHECK-SAME:    (%[[X:.*]]: i32) -> (i1, i1)
+// CHECK-NEXT:    %[[T:.*]] = spirv.SConvert %[[X]] : i32 to i8
+// CHECK-NEXT:    %[[C:.*]] = spirv.Constant 2 : i8
+// CHECK-NEXT:    %[[R0:.*]] = spirv.SGreaterThan %[[T]], %[[C]] : i8
+// CHECK-NEXT:    %[[R1:.*]] = spirv.SGreaterThan %[[C]], %[[T]] : i8
+// CHECK-NEXT:    func.return %[[R0]], %[[R1]] : i1, i1
+func.func @truncated_compare(%x: i32) -> (i1, i1) {
+  %t = arith.trunci %x : i32 to i8
+  %c = arith.constant 2 : i8
+  %0 = arith.cmpi sgt, %t, %c : i8
+  %1 = arith.cmpi sgt, %c, %t : i8
+  func.return %0, %1 : i1, i1
+}
+
 // SPIR-V orders integers only: bools are widened to i32 (1 for an unsigned predicate)
 // before an ordered compare (difftest seed 2269).
 // CHECK-LABEL: func.func @ordered_bool_compare

@@ -364,6 +364,50 @@ def test_descriptor_sets_and_pipelines_are_cached(rt, shaders):
     rt.release(by)
 
 
+class _PoolLimitedLib:
+    """The real Vulkan functions, except that vkAllocateDescriptorSets fails as a driver
+    that enforces maxSets does (NVIDIA's; lavapipe never does): a call on a pool that
+    existed before returns VK_ERROR_OUT_OF_POOL_MEMORY (-1000069000)."""
+
+    def __init__(self, lib, full_pools):
+        self._lib, self._full, self.refused = lib, list(full_pools), []
+
+    def __getattr__(self, name):
+        return getattr(self._lib, name)
+
+    def vkAllocateDescriptorSets(self, dev, info, out):
+        pool = info.descriptorPool
+        if any(pool == full for full in self._full):
+            self.refused.append(pool)
+            return -1000069000
+        return self._lib.vkAllocateDescriptorSets(dev, info, out)
+
+
+def test_a_full_descriptor_pool_gets_a_successor(rt, shaders):
+    # Regression (10,000-program differential run on an H100): the `vulkan` binding
+    # gives VK_ERROR_OUT_OF_POOL_MEMORY as +1000069000, so the driver's -1000069000 was
+    # not recognised as "pool full" and every launch past a pool's 512 sets failed.
+    from taichi_xdsl.targets.vulkan.device import result_name
+
+    assert result_name(-1000069000) == "VK_ERROR_OUT_OF_POOL_MEMORY"
+    kernel = rt.load_kernel(shaders["copy_add"], push_constant_bytes=8)
+    n = 64
+    src, dst = put(rt, np.arange(n, dtype=np.uint32)), rt.allocate(4 * n)
+    pipelines = rt.pipelines
+    real, pools = pipelines.lib, len(pipelines._descriptor_pools)
+    pipelines.lib = fake = _PoolLimitedLib(real, pipelines._descriptor_pools)
+    try:
+        groups = (n + LOCAL_SIZE - 1) // LOCAL_SIZE
+        rt.launch(kernel, [src, dst], groups, push_constants=struct.pack("<II", 5, n))
+        rt.sync()
+    finally:
+        pipelines.lib = real
+    assert fake.refused and len(pipelines._descriptor_pools) > pools
+    np.testing.assert_array_equal(get(rt, dst, np.zeros(n, np.uint32)), np.arange(n) + 5)
+    rt.release(src)
+    rt.release(dst)
+
+
 def test_descriptor_sets_follow_destroyed_and_evicted_buffers(shaders):
     # No pooling (released buffers are destroyed, with the sets that bind them) and room
     # for two cached sets (the cache is dropped and rebuilt when full).

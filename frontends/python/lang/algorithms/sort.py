@@ -19,6 +19,8 @@ _RADIX_BITS = 8
 _BUCKETS = 1 << _RADIX_BITS
 _BLOCK = 4096  # keys a thread counts and scatters; at most _MAX_BLOCKS blocks
 _MAX_BLOCKS = 4096
+_CPU_BLOCKS_PER_THREAD = 4  # on CPU: few large blocks (the per-block counters are
+# transposed and scanned every pass, 256 per block), enough to balance the threads
 @ti.kernel
 def _to_sortable(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1),
                  kind: ti.template(), bits: ti.template()):
@@ -154,7 +156,7 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
             raise TaichiError(f"parallel_sort: {n} keys but {vn} values")
     if n <= 1:
         return
-    blocks = min(_MAX_BLOCKS, max(1, (n + _BLOCK - 1) // _BLOCK))
+    blocks = min(_max_blocks(), max(1, (n + _BLOCK - 1) // _BLOCK))
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
     kind, bits = _KEYS[name]
@@ -173,6 +175,21 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     _from_sortable(sk, keys, first, kind, bits)
     if values is not None:
         _permute(values, vfirst, perm)
+
+
+def _max_blocks() -> int:
+    """How many blocks the keys are cut into: on a GPU one per invocation, so many; on
+    CPU a few per worker thread, since each block costs a pass's transposition and scan
+    256 counters but no more parallelism than the threads give."""
+    from taichi_xdsl.frontends.python.lang.program import get_program
+
+    config = get_program().config
+    if config.arch is not ti.cpu:
+        return _MAX_BLOCKS
+    from taichi_xdsl.targets.llvm.pool import default_num_threads
+
+    threads = config.cpu_max_num_threads or default_num_threads()
+    return min(_MAX_BLOCKS, _CPU_BLOCKS_PER_THREAD * threads)
 
 
 def _permute(x: Any, first: int, perm: Any) -> None:
