@@ -175,6 +175,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "loop_unique": (f"{_FRONTEND}.ops", "loop_unique"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
     "GUI": (f"{_GUI}.gui2d", "GUI"),
+    "rgb_to_hex": (f"{_GUI}.gui2d", "rgb_to_hex"),
+    "hex_to_rgb": (f"{_GUI}.gui2d", "hex_to_rgb"),
     "ui": (f"{_GUI}.ui", None),
     "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),

@@ -43,6 +43,7 @@ from taichi_xdsl.dialects.symbols import lookup_symbol
 from taichi_xdsl.utils.print_format import INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
     I64,
+    AnyFloat,
     AnyFloatConstr,
     ArrayAttr,
     DictionaryAttr,
@@ -95,6 +96,7 @@ from xdsl.traits import (
     HasParent,
     IsolatedFromAbove,
     IsTerminator,
+    MemoryAllocEffect,
     MemoryReadEffect,
     MemoryWriteEffect,
     Pure,
@@ -1102,18 +1104,25 @@ class PrintOp(IRDLOperation):
 @irdl_op_definition
 class AssertOp(IRDLOperation):
     """
-    `assert cond, "message"` in a kernel, checked when `ti.init(debug=True)`.
+    `assert cond, "message"` in a kernel, checked when `ti.init(debug=True)`; an
+    `always` assert is checked in every mode (a run-time error the compiler itself
+    guards against, such as an adstack overflow).
 
-    Example: `taichi.assert %ok, "x must be positive"`
+    Example: `taichi.assert %ok, "x must be positive"`,
+    `taichi.assert %fits, "adstack overflow" always`
     """
 
     name = "taichi.assert"
     cond = operand_def(IntegerType(1))
     message = prop_def(StringAttr)
-    assembly_format = "$cond `,` $message attr-dict"
+    always = opt_prop_def(UnitAttr)
+    assembly_format = "$cond `,` $message (`always` $always^)? attr-dict"
 
-    def __init__(self, cond: SSAValue | Operation, message: str):
-        super().__init__(operands=[cond], properties={"message": StringAttr(message)})
+    def __init__(self, cond: SSAValue | Operation, message: str, always: bool = False):
+        properties: dict[str, Attribute] = {"message": StringAttr(message)}
+        if always:
+            properties["always"] = UnitAttr()
+        super().__init__(operands=[cond], properties=properties)
 
 # ---------------------------------------------------------------------------------------
 # Subgroups and workgroups (ti.simt)
@@ -1706,6 +1715,179 @@ class TextureDimOp(IRDLOperation):
             )
 
 
+# ---------------------------------------------------------------------------------------
+# The adstack (reverse-mode autodiff)
+# ---------------------------------------------------------------------------------------
+#
+# A bounded LIFO stack of scalars private to one invocation, as Taichi's AdStack*Stmt:
+# ti-auto-diff pushes the values a serial loop carries from one iteration to the next as
+# its forward replay runs, and pops them as the reverse sweep walks the iterations
+# backwards (linear in the trip count, where recomputing each iteration's state from the
+# loop's entry would be quadratic). Adjoints need no stack of their own here: a local's
+# adjoint is one running sum in a slot, which the reverse sweep visits in order.
+
+
+@irdl_attr_definition
+class AdStackType(ParametrizedAttribute, TypeAttribute):
+    """
+    A stack of at most `max_size` values of a scalar type.
+
+    Example: `!taichi.adstack<f32, 16>`
+    """
+
+    name = "taichi.adstack"
+
+    element_type: Attribute
+    max_size: IntAttr
+
+    def __init__(self, element_type: Attribute, max_size: int):
+        super().__init__(element_type, IntAttr(max_size))
+
+    @property
+    def size(self) -> int:
+        return self.max_size.data
+
+    def verify(self) -> None:
+        if not isinstance(self.element_type, IntegerType | AnyFloat):
+            raise VerifyException(
+                f"an adstack holds scalars, got {self.element_type}"
+            )
+        if self.size <= 0:
+            raise VerifyException(f"an adstack holds at least one value, got {self.size}")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        with parser.in_angle_brackets():
+            element = parser.parse_type()
+            parser.parse_punctuation(",")
+            size = parser.parse_integer(allow_boolean=False)
+        return (element, IntAttr(size))
+
+    def print_parameters(self, printer: Printer) -> None:
+        printer.print_string("<")
+        printer.print_attribute(self.element_type)
+        printer.print_string(f", {self.size}>")
+
+
+@irdl_op_definition
+class AdStackAllocaOp(IRDLOperation):
+    """
+    A new, empty stack (each time control reaches the op: in a loop body, one per
+    iteration).
+
+    Example: `%s = taichi.adstack_alloca : !taichi.adstack<f32, 16>`
+    """
+
+    name = "taichi.adstack_alloca"
+    stack = result_def(AdStackType)
+    traits = traits_def(MemoryAllocEffect())
+    assembly_format = "attr-dict `:` type($stack)"
+
+    def __init__(self, element_type: Attribute, max_size: int):
+        super().__init__(result_types=[AdStackType(element_type, max_size)])
+
+
+@irdl_op_definition
+class AdStackPushOp(IRDLOperation):
+    """
+    Push `value`; `fits` is false when the stack already held `max_size` values. Then
+    the value is dropped but still counted (pops stay balanced, tops read the last value
+    kept): the caller reports the overflow, never a silent wrong value.
+
+    Example: `%fits = taichi.adstack_push %s, %v : !taichi.adstack<f32, 16>`
+    """
+
+    name = "taichi.adstack_push"
+    stack = operand_def(AdStackType)
+    value = operand_def(Scalar)
+    fits = result_def(IntegerType(1))
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, stack: SSAValue | Operation, value: SSAValue | Operation):
+        super().__init__(operands=[stack, value], result_types=[IntegerType(1)])
+
+    def verify_(self) -> None:
+        t = self.stack.type
+        assert isinstance(t, AdStackType)
+        if self.value.type != t.element_type:
+            raise VerifyException(
+                f"'{self.name}' pushes a {self.value.type} onto a stack of "
+                f"{t.element_type}"
+            )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> AdStackPushOp:
+        stack = parser.parse_unresolved_operand()
+        parser.parse_punctuation(",")
+        value = parser.parse_unresolved_operand()
+        attrs = parser.parse_optional_attr_dict()
+        parser.parse_punctuation(":")
+        t = parser.parse_type()
+        element = t.element_type if isinstance(t, AdStackType) else t
+        stack_v, value_v = parser.resolve_operands(
+            [stack, value], [t, element], parser.pos
+        )
+        op = cls(stack_v, value_v)
+        op.attributes |= attrs
+        return op
+
+    def print(self, printer: Printer) -> None:
+        printer.print_string(" ")
+        printer.print_operand(self.stack)
+        printer.print_string(", ")
+        printer.print_operand(self.value)
+        printer.print_op_attributes(self.attributes)
+        printer.print_string(" : ")
+        printer.print_attribute(self.stack.type)
+
+
+@irdl_op_definition
+class AdStackPopOp(IRDLOperation):
+    """
+    Drop the top value.
+
+    Example: `taichi.adstack_pop %s : !taichi.adstack<f32, 16>`
+    """
+
+    name = "taichi.adstack_pop"
+    stack = operand_def(AdStackType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$stack attr-dict `:` type($stack)"
+
+    def __init__(self, stack: SSAValue | Operation):
+        super().__init__(operands=[stack])
+
+
+@irdl_op_definition
+class AdStackLoadTopOp(IRDLOperation):
+    """
+    The top value (the last pushed and not popped).
+
+    Example: `%v = taichi.adstack_load_top %s : !taichi.adstack<f32, 16> -> f32`
+    """
+
+    name = "taichi.adstack_load_top"
+    stack = operand_def(AdStackType)
+    value = result_def(Scalar)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = "$stack attr-dict `:` type($stack) `->` type($value)"
+
+    def __init__(self, stack: SSAValue | Operation):
+        t = SSAValue.get(stack).type
+        assert isinstance(t, AdStackType)
+        super().__init__(operands=[stack], result_types=[t.element_type])
+
+    def verify_(self) -> None:
+        t = self.stack.type
+        assert isinstance(t, AdStackType)
+        if self.value.type != t.element_type:
+            raise VerifyException(
+                f"'{self.name}' reads a {self.value.type} from a stack of {t.element_type}"
+            )
+
+
+ADSTACK_OPS = (AdStackAllocaOp, AdStackPushOp, AdStackPopOp, AdStackLoadTopOp)
+
 
 Taichi = Dialect(
     "taichi",
@@ -1745,8 +1927,9 @@ Taichi = Dialect(
         TextureStoreOp,
         TextureDimOp,
         *SIMT_OPS,
+        *ADSTACK_OPS,
     ],
-    [TextureType],
+    [TextureType, AdStackType],
 )
 
 

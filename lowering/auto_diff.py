@@ -50,21 +50,41 @@ within their block; adjoints of values used in nested regions, and of local vari
 live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
 where no other thread sees them).
 
-Nested regions are reversed by recomputation instead of Taichi's adstacks (our locals
-are scalar slots): before an `if` or a serial loop the replay snapshots the locals the
-region reads; its reverse restores them into fresh slots, replays the region's block
-and reverses it. A serial `range_for` runs its iterations backwards; when its body
-carries a local from one iteration to the next, each reverse iteration first
-recomputes the earlier ones from the snapshot (quadratic in the trip count, exact for
-static and dynamic bounds). `while` loops and `break`/`continue` in regions that need
-an adjoint are rejected with a diagnostic, as are atomics other than add/sub on
-differentiated values.
+Nested regions are reversed by replaying them: before an `if` or a serial loop the
+replay snapshots the locals the region reads; its reverse restores them into fresh
+slots, replays the region's block and reverses it. A serial `range_for` runs its
+iterations backwards. When its body carries a local from one iteration to the next,
+the forward replay pushes the local's value onto an adstack (Taichi's AdStack*Stmt)
+at the start of each iteration, and each reverse iteration pops its state back:
+
+    taichi.range_for %j = %lo to %hi {
+      %r = memref.load %ret[] ; %m = arith.mulf %r, %a ; memref.store %m, %ret[]
+    }
+    ~> (in the adjoint)
+    %st = taichi.adstack_alloca : !taichi.adstack<f32, N>
+    taichi.range_for %j = %lo to %hi {                               (replay)
+      %v = memref.load %ret[] ; %ok = taichi.adstack_push %st, %v
+      taichi.assert %ok, "adstack overflow ..." always
+      ...
+    }
+    taichi.range_for %jr = %lo to %hi {                              (reverse)
+      %t = taichi.adstack_load_top %st ; memref.store %t, %ret2[]
+      taichi.adstack_pop %st
+      <replay and reverse of the body at %hi - 1 - %jr>
+    }
+
+A stack holds the loop's trip count when its bounds are constants (no check needed),
+else `ad_stack_size` values (the pass option; ti.init(ad_stack_size=...), 0: the
+default DEFAULT_AD_STACK_SIZE); pushing past that fails the `always` assert, an error
+on both targets, never a silently wrong gradient. `while` loops and `break`/`continue` in
+regions that need an adjoint are rejected with a diagnostic, as are atomics other than
+add/sub on differentiated values.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
@@ -106,6 +126,8 @@ STOP_GRAD_ATTR = "stop_grad"
 (`ti.stop_grad(x)` in the kernel)."""
 ADJOINT_OF_ATTR = "adjoint_of"
 """Marks an adjoint kernel with the symbol of its primal."""
+DEFAULT_AD_STACK_SIZE = 1024
+"""Values an adstack holds for a loop of non-constant bounds when ad_stack_size is 0."""
 NEEDS_GRAD_ARG = "taichi.grad"
 """An argument attribute of an ndarray argument with a gradient: the adjoint kernel
 takes the gradient ndarray as one more argument at the end, in argument order."""
@@ -161,6 +183,8 @@ class _Ctx:
     adjoint: dict[SSAValue, SSAValue]
     slots: dict[SSAValue, SSAValue]
     snapshots: dict[Operation, dict[SSAValue, SSAValue]]
+    stacks: dict[Operation, dict[SSAValue, SSAValue]] = field(default_factory=dict)
+    """Serial loop -> the adstack of each local it carries (pushed by its replay)."""
 
 
 class _Adjoint:
@@ -171,8 +195,10 @@ class _Adjoint:
         kernel: taichi.KernelOp,
         grads: dict[str, str],
         field_types: dict[str, MemRefType],
+        ad_stack_size: int = 0,
     ):
         self.kernel = kernel
+        self.ad_stack_size = ad_stack_size
         self.grads = grads
         self.field_types = field_types
         self.ndarray_grads: dict[SSAValue, SSAValue] = {}
@@ -220,18 +246,32 @@ class _Adjoint:
 
     def check_replayable(self) -> None:
         """
-        Reject a global load that the reverse sweep depends on when the kernel also
-        writes that field: the adjoint, launched after the primal, would replay it with
-        the written value (Taichi's global data access rule; ti.random's launch counter).
+        Reject a global load that the reverse sweep depends on when the kernel may
+        write that field after it (in the same top-level statement or a later one): the
+        adjoint, launched after the primal, would replay it with the written value
+        (Taichi's global data access rule; ti.random's launch counter). A field written
+        only by earlier top-level statements (earlier tasks) holds, when the adjoint
+        runs, the value the load read: `F[i] = ...` in one loop, `... F[i] ...` in the
+        next (Taichi's fem99).
         """
-        written: set[str] = set()
+        top = list(self.kernel.body.block.ops)
+        position = {op: n for n, op in enumerate(top)}
+
+        def statement(op: Operation) -> int:
+            while op.parent_op() is not self.kernel:
+                parent = op.parent_op()
+                assert parent is not None
+                op = parent
+            return position[op]
+
+        last_write: dict[str, int] = {}
         for op in self.kernel.walk():
             if isinstance(op, memref.StoreOp | taichi.AtomicOp):
                 dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
                 sym = _field_symbol(dest)
                 if sym is not None:
-                    written.add(sym)
-        if not written:
+                    last_write[sym] = max(last_write.get(sym, -1), statement(op))
+        if not last_write:
             return
         work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
@@ -243,7 +283,7 @@ class _Adjoint:
             owner = value.owner
             if isinstance(owner, memref.LoadOp):
                 sym = _field_symbol(owner.memref)
-                if sym in written:
+                if sym in last_write and last_write[sym] >= statement(owner):
                     raise PassFailedAt(
                         owner,
                         f"ti-auto-diff: the adjoint needs this load of @{sym}, which the "
@@ -435,12 +475,93 @@ class _Adjoint:
                     s: self.emit(memref.LoadOp.get(self.lookup(s, ctx), [])) for s in read
                 }
             if self.writes_outside(op):
-                self.emit(self.replay_region_op(op, ctx))
+                push = None
+                if snapshot and op in self.live:
+                    push = self.stack_carried(op, ctx)
+                self.emit(self.replay_region_op(op, ctx, push))
             return
         self.emit(op.clone_without_regions(ctx.values))
 
-    def replay_region_op(self, op: Operation, ctx: _Ctx) -> Operation:
-        """A forward-only copy of a structured op, global writes dropped."""
+    def carried(self, op: Operation) -> list[SSAValue]:
+        """The locals a serial range_for carries from one iteration to the next: defined
+        outside it, read and written inside it."""
+        if not isinstance(op, taichi.RangeForOp) or self.is_parallel(op):
+            return []
+        _, read = self.outer_slots(op)
+        written: set[SSAValue] = set()
+        for inner in op.walk():
+            if isinstance(inner, memref.StoreOp | taichi.AtomicOp):
+                dest = inner.memref if isinstance(inner, memref.StoreOp) else inner.dest
+                written.add(dest)
+        return [s for s in read if s in written]
+
+    def is_parallel(self, op: Operation) -> bool:
+        return isinstance(op, taichi.StructForOp) or (
+            isinstance(op, taichi.RangeForOp)
+            and op.parent_op() is self.kernel
+            and op.serialize is None
+        )
+
+    @staticmethod
+    def trip_count(op: taichi.RangeForOp) -> int | None:
+        """The trip count of a loop with constant bounds (None for other loops)."""
+        lower, upper = op.lower.owner, op.upper.owner
+        if (
+            isinstance(lower, arith.ConstantOp)
+            and isinstance(upper, arith.ConstantOp)
+            and isinstance(lower.value, IntegerAttr)
+            and isinstance(upper.value, IntegerAttr)
+        ):
+            return max(0, upper.value.value.data - lower.value.value.data)
+        return None
+
+    def stack_size(self, op: taichi.RangeForOp) -> int:
+        """The trip count of a loop with constant bounds, else the configured size."""
+        count = self.trip_count(op)
+        if count is not None:
+            return max(1, count)
+        return self.ad_stack_size or DEFAULT_AD_STACK_SIZE
+
+    def stack_carried(self, op: Operation, ctx: _Ctx) -> Callable[[_Ctx], None] | None:
+        """
+        Emit an adstack for each local the serial loop `op` carries (recorded in
+        ctx.stacks for its reverse) and return what its replay runs at the start of each
+        iteration: push those locals' values, asserting that they fit.
+        """
+        carried = self.carried(op)
+        if not carried:
+            return None
+        assert isinstance(op, taichi.RangeForOp)
+        size = self.stack_size(op)
+        bounded = self.trip_count(op) is not None  # then the stacks cannot overflow
+        stacks: dict[SSAValue, SSAValue] = {}
+        for slot in carried:
+            assert isa(slot.type, MemRefType)
+            stacks[slot] = self.emit(taichi.AdStackAllocaOp(slot.type.element_type, size))
+        ctx.stacks[op] = stacks
+        message = (
+            f"adstack overflow: a loop of kernel '{self.kernel.sym_name.data}' ran more "
+            f"than {size} iterations, the values its adjoint keeps for it; raise "
+            "ti.init(ad_stack_size=...)"
+        )
+
+        def push(inner: _Ctx) -> None:
+            for slot, stack in stacks.items():
+                value = self.emit(memref.LoadOp.get(self.lookup(slot, inner), []))
+                fits = self.emit(taichi.AdStackPushOp(stack, value))
+                if not bounded:
+                    self.emit(taichi.AssertOp(fits, message, always=True))
+
+        return push
+
+    def replay_region_op(
+        self,
+        op: Operation,
+        ctx: _Ctx,
+        prologue: Callable[[_Ctx], None] | None = None,
+    ) -> Operation:
+        """A forward-only copy of a structured op, global writes dropped; `prologue`
+        emits ops at the start of each of its blocks."""
         new = op.clone_without_regions(ctx.values)
         for region, new_region in zip(op.regions, new.regions):
             for block in region.blocks:
@@ -451,6 +572,8 @@ class _Adjoint:
                     new_arg.name_hint = arg.name_hint
                 new_region.add_block(new_block)
                 saved, self.out = self.out, new_block
+                if prologue is not None:
+                    prologue(inner)
                 self.forward(block, inner, snapshot=False)
                 if not isinstance(new_block.last_op, taichi.BreakOp | taichi.ContinueOp):
                     self.emit(taichi.YieldOp())
@@ -623,8 +746,7 @@ class _Adjoint:
                     f"ti-auto-diff: '{inner.name}' in a loop that computes a "
                     "differentiated value is not supported",
                 )
-        parallel = op.parent_op() is self.kernel and op.serialize is None
-        if isinstance(op, taichi.StructForOp) or parallel:
+        if self.is_parallel(op):
             # Parallel iterations are independent: reverse each one in place.
             new_body = Block(arg_types=body.arg_types)
 
@@ -646,24 +768,17 @@ class _Adjoint:
         one = self.emit(arith.ConstantOp(IntegerAttr(1, lower.type)))  # pyright: ignore
         last = self.emit(arith.SubiOp(self.emit(arith.AddiOp(lower, upper)), one))
         new_body = Block(arg_types=body.arg_types)
-        _, read = self.outer_slots(op)
-        carried = self.writes_outside(op) and bool(read)
+        stacks = ctx.stacks.get(op, {})
 
         def build_serial() -> None:
             index = self.emit(arith.SubiOp(last, new_body.args[0]))
             index.name_hint = body.args[0].name_hint
             values = _Scope(ctx.values)
             self.restore(op, ctx, values)
-            if carried:  # recompute the iterations before `index` from the snapshot
-                prefix = Block(arg_types=body.arg_types)
-
-                def build_prefix() -> None:
-                    inner = _Ctx(body, _Scope(values), ctx, {}, {}, {})
-                    inner.values[body.args[0]] = prefix.args[0]
-                    self.forward(body, inner, snapshot=False)
-
-                self.in_block(prefix, build_prefix)
-                self.emit(taichi.RangeForOp(lower, index, prefix))
+            for slot, stack in stacks.items():  # the carried locals at this iteration
+                top = self.emit(taichi.AdStackLoadTopOp(stack))
+                self.emit(memref.StoreOp.get(top, values[slot], []))
+                self.emit(taichi.AdStackPopOp(stack))
             values[body.args[0]] = index
             self.adjoint_block(body, ctx, values)
 
@@ -840,7 +955,10 @@ _RULES: dict[type[Operation], _Rule] = {
 
 
 def add_adjoint(
-    kernel: taichi.KernelOp, grads: dict[str, str], field_types: dict[str, MemRefType]
+    kernel: taichi.KernelOp,
+    grads: dict[str, str],
+    field_types: dict[str, MemRefType],
+    ad_stack_size: int = 0,
 ) -> None:
     """
     Add `@k_grad` right after the primal `taichi.kernel @k` (see the module docstring for
@@ -850,7 +968,9 @@ def add_adjoint(
     Raises:
         PassFailedAt: a construct the adjoint cannot be built for.
     """
-    adjoint = _Adjoint(kernel, grads, field_types).build(f"{kernel.sym_name.data}_grad")
+    adjoint = _Adjoint(kernel, grads, field_types, ad_stack_size).build(
+        f"{kernel.sym_name.data}_grad"
+    )
     Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
 
 
@@ -895,8 +1015,12 @@ class AutoDiffPass(ModulePass):
     name = "ti-auto-diff"
 
     mode: str = "reverse"
+    ad_stack_size: int = 0
+    """Values an adstack holds for a loop of non-constant bounds (0: the default)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.ad_stack_size < 0:
+            raise PassFailedAt(op, "ti-auto-diff: ad_stack_size must be >= 0")
         if self.mode not in ("reverse", "forward"):
             raise PassFailedAt(
                 op, f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
@@ -921,4 +1045,4 @@ class AutoDiffPass(ModulePass):
             if forward:
                 add_tangent_kernel(kernel, companions, field_types)
             else:
-                add_adjoint(kernel, companions, field_types)
+                add_adjoint(kernel, companions, field_types, self.ad_stack_size)

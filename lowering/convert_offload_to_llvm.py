@@ -22,7 +22,8 @@ A serial task is its body then `llvm.return`. Inside tasks:
 - `offload.context` is `%ctx`; `offload.thread_local_buffer` the task's stack buffer;
 - loads that ti-lower-access marked `invariant` (context and argument words) move out of
   a range_for's loop, to run once per call;
-- local slots (0-d `memref.alloca`) become `llvm.alloca`s at the function's entry;
+- local slots (0-d `memref.alloca`) become `llvm.alloca`s at the function's entry, and
+  so do adstacks (lowering/adstack.py);
 - `offload.set_return N, %v` stores %v at byte 8*N of the returns buffer;
 - `taichi.print` calls libc's `printf` (then `fflush(NULL)`, so that output keeps its
   order with the host's), with a format string global.
@@ -59,6 +60,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from taichi_xdsl.dialects import offload, taichi
+from taichi_xdsl.lowering.adstack import AdStackToLLVM
 from taichi_xdsl.lowering.lower_access import INVARIANT, scalar_bytes
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
@@ -379,7 +381,9 @@ def _kernel_functions(kernel: offload.KernelOp) -> list[llvm.FuncOp]:
     functions = [_task_function(name, n, task) for n, task in enumerate(kernel.tasks)]
     for function in functions:
         for inner in function.walk():
-            if inner.dialect_name() in ("taichi", "offload"):
+            if inner.dialect_name() in ("taichi", "offload") and not isinstance(
+                inner, taichi.ADSTACK_OPS
+            ):
                 raise PassFailedAt(
                     inner,
                     f"convert-offload-to-llvm: '{inner.name}' left in a task; run "
@@ -441,4 +445,6 @@ class ConvertOffloadToLLVMPass(ModulePass):
                 Rewriter.replace_op(top, _kernel_functions(top), [])
             elif isinstance(top, taichi.FieldOp):  # its uses are offsets now
                 Rewriter.erase_op(top)
-        PatternRewriteWalker(LocalSlotLowering()).rewrite_module(op)
+        PatternRewriteWalker(
+            GreedyRewritePatternApplier([LocalSlotLowering(), AdStackToLLVM()])
+        ).rewrite_module(op)

@@ -6,7 +6,7 @@ SPIR-V requires structured control flow, so the conversion starts from the struc
 taichi ops (not from `cf`): `taichi.if` becomes a `spirv.mlir.selection`, serial
 `taichi.range_for` / `taichi.while` a `spirv.mlir.loop`, a local `memref.alloca` a
 `spirv.Variable` in Function storage with `spirv.Load` / `spirv.Store` for its
-`memref.load` / `memref.store`.
+`memref.load` / `memref.store`, an adstack two Function variables (lowering/adstack.py).
 
 `taichi.break` and `taichi.continue` cannot branch out of a selection region, so they set
 a flag (a Function variable of the loop) and the ops after the construct that set it run
@@ -38,7 +38,10 @@ global places (convert-offload-to-spirv) are converted by their own passes.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from taichi_xdsl.dialects import offload, spirv, taichi
+from taichi_xdsl.lowering.adstack import AdStackToSpirv
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import memref
@@ -207,9 +210,21 @@ def _header(
     return [*ops, both], both.results[0]
 
 
+LOOP_CUT_SHORT = (
+    "a serial loop ended before its last iteration: this Vulkan driver stops loops "
+    "after a number of iterations (Mesa's lavapipe: 65535); run this kernel on another "
+    "device or the CPU"
+)
+"""The message of the loop-exit check (`check-loop-exits`)."""
+
+
+@dataclass
 class RangeForLowering(RewritePattern):
     """
     A serial `taichi.range_for` -> a `spirv.mlir.loop` over a Function variable.
+    With `check_exits`, the loop is followed by an `always` assert that it ran to its
+    bound (or left by a break): `taichi.assert %done, LOOP_CUT_SHORT always`, where
+    %done = (iv >= %hi) or the break flag. Some drivers end long loops silently.
 
         taichi.range_for %i = %lo to %hi : i32 { ... }
         ~>
@@ -226,6 +241,8 @@ class RangeForLowering(RewritePattern):
         ^merge: spirv.mlir.merge
         }
     """
+
+    check_exits: bool = False
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.RangeForOp, rewriter: PatternRewriter) -> None:
@@ -246,9 +263,25 @@ class RangeForLowering(RewritePattern):
         latch = [again, one, step, spirv.StoreOp(iv, step)]
         loop = _loop(header_ops, go, body, latch)
         new_ops = [iv, init, *_store_false(brk), loop]
+        if self.check_exits:
+            new_ops += _exit_check(iv, op.upper, brk)
         for new_op in new_ops:
             new_op.location = op.location
         rewriter.replace(op, new_ops, [])
+
+
+def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Operation]:
+    """After a loop: assert (always) that its counter reached `upper` or it broke out."""
+    end = spirv.LoadOp(iv)
+    reached = spirv.SGreaterThanEqualOp(end, upper)
+    ops: list[Operation] = [end, reached]
+    done = reached.results[0]
+    if brk is not None:
+        broke = spirv.LoadOp(brk)
+        either = spirv.LogicalOrOp(broke, done)
+        ops += [broke, either]
+        done = either.results[0]
+    return [*ops, taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)]
 
 
 class WhileLowering(RewritePattern):
@@ -401,10 +434,16 @@ def _check_supported(op: Operation) -> None:
             raise PassFailedAt(op, f"{name}: only 0-d local slots have a SPIR-V lowering")
 
 
+@dataclass(frozen=True)
 class ConvertTaichiToSpirvPass(ModulePass):
-    """Structured taichi control flow and local slots -> spirv."""
+    """Structured taichi control flow and local slots -> spirv. With
+    `check-loop-exits`, each serial range_for is checked, after it, to have run to its
+    bound (the Vulkan backend asks for it on lavapipe, which ends loops of more than
+    65535 iterations silently)."""
 
     name = "convert-taichi-to-spirv"
+
+    check_loop_exits: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in op.walk():
@@ -413,10 +452,11 @@ class ConvertTaichiToSpirvPass(ModulePass):
             GreedyRewritePatternApplier(
                 [
                     TaskContinueLowering(),
-                    RangeForLowering(),
+                    RangeForLowering(self.check_loop_exits),
                     WhileLowering(),
                     IfLowering(),
                     AllocaLowering(),
+                    AdStackToSpirv(),
                     LocalLoadLowering(),
                     LocalStoreLowering(),
                 ]

@@ -566,8 +566,9 @@ class DimLowering(_Pattern):
 
 class AssertLowering(_Pattern):
     """
-    `assert cond, "msg"`: without debug, nothing; with debug, when the condition is
-    false, the error record (2, address of the NUL-terminated message, 0, 0).
+    `assert cond, "msg"`: without debug, nothing (unless the assert is `always`);
+    with debug, when the condition is false, the error record (2, address of the
+    NUL-terminated message, 0, 0).
 
         taichi.assert %ok, "x must be positive"
         ~> %bad = arith.xori %ok, %true
@@ -576,7 +577,7 @@ class AssertLowering(_Pattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.AssertOp, rewriter: PatternRewriter):
-        if not self.lowering.debug:
+        if not self.lowering.debug and op.always is None:
             rewriter.erase(op)
             return
         if (reads := self.lowering.at(op, rewriter)) is None:

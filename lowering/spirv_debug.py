@@ -128,9 +128,10 @@ def _zero_of(t: Attribute) -> spirv.ConstantOp:
 
 class AssertLowering(TaskPattern):
     """
-    `taichi.assert`: nothing without debug; in debug mode, when the condition is false,
-    the error record (2, the message's id in the kernel's `ti.asserts` table, 0, 0):
-    SPIR-V has no pointers to strings, so the host looks the message up.
+    `taichi.assert`: nothing without debug (unless `always`); in debug mode (or when
+    `always`), when the condition is false, the error record (2, the message's id in
+    the kernel's `ti.asserts` table, 0, 0): SPIR-V has no pointers to strings, so the
+    host looks the message up.
 
         taichi.assert %ok, "x must be positive"
         ~> %bad = spirv.LogicalNot %ok : i1
@@ -141,7 +142,7 @@ class AssertLowering(TaskPattern):
         if not isinstance(op, taichi.AssertOp):
             return
         state = self.state
-        if not state.debug:
+        if not state.debug and op.always is None:
             rewriter.erase(op)
             return
         ident = int_const(state.assert_base + len(state.asserts))

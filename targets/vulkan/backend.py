@@ -207,6 +207,7 @@ def vulkan_pipeline(
     debug: bool = False,
     preserve_nan_inf: bool = False,
     fast_math: bool = True,
+    check_loop_exits: bool = False,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
@@ -220,6 +221,8 @@ def vulkan_pipeline(
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
     vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
+        vulkan = vulkan.with_options("convert-taichi-to-spirv", "check_loop_exits=true")
     if not fast_math:  # divisions stay divisions
         vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
     return vulkan.edited(passes)
@@ -464,7 +467,9 @@ class VulkanKernel:
             rt.download(buffer, array)
         if plan.prints:
             backend._flush_prints(plan.prints)
-        if backend.debug:  # after the prints: what a kernel printed before failing shows
+        # After the prints: what a kernel printed before failing shows. A kernel with
+        # asserts outside debug mode has `always` ones (an adstack overflow check).
+        if backend.debug or plan.asserts:
             backend._check_errors(plan)
         if not plan.returns:
             return ()
@@ -838,6 +843,7 @@ class VulkanBackend:
             debug=self.debug,
             preserve_nan_inf=self.preserve_nan_inf,
             fast_math=self.fast_math,
+            check_loop_exits=self._cpu_device,
             passes=edits,
         )
 
@@ -1056,8 +1062,9 @@ class VulkanBackend:
 
     def _check_errors(self, plan: KernelPlan) -> None:
         """
-        Debug mode, after a launch: wait for it, read the error record (binding 5) and
-        raise what it says, as the CPU backend does; the record is cleared first.
+        Debug mode (or a kernel with `always` asserts), after a launch: wait for it,
+        read the error record (binding 5) and raise what it says, as the CPU backend
+        does; the record is cleared first.
         """
         rt = self.runtime
         words = rt.download(self._error_buffer, nbytes=4 * spirv_abi.ERROR_RECORD_WORDS)

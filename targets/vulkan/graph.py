@@ -62,7 +62,9 @@ class RecordedGraph:
                     f"the graph binds {len(names)}"
                 )
         self.replayable = not getattr(backend, "debug", False) and all(
-            not kernel.plan.prints and not getattr(kernel.plan, "num_textures", 0)
+            not kernel.plan.prints
+            and not kernel.plan.asserts
+            and not getattr(kernel.plan, "num_textures", 0)
             for kernel, _ in self.steps
         )
         rt = backend.runtime

@@ -159,13 +159,19 @@ taichi.kernel @branch() {
 
 // -----
 
-// s = s * x[i], n times (dynamic trip count, loop-carried local): the reverse loop runs
-// j = n - 1 down to 0; each iteration restores s from its snapshot, recomputes the
-// iterations before j, then reverses iteration j.
+// s = s * x[i], n times (dynamic trip count, loop-carried local): the replay pushes s at
+// the start of each iteration onto an adstack (1024 values: the bounds are not
+// constants and ad_stack_size is 0), asserting, in every mode, that it fits; the
+// reverse loop runs j = n - 1 down to 0, each iteration popping s back, then reversing
+// iteration j (linear in n).
 // CHECK-LABEL: taichi.kernel @power_grad(%{{.*}}: i32) attributes {adjoint_of = @power} {
 // CHECK:         memref.store %{{.*}}, %[[S:.*]][] : memref<f32>
 // CHECK-NEXT:    %[[SNAP:.*]] = memref.load %[[S]][] : memref<f32>
+// CHECK-NEXT:    %[[STACK:.*]] = taichi.adstack_alloca : !taichi.adstack<f32, 1024>
 // CHECK-NEXT:    taichi.range_for %{{.*}} = %[[LO:.*]] to %[[N:.*]] : i32 {
+// CHECK-NEXT:      %[[CUR:.*]] = memref.load %[[S]][] : memref<f32>
+// CHECK-NEXT:      %[[FITS:.*]] = taichi.adstack_push %[[STACK]], %[[CUR]] : !taichi.adstack<f32, 1024>
+// CHECK-NEXT:      taichi.assert %[[FITS]], "adstack overflow: a loop of kernel 'power' ran more than 1024 iterations, the values its adjoint keeps for it; raise ti.init(ad_stack_size=...)" always
 // CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    %[[SUM:.*]] = arith.addi %[[LO]], %[[N]] : i32
 // CHECK-NEXT:    %[[LAST:.*]] = arith.subi %[[SUM]], %[[ONE]] : i32
@@ -173,14 +179,11 @@ taichi.kernel @branch() {
 // CHECK-NEXT:      %[[J:.*]] = arith.subi %[[LAST]], %[[JR]] : i32
 // CHECK-NEXT:      %[[FRESH:.*]] = memref.alloca() : memref<f32>
 // CHECK-NEXT:      memref.store %[[SNAP]], %[[FRESH]][] : memref<f32>
-// CHECK-NEXT:      taichi.range_for %{{.*}} = %[[LO]] to %[[J]] : i32 {
-// CHECK-NEXT:        %[[OLD0:.*]] = memref.load %[[FRESH]][] : memref<f32>
-// CHECK-NEXT:        %[[NEW0:.*]] = arith.mulf %[[OLD0]], %[[V:.*]] : f32
-// CHECK-NEXT:        memref.store %[[NEW0]], %[[FRESH]][] : memref<f32>
-// CHECK-NEXT:        taichi.yield
-// CHECK-NEXT:      }
+// CHECK-NEXT:      %[[TOP:.*]] = taichi.adstack_load_top %[[STACK]] : !taichi.adstack<f32, 1024> -> f32
+// CHECK-NEXT:      memref.store %[[TOP]], %[[FRESH]][] : memref<f32>
+// CHECK-NEXT:      taichi.adstack_pop %[[STACK]] : !taichi.adstack<f32, 1024>
 // CHECK-NEXT:      %[[OLD:.*]] = memref.load %[[FRESH]][] : memref<f32>
-// CHECK-NEXT:      %{{.*}} = arith.mulf %[[OLD]], %[[V]] : f32
+// CHECK-NEXT:      %{{.*}} = arith.mulf %[[OLD]], %[[V:.*]] : f32
 // CHECK-NEXT:      memref.store
 // CHECK-NEXT:      %[[DNEW:.*]] = memref.load %[[SADJ:.*]][] : memref<f32>
 // CHECK-NEXT:      %{{.*}} = arith.constant 0.000000e+00 : f32

@@ -256,3 +256,11 @@ def test_lib_queries_programs_make():
     expect = {"linux": "linux", "darwin": "osx", "win32": "win"}.get(sys.platform, name)
     assert name == expect
     assert isinstance(ti._lib.core.with_vulkan(), bool)
+
+
+def test_rgb_to_hex_of_scalars_and_of_arrays() -> None:
+    # Taichi's fem128 colours each triangle with ti.rgb_to_hex([array, array, array]).
+    assert ti.rgb_to_hex([1.0, 0.5, 0.0]) == 0xFF7F00
+    colors = ti.rgb_to_hex([np.array([0.0, 1.0, 2.0]), np.array([0.0, 0.0, 1.0]), 0.5])
+    assert list(colors) == [0x00007F, 0xFF007F, 0xFFFF7F]
+    assert ti.hex_to_rgb(0xFF0000) == (1.0, 0.0, 0.0)

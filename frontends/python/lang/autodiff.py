@@ -21,6 +21,7 @@ does what the kernel does and also carries x.dual (the seed) through to y.dual.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from types import TracebackType
 from typing import Any, Self
@@ -36,6 +37,7 @@ from taichi_xdsl.utils.errors import (
 
 from . import kernel as _kernel
 from . import program as _program
+from .enums import AutodiffMode
 from .field import Field, check_companions_placed
 from .ndarray import Ndarray
 from .ops import Intrinsic
@@ -137,7 +139,10 @@ def adjoint_module(
             if isinstance(op, taichi.KernelOp) and op.sym_name.data == symbol:
                 _mark_ndarray_grads(op, kernel, grad_positions)
     try:
-        spec = AD_PIPELINE + ("{mode=forward}" if forward else "")
+        stack_size = int(prog.config.ad_stack_size or 0)
+        spec = AD_PIPELINE + (
+            "{mode=forward}" if forward else f"{{ad_stack_size={stack_size}}}"
+        )
         if "ti-scalarize" in registry.PASSES:
             spec = f"ti-scalarize,{spec}"
         registry.build_pipeline(spec).apply(registry.make_context(), module)
@@ -289,8 +294,8 @@ _tape: Tape | None = None
 
 def _record(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
     if _tape is not None and _tape.recording:
-        _tape.entries.append((k, args, kwargs))
-        if _tape.validation:
+        _tape.insert(k, args, kwargs)
+        if _tape.validating:
             _validate(k, args, kwargs)
 
 
@@ -321,7 +326,9 @@ class Tape:
             adjoints run (None: seed the gradients yourself).
         clear_gradients: zero every gradient field of the program on entry.
         validation: check each recorded kernel against the global data access rule
-            (a field written after it is read) and raise TaichiAssertionError.
+            (a field written after it is read) and raise TaichiAssertionError; as in
+            Taichi, only under ti.init(debug=True) (otherwise it warns). Recorded
+            kernels have `autodiff_mode` VALIDATION until the tape exits.
         grad_check: a list of fields whose gradients are checked against central
             differences of the loss after the adjoints ran (the loss must be f64, as in
             Taichi); AssertionError names each field that fails.
@@ -356,6 +363,9 @@ class Tape:
         self.clear_gradients = clear_gradients
         self.validation = validation
         self.entries: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+        self.modes: list[AutodiffMode] = []
+        """The `autodiff_mode` of each recorded call before the tape recorded it."""
+        self.validating = False
         self.recording = False
         self.gradient_evaluated = False
 
@@ -363,6 +373,19 @@ class Tape:
         global _tape
         if _tape is not None:
             raise TaichiError("ti.ad.Tape: tapes cannot be nested")
+        if self.validation:
+            prog = _program.get_program()
+            self.validating = bool(prog.config.debug)
+            if not self.validating:
+                warnings.warn(
+                    "Debug mode is disabled, autodiff valid check will not work. Please "
+                    "specify `ti.init(debug=True)` to enable the check.",
+                    stacklevel=2,
+                )
+            else:  # the fields the check covers (snode.ptr.has_adjoint_checkbit())
+                for f in prog.fields:
+                    if f.primal is None and f.grad is not None and f.grad.placed:
+                        f.adjoint_checked = True
         if self.clear_gradients:
             clear_all_gradients()
         if self.loss is not None:
@@ -389,15 +412,29 @@ class Tape:
         self.recording = False
         _tape = None
         _kernel._tape_hook = None
+        for (func, _, _), mode in zip(self.entries, self.modes):
+            if isinstance(func, _kernel.Kernel):
+                func.autodiff_mode = mode
         if exc_type is not None:
             return
         if self.loss is not None:
             self.loss.grad.fill(1)
         self.grad()
 
-    def insert(self, func: Any, args: tuple[Any, ...]) -> None:
-        """Record a call by hand (what @ti.ad.grad_replaced functions do)."""
-        self.entries.append((func, args, {}))
+    @property
+    def calls(self) -> list[tuple[Any, tuple[Any, ...]]]:
+        """The recorded calls, (function, arguments), in call order (Taichi's)."""
+        return [(func, args) for func, args, _ in self.entries]
+
+    def insert(
+        self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None = None
+    ) -> None:
+        """Record a call (kernels record themselves; @ti.ad.grad_replaced functions
+        call this)."""
+        self.modes.append(getattr(func, "autodiff_mode", AutodiffMode.NONE))
+        if self.validating and isinstance(func, _kernel.Kernel):
+            func.autodiff_mode = AutodiffMode.VALIDATION
+        self.entries.append((func, args, kwargs or {}))
 
     def grad(self) -> None:
         """Run the adjoints of the recorded calls in reverse order."""

@@ -426,6 +426,9 @@ class Field(_ArrayLike):
     (`needs_dual=True`, `place(x.dual)`, `ti.root.lazy_dual()`)."""
     primal: Field | None = None
     """On a gradient or dual field: the field it belongs to."""
+    adjoint_checked = False
+    """Whether a ti.ad.Tape(validation=True) in debug mode covered this field with its
+    global data access check (Taichi's `snode.ptr.has_adjoint_checkbit()`)."""
     needs_grad = False
     needs_dual = False
 

@@ -31,6 +31,7 @@ from . import dtypes
 from . import program as _program
 from . import types as _types
 from .dtypes import DataType
+from .enums import AutodiffMode
 from .field import check_companions_placed
 from .ndarray import Ndarray
 from .source import (
@@ -245,6 +246,9 @@ _build_hook: Callable[[Any, Any], None] | None = None
 
 class Kernel:
     """A `@ti.kernel` function: call it to compile (once per signature) and run."""
+
+    autodiff_mode = AutodiffMode.NONE
+    """VALIDATION while a ti.ad.Tape(validation=True) records it (Taichi's attribute)."""
 
     def __init__(self, fn: Callable[..., Any], passes: Any = None):
         from taichi_xdsl.utils.pipelines import PipelineEdits

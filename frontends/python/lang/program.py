@@ -155,6 +155,7 @@ _ACTED_ON = frozenset(
         "opt_level",
         "print_pass_times",
         "log_level",
+        "ad_stack_size",  # ti-auto-diff's adstacks (lowering/auto_diff.py)
         # `and`/`or` always short-circuit here, and give the same values either way
         "short_circuit_operators",
     }

@@ -37,6 +37,7 @@ from taichi_xdsl.utils.errors import TaichiError
 
 from . import dtypes
 from . import program as _program
+from .enums import SNodeGradType
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
 _DENSE_BACKING_LIMIT = 8 * 2**30
@@ -258,6 +259,11 @@ class SNode:
                 return None
             node = node._parent
         return node
+
+    @property
+    def ptr(self) -> SNodeInfo:
+        """What Taichi's compiled SNode (`snode.ptr`) tells about this node."""
+        return SNodeInfo(self)
 
     def get_children(self) -> list[SNode]:
         return list(self.children)
@@ -627,3 +633,26 @@ append = Intrinsic("append", py_append)
 length = Intrinsic("snode_length", py_length)
 no_activate = Intrinsic("no_activate", _no_activate)
 rescale_index = Intrinsic("rescale_index", rescale_index)
+
+
+class SNodeInfo:
+    """`snode.ptr`: the autodiff role of a place node's field."""
+
+    def __init__(self, node: SNode):
+        self.node = node
+
+    def _field(self) -> Any:
+        fields = self.node.fields
+        return fields[0] if self.node.kind == "place" and fields else None
+
+    def get_snode_grad_type(self) -> SNodeGradType:
+        """PRIMAL, or ADJOINT / DUAL for the gradient / dual field of a primal."""
+        f = self._field()
+        if f is None or f.primal is None:
+            return SNodeGradType.PRIMAL
+        return SNodeGradType.ADJOINT if f is f.primal.grad else SNodeGradType.DUAL
+
+    def has_adjoint_checkbit(self) -> bool:
+        """Whether a validating ti.ad.Tape checked this field's global data access."""
+        f = self._field()
+        return f is not None and bool(f.adjoint_checked)

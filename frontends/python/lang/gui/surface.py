@@ -26,10 +26,15 @@ def to_numpy(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-def rgb_to_hex(c: Any) -> int:
-    """0xRRGGBB of an (r, g, b) in [0, 1]."""
-    r, g, b = (int(np.clip(v, 0.0, 1.0) * 255) for v in list(c)[:3])
-    return (r << 16) | (g << 8) | b
+def rgb_to_hex(c: Any) -> Any:
+    """0xRRGGBB of an (r, g, b) in [0, 1]; components given as arrays give an array of
+    colors (Taichi's `ti.rgb_to_hex`)."""
+    r, g, b = (
+        (np.clip(np.asarray(v, dtype=np.float64), 0.0, 1.0) * 255).astype(np.int64)
+        for v in list(c)[:3]
+    )
+    color = (r << 16) | (g << 8) | b
+    return int(color) if color.ndim == 0 else color
 
 
 def hex_to_rgb(color: int) -> tuple[float, float, float]:

@@ -1,0 +1,28 @@
+"""The autodiff enums Taichi programs and tests name (`ti.lang.enums`)."""
+
+from __future__ import annotations
+
+import enum
+
+
+class AutodiffMode(enum.Enum):
+    """How a kernel launch takes part in autodiff: `Kernel.autodiff_mode` is VALIDATION
+    while a `ti.ad.Tape(validation=True)` records it, NONE otherwise."""
+
+    NONE = 0
+    VALIDATION = 1
+    FORWARD = 2
+    REVERSE = 3
+
+
+class SNodeGradType(enum.Enum):
+    """What a place SNode holds: a primal field, its gradient (adjoint), its dual, or
+    the adjoint checkbit of the global data access rule."""
+
+    PRIMAL = 0
+    ADJOINT = 1
+    DUAL = 2
+    ADJOINT_CHECKBIT = 3
+
+
+__all__ = ["AutodiffMode", "SNodeGradType"]

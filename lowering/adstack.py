@@ -1,0 +1,221 @@
+"""
+The lowering of the adstack ops (dialects/taichi.py) on both targets: a stack is a
+fixed-size array of its element type and an i32 count, both private to the invocation
+(an `llvm.alloca` at the task function's entry on the CPU, `Function` variables in
+SPIR-V); the alloca op itself sets the count to 0 where it stands.
+
+    %s = taichi.adstack_alloca : !taichi.adstack<f32, 16>
+    %ok = taichi.adstack_push %s, %v : !taichi.adstack<f32, 16>
+    %t = taichi.adstack_load_top %s : !taichi.adstack<f32, 16> -> f32
+    taichi.adstack_pop %s : !taichi.adstack<f32, 16>
+    ~>
+    (entry) %buf = <16 x f32> ; %count = <i32>
+    store 0, %count
+    %n = load %count ; %ok = %n <u 16 ; %i = %ok ? %n : 15
+    %old = load %buf[%i] ; store (%ok ? %v : %old), %buf[%i] ; store %n + 1, %count
+    %n2 = load %count ; %m = %n2 - 1 ; %j = %m <u 16 ? %m : 15 ; %t = load %buf[%j]
+    %n3 = load %count ; store %n3 - 1, %count
+
+A push onto a full stack keeps what the stack holds (no write past its end) and
+counts the value, so that pops stay balanced; its `%ok` is false, and ti-auto-diff
+asserts it (`always`): the overflow reaches the error record on both targets.
+
+`AdStackToLLVM` runs inside convert-offload-to-llvm (after the task functions exist),
+`AdStackToSpirv` inside convert-taichi-to-spirv.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from taichi_xdsl.dialects import spirv, taichi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
+from xdsl.dialects import arith, llvm
+from xdsl.dialects.builtin import IntegerAttr, i32, i64
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
+
+
+@dataclass
+class _Target:
+    """How one target builds the few operations a stack needs."""
+
+    const: Callable[[int], Operation]
+    load: Callable[[SSAValue, Attribute], Operation]
+    store: Callable[[SSAValue, SSAValue], Operation]
+    element_ptr: Callable[[SSAValue, SSAValue], Operation]
+    less_than: Callable[[SSAValue, SSAValue], Operation]
+    select: Callable[[SSAValue, SSAValue, SSAValue], Operation]
+    add: Callable[[SSAValue, SSAValue], Operation]
+    sub: Callable[[SSAValue, SSAValue], Operation]
+
+
+def _lower_uses(
+    op: taichi.AdStackAllocaOp,
+    buffer: SSAValue,
+    count: SSAValue,
+    t: _Target,
+    rewriter: PatternRewriter,
+) -> None:
+    """Rewrite every push, pop and top of the stack `op` makes, then `op` itself."""
+    stack_type = op.stack.type
+    assert isinstance(stack_type, taichi.AdStackType)
+    size, element = stack_type.size, stack_type.element_type
+
+    def clamped(index: SSAValue, inside: SSAValue | None, ops: list[Operation]) -> SSAValue:
+        """`index` if it is inside the buffer (`inside`, when known), else its last slot."""
+        last = t.const(size - 1)
+        ops.append(last)
+        if inside is None:
+            bound = t.const(size)
+            check = t.less_than(index, bound.results[0])
+            ops += [bound, check]
+            inside = check.results[0]
+        chosen = t.select(inside, index, last.results[0])
+        ops.append(chosen)
+        return chosen.results[0]
+
+    for use in list(op.stack.uses):
+        user = use.operation
+        n = t.load(count, i32)
+        n.results[0].name_hint = "depth"
+        ops: list[Operation] = [n]
+        match user:
+            case taichi.AdStackPushOp():
+                bound = t.const(size)
+                fits = t.less_than(n.results[0], bound.results[0])
+                ops += [bound, fits]
+                ptr = t.element_ptr(buffer, clamped(n.results[0], fits.results[0], ops))
+                old = t.load(ptr.results[0], element)
+                kept = t.select(fits.results[0], user.value, old.results[0])
+                one = t.const(1)
+                grown = t.add(n.results[0], one.results[0])
+                ops += [
+                    ptr,
+                    old,
+                    kept,
+                    t.store(kept.results[0], ptr.results[0]),
+                    one,
+                    grown,
+                    t.store(grown.results[0], count),
+                ]
+                rewriter.replace(user, ops, [fits.results[0]])
+            case taichi.AdStackPopOp():
+                one = t.const(1)
+                shrunk = t.sub(n.results[0], one.results[0])
+                ops += [one, shrunk, t.store(shrunk.results[0], count)]
+                rewriter.replace(user, ops, [])
+            case taichi.AdStackLoadTopOp():
+                one = t.const(1)
+                top = t.sub(n.results[0], one.results[0])
+                ops += [one, top]
+                ptr = t.element_ptr(buffer, clamped(top.results[0], None, ops))
+                value = t.load(ptr.results[0], element)
+                ops += [ptr, value]
+                rewriter.replace(user, ops, [value.results[0]])
+            case other:
+                raise PassFailedAt(
+                    other, f"the adstack lowering: '{other.name}' of an adstack"
+                )
+    zero = t.const(0)
+    rewriter.replace(op, [zero, t.store(zero.results[0], count)], [None])
+
+
+# -- LLVM ----------------------------------------------------------------------------------
+
+
+def _llvm_target(element: Attribute) -> _Target:
+    def const(value: int) -> Operation:
+        return arith.ConstantOp(IntegerAttr(value, i32))
+
+    return _Target(
+        const=const,
+        load=lambda ptr, type_: llvm.LoadOp(ptr, type_),
+        store=lambda value, ptr: llvm.StoreOp(value, ptr),
+        element_ptr=lambda buffer, index: llvm.GEPOp.from_mixed_indices(
+            buffer, [index], element
+        ),
+        less_than=lambda a, b: arith.CmpiOp(a, b, "ult"),
+        select=lambda c, a, b: arith.SelectOp(c, a, b),
+        add=lambda a, b: arith.AddiOp(a, b),
+        sub=lambda a, b: arith.SubiOp(a, b),
+    )
+
+
+MAX_STACK_BYTES = 1 << 20
+"""The largest adstack buffer on a CPU thread's stack (threads have a few MiB)."""
+
+
+class AdStackToLLVM(RewritePattern):
+    """
+    An adstack in a task function: its buffer and count are `llvm.alloca`s at the
+    function's entry (once per call, even for a stack made in a loop); see the module
+    docstring for its ops. A buffer over MAX_STACK_BYTES is a compile error (it would
+    overflow the thread's stack).
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.AdStackAllocaOp, rewriter: PatternRewriter):
+        function = op.parent_op()
+        while function is not None and not isinstance(function, llvm.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            return
+        stack_type = op.stack.type
+        assert isinstance(stack_type, taichi.AdStackType)
+        element = stack_type.element_type
+        width = getattr(element, "bitwidth", 64)
+        if stack_type.size * max(width // 8, 1) > MAX_STACK_BYTES:
+            raise PassFailedAt(
+                op,
+                f"an adstack of {stack_type.size} values of {element} is more than "
+                f"{MAX_STACK_BYTES} bytes of a CPU thread's stack; lower "
+                "ti.init(ad_stack_size=...)",
+            )
+        size = llvm.ConstantOp(IntegerAttr(stack_type.size, i64), i64)
+        buffer = llvm.AllocaOp(size, element, alignment=8)
+        one = llvm.ConstantOp(IntegerAttr(1, i64), i64)
+        count = llvm.AllocaOp(one, i32, alignment=4)
+        buffer.res.name_hint, count.res.name_hint = "adstack", "adstack_count"
+        rewriter.insert(
+            [size, buffer, one, count], InsertPoint.at_start(function.body.blocks[0])
+        )
+        _lower_uses(op, buffer.res, count.res, _llvm_target(element), rewriter)
+
+
+# -- SPIR-V --------------------------------------------------------------------------------
+
+
+def _spirv_target() -> _Target:
+    return _Target(
+        const=lambda value: spirv.ConstantOp.from_int(value, i32),
+        load=lambda ptr, _type: spirv.LoadOp(ptr),
+        store=lambda value, ptr: spirv.StoreOp(ptr, value),
+        element_ptr=lambda base, index: spirv.AccessChainOp(base, [index]),
+        less_than=lambda a, b: spirv.ULessThanOp(a, b),
+        select=lambda c, a, b: spirv.SelectOp(c, a, b),
+        add=lambda a, b: spirv.IAddOp(a, b),
+        sub=lambda a, b: spirv.ISubOp(a, b),
+    )
+
+
+class AdStackToSpirv(RewritePattern):
+    """
+    An adstack in a shader: an array and a count in `Function` variables (the
+    serializer puts them at the function's top); see the module docstring for its ops.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.AdStackAllocaOp, rewriter: PatternRewriter):
+        stack_type = op.stack.type
+        assert isinstance(stack_type, taichi.AdStackType)
+        array = spirv.ArrayType(stack_type.size, stack_type.element_type)
+        buffer = spirv.VariableOp(spirv.PointerType(array, "Function"))
+        count = spirv.VariableOp(spirv.PointerType(i32, "Function"))
+        for new, name in ((buffer, "adstack"), (count, "adstack_count")):
+            new.location = op.location
+            new.results[0].name_hint = name
+        rewriter.insert([buffer, count], InsertPoint.before(op))
+        _lower_uses(op, buffer.results[0], count.results[0], _spirv_target(), rewriter)
