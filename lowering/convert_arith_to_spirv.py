@@ -97,20 +97,6 @@ def _min_max(kind: type[Operation], signed: bool) -> Builder:
     return build
 
 
-def _abs_int(op: Operation) -> Built:
-    """
-    |x| as `x < 0 ? 0 - x : x`, wrapping (|MIN| = MIN, as on CPU), not GLSL's SAbs:
-    NVIDIA's driver takes SAbs's result to be non-negative, so `2^57 // (|MIN| | 1)`
-    lost its floor correction there (0 instead of -1; differential run on an H100).
-    """
-    x = op.operands[0]
-    zero = _const_like(0, x.type)
-    negative = spirv.SLessThanOp(x, zero.results[0])
-    negated = spirv.ISubOp(zero.results[0], x)
-    result = spirv.SelectOp(negative.results[0], negated.results[0], x)
-    return [zero, negative, negated, result], result.results[0]
-
-
 def _convert(kind: type[Operation]) -> Builder:
     return lambda op: _one(kind(op.operands[0], op.results[0].type))  # type: ignore[call-arg]
 
@@ -409,7 +395,7 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     math.SqrtOp: _unary(spirv.SqrtOp),
     math.RsqrtOp: _rsqrt,
     math.AbsFOp: _unary(spirv.FAbsOp),
-    math.AbsIOp: _abs_int,
+    math.AbsIOp: _unary(spirv.SAbsOp),
     math.FloorOp: _unary(spirv.FloorOp),
     math.CeilOp: _unary(spirv.CeilOp),
     math.RoundOp: _unary(spirv.RoundOp),

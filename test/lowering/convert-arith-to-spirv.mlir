@@ -232,8 +232,7 @@ func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
 
 // 8- and 16-bit integers are compared and min/max'ed at 32 bits, extended by the
 // predicate's signedness (NVIDIA's driver got `i16(255) == max(i16(255), i16(7), x)`
-// wrong); integer |x| is a wrapping select, not GLSL's SAbs (NVIDIA takes SAbs to be
-// non-negative: `2^57 // (|MIN| | 1)` lost its floor correction). Differential run, H100.
+// wrong; differential run on an H100).
 // CHECK-LABEL: func.func @narrow_min_max_abs
 // CHECK-SAME:    (%[[A:.*]]: i16, %[[B:.*]]: i16, %[[X:.*]]: i64)
 // CHECK-NEXT:    %[[AS:.*]] = spirv.SConvert %[[A]] : i16 to i32
@@ -247,10 +246,7 @@ func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
 // CHECK-NEXT:    %[[AU2:.*]] = spirv.UConvert %[[A]] : i16 to i32
 // CHECK-NEXT:    %[[BU2:.*]] = spirv.UConvert %[[B]] : i16 to i32
 // CHECK-NEXT:    %[[R2:.*]] = spirv.ULessThan %[[AU2]], %[[BU2]] : i32
-// CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i64
-// CHECK-NEXT:    %[[NEG:.*]] = spirv.SLessThan %[[X]], %[[ZERO]] : i64
-// CHECK-NEXT:    %[[MINUS:.*]] = spirv.ISub %[[ZERO]], %[[X]] : i64
-// CHECK-NEXT:    %[[R3:.*]] = spirv.Select %[[NEG]], %[[MINUS]], %[[X]] : i1, i64
+// CHECK-NEXT:    %[[R3:.*]] = spirv.GL.SAbs %[[X]] : i64
 // CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]] : i16, i16, i1, i64
 func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64) -> (i16, i16, i1, i64) {
   %0 = arith.maxsi %a, %b : i16
