@@ -70,6 +70,29 @@ func.func @called_intrinsics(%x: f64, %i: i32, %v: vector<4xf32>) {
   func.return
 }
 
+// Flags on a math op reach its LLVM form on every path: powi (a called intrinsic with
+// its own pattern), rsqrt of a vector (a splat 1.0), and ops whose flags sit in the
+// attribute dictionary (how xDSL's `FmaOp` and `NegfOp` builders put them), with no
+// property or an empty one.
+// CHECK-LABEL: func.func @flags_everywhere
+// CHECK-SAME:    (%[[X:.*]]: f64, %[[I:.*]]: i32, %[[V:.*]]: vector<4xf32>)
+// CHECK-NEXT:    %{{.*}} = llvm.call_intrinsic "llvm.powi.f64.i32"(%[[X]], %[[I]]) {fastmathFlags = #llvm.fastmath<fast>} : (f64, i32) -> f64
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(dense<1.000000e+00> : vector<4xf32>) : vector<4xf32>
+// CHECK-NEXT:    %[[S:.*]] = llvm.intr.sqrt(%[[V]]) {fastmathFlags = #llvm.fastmath<afn>} : (vector<4xf32>) -> vector<4xf32>
+// CHECK-NEXT:    %{{.*}} = llvm.fdiv %[[ONE]], %[[S]] {fastmathFlags = #llvm.fastmath<afn>} : vector<4xf32>
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[X]], %[[X]], %[[X]]) {fastmathFlags = #llvm.fastmath<contract>} : (f64, f64, f64) -> f64
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[X]], %[[X]], %[[X]]) {fastmathFlags = #llvm.fastmath<nnan>} : (f64, f64, f64) -> f64
+// CHECK-NEXT:    %{{.*}} = llvm.intr.fma(%[[X]], %[[X]], %[[X]]) {fastmathFlags = #llvm.fastmath<ninf>} : (f64, f64, f64) -> f64
+// CHECK-NEXT:    func.return
+func.func @flags_everywhere(%x: f64, %i: i32, %v: vector<4xf32>) {
+  %0 = math.fpowi %x, %i fastmath<fast> : f64, i32
+  %1 = math.rsqrt %v fastmath<afn> : vector<4xf32>
+  %2 = "math.fma"(%x, %x, %x) {fastmath = #arith.fastmath<contract>} : (f64, f64, f64) -> f64
+  %3 = "math.fma"(%x, %x, %x) <{fastmath = #arith.fastmath<none>}> {fastmath = #arith.fastmath<nnan>} : (f64, f64, f64) -> f64
+  %4 = "math.fma"(%x, %x, %x) <{fastmath = #arith.fastmath<ninf>}> {fastmath = #arith.fastmath<nnan>} : (f64, f64, f64) -> f64
+  func.return
+}
+
 // rsqrt is 1 / sqrt(x), both with the op's flags.
 // CHECK-LABEL: func.func @rsqrt
 // CHECK-SAME:    (%[[X:.*]]: f32) -> f32
@@ -118,4 +141,5 @@ func.func @vector_libm_untouched(%v: vector<4xf32>) -> vector<4xf32> {
 // CHECK-NEXT:  llvm.func @atan2f(f32, f32) -> f32
 // CHECK-NEXT:  llvm.func @tanhf(f32) -> f32
 // CHECK-NOT:   llvm.func
+
 

@@ -144,3 +144,42 @@ taichi.kernel @empty_2d() {
   }
   taichi.return
 }
+
+// One dynamic extent makes the whole count dynamic, wherever it is: the static extents
+// are constants multiplied in, the `?` is read with memref.dim (an ndarray of vectors,
+// a field-like shape from IR).
+// CHECK-LABEL: taichi.kernel @mixed
+// CHECK-SAME:    (%[[A:.*]]: memref<?x4xi32>, %[[B:.*]]: memref<4x?xi32>)
+// CHECK-NEXT:    %[[K0:.*]] = arith.constant 0 : index
+// CHECK-NEXT:    %[[D0:.*]] = memref.dim %[[A]], %[[K0]] : memref<?x4xi32>
+// CHECK-NEXT:    %[[E0:.*]] = arith.index_cast %[[D0]] : index to i32
+// CHECK-NEXT:    %[[C4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:    %[[N:.*]] = arith.muli %[[E0]], %[[C4]] : i32
+// CHECK-NEXT:    %[[LO:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    taichi.range_for %[[L:.*]] = %[[LO]] to %[[N]] : i32 {
+// CHECK-NEXT:      %[[J:.*]] = arith.remsi %[[L]], %[[C4]] : i32
+// CHECK-NEXT:      %[[I:.*]] = arith.divsi %[[L]], %[[C4]] : i32
+// CHECK-NEXT:      %{{.*}} = taichi.element_ptr %[[A]][%[[I]], %[[J]]]
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[F4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:    %[[K1:.*]] = arith.constant 1 : index
+// CHECK-NEXT:    %[[D1:.*]] = memref.dim %[[B]], %[[K1]] : memref<4x?xi32>
+// CHECK-NEXT:    %[[E1:.*]] = arith.index_cast %[[D1]] : index to i32
+// CHECK-NEXT:    %[[M:.*]] = arith.muli %[[F4]], %[[E1]] : i32
+// CHECK-NEXT:    %[[LO2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    taichi.range_for %[[L2:.*]] = %[[LO2]] to %[[M]] : i32 {
+// CHECK-NEXT:      %[[Q:.*]] = arith.remsi %[[L2]], %[[E1]] : i32
+// CHECK-NEXT:      %[[P:.*]] = arith.divsi %[[L2]], %[[E1]] : i32
+// CHECK-NEXT:      %{{.*}} = taichi.element_ptr %[[B]][%[[P]], %[[Q]]]
+taichi.kernel @mixed(%a: memref<?x4xi32>, %b: memref<4x?xi32>) {
+  taichi.struct_for (%i, %j) in %a : memref<?x4xi32> {
+    %p = taichi.element_ptr %a[%i, %j] : memref<?x4xi32> -> memref<i32>
+    taichi.yield
+  }
+  taichi.struct_for (%k, %l) in %b : memref<4x?xi32> {
+    %q = taichi.element_ptr %b[%k, %l] : memref<4x?xi32> -> memref<i32>
+    taichi.yield
+  }
+  taichi.return
+}
