@@ -358,6 +358,12 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             raise cg.error(
                 TaichiSyntaxError, node, f"ti.{name}(x, value) takes two arguments"
             )
+        if not isinstance(node.args[0], ast.Name | ast.Subscript | ast.Attribute):
+            raise cg.error(
+                TaichiSyntaxError,
+                node.args[0],
+                f"cannot use a non-writable target as the first operand of '{name}'",
+            )
         place = cg.place_of(node.args[0])
         return cg.atomic(_ATOMIC_OPS[name], place, cg.eval(node.args[1]), node)
     args = [cg.eval(a) for a in node.args]
