@@ -133,3 +133,31 @@ def test_rvalue_first_operand_is_rejected():
 
     with pytest.raises(ti.TaichiSyntaxError, match="non-writable target .* 'atomic_mul'"):
         bad()
+
+
+@pytest.mark.cpu_only("LLVM's cmpxchg takes 8- and 16-bit words; SPIR-V atomics do not")
+@pytest.mark.parametrize("dtype", [ti.i8, ti.i16, ti.f16])
+def test_narrow_types_on_cpu(dtype):
+    cell = ti.field(dtype, shape=())
+
+    @ti.kernel
+    def multiply():
+        for i in range(N_CPU):
+            ti.atomic_mul(cell[None], ti.cast(-1 if i % 250000 == 7 else 1, dtype))
+
+    cell[None] = 3
+    multiply()
+    assert cell[None] == -3  # five sign flips: i = 7, 250007, ..., 1000007
+
+
+@pytest.mark.vulkan_only("the error for narrow atomics is the SPIR-V lowering's")
+def test_narrow_types_on_vulkan_name_the_limit():
+    cell = ti.field(ti.i16, shape=())
+
+    @ti.kernel
+    def multiply():
+        for i in range(4):
+            ti.atomic_mul(cell[None], ti.i16(2))
+
+    with pytest.raises(ti.TaichiCompilationError, match="'taichi.atomic_mul' on i16 has no SPIR-V"):
+        multiply()
