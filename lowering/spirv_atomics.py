@@ -1,8 +1,8 @@
 """
 Atomics of convert-offload-to-spirv: `taichi.atomic_*` -> SPIR-V atomics on
 storage-buffer places (`spirv.EXT.AtomicFAdd` when the caps have it), compare-and-swap
-loops on the bit pattern for the updates SPIR-V lacks (float sub/min/max, multiply), and a plain load, combine,
-store on thread-local Function variables.
+loops on the bit pattern for the updates SPIR-V lacks (float sub/min/max, multiply),
+and a plain load, combine, store on thread-local Function variables.
 """
 
 from __future__ import annotations
@@ -201,6 +201,7 @@ class AtomicLowering(TaskPattern):
         ^cas(%expected):
           %old = Bitcast %expected; %new = combine(%old, %v); store %old into %result
           %seen = spirv.AtomicCompareExchange %bits, Bitcast(%new), %expected
+          (an integer, as a multiply of integers, needs no Bitcast)
           spirv.BranchConditional (%seen == %expected), ^merge, ^continue
         ^continue: spirv.Branch ^cas(%seen)
         ^merge: spirv.mlir.merge
@@ -222,20 +223,22 @@ class AtomicLowering(TaskPattern):
         self.state.at_entry([result])
         header = Block(arg_types=[bits_type])
         expected = header.args[0]
-        same = t == bits_type  # an integer: no bit pattern to reinterpret
-        old = expected if same else spirv.BitcastOp(expected, t).results[0]
-        new = combine_op(kind, old, value, False)
-        desired = new if same else spirv.BitcastOp(new.results[0], bits_type)
+        body: list[Operation] = []
+        old = expected
+        if t != bits_type:  # a float: combine its value, swap its bit pattern
+            body.append(to_value := spirv.BitcastOp(expected, t))
+            old = to_value.results[0]
+        body += [spirv.StoreOp(result, old), new := combine_op(kind, old, value, False)]
+        desired = new.results[0]
+        if t != bits_type:
+            body.append(to_bits := spirv.BitcastOp(desired, bits_type))
+            desired = to_bits.results[0]
         seen = spirv.AtomicCompareExchangeOp(bits, desired, expected)
         done = spirv.IEqualOp(seen, expected)
         entry, cont, merge = Block(), Block(), Block([spirv.MergeOp()])
         entry.add_op(spirv.BranchOp(header, seen0))
         cont.add_op(spirv.BranchOp(header, seen))
-        casts = [] if same else [old.owner]
-        header.add_ops(
-            [*casts, spirv.StoreOp(result, old), new, *([] if same else [desired]),
-             seen, done, spirv.BranchConditionalOp(done, merge, cont)]
-        )  # fmt: skip
+        header.add_ops([*body, seen, done, spirv.BranchConditionalOp(done, merge, cont)])
         loop = spirv.LoopOp(Region([entry, header, cont, merge]))
         loaded = spirv.LoadOp(result)
         ops += [zero, bits, seen0, loop, loaded]

@@ -159,5 +159,7 @@ def test_narrow_types_on_vulkan_name_the_limit():
         for i in range(4):
             ti.atomic_mul(cell[None], ti.i16(2))
 
-    with pytest.raises(ti.TaichiCompilationError, match="'taichi.atomic_mul' on i16 has no SPIR-V"):
+    with pytest.raises(
+        ti.TaichiCompilationError, match="'taichi.atomic_mul' on i16 has no SPIR-V"
+    ):
         multiply()
