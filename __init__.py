@@ -174,7 +174,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "GUI": (f"{_GUI}.gui2d", "GUI"),
     "ui": (f"{_GUI}.ui", None),
     "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
-    "_lib": (f"{_GUI}.compat", None),  # ti._lib.core.with_vulkan() in GGUI programs
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),

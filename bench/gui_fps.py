@@ -46,7 +46,7 @@ def main() -> None:
             gui.set_image(img)
         gui.circles(pos, radius=1.5, color=0x068587)
         if gui.window is None:
-            gui.surface.read()  # what a window would be handed
+            gui.surface.rows()  # what a window is handed
         gui.show()
         pos[:] += rng.normal(0, 1e-3, pos.shape).astype(np.float32)
 

@@ -56,6 +56,7 @@ def _headless_taichi(ti) -> None:
     ti.ui.Window.get_events = lambda self, *a: []
     ti.ui.Window.get_event = lambda self, *a: False
     ti.ui.Window.is_pressed = lambda self, *a: False
+    ti.ui.Window.get_cursor_pos = lambda self: (0.0, 0.0)  # as ours headless
     ti.ui.Window.event = property(lambda self: None, lambda self, value: None)
     # ... and its show() crashes without a window (on Mesa's lavapipe): a frame is ended by
     # writing it out instead, which renders it and starts the next one

@@ -188,9 +188,16 @@ def test_headless_window_gui_and_events():
         assert gui.checkbox("on", True) is True
         assert gui.color_edit_3("c", (1, 0, 0)) == (1, 0, 0)
         assert gui.button("go") is False
+    # the panel is drawn into the frame read back (as GGUI's image buffer holds it) ...
+    img = w.get_image_buffer_as_numpy()
+    lit = (img[..., :3] != img[63, 0, :3]).any(-1)  # differs from a corner's background
+    xs, ys = np.nonzero(lit)
+    assert lit.sum() > 50 and xs.min() >= 3 and ys.max() <= 48 - 2
     cam = ti.ui.make_camera()
     cam.track_user_inputs(w, movement_speed=0.1, hold_key=ti.ui.RMB)
     w.show()
+    # ... and the next frame starts without it
+    assert not (w.get_image_buffer_as_numpy()[..., :3] != img[63, 0, :3]).any()
     w.running = False
     assert not w.running
 

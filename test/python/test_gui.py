@@ -208,6 +208,19 @@ def test_set_image_from_ndarrays_and_fast_gui_img():
     assert np.array_equal(grey, np.repeat(u8.to_numpy()[..., None], 3, -1))
 
 
+def test_rows_for_a_window_are_the_picture_top_row_first():
+    # 37 columns: two full 16-column tiles of the transpose and a partial one
+    g = gui((37, 21))
+    rng = np.random.default_rng(3)
+    g.set_image(rng.integers(0, 256, (37, 21, 3), dtype=np.uint8))
+    g.circle((0.3, 0.8), radius=4, color=0xFF0000)
+    pixels = g.surface.read()
+    rows = g.surface.rows()
+    assert rows.shape == (21, 37) and rows.dtype == np.uint32
+    assert np.array_equal(rows, pixels.T[::-1])
+    assert rows[0, 0] == pixels[0, 20] and rows[20, 36] == pixels[36, 0]
+
+
 def test_arrows_and_point_field():
     g = gui((100, 100))
     orig = np.array([[0.1, 0.205], [0.1, 0.705]], np.float32)  # on pixel rows 20 and 70
@@ -231,3 +244,15 @@ def test_arrows_and_point_field():
     assert rgb(img, 37, 25) == (255, 255, 255) and rgb(img, 87, 75) == (255, 255, 255)
     assert rgb(img, 91, 75) == (255, 255, 255) and rgb(img, 41, 25) == hexrgb(BG)
     assert rgb(img, 12, 25) == hexrgb(BG)  # radius 0: nothing
+
+
+def test_lib_queries_programs_make():
+    import sys
+
+    # GGUI programs check ti._lib.core.GGUI_AVAILABLE; Taichi's GUI tests compare
+    # fast_gui pixels by ti._lib.utils.get_os_name()
+    assert ti._lib.core.GGUI_AVAILABLE
+    name = ti._lib.utils.get_os_name()
+    expect = {"linux": "linux", "darwin": "osx", "win32": "win"}.get(sys.platform, name)
+    assert name == expect
+    assert isinstance(ti._lib.core.with_vulkan(), bool)

@@ -531,3 +531,27 @@ def test_conditional_expression_with_vector_branches_and_vector_conditions():
 
     with pytest.raises(ti.TaichiTypeError, match="`if` conditions must be an integer"):
         vector_if(0)
+
+
+def test_chained_comparison_of_a_vector_is_element_wise():
+    # comet.py: `if not all(-0.1 <= x[i] <= 1.1)`; Taichi compares component by component
+    x = ti.Vector.field(2, ti.f32, 5)
+    out = ti.Vector.field(2, ti.i32, 5)
+    inside = ti.field(ti.i32, 5)
+
+    @ti.kernel
+    def k():
+        for i in x:
+            out[i] = -0.1 <= x[i] <= 1.1
+            inside[i] = 0
+            if all(0.0 < x[i] < 1.0 < 2.0):
+                inside[i] = 1
+
+    pts = np.array(
+        [[0.5, 0.5], [2.0, 0.5], [0.5, -1.0], [-0.05, 1.05], [0.0, 0.9]], np.float32
+    )
+    x.from_numpy(pts)
+    k()
+    expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)
+    assert np.array_equal(out.to_numpy(), expect)
+    assert inside.to_numpy().tolist() == [1, 0, 0, 0, 0]

@@ -84,12 +84,17 @@ def open_display(title: str, res: tuple[int, int]) -> Window | None:
 
 
 class Window:
-    """A pygame-ce window showing (width, height) uint32 0xRRGGBB frames."""
+    """A pygame-ce window showing frames of (height, width) uint32 0xRRGGBB rows."""
 
     _open = 0  # windows open in this process (pygame's display is one window)
 
     def __init__(self, title: str, res: tuple[int, int]):
         os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+        # SDL may put the window's pixels on screen through an OpenGL texture; with a
+        # software OpenGL (Mesa's llvmpipe: Xvfb, VMs) that upload and draw cost ~2.5 ms
+        # of this process's CPU a frame, X11's shared-memory image ~0.01 ms. A frame is
+        # in host memory already: take the shared-memory path unless the user chose.
+        os.environ.setdefault("SDL_FRAMEBUFFER_ACCELERATION", "0")
         import pygame
 
         self._pg = pygame
@@ -97,17 +102,30 @@ class Window:
         self.res = res
         self.screen = pygame.display.set_mode(res)
         pygame.display.set_caption(title)
-        self.frame = pygame.Surface(res, depth=32, masks=(0xFF0000, 0xFF00, 0xFF, 0))
+        # Frames are written straight into the window's surface when it holds
+        # 0xRRGGBB words; else into `frame`, which a blit converts.
+        self._direct = self.screen.get_bitsize() == 32 and self.screen.get_masks()[:3] == (
+            0xFF0000,
+            0xFF00,
+            0xFF,
+        )
+        self.frame = None
+        if not self._direct:
+            self.frame = pygame.Surface(res, depth=32, masks=(0xFF0000, 0xFF00, 0xFF, 0))
         self.cursor = (0.0, 0.0)
         self.closed = False
         Window._open += 1
 
-    def present(self, pixels: np.ndarray) -> None:
-        """Show a (width, height) uint32 frame whose row y = 0 is the bottom."""
+    def present(self, rows: np.ndarray) -> None:
+        """Show a (height, width) uint32 0xRRGGBB frame whose first row is the top."""
         if self.closed:
             return
-        self._pg.surfarray.blit_array(self.frame, pixels[:, ::-1])
-        self.screen.blit(self.frame, (0, 0))
+        target = self.screen if self._direct else self.frame
+        view = self._pg.surfarray.pixels2d(target)  # (width, height); locks the surface
+        view.T[...] = rows
+        del view  # unlocks it
+        if not self._direct:
+            self.screen.blit(self.frame, (0, 0))
         self._pg.display.flip()
 
     def screenshot(self) -> np.ndarray:

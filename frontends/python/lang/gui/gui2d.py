@@ -163,7 +163,7 @@ class GUI:
         """The canvas: with fast_gui, (w * h,) uint32 0xRRGGBB, top row first; else
         (w, h, 4) float32, as get_image."""
         if self.fast_gui:
-            return np.ascontiguousarray(self.surface.read().T[::-1]).reshape(-1)
+            return self.surface.rows().reshape(-1).copy()
         return self.get_image()
 
     def get_image(self) -> np.ndarray:
@@ -398,15 +398,13 @@ class GUI:
         """Show the frame (window) and/or save it (file), then clear the canvas."""
         if self.window is not None and self._widgets:
             self._draw_widgets()
-        if self.window is not None or file:
-            pixels = self.surface.read()
-            if self.window is not None:
-                self.window.present(pixels)
-                self._poll()
-            if file:
-                from ..tools.image import write_rgb8
+        if self.window is not None:
+            self.window.present(self.surface.rows())
+            self._poll()
+        if file:
+            from ..tools.image import write_rgb8
 
-                write_rgb8(file, self.surface.rgb8(pixels))
+            write_rgb8(file, self.surface.rgb8())
         if self.window is not None and self._fps_limit:
             wait = self._last_show + 1.0 / self._fps_limit - time.perf_counter()
             if wait > 0:

@@ -42,8 +42,10 @@ it differently than in the depth pass (fast math); 8 steps are 2^-27 of z_far.""
 
 @ti.kernel
 def fill_depth(depth: i32_2):
-    for x, y in ti.ndrange(depth.shape[0], depth.shape[1]):
-        depth[x, y] = 2147483647
+    h = depth.shape[1]
+    for x in range(depth.shape[0]):  # columns, as raster.fill
+        for y in range(h):
+            depth[x, y] = 2147483647
 
 
 @ti.func
@@ -87,7 +89,7 @@ def particles(
     lights: f32_2,
     n_lights: ti.i32,
     shade: ti.i32,
-    bands: ti.i32,
+    bands: ti.template(),
 ):
     """Sphere k: centre pos[k], radius[k], colour color[k] (a shaded impostor)."""
     w = canvas.shape[0]
@@ -141,7 +143,7 @@ def mesh(
     n_lights: ti.i32,
     two_sided: ti.i32,
     shade: ti.i32,
-    bands: ti.i32,
+    bands: ti.template(),
 ):
     """Triangle t: vertices verts[tris[t, i]] with per-vertex normals and colours,
     interpolated perspective-correctly; triangles with a vertex behind the near plane

@@ -164,8 +164,9 @@ class Canvas:
 
 
 class Gui:
-    """window.get_gui(): immediate-mode widgets in sub-windows. Headless they return
-    the values given; with a window they are drawn over the frame and take clicks."""
+    """window.get_gui(): immediate-mode widgets in sub-windows, drawn over the frame
+    where it is shown, saved or read back (as GGUI draws its panels into the image
+    buffer); with a window they also take clicks, headless they return the values given."""
 
     ROW = 20
 
@@ -193,8 +194,6 @@ class Gui:
 
     def _add(self, label: str, frac: float | None) -> tuple[int, int, int, int] | None:
         """The next row's pixel box (x0, y0, x1, y1), y up, recorded for drawing."""
-        if self._window._window is None:
-            return None
         w, h = self._window.res
         px, py, pw, _ = self._panel or [0.0, 0.0, 0.3, 1.0]
         x0 = int(px * w)
@@ -365,20 +364,22 @@ class Window:
         """Present the frame (if a window is open), then start the next one."""
         if self._window is not None:
             self._gui._draw(self._surface)
-            self._window.present(self._surface.read())
+            self._window.present(self._surface.rows())
             self._clicks = []
             self._poll()
         self._gui._rows = []
         self._surface.fill(self._background)
 
     def save_image(self, filename: str) -> None:
-        """Write the current frame to an image file."""
+        """Write the current frame, widgets drawn, to an image file."""
         from ..tools.image import write_rgb8
 
+        self._gui._draw(self._surface)
         write_rgb8(filename, self._surface.rgb8())
 
     def get_image_buffer_as_numpy(self) -> np.ndarray:
-        """The current frame as (w, h, 4) float32 in [0, 1]."""
+        """The current frame, widgets drawn, as (w, h, 4) float32 in [0, 1]."""
+        self._gui._draw(self._surface)
         return self._surface.rgba_f32()
 
     def get_depth_buffer_as_numpy(self) -> np.ndarray:
