@@ -120,6 +120,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "atomic_and": (f"{_FRONTEND}.ops", "atomic_and"),
     "atomic_max": (f"{_FRONTEND}.ops", "atomic_max"),
     "atomic_min": (f"{_FRONTEND}.ops", "atomic_min"),
+    "atomic_mul": (f"{_FRONTEND}.ops", "atomic_mul"),
     "atomic_or": (f"{_FRONTEND}.ops", "atomic_or"),
     "atomic_sub": (f"{_FRONTEND}.ops", "atomic_sub"),
     "atomic_xor": (f"{_FRONTEND}.ops", "atomic_xor"),

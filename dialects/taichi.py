@@ -764,6 +764,18 @@ class AtomicSubOp(AtomicOp):
     name = "taichi.atomic_sub"
 
 
+@irdl_op_definition
+class AtomicMulOp(AtomicOp):
+    """
+    `ti.atomic_mul(x[i], v)`. No target has a native atomic multiply: the backends
+    lower it to a compare-and-swap loop.
+
+    Example: `%old = taichi.atomic_mul %p, %v : memref<f32>`
+    """
+
+    name = "taichi.atomic_mul"
+
+
 class _SignedAtomicOp(AtomicOp, ABC):
     """min/max compare integers as signed unless marked `unsigned`."""
 
@@ -1906,6 +1918,7 @@ Taichi = Dialect(
         IfOp,
         AtomicAddOp,
         AtomicSubOp,
+        AtomicMulOp,
         AtomicMinOp,
         AtomicMaxOp,
         AtomicAndOp,

@@ -45,6 +45,7 @@ Combine = Callable[[SSAValue, SSAValue], Operation]
 _COMBINE: dict[type[taichi.AtomicOp], tuple[Combine, Combine | None]] = {
     taichi.AtomicAddOp: (arith.AddiOp, arith.AddfOp),
     taichi.AtomicSubOp: (arith.SubiOp, arith.SubfOp),
+    taichi.AtomicMulOp: (arith.MuliOp, arith.MulfOp),
     taichi.AtomicMinOp: (arith.MinSIOp, arith.MinnumfOp),
     taichi.AtomicMaxOp: (arith.MaxSIOp, arith.MaxnumfOp),
     taichi.AtomicAndOp: (arith.AndIOp, None),

@@ -297,6 +297,8 @@ def _access(
             return load, load.dereferenced_value
         case memref.StoreOp():
             return llvm.StoreOp(user.value, ptr), None
+        case taichi.AtomicMulOp():
+            return _cas_loop(user, ptr, arith.MuliOp, arith.MulfOp)
         case taichi.AtomicOp():
             on_int, on_float = _ATOMICS[type(user)]
             bin_op = on_int if isinstance(user.value.type, IntegerType) else on_float
@@ -311,6 +313,73 @@ def _access(
             return [swap, old], old.res
         case _:
             return None
+
+
+def _cas_loop(
+    user: taichi.AtomicOp,
+    ptr: SSAValue,
+    on_int: Callable[[SSAValue, SSAValue], Operation],
+    on_float: Callable[[SSAValue, SSAValue], Operation],
+) -> tuple[list[Operation], SSAValue]:
+    """
+    An atomic that LLVM has no `atomicrmw` for (multiply): a compare-and-swap loop on
+    the bit pattern, which a local slot carries from one try to the next.
+
+        %old = taichi.atomic_mul %p, %v : memref<f32>
+        ~>
+        %seen = memref.alloca() : memref<i32>
+        %first = llvm.load %p : !llvm.ptr -> i32
+        memref.store %first, %seen[] : memref<i32>
+        taichi.while {
+          %expected = memref.load %seen[] : memref<i32>
+          %o = arith.bitcast %expected : i32 to f32
+          %n = arith.mulf %o, %v : f32
+          %desired = arith.bitcast %n : f32 to i32
+          %pair = llvm_ext.cmpxchg %p, %expected, %desired seq_cst seq_cst : !llvm.ptr, i32
+          %now = llvm.extractvalue %pair[0] : !llvm.struct<(i32, i1)> -> i32
+          %swapped = llvm.extractvalue %pair[1] : !llvm.struct<(i32, i1)> -> i1
+          memref.store %now, %seen[] : memref<i32>
+          taichi.if %swapped { taichi.break }
+          taichi.yield
+        }
+        %bits = memref.load %seen[] : memref<i32>
+        %old = arith.bitcast %bits : i32 to f32
+
+    On success the swap returns what it compared against, so `%seen` ends holding the
+    value before this thread's update.
+    """
+    t = user.value.type
+    is_int = isinstance(t, IntegerType)
+    bits_type = t if is_int else IntegerType(scalar_bytes(t) * 8)
+
+    def reinterpret(value: SSAValue, to: Attribute, into: list[Operation]) -> SSAValue:
+        if value.type == to:
+            return value
+        into.append(cast := arith.BitcastOp(value, to))
+        return cast.result
+
+    seen = memref.AllocaOp.get(bits_type, shape=[])
+    first = llvm.LoadOp(ptr, bits_type)
+    body: list[Operation] = [expected := memref.LoadOp.get(seen, [])]
+    old = reinterpret(expected.res, t, body)
+    body.append(new := (on_int if is_int else on_float)(old, user.value))
+    desired = reinterpret(new.results[0], bits_type, body)
+    body += [
+        pair := llvm_ext.CmpXchgOp(ptr, expected.res, desired),
+        now := llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), pair.res, bits_type),
+        swapped := llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [1]), pair.res, i1),
+        memref.StoreOp.get(now.res, seen, []),
+        taichi.IfOp(swapped.res, Block([taichi.BreakOp()])),
+        taichi.YieldOp(),
+    ]
+    ops: list[Operation] = [
+        seen,
+        first,
+        memref.StoreOp.get(first.dereferenced_value, seen, []),
+        taichi.WhileOp(Block(body)),
+        bits := memref.LoadOp.get(seen, []),
+    ]
+    return ops, reinterpret(bits.res, t, ops)
 
 
 def _guarded(

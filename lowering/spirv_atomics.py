@@ -1,8 +1,8 @@
 """
 Atomics of convert-offload-to-spirv: `taichi.atomic_*` -> SPIR-V atomics on
 storage-buffer places (`spirv.EXT.AtomicFAdd` when the caps have it), compare-and-swap
-loops on the bit pattern for the float updates SPIR-V lacks, and a plain load, combine,
-store on thread-local Function variables.
+loops on the bit pattern for the updates SPIR-V lacks (float sub/min/max, multiply),
+and a plain load, combine, store on thread-local Function variables.
 """
 
 from __future__ import annotations
@@ -42,12 +42,14 @@ _UNSIGNED_ATOMICS = {
 _FLOAT_COMBINE: dict[type[taichi.AtomicOp], type[Operation]] = {
     taichi.AtomicAddOp: spirv.FAddOp,
     taichi.AtomicSubOp: spirv.FSubOp,
+    taichi.AtomicMulOp: spirv.FMulOp,
     taichi.AtomicMinOp: spirv.FMinOp,
     taichi.AtomicMaxOp: spirv.FMaxOp,
 }
 _INT_COMBINE: dict[type[taichi.AtomicOp], type[Operation]] = {
     taichi.AtomicAddOp: spirv.IAddOp,
     taichi.AtomicSubOp: spirv.ISubOp,
+    taichi.AtomicMulOp: spirv.IMulOp,
     taichi.AtomicMinOp: spirv.SMinOp,
     taichi.AtomicMaxOp: spirv.SMaxOp,
     taichi.AtomicAndOp: spirv.BitwiseAndOp,
@@ -87,7 +89,8 @@ class AtomicLowering(TaskPattern):
     """
     `taichi.atomic_*` on a storage-buffer place -> a SPIR-V atomic; a float add is
     `spirv.EXT.AtomicFAdd` when the caps have it, else (and for float sub/min/max) a
-    compare-and-swap loop on the bit pattern; on a Function variable (a thread-local
+    compare-and-swap loop on the bit pattern (so is a multiply, which SPIR-V has no
+    atomic for); on a Function variable (a thread-local
     slot) a plain load, combine, store. The result is the value before the update.
 
         %old = taichi.atomic_add %p, %v : memref<i32>
@@ -124,6 +127,11 @@ class AtomicLowering(TaskPattern):
             return ops, old.results[0]
         if ptr.type.storage_class.data == "Workgroup":  # a ti.simt.block.SharedArray
             t = value.type
+            if kind not in _INT_ATOMICS:
+                raise fail(
+                    op,
+                    f"'{op.name}' on a SharedArray is not supported by taichi-xdsl yet",
+                )
             if not (isinstance(t, IntegerType) and t.width.data == 32):
                 raise fail(
                     op,
@@ -141,6 +149,8 @@ class AtomicLowering(TaskPattern):
         if place is None or place.is_bool:
             raise fail(op, "atomic on a place that has no SPIR-V lowering")
         t = value.type
+        if isinstance(t, IntegerType) and kind not in _INT_ATOMICS:
+            return ops, self._cas_loop(op, place, kind, value, ops)  # no OpAtomicIMul
         if isinstance(t, IntegerType):
             if t.width.data == 64:
                 self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
@@ -191,6 +201,7 @@ class AtomicLowering(TaskPattern):
         ^cas(%expected):
           %old = Bitcast %expected; %new = combine(%old, %v); store %old into %result
           %seen = spirv.AtomicCompareExchange %bits, Bitcast(%new), %expected
+          (an integer, as a multiply of integers, needs no Bitcast)
           spirv.BranchConditional (%seen == %expected), ^merge, ^continue
         ^continue: spirv.Branch ^cas(%seen)
         ^merge: spirv.mlir.merge
@@ -212,18 +223,22 @@ class AtomicLowering(TaskPattern):
         self.state.at_entry([result])
         header = Block(arg_types=[bits_type])
         expected = header.args[0]
-        old = spirv.BitcastOp(expected, t)
-        new = combine_op(kind, old.results[0], value, False)
-        desired = spirv.BitcastOp(new.results[0], bits_type)
+        body: list[Operation] = []
+        old = expected
+        if t != bits_type:  # a float: combine its value, swap its bit pattern
+            body.append(to_value := spirv.BitcastOp(expected, t))
+            old = to_value.results[0]
+        body += [spirv.StoreOp(result, old), new := combine_op(kind, old, value, False)]
+        desired = new.results[0]
+        if t != bits_type:
+            body.append(to_bits := spirv.BitcastOp(desired, bits_type))
+            desired = to_bits.results[0]
         seen = spirv.AtomicCompareExchangeOp(bits, desired, expected)
         done = spirv.IEqualOp(seen, expected)
         entry, cont, merge = Block(), Block(), Block([spirv.MergeOp()])
         entry.add_op(spirv.BranchOp(header, seen0))
         cont.add_op(spirv.BranchOp(header, seen))
-        header.add_ops(
-            [old, spirv.StoreOp(result, old), new, desired, seen, done,
-             spirv.BranchConditionalOp(done, merge, cont)]
-        )  # fmt: skip
+        header.add_ops([*body, seen, done, spirv.BranchConditionalOp(done, merge, cont)])
         loop = spirv.LoopOp(Region([entry, header, cont, merge]))
         loaded = spirv.LoadOp(result)
         ops += [zero, bits, seen0, loop, loaded]

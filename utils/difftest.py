@@ -201,8 +201,9 @@ SCALARS = {"s_i": "i32", "s_f": "f32", "s_d": "f64", "s_u": "u32"}
 ACCUMULATORS = {"acc_i": ("field", "i32"), "acc_f": ("field", "f32"),
                 "acc_l": ("field", "i64"), "acc_n": ("ndarray", "i32")}
 ATOMIC_FAMILIES = {
-    "i32": [("add", "sub"), ("add", "sub"), ("max",), ("min",), ("or",), ("and",), ("xor",)],
-    "i64": [("add", "sub"), ("max",), ("min",), ("or",), ("xor",)],
+    "i32": [("add", "sub"), ("add", "sub"), ("max",), ("min",), ("or",), ("and",), ("xor",),
+            ("mul",)],
+    "i64": [("add", "sub"), ("max",), ("min",), ("or",), ("xor",), ("mul",)],
     "f32": [("add",), ("add",), ("max",), ("min",)],
 }
 AUG_OPS = {"add": "+", "sub": "-", "or": "|", "and": "&", "xor": "^"}
@@ -450,7 +451,7 @@ class Generator:
             style = "aug" if fn in AUG_OPS and r.random() < 0.4 else "call"
             return ("atomic", fn, acc, style, slot, e)
         if kind == "let_atomic":
-            fn = r.choice(["add", "sub", "max", "min", "or", "and", "xor"])
+            fn = r.choice(["add", "sub", "max", "min", "or", "and", "xor", "mul"])
             e = self.expr("i32", 2)
             return ("let_atomic", self.new_local("i32"), fn, e)
         if kind == "vlet":
@@ -783,7 +784,7 @@ class Reference:
             return old if old < value else value
         if is_float(t):  # add of small integers: exact in f32
             return float(np.float32(old + value if fn == "add" else old - value))
-        op = {"add": "+", "sub": "-", "or": "|", "and": "&", "xor": "^"}[fn]
+        op = {"add": "+", "sub": "-", "or": "|", "and": "&", "xor": "^", "mul": "*"}[fn]
         return self.binop(op, int(old), int(value), t)
 
     # statements

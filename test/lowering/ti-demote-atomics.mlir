@@ -217,3 +217,18 @@ offload.kernel @struct_for_task : () -> () {
     %0 = taichi.atomic_add %own, %one : memref<f32>
   }
 }
+
+// A multiply on a thread-private slot is a plain load, multiply, store too.
+// CHECK-LABEL: offload.kernel @local_multiply
+// CHECK:         %[[OLD:.*]] = memref.load %[[SLOT:.*]][] : memref<i32>
+// CHECK-NEXT:    %[[NEW:.*]] = arith.muli %[[OLD]], %{{.*}} : i32
+// CHECK-NEXT:    memref.store %[[NEW]], %[[SLOT]][] : memref<i32>
+// CHECK-NEXT:    offload.set_return 0, %[[OLD]] : i32
+offload.kernel @local_multiply : () -> i32 {
+  offload.serial {
+    %v = arith.constant 3 : i32
+    %slot = memref.alloca() : memref<i32>
+    %old = taichi.atomic_mul %slot, %v : memref<i32>
+    offload.set_return 0, %old : i32
+  }
+}

@@ -251,3 +251,24 @@ offload.kernel @not_range_for : (f32) -> () {
     %old = taichi.atomic_add %p, %v : memref<f32>
   }
 }
+
+// A product is not made a reduction (Taichi reduces add/sub/min/max only): a result-
+// unused multiply of one place stays atomic.
+// CHECK-LABEL: offload.kernel @product
+// CHECK:         offload.range_for
+// CHECK-NEXT:      %[[T:.*]] = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %[[P:.*]] = taichi.element_ptr %[[T]][] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %[[V:.*]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_mul %[[P]], %[[V]] : memref<f32>
+// CHECK-NEXT:    }
+// CHECK-NOT:     offload.thread_local
+offload.kernel @product : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %v = arith.constant 2.0 : f32
+    %old = taichi.atomic_mul %p, %v : memref<f32>
+  }
+}

@@ -55,6 +55,7 @@ if TYPE_CHECKING:
 _ATOMIC_OPS: dict[str, type[taichi.AtomicOp]] = {
     "atomic_add": taichi.AtomicAddOp,
     "atomic_sub": taichi.AtomicSubOp,
+    "atomic_mul": taichi.AtomicMulOp,
     "atomic_min": taichi.AtomicMinOp,
     "atomic_max": taichi.AtomicMaxOp,
     "atomic_and": taichi.AtomicAndOp,

@@ -156,6 +156,7 @@ bit_cast = Intrinsic("bit_cast", _bit_cast)
 
 atomic_add = Intrinsic("atomic_add")
 atomic_sub = Intrinsic("atomic_sub")
+atomic_mul = Intrinsic("atomic_mul")
 atomic_min = Intrinsic("atomic_min")
 atomic_max = Intrinsic("atomic_max")
 atomic_and = Intrinsic("atomic_and")
@@ -281,6 +282,7 @@ static_print = Intrinsic("static_print", print)
 ATOMICS = (
     "atomic_add",
     "atomic_sub",
+    "atomic_mul",
     "atomic_min",
     "atomic_max",
     "atomic_and",
@@ -312,6 +314,7 @@ __all__ = [
     "atomic_and",
     "atomic_max",
     "atomic_min",
+    "atomic_mul",
     "atomic_or",
     "atomic_sub",
     "atomic_xor",

@@ -102,6 +102,16 @@ taichi.kernel @atomic_on_array(%x: memref<?xf32>, %v: f32) {
 
 // -----
 
+taichi.kernel @atomic_mul_of_another_type(%v: f32) {
+  %s = memref.alloca() : memref<i32>
+  %old = "taichi.atomic_mul"(%s, %v) : (memref<i32>, f32) -> f32
+  taichi.return
+}
+// CHECK: operand 'value' at position 1 does not verify:
+// CHECK-NEXT: attribute i32 expected from variable 'T', but got f32
+
+// -----
+
 taichi.kernel @bitwise_atomic_on_float(%v: f32) {
   %s = memref.alloca() : memref<f32>
   %old = "taichi.atomic_and"(%s, %v) : (memref<f32>, f32) -> f32

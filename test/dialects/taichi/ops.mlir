@@ -86,6 +86,8 @@ taichi.kernel @control(%n: i32, %c: i1) {
 // CHECK-NEXT:    %[[K:.*]] = memref.alloca() : memref<i32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[F]], %f : memref<f32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_sub %[[F]], %f : memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_mul %[[F]], %f : memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_mul %[[K]], %k : memref<i32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_min %[[F]], %f : memref<f32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_max unsigned %[[K]], %k : memref<i32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_and %[[K]], %k : memref<i32>
@@ -96,6 +98,8 @@ taichi.kernel @atomics(%f: f32, %k: i32) {
   %ks = memref.alloca() : memref<i32>
   %0 = taichi.atomic_add %fs, %f : memref<f32>
   %1 = taichi.atomic_sub %fs, %f : memref<f32>
+  %m = taichi.atomic_mul %fs, %f : memref<f32>
+  %n = taichi.atomic_mul %ks, %k : memref<i32>
   %2 = taichi.atomic_min %fs, %f : memref<f32>
   %3 = taichi.atomic_max unsigned %ks, %k : memref<i32>
   %4 = taichi.atomic_and %ks, %k : memref<i32>
