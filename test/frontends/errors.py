@@ -42,12 +42,20 @@ for kernel, args in ((uses_lambda, ()), (float_bitwise, (1.0,)), (parallel_break
 # CHECK:      lambda=[[LAMBDA:[0-9]+]]
 # CHECK-NEXT: bitwise=[[BITWISE:[0-9]+]]
 # CHECK-NEXT: break=[[BREAK:[0-9]+]]
-# CHECK-NEXT: TaichiSyntaxError: {{.*}}errors.py:[[LAMBDA]]: unsupported syntax 'lambda'
+# Taichi's layout: the file, line and function, the source line with carets under the
+# construct, then the message.
+# CHECK-NEXT: TaichiSyntaxError:
+# CHECK-NEXT: File "{{.*}}errors.py", line [[LAMBDA]], in uses_lambda:
 # CHECK-NEXT:     y = lambda t: t
-# CHECK-NEXT:         ^
-# CHECK-NEXT: TaichiTypeError: {{.*}}errors.py:[[BITWISE]]: bitwise '&' needs integers, got f32 and f32
+# CHECK-NEXT:         ^^^^^^^^^^^
+# CHECK-NEXT: unsupported syntax 'lambda'
+# CHECK-NEXT: TaichiTypeError:
+# CHECK-NEXT: File "{{.*}}errors.py", line [[BITWISE]], in float_bitwise:
 # CHECK-NEXT:     return x & 1
-# CHECK-NEXT:            ^
-# CHECK-NEXT: TaichiSyntaxError: {{.*}}errors.py:[[BREAK]]: 'break' in a parallel loop
-# CHECK-NEXT:     break
-# CHECK-NEXT:     ^
+# CHECK-NEXT:            ^^^^^
+# CHECK-NEXT: unsupported operand type(s) for '&': 'f32' and 'i32' (bitwise operators need integers)
+# CHECK-NEXT: TaichiSyntaxError:
+# CHECK-NEXT: File "{{.*}}errors.py", line [[BREAK]], in parallel_break:
+# CHECK-NEXT:             break
+# CHECK-NEXT:             ^^^^^
+# CHECK-NEXT: Cannot break in the outermost loop
