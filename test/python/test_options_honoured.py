@@ -60,8 +60,8 @@ def test_ndarray_annotation_element_shape():
     out = np.zeros(4, np.float32)
     row_sums(m, out)
     np.testing.assert_array_equal(out, m[:, 0] + m[:, 1] * 10 + m[:, 2] * 100)
-    with pytest.raises(TaichiTypeError):
-        row_sums(np.zeros((4, 2), np.float32), out)  # elements of 2, not 3
+    with pytest.raises(ValueError, match=r"required element_shape=\(3,\)"):
+        row_sums(np.zeros((4, 2), np.float32), out)  # elements of 2, not 3 (Taichi's ValueError)
 
 
 def test_constructors_reject_unknown_keywords():

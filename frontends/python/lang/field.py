@@ -356,7 +356,10 @@ class Field(_ArrayLike):
     def _raw_set(self, index: tuple[int, ...], value: Any) -> None:
         if hasattr(value, "to_numpy"):
             value = value.to_numpy()
-        self._array()[self._storage_index(index, activate=True)] = value
+        arr = self._array()
+        if type(value) is int and arr.dtype.kind in "iu":
+            value = _wrapped_int(value, arr.dtype)  # as a store in a kernel: modulo 2^bits
+        arr[self._storage_index(index, activate=True)] = value
 
     def _logical(self) -> np.ndarray:
         """A copy of the elements in the field's index space (a pooled field gathers)."""
