@@ -181,3 +181,48 @@ def test_cpu_texture_kernel_raises_a_clear_error():
     with pytest.raises(TaichiCompilationError, match="need arch=ti.vulkan"):
         ti.Texture(ti.Format.r32f, (4, 4))
     ti.reset()
+
+
+@needs_vulkan
+def test_graph_texture_args(vk):
+    """Texture Args in a ti.graph: an RWTEXTURE Arg is written by one dispatch and read
+    as a sampled texture by the next; the kernels compile before any texture exists."""
+
+    @ti.kernel
+    def write(t: ti.types.rw_texture(num_dimensions=2, fmt=ti.Format.r32f, lod=0), s: ti.f32):
+        for i, j in t:
+            t.store(ti.Vector([i, j]), ti.Vector([i * 10.0 + j + s, 0.0, 0.0, 0.0]))
+
+    @ti.kernel
+    def read(t: ti.types.texture(num_dimensions=2), out: ti.types.ndarray(ndim=2)):
+        for i, j in out:
+            out[i, j] = t.fetch(ti.Vector([i, j]), 0).x
+
+    tex = ti.graph.Arg(ti.graph.ArgKind.RWTEXTURE, "tex", ndim=2, fmt=ti.Format.r32f)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(write, tex, ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32))
+    g.dispatch(read, tex, ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.f32, ndim=2))
+    graph = g.compile()
+    texture, out = ti.Texture(ti.Format.r32f, (3, 4)), ti.ndarray(ti.f32, (3, 4))
+    graph.run({"tex": texture, "s": 0.5, "out": out})
+    want = np.arange(3)[:, None] * 10.0 + np.arange(4)[None, :] + 0.5
+    assert out.to_numpy().tolist() == want.tolist()
+
+    with pytest.raises(TaichiCompilationError, match="fmt rgba8 doesn't match kernel's annotated fmt=r32f"):
+        ti.graph.GraphBuilder().dispatch(
+            write,
+            ti.graph.Arg(ti.graph.ArgKind.RWTEXTURE, "t", ndim=2, fmt=ti.Format.rgba8),
+            ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32),
+        )
+    with pytest.raises(TaichiCompilationError, match="3 from Arg t doesn't match kernel's annotated ndim=2"):
+        ti.graph.GraphBuilder().dispatch(
+            read,
+            ti.graph.Arg(ti.graph.ArgKind.TEXTURE, "t", ndim=3),
+            ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.f32, ndim=2),
+        )
+    with pytest.raises(TaichiCompilationError, match="is an rw_texture, Arg 't' is a TEXTURE"):
+        ti.graph.GraphBuilder().dispatch(
+            write,
+            ti.graph.Arg(ti.graph.ArgKind.TEXTURE, "t", ndim=2),
+            ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32),
+        )

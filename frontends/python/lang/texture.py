@@ -205,6 +205,20 @@ def is_texture_annotation(ann: Any) -> bool:
     return isinstance(ann, TextureType)
 
 
+class TextureSlot:
+    """
+    A texture parameter not bound to a ti.Texture yet: what `ti.graph` and `ti.aot`
+    compile a kernel with (the code depends on the annotation only). Launching a kernel
+    with it raises the launch's "must be a ti.Texture" error.
+    """
+
+    def __init__(self, annotation: TextureType):
+        self.annotation = annotation
+
+    def __repr__(self) -> str:
+        return f"TextureSlot({self.annotation!r})"
+
+
 # ---------------------------------------------------------------------------------------
 # ti.Texture
 
