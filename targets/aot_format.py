@@ -401,6 +401,12 @@ class ArgAttributes:
         self.ndim, self.element_shape = ndim, tuple(element_shape)
         self.num_channels, self.lod = num_channels, lod
 
+    @property
+    def rank(self) -> int:
+        """An NDARRAY's dimensions as launched: its ndim, then its element's (a (4, 4)
+        ndarray of vec2 is a 3-d array of shape (4, 4, 2))."""
+        return self.ndim + len(self.element_shape)
+
     @classmethod
     def from_json(cls, value: Any, where: str) -> ArgAttributes:
         r = _Reader(value, where)

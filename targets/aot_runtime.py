@@ -28,6 +28,27 @@ def _array(value: Any) -> Any:
     return arr if isinstance(arr, np.ndarray) else value
 
 
+def _array_of(
+    kernel: str, name: str, element_shape: tuple[int, ...]
+) -> Callable[[Any], Any]:
+    """`_array`, checking that the array's trailing dimensions are `element_shape` (a
+    vector/matrix ndarray's elements: an array of another element shape would be read
+    with the wrong layout)."""
+
+    def array(value: Any) -> Any:
+        arr = _array(value)
+        k = len(element_shape)
+        trailing = tuple(getattr(arr, "shape", ())[-k:])
+        if trailing != element_shape:
+            raise TaichiTypeError(
+                f"kernel '{kernel}': argument '{name}' is an ndarray of elements of shape "
+                f"{element_shape}, got an array of shape {getattr(arr, 'shape', None)}"
+            )
+        return arr
+
+    return array
+
+
 def _wrap(bits: int) -> Callable[[Any], int]:
     mask, top = (1 << bits) - 1, 1 << (bits - 1)
 
@@ -56,7 +77,7 @@ class AotKernel:
         convs: list[Callable[[Any], Any] | None] = []
         for a in attrs.args:
             if a.kind is ArgKind.NDARRAY:
-                convs.append(_array)
+                convs.append(_array_of(self.name, a.name, a.element_shape) if a.element_shape else _array)
             elif a.kind is ArgKind.SCALAR:
                 unsigned = a.dtype.startswith("u") and a.dtype != "u1"
                 convs.append(_wrap(int(a.dtype[1:])) if unsigned else None)

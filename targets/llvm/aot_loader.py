@@ -131,7 +131,7 @@ class CpuAotModule(AotModuleBase):
             jit_module = _load_object(files[k.object_file], k.object_file)
             self._objects.append(jit_module)
             args = tuple(
-                NdarrayArg(fmt.ir_dtype(a.dtype), a.ndim)
+                NdarrayArg(fmt.ir_dtype(a.dtype), a.rank)
                 if a.kind is ArgKind.NDARRAY
                 else ScalarArg(fmt.ir_dtype(a.dtype))
                 for a in k.args

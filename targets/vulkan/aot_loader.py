@@ -100,7 +100,7 @@ class VulkanAotModule(AotModuleBase):
         compiled: dict[str, VulkanKernel] = {}
         for k in metadata.kernels:
             args = tuple(
-                (fmt.ir_dtype(a.dtype), a.ndim if a.kind is ArgKind.NDARRAY else None)
+                (fmt.ir_dtype(a.dtype), a.rank if a.kind is ArgKind.NDARRAY else None)
                 for a in k.args
             )
             tasks = []

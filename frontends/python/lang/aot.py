@@ -145,12 +145,23 @@ def _instantiating_args(
 _MISSING = object()
 
 
-def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> np.ndarray:
+def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> Ndarray:
+    """An ndarray of the element type and ndim the module's kernel takes for `p`: from
+    `given` (an ndarray, or ti.types.ndarray(dtype, ndim)), else from its annotation."""
     cfg = _program.get_program().config
     ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
-    if isinstance(given, Ndarray | np.ndarray):
-        arr = _ndarray_data(given)
-        return np.zeros((1,) * arr.ndim, dtype=arr.dtype)
+    if isinstance(given, Ndarray):
+        return Ndarray(given.dtype, (1,) * len(given.shape), tuple(given.element_shape))
+    if isinstance(given, np.ndarray):
+        dt = dtypes.from_numpy_dtype(given.dtype)
+        if dt is None:
+            raise TaichiTypeError(
+                f"ti.aot: ndarray parameter '{p.name}' of '{kernel.__name__}': Taichi has "
+                f"no dtype {given.dtype}"
+            )
+        shape, _, _ = Kernel._wanted_element(ann, cfg)
+        element_shape = tuple(shape or ())
+        return Ndarray(dt, (1,) * (given.ndim - len(element_shape)), element_shape)
     if isinstance(given, NdarrayType):
         ann = NdarrayType(given.dtype or ann.dtype, given.ndim or ann.ndim)
     elif given is not _MISSING:
@@ -163,8 +174,8 @@ def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> np.ndarray:
             f"ti.aot: ndarray parameter '{p.name}' of '{kernel.__name__}' needs its dtype "
             "and ndim: annotate it or give an ndarray in template_args"
         )
-    dt = dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp)
-    return np.zeros((1,) * ann.ndim, dtype=dt.np_dtype)
+    shape, dt, _ = Kernel._wanted_element(ann, cfg)
+    return Ndarray(dt, (1,) * ann.ndim, tuple(shape or ()))
 
 
 def _signature(kernel: Kernel, args: tuple[Any, ...]) -> str:
@@ -204,8 +215,12 @@ def _arg_attributes(params: list[Any], args: tuple[Any, ...]) -> list[fmt.ArgAtt
             arr = _ndarray_data(a)
             dt = dtypes.from_numpy_dtype(arr.dtype)
             assert dt is not None
+            element_shape = tuple(a.element_shape) if isinstance(a, Ndarray) else ()
+            ndim = arr.ndim - len(element_shape)
             out.append(
-                fmt.ArgAttributes(len(out), p.name, ArgKind.NDARRAY, dt.name, arr.ndim)
+                fmt.ArgAttributes(
+                    len(out), p.name, ArgKind.NDARRAY, dt.name, ndim, element_shape
+                )
             )
     return out
 
@@ -224,10 +239,10 @@ def _args_bytes(attrs: list[fmt.ArgAttributes]) -> int:
     if not attrs:
         return 0
     offsets = abi.arg_offsets(
-        [a.ndim if a.kind is ArgKind.NDARRAY else None for a in attrs]
+        [a.rank if a.kind is ArgKind.NDARRAY else None for a in attrs]
     )
     last = attrs[-1]
-    size = abi.ndarray_arg_bytes(last.ndim) if last.kind is ArgKind.NDARRAY else 8
+    size = abi.ndarray_arg_bytes(last.rank) if last.kind is ArgKind.NDARRAY else 8
     return offsets[-1] + size
 
 

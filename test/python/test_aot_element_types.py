@@ -1,0 +1,70 @@
+"""
+AOT modules on every arch whose kernels take ndarrays of vectors/matrices: the
+metadata names the field ndim and the element shape, the loaded kernel gives the
+JIT's results and refuses an array of another element shape.
+"""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+def test_vector_and_matrix_ndarrays_round_trip(tmp_path: Path):
+    @ti.kernel
+    def place(arr: ti.types.ndarray(dtype=ti.math.vec2, ndim=2), s: ti.f32):
+        for I in ti.grouped(arr):
+            arr[I] = [I[0] * s, I[1] + s]
+
+    @ti.kernel
+    def square(m: ti.types.ndarray(ndim=1)):
+        for i in m:
+            m[i] = m[i] @ m[i]
+
+    module = ti.aot.Module()
+    module.add_kernel(place)  # the annotation is enough
+    module.add_kernel(square, template_args={"m": ti.Matrix.ndarray(2, 2, ti.i32, shape=3)})
+    module.save(tmp_path)
+    loaded = ti.aot.load(tmp_path)
+    args = {a.name: a for a in loaded.get_kernel("place").attrs.args}
+    assert (args["arr"].ndim, args["arr"].element_shape, args["arr"].dtype) == (2, (2,), "f32")
+    args = {a.name: a for a in loaded.get_kernel("square").attrs.args}
+    assert (args["m"].ndim, args["m"].element_shape, args["m"].dtype) == (1, (2, 2), "i32")
+
+    a = np.zeros((3, 2, 2), np.float32)
+    loaded.get_kernel("place")(a, 2.0)
+    jit = ti.Vector.ndarray(2, ti.f32, shape=(3, 2))
+    place(jit, 2.0)
+    assert a.tolist() == jit.to_numpy().tolist()
+    assert a[2, 1].tolist() == [4.0, 3.0]
+
+    b = np.arange(12, dtype=np.int32).reshape(3, 2, 2)
+    want = b @ b
+    loaded.get_kernel("square")(b)
+    assert b.tolist() == want.tolist()
+    with pytest.raises(ti.TaichiTypeError, match=r"elements of shape \(2,\), got an array of shape \(3, 2, 3\)"):
+        loaded.get_kernel("place")(np.zeros((3, 2, 3), np.float32), 1.0)
+
+
+def test_vector_ndarray_graph_round_trip(tmp_path: Path):
+    @ti.kernel
+    def norm2(v: ti.types.ndarray(dtype=ti.math.vec3, ndim=1), out: ti.types.ndarray(dtype=ti.f32, ndim=1)):  # fmt: skip
+        for i in v:
+            out[i] = v[i].dot(v[i])
+
+    g = ti.graph.GraphBuilder()
+    g.dispatch(
+        norm2,
+        ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "v", ti.math.vec3, ndim=1),
+        ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.f32, ndim=1),
+    )
+    module = ti.aot.Module()
+    module.add_graph("g", g.compile())
+    module.save(tmp_path)
+    v = np.arange(6, dtype=np.float32).reshape(2, 3)
+    out = np.zeros(2, np.float32)
+    ti.aot.load(tmp_path).get_graph("g").run({"v": v, "out": out})
+    assert out.tolist() == [5.0, 50.0]
