@@ -1,7 +1,8 @@
 """
-AOT modules on every arch whose kernels take ndarrays of vectors/matrices: the
+AOT modules on every arch: kernels that take ndarrays of vectors/matrices (the
 metadata names the field ndim and the element shape, the loaded kernel gives the
-JIT's results and refuses an array of another element shape.
+JIT's results and refuses an array of another element shape); which fields a module
+takes (dense ones, nested or side by side; not sparse ones).
 """
 
 from pathlib import Path
@@ -68,3 +69,37 @@ def test_vector_ndarray_graph_round_trip(tmp_path: Path):
     out = np.zeros(2, np.float32)
     ti.aot.load(tmp_path).get_graph("g").run({"v": v, "out": out})
     assert out.tolist() == [5.0, 50.0]
+
+
+def test_dense_fields_only(tmp_path: Path):
+    """Fields side by side under one dense node, or under nested dense nodes, load with
+    their values; a field under a sparse SNode is refused (its cells are not in the
+    root buffer where a loaded module looks)."""
+    x, y, z = ti.field(ti.f32), ti.field(ti.f32), ti.field(ti.i32)
+    ti.root.dense(ti.i, 4).place(x, y)
+    ti.root.dense(ti.ij, 2).dense(ti.ij, 2).place(z)
+
+    @ti.kernel
+    def init():
+        for i in x:
+            x[i] = i
+            y[i] = 10 + i
+        for i, j in z:
+            z[i, j] = i * 10 + j
+
+    module = ti.aot.Module()
+    for name, f in (("x", x), ("y", y), ("z", z)):
+        module.add_field(name, f)
+    module.add_kernel(init)
+    module.save(tmp_path)
+    loaded = ti.aot.load(tmp_path)
+    loaded.get_kernel("init")()
+    assert loaded.get_field("x").tolist() == [0, 1, 2, 3]
+    assert loaded.get_field("y").tolist() == [10, 11, 12, 13]
+    assert loaded.get_field("z").tolist() == [[i * 10 + j for j in range(4)] for i in range(4)]
+
+    for kind in ("pointer", "bitmasked"):
+        s = ti.field(ti.f32)
+        getattr(ti.root, kind)(ti.i, 4).dense(ti.i, 2).place(s)
+        with pytest.raises(RuntimeError, match="AOT: only supports dense field"):
+            ti.aot.Module().add_field("s", s)
