@@ -42,6 +42,7 @@ from .ndarray import Ndarray
 from .types import NdarrayType
 
 __all__ = [
+    "DeviceCapability",
     "KernelTemplate",
     "Module",
     "Recording",
@@ -50,6 +51,24 @@ __all__ = [
     "start_recording",
     "stop_recording",
 ]
+
+class _DeviceCapabilities:
+    """`ti.DeviceCapability`: the device capability names a Vulkan module may declare
+    (`ti.aot.Module(ti.vulkan, caps=[ti.DeviceCapability.spirv_has_int8])`), each the
+    string of its name, as in Taichi."""
+
+    def __init__(self) -> None:
+        from taichi_xdsl.utils.spirv_abi import DEVICE_CAPABILITIES
+
+        for name in DEVICE_CAPABILITIES:
+            if name.startswith("spirv_has_"):
+                setattr(self, name, name)
+
+    def __repr__(self) -> str:
+        return "ti.DeviceCapability"
+
+
+DeviceCapability = _DeviceCapabilities()
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
