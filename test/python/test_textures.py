@@ -152,10 +152,51 @@ def test_wrong_texture_format_is_a_type_error(vk):
         for i in d:
             d.store(ti.Vector([i]), ti.Vector([1.0, 0.0, 0.0, 0.0]))
 
-    with pytest.raises(TaichiTypeError, match="format r32f"):
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="RWTextureType format mismatch for argument d: expected Format.r32f, got "
+        "Format.rgba8",
+    ):
         k(ti.Texture(ti.Format.rgba8, (4,)))
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="RWTextureType dimension mismatch for argument d: expected 1, got 2",
+    ):
+        k(ti.Texture(ti.Format.r32f, (4, 4)))
+
+    @ti.kernel
+    def first(s: ti.types.texture(num_dimensions=2), out: ti.types.ndarray(ndim=1)):
+        out[0] = s.fetch(ti.Vector([0, 0]), 0).x
+
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="TextureType dimension mismatch for argument s: expected 2, got 3",
+    ):
+        first(ti.Texture(ti.Format.r32f, (2, 2, 2)), np.zeros(1, np.float32))
     with pytest.raises(TaichiTypeError, match="must be a ti.Texture"):
         k(np.zeros(4, np.float32))
+
+
+@needs_vulkan
+def test_from_ndarray_and_from_field_drop_extra_channels(vk):
+    """Elements with more channels than the format give it their first ones (as
+    Taichi: a vec2 field fills an r32f texture with x); fewer channels, or another
+    shape, are an error."""
+    values = np.arange(24, dtype=np.float32).reshape(3, 2, 4) / 32
+    vec2 = ti.Vector.ndarray(2, ti.f32, (3, 2))
+    vec2.from_numpy(values[..., :2])
+    r = ti.Texture(ti.Format.r32f, (3, 2))
+    r.from_ndarray(vec2)
+    assert r.to_ndarray().tolist() == values[..., 0].tolist()
+    field4 = ti.Vector.field(4, ti.f32, (3, 2))
+    field4.from_numpy(values)
+    rg = ti.Texture(ti.Format.rg32f, (3, 2))
+    rg.from_field(field4)
+    assert rg.to_ndarray().tolist() == values[..., :2].tolist()
+    with pytest.raises(TaichiTypeError, match=r"expected an array of shape \(3, 2, 4\)"):
+        ti.Texture(ti.Format.rgba32f, (3, 2)).from_ndarray(vec2)
+    with pytest.raises(TaichiTypeError, match=r"expected an array of shape \(3, 2\)"):
+        r.from_ndarray(np.zeros((4, 2), np.float32))
 
 
 def test_unsupported_format_is_a_clear_error():

@@ -551,6 +551,10 @@ class Kernel:
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.Texture, "
                     f"got {type(a).__name__}"
                 )
+            if p.kind == "texture":
+                from .texture import check_texture_argument
+
+                check_texture_argument(p.name, p.annotation, a)
             if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a number "
