@@ -103,3 +103,46 @@ def test_dense_fields_only(tmp_path: Path):
         getattr(ti.root, kind)(ti.i, 4).dense(ti.i, 2).place(s)
         with pytest.raises(RuntimeError, match="AOT: only supports dense field"):
             ti.aot.Module().add_field("s", s)
+
+
+def test_matrix_parameters_round_trip(tmp_path: Path):
+    """A vector/matrix parameter is one MATRIX argument in the metadata; the loaded
+    kernel and graph take a ti.Matrix (or nested lists) and give the JIT's results."""
+
+    @ti.kernel
+    def weigh(m: ti.types.matrix(2, 3, ti.i32), s: ti.f32, out: ti.types.ndarray(dtype=ti.f32, ndim=1)):  # fmt: skip
+        out[0] = m[0, 1] * 10 + m[1, 2] + s
+
+    @ti.kernel
+    def shift(v: ti.types.vector(3, ti.u32), out: ti.types.ndarray(dtype=ti.u32, ndim=1)):
+        for i in range(3):
+            out[i] = v[i] + 1
+
+    g = ti.graph.GraphBuilder()
+    g.dispatch(
+        shift,
+        ti.graph.Arg(ti.graph.ArgKind.MATRIX, "v", ti.types.vector(3, ti.u32)),
+        ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.u32, ndim=1),
+    )
+    module = ti.aot.Module()
+    module.add_kernel(weigh)
+    module.add_graph("shift", g.compile())
+    module.save(tmp_path)
+    loaded = ti.aot.load(tmp_path)
+    (m,) = [a for a in loaded.get_kernel("weigh").attrs.args if a.name == "m"]
+    assert (m.kind.name, m.dtype, m.element_shape) == ("MATRIX", "i32", (2, 3))
+
+    out, jit = np.zeros(1, np.float32), np.zeros(1, np.float32)
+    matrix = ti.Matrix([[1, 2, 3], [4, 5, 6]], ti.i32)
+    loaded.get_kernel("weigh")(matrix, 0.5, out)
+    weigh(matrix, 0.5, jit)
+    assert out.tolist() == jit.tolist() == [26.5]
+    loaded.get_kernel("weigh")([[0, -1, 0], [0, 0, 7]], 0.0, out)
+    assert out.tolist() == [-3.0]
+    with pytest.raises(ti.TaichiTypeError, match=r"is a \(2, 3\) matrix, got \(4,\)"):
+        loaded.get_kernel("weigh")([1, 2, 3, 4], 0.0, out)
+
+    small = np.zeros(3, np.uint32)
+    top = 2**32 - 1
+    loaded.get_graph("shift").run({"v": ti.Vector([1, top - 1, top], ti.u32), "out": small})
+    assert small.tolist() == [2, top, 0]

@@ -267,3 +267,35 @@ def test_graph_texture_args(vk):
             ti.graph.Arg(ti.graph.ArgKind.TEXTURE, "t", ndim=2),
             ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32),
         )
+
+
+@needs_vulkan
+def test_aot_module_with_texture_kernels(vk, tmp_path):
+    """A kernel with texture parameters compiles into an AOT module without any
+    ti.Texture (its metadata names each texture's ndim, and an rw_texture's format);
+    the module loads, and calling such a kernel says loaded modules take no textures
+    yet."""
+
+    @ti.kernel
+    def write(tex: ti.types.rw_texture(num_dimensions=2, fmt=ti.Format.rgba8, lod=0)):
+        for i, j in tex:
+            tex.store(ti.Vector([i, j]), ti.Vector([1.0, 0.0, 0.0, 0.0]))
+
+    @ti.kernel
+    def read(tex: ti.types.texture(num_dimensions=3), arr: ti.types.ndarray(ndim=3)):
+        for i, j, k in arr:
+            arr[i, j, k] = tex.fetch(ti.Vector([i, j, k]), 0).x
+
+    m = ti.aot.Module()
+    m.add_kernel(write)
+    with pytest.raises(ti.TaichiRuntimeError, match="TextureType dimension mismatch for argument tex: expected 3, got 2"):
+        m.add_kernel(read, template_args={"tex": ti.Texture(ti.Format.r32f, (4, 4))})
+    m.add_kernel(read, template_args={"arr": ti.ndarray(ti.f32, (2, 2, 2))})
+    m.save(tmp_path)
+    loaded = ti.aot.load(tmp_path)
+    (w,) = loaded.get_kernel("write").attrs.args
+    assert (w.kind.name, w.ndim, w.fmt, w.dtype, w.num_channels) == ("RWTEXTURE", 2, "rgba8", "u8", 4)
+    t, a = loaded.get_kernel("read").attrs.args
+    assert (t.kind.name, t.ndim, a.kind.name, a.ndim) == ("TEXTURE", 3, "NDARRAY", 3)
+    with pytest.raises(TaichiTypeError, match="loaded AOT modules do not take texture arguments yet"):
+        loaded.get_kernel("write")(ti.Texture(ti.Format.rgba8, (4, 4)))

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import ArgKind
+from taichi_xdsl.utils.spirv_abi import TEXTURE_FORMATS
 from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiTypeError
 
 from . import dtypes
@@ -38,7 +39,9 @@ from . import kernel as _kernel_module
 from . import program as _program
 from .field import Field
 from .kernel import Kernel, _BoundKernel, _ndarray_data
+from .matrix import MatrixType
 from .ndarray import Ndarray
+from .texture import TextureSlot, check_texture_argument
 from .types import NdarrayType
 
 __all__ = [
@@ -156,6 +159,18 @@ def _instantiating_args(
             values.append(given)
         elif p.kind == "ndarray":
             values.append(_ndarray_dummy(kernel, p, given))
+        elif p.kind == "texture":
+            # compiled from the annotation; a given ti.Texture must fit it
+            check_texture_argument(p.name, p.annotation, given)
+            values.append(TextureSlot(p.annotation))
+        elif p.kind == "aggregate":
+            if not isinstance(p.annotation, MatrixType):
+                raise TaichiTypeError(
+                    f"ti.aot: parameter '{p.name}' of '{kernel.__name__}': struct "
+                    "parameters are not supported in AOT modules yet (vectors and "
+                    "matrices are)"
+                )
+            values.append(p.annotation(0))
         else:
             values.append(0.0 if p.dtype is not None and p.dtype.is_float else 0)
     return tuple(values)
@@ -208,6 +223,8 @@ def _signature(kernel: Kernel, args: tuple[Any, ...]) -> str:
             arr = _ndarray_data(a)
             dt = dtypes.from_numpy_dtype(arr.dtype)
             parts.append(f"{p.name}:ndarray({dt},{arr.ndim})")
+        elif p.kind in ("texture", "aggregate"):
+            parts.append(f"{p.name}:{p.annotation!r}")
         else:
             parts.append(f"{p.name}={_template_label(a)}")
     return ",".join(parts)
@@ -230,6 +247,16 @@ def _arg_attributes(params: list[Any], args: tuple[Any, ...]) -> list[fmt.ArgAtt
         if p.kind == "scalar":
             assert p.dtype is not None
             out.append(fmt.ArgAttributes(len(out), p.name, ArgKind.SCALAR, p.dtype.name))
+        elif p.kind == "aggregate":
+            cfg = _program.get_program().config
+            out.append(
+                fmt.ArgAttributes(
+                    len(out), p.name, ArgKind.MATRIX, p.annotation.cooked(cfg).name, 0,
+                    tuple(p.annotation.shape),
+                )
+            )
+        elif p.kind == "texture":
+            out.append(_texture_attributes(len(out), p.name, p.annotation))
         else:
             arr = _ndarray_data(a)
             dt = dtypes.from_numpy_dtype(arr.dtype)
@@ -244,8 +271,20 @@ def _arg_attributes(params: list[Any], args: tuple[Any, ...]) -> list[fmt.ArgAtt
     return out
 
 
+def _texture_attributes(index: int, name: str, ann: Any) -> fmt.ArgAttributes:
+    """A texture parameter's metadata: an rw_texture's format, its channel type and
+    count; a sampled texture reads f32 channels whatever its format."""
+    if not ann.rw:
+        return fmt.ArgAttributes(index, name, ArgKind.TEXTURE, "f32", ann.num_dimensions)
+    _, _, channels, storage = TEXTURE_FORMATS[ann.fmt]
+    dtype = {"unorm8": "u8", "unorm16": "u16"}.get(storage, storage)
+    return fmt.ArgAttributes(
+        index, name, ArgKind.RWTEXTURE, dtype, ann.num_dimensions, (), channels, 0, ann.fmt
+    )
+
+
 def _check_ir_args(name: str, ir_args: list[Any], attrs: list[fmt.ArgAttributes]) -> None:
-    if ir_args != [fmt.ir_dtype(a.dtype) for a in attrs]:
+    if ir_args != [dtype for a in attrs for dtype, _ in a.launch_args()]:
         raise TaichiError(
             f"ti.aot: kernel '{name}': argument types {ir_args} do not match the "
             "parameters (internal error)"
@@ -255,14 +294,12 @@ def _check_ir_args(name: str, ir_args: list[Any], attrs: list[fmt.ArgAttributes]
 def _args_bytes(attrs: list[fmt.ArgAttributes]) -> int:
     from taichi_xdsl.utils import abi
 
-    if not attrs:
+    ranks = [rank for a in attrs for _, rank in a.launch_args()]
+    if not ranks:
         return 0
-    offsets = abi.arg_offsets(
-        [a.rank if a.kind is ArgKind.NDARRAY else None for a in attrs]
-    )
-    last = attrs[-1]
-    size = abi.ndarray_arg_bytes(last.rank) if last.kind is ArgKind.NDARRAY else 8
-    return offsets[-1] + size
+    last = ranks[-1]
+    size = abi.SCALAR_ARG_BYTES if last is None else abi.ndarray_arg_bytes(last)
+    return abi.arg_offsets(ranks)[-1] + size
 
 
 class _Entry:
