@@ -2,7 +2,7 @@
 AOT modules on every arch: kernels that take ndarrays of vectors/matrices (the
 metadata names the field ndim and the element shape, the loaded kernel gives the
 JIT's results and refuses an array of another element shape); which fields a module
-takes (dense ones, nested or side by side; not sparse ones).
+takes (dense ones, nested or side by side).
 """
 
 from pathlib import Path
@@ -71,10 +71,9 @@ def test_vector_ndarray_graph_round_trip(tmp_path: Path):
     assert out.tolist() == [5.0, 50.0]
 
 
-def test_dense_fields_only(tmp_path: Path):
-    """Fields side by side under one dense node, or under nested dense nodes, load with
-    their values; a field under a sparse SNode is refused (its cells are not in the
-    root buffer where a loaded module looks)."""
+def test_dense_fields_side_by_side_and_nested(tmp_path: Path):
+    """Fields side by side under one dense node, or under nested dense nodes (which
+    Taichi's AOT refuses), load with their values (sparse ones: test_sparse.py)."""
     x, y, z = ti.field(ti.f32), ti.field(ti.f32), ti.field(ti.i32)
     ti.root.dense(ti.i, 4).place(x, y)
     ti.root.dense(ti.ij, 2).dense(ti.ij, 2).place(z)
@@ -97,12 +96,6 @@ def test_dense_fields_only(tmp_path: Path):
     assert loaded.get_field("x").tolist() == [0, 1, 2, 3]
     assert loaded.get_field("y").tolist() == [10, 11, 12, 13]
     assert loaded.get_field("z").tolist() == [[i * 10 + j for j in range(4)] for i in range(4)]
-
-    for kind in ("pointer", "bitmasked"):
-        s = ti.field(ti.f32)
-        getattr(ti.root, kind)(ti.i, 4).dense(ti.i, 2).place(s)
-        with pytest.raises(RuntimeError, match="AOT: only supports dense field"):
-            ti.aot.Module().add_field("s", s)
 
 
 def test_matrix_parameters_round_trip(tmp_path: Path):

@@ -32,7 +32,7 @@ import numpy as np
 from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import ArgKind
 from taichi_xdsl.utils.spirv_abi import TEXTURE_FORMATS
-from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiError, TaichiTypeError
 
 from . import dtypes
 from . import kernel as _kernel_module
@@ -539,11 +539,6 @@ class Module:
         if field.program is not self.program:
             raise TaichiError(
                 f"ti.aot add_field: field '{name}' belongs to another program"
-            )
-        if field._sparse():
-            raise TaichiRuntimeError(
-                f"AOT: only supports dense field (field '{name}' is under a pointer, "
-                "bitmasked or dynamic SNode)"
             )
         self._fields[name] = field
 
