@@ -19,7 +19,6 @@ import numpy as np
 from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import (
     AotFormatError,
-    ArgKind,
     GraphAttributes,
     ModuleMetadata,
 )
