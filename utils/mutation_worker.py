@@ -134,6 +134,7 @@ def reimport(names: list[str]) -> None:
 # -- which lines each test runs (the baseline's coverage) ---------------------------------
 
 TRACED: set[tuple[str, int]] = set()  # (file relative to the copy, line)
+_TRACED_MODULES = ("taichi_xdsl.lowering.", "taichi_xdsl.dialects.")
 
 
 def start_trace(root: Path, parts: tuple[str, ...] = ("lowering", "dialects")) -> None:
@@ -154,6 +155,17 @@ def start_trace(root: Path, parts: tuple[str, ...] = ("lowering", "dialects")) -
 
     threading.settrace(call)
     sys.settrace(call)
+
+
+def stop_trace() -> dict[str, list[int]]:
+    """End the trace of start_trace; the lines it recorded, by file (then forgotten)."""
+    sys.settrace(None)
+    threading.settrace(None)  # pyright: ignore[reportArgumentType]
+    lines: dict[str, set[int]] = {}
+    for name, line in TRACED:
+        lines.setdefault(name, set()).add(line)
+    TRACED.clear()
+    return {name: sorted(found) for name, found in sorted(lines.items())}
 
 
 def write_trace(folder: Path) -> None:
@@ -497,7 +509,14 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # what the package prints on import goes to stderr, not to the protocol
     sys.stdout = sys.stderr
+    # The lines that run on import (module code, and the functions it calls: tables built
+    # at import) run in every test: a mutant there is run by every test, whatever the
+    # tests' traces say (they start after the imports).
+    loaded = [name for name in sys.modules if name.startswith(_TRACED_MODULES)]
+    start_trace(pkg)
+    reimport(loaded)  # none, unless an import of the worker's own pulled one in
     preload()
+    imported = stop_trace()
     GRAPH.update(import_graph())  # once: the children inherit it
     import taichi_xdsl
 
@@ -505,7 +524,7 @@ def main() -> int:
     if Path(taichi_xdsl.__file__).resolve().parent != pkg.resolve():
         print(f"the worker imports {taichi_xdsl.__file__}, not the copy {pkg}", file=sys.stderr)
         return 1
-    protocol.write(json.dumps({"ready": True}) + "\n")
+    protocol.write(json.dumps({"ready": True, "imported": imported}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import runpy
+import sys
 from pathlib import Path
 
 from taichi_xdsl.utils import mutation, mutation_worker as worker
@@ -86,3 +88,54 @@ def test_covering_keeps_the_tests_that_run_the_line(tmp_path):
     assert mutation.covering(mutant("return 1", "pass"), source, tests, coverage, inside) == []
     # on import: every test runs it
     assert mutation.covering(mutant("3", "4"), source, tests, coverage, inside) == tests
+
+
+def test_a_function_called_on_import_is_run_by_every_test(tmp_path):
+    # expand_f64_math builds its constants on import (_split, _pio2_parts): the tests'
+    # traces start after the imports, so without the import's own trace every mutant of
+    # those functions "survived" with no test run.
+    (tmp_path / "lowering").mkdir()
+    path = tmp_path / "lowering" / "m.py"
+    source = ("def table(n):\n    return [i * i for i in range(n)]\n\n\n"
+              "def later(x):\n    return x + 1\n\n\nSQUARES = table(4)\n")
+    path.write_text(source)
+    outer = sys.gettrace()
+    try:
+        worker.start_trace(tmp_path)
+        runpy.run_path(str(path))
+        imported = worker.stop_trace()
+    finally:
+        sys.settrace(outer)
+    assert 2 in imported["lowering/m.py"] and 6 not in imported["lowering/m.py"]
+    inside = mutation.body_lines(path) - set(imported["lowering/m.py"])
+    tests, coverage = ["a.mlir", "b.mlir"], {"a.mlir": {}, "b.mlir": {"lowering/m.py": [6]}}
+
+    def mutant(before: str, after: str) -> mutation.Mutant:
+        start = source.index(before)
+        line = source.count("\n", 0, start) + 1
+        return mutation.Mutant("lowering/m.py", line, "k", before, after, start,
+                               start + len(before))
+
+    assert mutation.covering(mutant("i * i", "i + i"), source, tests, coverage, inside) == tests
+    assert mutation.covering(mutant("x + 1", "x - 1"), source, tests, coverage, inside) == [
+        "b.mlir"]
+
+
+def test_the_worker_reports_the_lines_its_imports_ran(tmp_path):
+    rel = "lowering/expand_f64_math.py"
+    source = (mutation.ROOT / rel).read_text().splitlines()
+    split = 1 + next(i for i, t in enumerate(source) if "bits &= ~((1 << zero_bits)" in t)
+    tanh = 1 + next(i for i, t in enumerate(source) if "small = b.cmp(\"olt\", a, b.c(0.55))" in t)
+    one = mutation.Worker(tmp_path / "job")
+    try:
+        assert split in one.imported[rel]  # _split builds ln 2's parts on import
+        assert tanh not in one.imported[rel]  # _tanh runs when a kernel needs it
+    finally:
+        one.close()
+
+
+def test_every_pass_has_existing_end_to_end_files():
+    for path in sorted((mutation.ROOT / "lowering").glob("*.py")):
+        files = mutation.pytest_files(f"lowering/{path.name}")
+        assert files and all((mutation.ROOT / "test" / "python" / f).exists() for f in files)
+    assert mutation.pytest_files("lowering/expand_f64_math.py") == ["test_f64_math.py"]
