@@ -51,13 +51,17 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTEST_FILES: list[tuple[str, list[str]]] = [
     ("lowering/convert_offload_to_llvm.py", ["test_offload_to_llvm.py", "test_reductions.py"]),
     ("lowering/spirv_textures.py", ["test_textures.py"]),
+    ("lowering/spirv_simt.py", ["test_simt.py", "test_vulkan_backend.py"]),
     ("lowering/convert_arith_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
     ("lowering/convert_offload_to_spirv.py", ["test_vulkan_backend.py", "test_reductions.py"]),
     ("lowering/convert_taichi_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
     ("lowering/convert_", ["test_offload_to_llvm.py", "test_lowering_regressions.py"]),
     ("lowering/spirv_", ["test_vulkan_backend.py", "test_reductions.py"]),
-    ("lowering/auto_diff.py", ["test_autodiff.py"]),
+    ("lowering/serial_simt.py", ["test_simt.py"]),
+    ("lowering/auto_diff", ["test_autodiff.py", "test_adstack.py"]),  # reverse and forward
+    ("lowering/adstack.py", ["test_adstack.py", "test_autodiff.py"]),
     ("lowering/expand_f64_math.py", ["test_f64_math.py"]),
+    ("lowering/lower_sparse.py", ["test_sparse.py", "test_reductions.py"]),
     ("lowering/", ["test_reductions.py", "test_lowering_regressions.py", "test_e2e_programs.py"]),
     ("dialects/spirv", ["test_spirv_serializer.py", "test_vulkan_backend.py"]),
     ("dialects/", ["test_reductions.py", "test_lowering_regressions.py"]),

@@ -139,3 +139,8 @@ def test_every_pass_has_existing_end_to_end_files():
         files = mutation.pytest_files(f"lowering/{path.name}")
         assert files and all((mutation.ROOT / "test" / "python" / f).exists() for f in files)
     assert mutation.pytest_files("lowering/expand_f64_math.py") == ["test_f64_math.py"]
+    assert "test_autodiff.py" in mutation.pytest_files("lowering/auto_diff_forward.py")
+    # the first prefix that matches wins: none may hide a later one
+    prefixes = [prefix for prefix, _ in mutation.PYTEST_FILES]
+    for i, prefix in enumerate(prefixes):
+        assert not any(prefix.startswith(earlier) for earlier in prefixes[:i]), prefix
