@@ -505,6 +505,7 @@ def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: 
     ]
     failed: list[str] = []
     coverage: dict = {}
+    begun = time.perf_counter()
 
     def baseline_done(job: dict, answer: dict) -> None:
         coverage.update(answer.get("coverage", {}))
@@ -515,7 +516,8 @@ def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: 
     if failed:
         print("the unmutated tests fail:\n" + "\n".join(failed))
         return None
-    print(f"baseline passes: {len(lit)} lit tests, pytest {' '.join(pytest)}", flush=True)
+    print(f"baseline passes: {len(lit)} lit tests, pytest {' '.join(pytest)} "
+          f"({time.perf_counter() - begun:.0f} s)", flush=True)
     return coverage
 
 
