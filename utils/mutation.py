@@ -410,6 +410,7 @@ def run_jobs(workers: list[Worker], jobs: list[dict], done, start_by: float = fl
     job starts after `start_by` (time.monotonic()); at `end_by` the workers still busy are
     stopped and their jobs dropped (neither done nor recorded: a resumed run does them).
     """
+    STOP.clear()
     pending = queue.Queue()
     for job in jobs:
         pending.put(job)
@@ -488,20 +489,23 @@ def load_results(paths: list[str]) -> list[Mutant]:
     return list(out.values())
 
 
+TRACE_FACTOR = 5
+
+
 def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: dict):
     """
     Run every test that a mutant may run once, unmutated, and record the lines of
     lowering/ and dialects/ that each runs (a mutant then runs only the tests that run its
-    line). None, with the failures printed, if one fails: every mutant would count as
-    killed. The pytest files (the longest) go first, the lit tests split over the workers.
+    line), and the CPU seconds of each pytest file ("cpu:NAME"). None, with the failures
+    printed, if one fails: every mutant would count as killed. The pytest files (the
+    longest) go first, the lit tests split over the workers.
     """
-    baseline = [
-        {**common, "file": "", "own_prefixes": ["-"], "trace": True, "lit": [], "pytest": [name]}
-        for name in pytest
-    ] + [
-        {**common, "file": "", "own_prefixes": ["-"], "trace": True,
-         "lit": lit[i :: len(workers)], "pytest": []}
-        for i in range(len(workers))
+    # the trace slows the tests a few times: the baseline's limits are larger
+    traced = {"test_timeout": TRACE_FACTOR * common["test_timeout"],
+              "mutant_timeout": TRACE_FACTOR * common["mutant_timeout"],
+              "file": "", "own_prefixes": ["-"], "trace": True}
+    baseline = [{**traced, "lit": [], "pytest": [name]} for name in pytest] + [
+        {**traced, "lit": lit[i :: len(workers)], "pytest": []} for i in range(len(workers))
     ]
     failed: list[str] = []
     coverage: dict = {}
@@ -509,6 +513,8 @@ def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: 
 
     def baseline_done(job: dict, answer: dict) -> None:
         coverage.update(answer.get("coverage", {}))
+        if job["pytest"]:  # the CPU seconds of the file, traced (a mutant's limit)
+            coverage["cpu:" + job["pytest"][0]] = answer.get("cpu", 0)
         if answer["outcome"] != "survived":
             failed.append(answer["output"])
 
@@ -519,6 +525,12 @@ def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: 
     print(f"baseline passes: {len(lit)} lit tests, pytest {' '.join(pytest)} "
           f"({time.perf_counter() - begun:.0f} s)", flush=True)
     return coverage
+
+
+def _pytest_limit(files: list[str], coverage: dict, least: int) -> int:
+    """A mutant's CPU seconds for its pytest files: `least`, or twice what they took in the
+    (traced, so slower) baseline where that is more: a slow file is not a timeout."""
+    return max(least, round(2 * sum(coverage.get("cpu:" + f, 0) for f in files)))
 
 
 def _fingerprint(tests: list) -> str:
@@ -648,6 +660,7 @@ def main(argv: list[str] | None = None) -> int:
                        "pytest": covering(m, source, pytest, coverage, inside,
                                             lambda f: "pytest:" + f),
                        "own_prefixes": _own_prefixes(rel), "mutant": m}
+                job["mutant_timeout"] = _pytest_limit(job["pytest"], coverage, args.mutant_timeout)
                 if job["lit"] or job["pytest"]:
                     jobs.append(job)
                 else:

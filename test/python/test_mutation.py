@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import runpy
 import sys
+import time
 from pathlib import Path
 
 from taichi_xdsl.utils import mutation, mutation_worker as worker
@@ -144,3 +145,39 @@ def test_every_pass_has_existing_end_to_end_files():
     prefixes = [prefix for prefix, _ in mutation.PYTEST_FILES]
     for i, prefix in enumerate(prefixes):
         assert not any(prefix.startswith(earlier) for earlier in prefixes[:i]), prefix
+
+
+class _Sleeper:
+    """A stand-in for mutation.Worker: each job takes `seconds`."""
+
+    def __init__(self, seconds: float):
+        self.seconds, self.closed = seconds, False
+
+    def ask(self, job: dict) -> dict:
+        time.sleep(self.seconds)
+        return {"outcome": "survived" if not self.closed else "error"}
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_run_jobs_starts_nothing_late_and_drops_what_it_stops():
+    done = []
+    now = time.monotonic()
+    mutation.run_jobs([_Sleeper(0.2)], [{"n": i} for i in range(20)],
+                      lambda job, answer: done.append(job["n"]), start_by=now + 0.5)
+    assert 1 <= len(done) <= 4 and done == list(range(len(done)))  # then it stopped
+    done.clear()
+    slow = _Sleeper(30)
+    begun = time.monotonic()
+    mutation.run_jobs([slow, _Sleeper(0.1)], [{"n": i} for i in range(3)],
+                      lambda job, answer: done.append(job["n"]), end_by=begun + 1)
+    # the fast worker did the other two; the slow one's job is neither done nor an error
+    assert time.monotonic() - begun < 5 and slow.closed and sorted(done) == [1, 2]
+
+
+def test_a_slow_pytest_file_gets_more_than_the_least_cpu():
+    coverage = {"cpu:a.py": 100.0, "cpu:b.py": 10.0}
+    assert mutation._pytest_limit(["a.py"], coverage, 120) == 200
+    assert mutation._pytest_limit(["b.py"], coverage, 120) == 120
+    assert mutation._pytest_limit([], coverage, 120) == 120
