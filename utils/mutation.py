@@ -539,7 +539,7 @@ def _fingerprint(tests: list) -> str:
     digest = hashlib.sha256(json.dumps(tests).encode())
     for name in _checkout_files():
         path = ROOT / name
-        if path.is_file():
+        if path.is_file() and path.suffix != ".md":  # the prose runs no test
             digest.update(name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
