@@ -492,7 +492,8 @@ def load_results(paths: list[str]) -> list[Mutant]:
 TRACE_FACTOR = 5
 
 
-def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: dict):
+def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: dict,
+              end_by: float = float("inf")):
     """
     Run every test that a mutant may run once, unmutated, and record the lines of
     lowering/ and dialects/ that each runs (a mutant then runs only the tests that run its
@@ -518,7 +519,11 @@ def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: 
         if answer["outcome"] != "survived":
             failed.append(answer["output"])
 
-    run_jobs(workers, [job for job in baseline if job["lit"] or job["pytest"]], baseline_done)
+    run_jobs(workers, [job for job in baseline if job["lit"] or job["pytest"]], baseline_done,
+             end_by=end_by)
+    if STOP.is_set():
+        print("the baseline did not end within --stop-after: no mutant ran")
+        return None
     if failed:
         print("the unmutated tests fail:\n" + "\n".join(failed))
         return None
@@ -637,7 +642,7 @@ def main(argv: list[str] | None = None) -> int:
         fingerprint = _fingerprint([every_lit, every_pytest])
         coverage = _saved_coverage(args.baseline, fingerprint)
         if coverage is None:
-            coverage = _baseline(workers, every_lit, every_pytest, common)
+            coverage = _baseline(workers, every_lit, every_pytest, common, end_by)
             if coverage is None:
                 return 1
             if args.baseline:
