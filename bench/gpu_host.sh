@@ -11,6 +11,7 @@
 # Without .gl or the NVIDIA driver (a rehearsal on another machine) those steps are
 # skipped; GPU_HOST_DIR (default /tmp) is where the wheels and the package link go.
 set -e
+export GPU_HOST_START=${GPU_HOST_START:-$(date +%s)}  # a command's time limit counts from here
 wheels=$1; shift
 dir=${GPU_HOST_DIR:-/tmp}
 if compgen -G ".gl/*.deb" > /dev/null; then

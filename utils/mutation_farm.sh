@@ -9,8 +9,9 @@
 #
 # (anywhere taichi_xdsl, xdsl, filecheck and pytest import, `bash utils/mutation_farm.sh`
 # is enough). SHARD ($1, K/N, default 1/1) is the part of the mutants this host runs;
-# TIME_LIMIT ($2, seconds, default 570) is when this script must have ended: the run stops
-# starting mutants a minute before its share of it and stops those in flight at its end.
+# TIME_LIMIT ($2, seconds, default 570) is when the call must have ended, counted from
+# the start of bench/gpu_host.sh (GPU_HOST_START; else this script's): the run starts no
+# mutant in its last minute and stops those in flight at its end.
 # Output in $OUT: mutation-K-of-N.jsonl (a line per mutant, appended as each ends),
 # mutation-K-of-N.log, baseline-K-of-N.json (the baseline's coverage). A second call
 # continues where the first stopped: copy the files that came back into .mutation/
@@ -74,7 +75,8 @@ sys.exit(0 if vulkan_available()[0] else 1)"; then
     exit 1
 fi
 
-left=$(( TIME_LIMIT - SECONDS - 15 ))  # 15 s for the report and the copies
+start=${GPU_HOST_START:-$(( $(date +%s) - SECONDS ))}
+left=$(( start + TIME_LIMIT - $(date +%s) - 15 ))  # 15 s for the workers' end and the report
 # shellcheck disable=SC2086  # FILES is a list of paths
 # A mutant that makes a kernel spin is a timeout after 120 CPU seconds of its pytest
 # process (the slowest mutant that passed took 25), not after the default 600: one
@@ -85,4 +87,4 @@ left=$(( TIME_LIMIT - SECONDS - 15 ))  # 15 s for the report and the copies
 # the end of the log: the baseline's outcome, the table, not every mutant's line
 grep -v '^   ' "$OUT/$name.log" | grep -v '^SURVIVED' | tail -60
 echo "$(grep -c '^SURVIVED' "$OUT/$name.log" || true) survivors listed in $name.log;" \
-    "$(wc -l < "$OUT/$name.jsonl" 2>/dev/null || echo 0) mutants in $name.jsonl"
+    "$(cat "$OUT/$name.jsonl" 2>/dev/null | wc -l) mutants in $name.jsonl"
