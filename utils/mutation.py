@@ -692,8 +692,8 @@ def main(argv: list[str] | None = None) -> int:
         for job in unrun:
             done_one(job, {"outcome": "survived", "seconds": 0, "note": "no test runs it"})
         run_jobs(workers, jobs, done_one, start_by=end_by - 60, end_by=end_by)
-        if STOP.is_set():
-            print(f"\nstopped after {args.stop_after:.0f} s (--stop-after): "
+        if len(results) < len(jobs) + len(unrun):
+            print(f"\nstopped by --stop-after {args.stop_after:.0f}: "
                   f"{len(jobs) + len(unrun) - len(results)} mutants left for the next run",
                   flush=True)
         if sink is not None:

@@ -86,5 +86,5 @@ left=$(( start + TIME_LIMIT - $(date +%s) - 15 ))  # 15 s for the workers' end a
     --stop-after "$left" >> "$OUT/$name.log" 2>&1 || echo "the run failed: see $name.log"
 # the end of the log: the baseline's outcome, the table, not every mutant's line
 grep -v '^   ' "$OUT/$name.log" | grep -v '^SURVIVED' | tail -60
-echo "$(grep -c '^SURVIVED' "$OUT/$name.log" || true) survivors listed in $name.log;" \
-    "$(cat "$OUT/$name.jsonl" 2>/dev/null | wc -l) mutants in $name.jsonl"
+echo "$(cat "$OUT/$name.jsonl" 2>/dev/null | wc -l) mutants in $name.jsonl; the survivors:" \
+    "python -m taichi_xdsl.utils.mutation --report $name.jsonl"
