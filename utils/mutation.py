@@ -252,14 +252,20 @@ def _pass_names(rel: str) -> set[str]:
     """The registered passes defined in `rel` or in a lowering module importing it."""
     from taichi_xdsl.utils import registry
 
+    from taichi_xdsl.utils.mutation_worker import _module_level_imports
+
     module = "taichi_xdsl." + rel.removesuffix(".py").replace("/", ".")
     users = {module}
+    imports = {
+        "taichi_xdsl.lowering." + path.stem: _module_level_imports(
+            "taichi_xdsl.lowering." + path.stem, str(path), in_functions=True)
+        for path in sorted((ROOT / "lowering").glob("*.py"))
+    }
     changed = True
     while changed:  # modules that import one of `users`, transitively
         changed = False
-        for path in sorted((ROOT / "lowering").glob("*.py")):
-            name = "taichi_xdsl.lowering." + path.stem
-            if name not in users and any(u in path.read_text() for u in users):
+        for name, imported in imports.items():
+            if name not in users and imported & users:
                 users.add(name)
                 changed = True
     names = {name for name, target in registry.PASSES.items() if target.split(":")[0] in users}

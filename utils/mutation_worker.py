@@ -70,15 +70,17 @@ def preload(package: str = "taichi_xdsl") -> None:
             pass
 
 
-def _module_level_imports(module_name: str, path: str) -> set[str]:
-    """The package modules that `path` imports outside its functions."""
+def _module_level_imports(module_name: str, path: str, in_functions: bool = False) -> set[str]:
+    """The modules that `path` imports outside its functions (or anywhere), each
+    `from a import b` as both `a` and `a.b` (b may be a module)."""
     tree = ast.parse(Path(path).read_text())
     package = module_name if path.endswith("__init__.py") else module_name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            return
+            if not in_functions:
+                return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):

@@ -181,3 +181,12 @@ def test_a_slow_pytest_file_gets_more_than_the_least_cpu():
     assert mutation._pytest_limit(["a.py"], coverage, 120) == 200
     assert mutation._pytest_limit(["b.py"], coverage, 120) == 120
     assert mutation._pytest_limit([], coverage, 120) == 120
+
+
+def test_a_dialect_is_tested_through_the_passes_that_build_its_ops():
+    # lower_access builds llvm_ext.atomicrmw and cmpxchg; it imports the dialect as
+    # `from taichi_xdsl.dialects import llvm_ext`, which a search for the module's dotted
+    # name missed: the builders' mutants survived with "no test runs it"
+    chosen = mutation.lit_tests("dialects/llvm_ext.py")
+    assert "lowering/ti-lower-access.mlir" in chosen
+    assert "dialects/llvm_ext/invalid.mlir" in chosen
