@@ -64,6 +64,7 @@ PYTEST_FILES: list[tuple[str, list[str]]] = [
     ("lowering/lower_sparse.py", ["test_sparse.py", "test_reductions.py"]),
     ("lowering/", ["test_reductions.py", "test_lowering_regressions.py", "test_e2e_programs.py"]),
     ("dialects/spirv", ["test_spirv_serializer.py", "test_vulkan_backend.py"]),
+    ("dialects/symbols.py", ["test_dialect_symbols.py"]),
     ("dialects/", ["test_reductions.py", "test_lowering_regressions.py"]),
 ]
 
