@@ -566,6 +566,32 @@ def test_ndarray_annotated_needs_grad_false_gets_no_gradient(arch) -> None:
     np.testing.assert_allclose(x.grad.to_numpy(), [3.0] * n)
 
 
+def test_ndarray_grad_and_dual_in_kernels(arch) -> None:
+    # `x.grad[i]` of an ndarray parameter, read and written in the kernel that takes x
+    # (it reaches the kernel as an argument of its own, after x's).
+    n = 6
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(), s: ti.types.ndarray(), scale: float):
+        for i in x:
+            s[None] += x.grad[i] * x[i]
+            x.grad[i] = scale * i + x.grad[i]
+
+    x = ti.ndarray(float, n, needs_grad=True)
+    s = ti.ndarray(float, ())
+    x.from_numpy(np.arange(n, dtype=np.float64))
+    x.grad.fill(2.0)
+    k(x, s, 0.5)
+    assert s[None] == 2.0 * sum(range(n))
+    np.testing.assert_array_equal(x.grad.to_numpy(), 0.5 * np.arange(n) + 2.0)
+
+    plain = ti.ndarray(float, n)  # no gradient to read: an error, never a wrong value
+    with pytest.raises(RuntimeError, match=r"reads x\.grad.*needs_grad=True"):
+        k(plain, s, 0.5)
+    with pytest.raises(RuntimeError, match="differentiate through a grad tensor"):
+        k.grad(x, s, 0.5)
+
+
 def test_grad_and_dual_fields_in_kernels_and_python(arch) -> None:
     # Every float field has x.grad and x.dual; place(x, x.grad) or lazy_grad() places
     # them, and kernels read and write them like any field.
@@ -849,14 +875,20 @@ def test_serial_loops_past_65535_iterations(arch) -> None:
         assert total[None] == 100_000
 
 
-def test_ndarray_grad_inside_a_kernel_is_a_clear_error(arch) -> None:
+def test_ndarray_grad_inside_a_func_is_a_clear_error(arch) -> None:
+    # Only the kernel's own body may name an ndarray parameter's gradient (kernel.py
+    # finds those names before compiling); a ti.func's parameter is refused clearly.
     a = ti.ndarray(ti.f32, shape=4, needs_grad=True)
     b = ti.ndarray(ti.f32, shape=(), needs_grad=True)
+
+    @ti.func
+    def grad_of(x: ti.template(), i: int) -> float:
+        return x.grad[i]
 
     @ti.kernel
     def k(x: ti.types.ndarray(), y: ti.types.ndarray()):
         for i in x:
-            y[None] += x.grad[i]
+            y[None] += grad_of(x, i)
 
-    with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray argument"):
+    with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray is supported only"):
         k(a, b)
