@@ -154,7 +154,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "init": (f"{_FRONTEND}.program", "init"),
     "extension": (f"{_FRONTEND}.program", "extension"),
     "is_extension_supported": (f"{_FRONTEND}.program", "is_extension_supported"),
-    "lang": (f"{_FRONTEND}.tilang", None),
+    "lang": ("taichi_xdsl.lang", None),  # Taichi's taichi.lang: importable by name
     "_lib": (f"{_FRONTEND}.tilib", None),
     "metal": (f"{_FRONTEND}.program", "metal"),
     "opengl": (f"{_FRONTEND}.program", "opengl"),

@@ -291,8 +291,10 @@ def test_validation_detects_overwrite_after_read(arch) -> None:
 
 
 def test_validation_without_debug_warns_and_tape_records_modes(arch) -> None:
-    from taichi_xdsl.frontends.python.lang.enums import AutodiffMode, SNodeGradType
+    # Imported by name, as Taichi programs write `from taichi.lang.enums import ...`.
+    from taichi_xdsl.lang.enums import AutodiffMode, SNodeGradType
 
+    assert ti.lang.enums.AutodiffMode is AutodiffMode
     x = ti.field(float, 4, needs_grad=True)
     loss = ti.field(float, (), needs_grad=True)
 
