@@ -894,3 +894,42 @@ def test_ndarray_grad_inside_a_func_is_a_clear_error(arch) -> None:
 
     with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray is supported only"):
         k(a, b)
+
+
+def test_block_local_is_a_checked_hint(arch) -> None:
+    # ti.block_local(a, b): Taichi's shared-memory hint (applied on CUDA only), here the
+    # same values as without it, in the primal and in forward mode.
+    n, m = 8, 3
+    a = ti.field(float, n, needs_dual=True)
+    b = ti.field(float, 2 * n, needs_dual=True)
+    f = ti.field(float, (n - m, n), needs_dual=True)
+
+    @ti.kernel
+    def k():
+        ti.block_local(a, b)
+        for i in range(n - m):
+            for col in range(n):
+                w = 1.0
+                for j in range(m):
+                    w *= a[i + j]
+                s = 0.0
+                for j in range(2 * m):
+                    s += w + b[2 * i + j]
+                f[i, col] = s
+
+    a.fill(2.0)
+    b.from_numpy(np.arange(2 * n, dtype=np.float64))
+    with ti.ad.FwdMode(loss=f, param=a, seed=[1.0] * n):
+        k()
+    rows = np.arange(n - m)[:, None]
+    np.testing.assert_allclose(f.to_numpy(), 6 * 8.0 + (4 * rows + 5) * 3 + 0 * np.arange(n))
+    np.testing.assert_allclose(f.dual.to_numpy(), np.full((n - m, n), 6 * 3 * 4.0))
+
+    @ti.kernel
+    def not_a_field(x: float):
+        ti.block_local(x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match=r"block_local\(\*fields\) takes fields"):
+        not_a_field(1.0)
+    with pytest.raises(ti.TaichiError, match="only be used inside a kernel"):
+        ti.block_local(a)
