@@ -866,15 +866,28 @@ def test_serial_loops_past_65535_iterations(arch) -> None:
         for _ in range(n):
             total[None] += 1
 
+    @ti.kernel
+    def nested(n: ti.i32):  # one invocation: its loops share the driver's one budget
+        ti.loop_config(serialize=True)
+        for i in range(n):
+            for j in range(n):
+                total[None] += 1
+
     count(60_000)  # under the limit: no error
     assert total[None] == 60_000
+    total[None] = 0
+    nested(250)  # 62,750 back edges in all
+    assert total[None] == 250 * 250
     total[None] = 0
     if all(d.device_type == "cpu" for d in list_devices()):
         with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
             count(100_000)
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            nested(260)  # each loop under 65535, together past it
     else:
         count(100_000)
-        assert total[None] == 100_000
+        nested(260)
+        assert total[None] == 100_000 + 260 * 260
 
 
 def test_ndarray_grad_inside_a_func_is_a_clear_error(arch) -> None:
