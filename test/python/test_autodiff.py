@@ -946,3 +946,45 @@ def test_block_local_is_a_checked_hint(arch) -> None:
         not_a_field(1.0)
     with pytest.raises(ti.TaichiError, match="only be used inside a kernel"):
         ti.block_local(a)
+
+
+def test_matrix_field_members_placed_with_get_scalar_field(arch) -> None:
+    # Members placed together are the field; placed apart with different shapes they
+    # are Taichi's materialize error; apart with one shape, our clear refusal.
+    a = ti.Matrix.field(2, 2, float)
+    ti.root.dense(ti.i, 3).place(*(a.get_scalar_field(i, j) for i in range(2) for j in range(2)))
+
+    @ti.kernel
+    def k():
+        for n in a:
+            a[n] = ti.Matrix([[n, 1.0], [2.0, n * n]])
+
+    k()
+    assert a.shape == (3,)
+    np.testing.assert_array_equal(a.to_numpy()[2], [[2.0, 1.0], [2.0, 4.0]])
+    with pytest.raises(ti.TaichiError, match=r"get_scalar_field\(2, 0\)"):
+        a.get_scalar_field(2, 0)
+
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False)
+    b = ti.Vector.field(2, float)
+    ti.root.dense(ti.i, 4).place(b.get_scalar_field(0))
+    ti.root.dense(ti.i, 5).place(b.get_scalar_field(1))
+
+    @ti.kernel
+    def nothing():
+        pass
+
+    with pytest.raises(RuntimeError, match="Members of the following field have different shapes"):
+        nothing()
+
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False)
+    c = ti.Vector.field(2, float)
+    ti.root.dense(ti.i, 4).place(c.get_scalar_field(0))
+    ti.root.dense(ti.i, 4).place(c.get_scalar_field(1))
+
+    @ti.kernel
+    def nothing_either():
+        pass
+
+    with pytest.raises(RuntimeError, match="places the members of a Vector/Matrix field together"):
+        nothing_either()
