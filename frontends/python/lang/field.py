@@ -318,6 +318,18 @@ class Field(_ArrayLike):
         """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
         return self.name
 
+    def get_scalar_field(self, *indices: int) -> MatrixMember:
+        """Taichi's member (i) / (i, j) of a Vector/Matrix field, to place: SNode.place
+        places the field when one call places all of its members."""
+        if len(indices) != len(self.element_shape) or not all(
+            0 <= i < n for i, n in zip(indices, self.element_shape)
+        ):
+            raise TaichiError(
+                f"get_scalar_field{indices}: {self.name or 'the field'} has elements "
+                f"of shape {self.element_shape}"
+            )
+        return MatrixMember(self, tuple(indices))
+
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""
         return self.snode.parent(n)
@@ -554,6 +566,18 @@ def check_companions_placed(prog: _program.Program) -> None:
     """
     unplaced = [f for f in prog.unplaced_fields if not f.placed]
     prog.unplaced_fields = unplaced
+    for f in unplaced:  # members placed by separate place() calls
+        shapes = getattr(f, "placed_members", {})
+        if len(set(shapes.values())) > 1:
+            raise TaichiRuntimeError(
+                f"Members of the following field have different shapes: "
+                f"{f.name or 'field'} ({', '.join(f'{i}: {s}' for i, s in shapes.items())})"
+            )
+        if len(shapes) == int(np.prod(f.element_shape)):
+            raise TaichiRuntimeError(
+                f"{f.name or 'field'}: taichi-xdsl places the members of a Vector/Matrix "
+                "field together: place them in one place() call, or place the field"
+            )
     if unplaced:
         names = ", ".join(
             f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
@@ -597,6 +621,15 @@ ijk, ijkl = Axis(0, 1, 2), Axis(0, 1, 2, 3)
 def axes(*indices: int) -> Axis:
     """The axes `indices` (`ti.axes(0, 1)` is `ti.ij`)."""
     return Axis(*indices)
+
+
+class MatrixMember:
+    """`x.get_scalar_field(i, j)`: one member of a Vector/Matrix field, to place.
+    `placed_members` of the field records the shape each member was placed with."""
+
+    def __init__(self, field: Field, indices: tuple[int, ...]):
+        self.field = field
+        self.indices = indices
 
 
 from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
