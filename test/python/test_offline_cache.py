@@ -111,7 +111,7 @@ def test_second_process_hits(tmp_path: Path) -> None:
         {"offset": "5.0"},  # the kernel's source
         {"n": 4},  # a template argument
         {"debug": True},  # the config
-        {"opt_level": 2},  # the config
+        {"opt_level": 0},  # the config (the default is 1)
         {"fast_math": False},  # the config
         {"version": "999.0"},  # the compiler version
     ],
@@ -375,3 +375,15 @@ def test_gradient_kernels_are_cached_like_any_kernel(tmp_path: Path, arch: Any) 
     run()
     ti.reset()
     assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_default_opt_level_is_taichis_one(tmp_path: Path) -> None:
+    """Taichi's opt_level: 1 by default, so a default ti.init reuses what opt_level=1
+    compiled (and 0, no optimisation, is another entry)."""
+    first = run(tmp_path, opt_level=1)
+    assert first["x"] == expected()
+    again = run(tmp_path)
+    assert (again["hits"], again["misses"]) == (1, 0)
+    unoptimised = run(tmp_path, opt_level=0)
+    assert (unoptimised["hits"], unoptimised["misses"]) == (0, 1)
+    assert unoptimised["x"] == expected()

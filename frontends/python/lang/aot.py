@@ -418,7 +418,7 @@ class Module:
             module, symbol, debug=cfg.debug, passes=_edits(cfg.passes, kernel.passes)
         )
         code = compile_object(
-            llvm_ir, self.target, opt_level=cfg.opt_level, fast_math=cfg.fast_math
+            llvm_ir, self.target, opt_level=_program.llvm_opt_level(cfg.opt_level), fast_math=cfg.fast_math
         )
         arg_attrs = _arg_attributes(params, args)
         _check_ir_args(name, [getattr(a, "dtype", None) for a in plan.args], arg_attrs)
