@@ -1,0 +1,27 @@
+// RUN: ti-opt %s -p 'convert-offload-to-spirv{caps="spirv_has_int16+spirv_has_int64+spirv_has_float64"}' --split-input-file --verify-diagnostics | filecheck %s
+
+// A multiply has no SPIR-V atomic: its compare-and-swap loop needs a 32- or 64-bit word.
+// CHECK: convert-offload-to-spirv-atomic-unsupported.mlir:[[# @LINE + 7]]:5: error: convert-offload-to-spirv: 'taichi.atomic_mul' on i16 has no SPIR-V lowering
+taichi.field @h : memref<i16> offset 0
+offload.kernel @narrow_mul : (i16) -> () {
+  offload.serial {
+    %a = offload.arg 0 : i16
+    %h = taichi.get_field @h : memref<i16>
+    %p = taichi.element_ptr %h[] : memref<i16> -> memref<i16>
+    %o = taichi.atomic_mul %p, %a : memref<i16>
+  }
+}
+
+// -----
+
+// An f64 add swaps the i64 bit pattern: it needs 64-bit integer atomics.
+// CHECK: convert-offload-to-spirv-atomic-unsupported.mlir:[[# @LINE + 7]]:5: error: convert-offload-to-spirv: 'taichi.atomic_add' on 64-bit integers needs the spirv_has_atomic_int64 cap
+taichi.field @d : memref<f64> offset 0
+offload.kernel @f64_add : (f64) -> () {
+  offload.serial {
+    %a = offload.arg 0 : f64
+    %h = taichi.get_field @d : memref<f64>
+    %p = taichi.element_ptr %h[] : memref<f64> -> memref<f64>
+    %o = taichi.atomic_add %p, %a : memref<f64>
+  }
+}
