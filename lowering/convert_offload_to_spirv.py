@@ -153,7 +153,7 @@ def _bound_value(
     state: TaskState,
     bound: SSAValue,
     ops: list[Operation],
-    folded: dict[int, tuple[list[Operation], int]] | None = None,
+    folded: dict[int, tuple[list[Operation], int]],
 ) -> SSAValue:
     owner = bound.owner
     if isinstance(owner, arith.ConstantOp):
@@ -166,7 +166,7 @@ def _bound_value(
     )
     tmp = owner.memref.owner
     offset = tmp.offset.value.data
-    if folded and offset in folded:  # recompute it here from the arguments
+    if offset in folded:  # recompute it here from the arguments
         templates, result = folded[offset]
         mapping: dict[SSAValue, SSAValue] = {}
         clones = [op.clone(value_mapper=mapping) for op in templates]
@@ -292,12 +292,12 @@ def _task_module(
     fields: dict[str, taichi.FieldOp],
     caps: dict[str, int],
     prints: list[tuple[str, tuple[str, ...]]],
-    debug: bool = False,
-    asserts: list[str] | None = None,
-    preserve_nan_inf: bool = False,
-    unroll: int = 1,
-    folded: dict[int, tuple[list[Operation], int]] | None = None,
-    spread_groups: int = 0,
+    debug: bool,
+    asserts: list[str],
+    preserve_nan_inf: bool,
+    unroll: int,
+    folded: dict[int, tuple[list[Operation], int]],
+    spread_groups: int,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -308,7 +308,6 @@ def _task_module(
     state = TaskState(module, entry, kernel, fields, caps, [], len(prints))
     state.debug = debug
     state.preserve_nan_inf = preserve_nan_inf
-    asserts = asserts if asserts is not None else []
     state.assert_base = len(asserts)
     ops: list[Operation] = []
     gx = _builtin_x(module, "gid", ops)
@@ -541,10 +540,9 @@ def _struct_indices(task: offload.StructForTask, i: SSAValue, body: Block) -> No
         rest = q.results[0]
     values.reverse()
     first = body.first_op
-    if first is not None:
-        Rewriter.insert_op(ops, InsertPoint.before(first))
-    else:
-        body.add_ops(ops)
+    if first is None:
+        return  # an empty body uses no index
+    Rewriter.insert_op(ops, InsertPoint.before(first))
     for arg, value in zip(task.body.block.args, values):
         arg.replace_all_uses_with(value)
 

@@ -80,3 +80,14 @@ offload.kernel @to_index : (memref<?xf32>, i32) -> (i32) {
     offload.set_return 0, %n : i32
   }
 }
+
+// -----
+
+// A parallel loop runs over i32 invocation ids.
+// CHECK: convert-offload-to-spirv-unsupported-access.mlir:[[# @LINE + 4]]:3: error: convert-offload-to-spirv: a range_for over i64 has no SPIR-V lowering
+offload.kernel @wide_range : () -> () {
+  %lo = arith.constant 0 : i64
+  %hi = arith.constant 8 : i64
+  offload.range_for %i = %lo to %hi : i64 {
+  }
+}
