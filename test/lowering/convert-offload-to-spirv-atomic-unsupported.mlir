@@ -25,3 +25,18 @@ offload.kernel @f64_add : (f64) -> () {
     %o = taichi.atomic_add %p, %a : memref<f64>
   }
 }
+
+// -----
+
+// SharedArray atomics are 32-bit integer ones.
+// CHECK: convert-offload-to-spirv-atomic-unsupported.mlir:[[# @LINE + 8]]:5: error: convert-offload-to-spirv: atomics on a SharedArray of i64 are not supported by taichi-xdsl yet (32-bit integers are)
+offload.kernel @shared_i64 : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 64 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %sh = taichi.shared_array 0 : memref<64xi64>
+    %sp = taichi.element_ptr %sh[%i] : memref<64xi64> -> memref<i64>
+    %one = spirv.Constant 1 : i64
+    %o = taichi.atomic_add %sp, %one : memref<i64>
+  }
+}
