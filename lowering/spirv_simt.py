@@ -193,7 +193,7 @@ class SimtLowering(TaskPattern):
         rewriter.replace(op, ops)
 
 def subgroup_reduce(
-    kind: str, value: SSAValue, unsigned: bool = False, mode: str = "reduce"
+    kind: str, value: SSAValue, unsigned: bool, mode: str = "reduce"
 ) -> Operation:
     """`kind` (add, mul, min, max, and, or, xor) of `value` over the active invocations
     of the subgroup: `spirv.GroupNonUniform<Op> <Subgroup> <Reduce|InclusiveScan|...>`."""
@@ -249,8 +249,7 @@ def shared_element_ptr(
     assert isinstance(type_, MemRefType)
     shape = type_.get_shape()
     element = type_.element_type
-    if element == i1:
-        raise fail(array, "a SharedArray of u1 has no SPIR-V layout")
+    assert element != i1  # ElementPtrLowering refuses i1 elements first
     size = 1
     for d in shape:
         size *= d
