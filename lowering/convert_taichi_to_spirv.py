@@ -242,7 +242,7 @@ class RangeForLowering(RewritePattern):
         }
     """
 
-    check_exits: bool = False
+    check_exits: bool
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.RangeForOp, rewriter: PatternRewriter) -> None:

@@ -29,3 +29,15 @@ func.func @local_array() {
   %a = memref.alloca() : memref<4xf32>
   func.return
 }
+
+// -----
+
+// SPIR-V has no index type: a range_for over index values is refused by name.
+// CHECK: convert-taichi-to-spirv-unsupported.mlir:[[# @LINE + 3]]:3: error: convert-taichi-to-spirv: a 'taichi.range_for' over index values
+func.func @index_loop(%n: index) {
+  %lo = arith.constant 0 : index
+  taichi.range_for %i = %lo to %n : index {
+    taichi.yield
+  }
+  func.return
+}
