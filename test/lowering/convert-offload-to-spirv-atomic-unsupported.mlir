@@ -40,3 +40,15 @@ offload.kernel @shared_i64 : () -> () {
     %o = taichi.atomic_add %sp, %one : memref<i64>
   }
 }
+
+// -----
+
+// A bool place is an i32 word holding 0 or 1: no atomic works on it.
+// CHECK: convert-offload-to-spirv-atomic-unsupported.mlir:[[# @LINE + 5]]:5: error: convert-offload-to-spirv: atomic on a place that has no SPIR-V lowering
+offload.kernel @bool_atomic : () -> () {
+  offload.serial {
+    %g = offload.global_tmp 0 : memref<i1>
+    %t = spirv.Constant true
+    %o = taichi.atomic_or %g, %t : memref<i1>
+  }
+}
