@@ -326,11 +326,8 @@ class IfLowering(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.IfOp, rewriter: PatternRewriter) -> None:
+        # No jump is left in it: the walk visits its loop first, which lowers them.
         regions = [r for r in (op.then_region, op.else_region) if r.blocks]
-        if any(
-            isinstance(r.block.last_op, taichi.BreakOp | taichi.ContinueOp) for r in regions
-        ):
-            return  # its loop lowers the jump first
         merge = Block([spirv.MergeOp()])
         blocks: list[Block] = []
         for region in regions:
