@@ -331,7 +331,7 @@ def _to_float(signed: bool) -> Builder:
     return build
 
 
-def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
+def _transcendental(kind: type[Operation]) -> Builder:
     """GLSL.std.450 functions defined for 16/32-bit floats only: an f64 one is refused
     (ti-expand-f64-math expands those it can beforehand), never narrowed to f32."""
 
@@ -346,7 +346,6 @@ def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
             )
         return _one(kind(*op.operands))  # type: ignore[call-arg]
 
-    assert arity in (1, 2)
     return build
 
 
@@ -427,8 +426,8 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     math.LogOp: _transcendental(spirv.LogOp),
     math.Log2Op: _transcendental(spirv.Log2Op),
     math.Log10Op: _log10,
-    math.PowFOp: _transcendental(spirv.PowOp, 2),
-    math.Atan2Op: _transcendental(spirv.Atan2Op, 2),
+    math.PowFOp: _transcendental(spirv.PowOp),
+    math.Atan2Op: _transcendental(spirv.Atan2Op),
 }
 """How each arith/math op becomes spirv ops: builder(op) -> (new ops, the result)."""
 
