@@ -236,8 +236,8 @@ def _narrow_extended_compare(name: str, lhs: SSAValue, rhs: SSAValue) -> Built |
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if not lo <= value <= hi:
         return None
-    if not signed and value >= 1 << (bits - 1):
-        value -= 1 << bits  # the signless attribute holds the signed pattern
+    # an unsigned value from 2**(bits-1) up: IntegerAttr keeps its signed pattern itself
+    # (200 : i8 is -56), so it is given as it is
     constant = spirv.ConstantOp.from_int(value, narrow.type)
     return _compare(name, narrow, constant.results[0], [constant])
 
