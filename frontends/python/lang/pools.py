@@ -37,8 +37,9 @@ that budget holds (at least 4). A pool gets a provisional capacity when the firs
 is placed in its blocks; when the root is materialized (size_pools), every pool is
 sized again from the bytes its blocks really hold (arrays placed later count too) and
 the root is laid out again. On Vulkan the root is one storage buffer, so the pools
-also share what it may hold (the device's maxStorageBufferRange less the other
-fields; share_budget), minimums included: a program whose pools hold fewer blocks
+also share what it may hold (three quarters of the device's maxStorageBufferRange less
+the other fields, the rest kept for fields placed later; share_budget), minimums
+included: a program whose pools hold fewer blocks
 than it activates gets the pool-exhausted error, never a buffer the device refuses.
 """
 
@@ -129,11 +130,15 @@ def size_pools(prog: Any) -> None:
             FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
         ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
         wants = [cap * b for cap, b in zip(rule, row_bytes)]
-        shares = share_budget(wants, limit - fixed)
+        shares = share_budget(wants, (limit - fixed) * 3 // 4)  # LATER_FIELDS
         rule = [max(1, min(cap, s // b)) for cap, s, b in zip(rule, shares, row_bytes)]
     for pool, capacity in zip(pools, rule):
         pool.resize(capacity)
 
+
+# LATER_FIELDS: a quarter of what the other fields leave of the buffer stays free for
+# fields placed after the pools are sized (a GUI's canvas, ti.random's state), so the
+# root still binds when they come.
 
 FIELD_SLACK = 64
 """Bytes a field may lose to alignment in the root (program.FIELD_ALIGN)."""
