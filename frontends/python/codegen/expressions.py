@@ -273,7 +273,7 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
     for x in (a, b):
         if not is_scalar(x):
             raise cg.error(
-                TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
+                TaichiTypeError, node, f"unsupported operand type(s) for '{op}': {describe(x)}"
             )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)

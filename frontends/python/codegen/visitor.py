@@ -1257,6 +1257,9 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
             )
         fields.append(op)
     module = ModuleOp([*fields, kernel])
+    trees = sparse.snode_trees(program)
+    if trees is not None:
+        module.attributes[taichi.SNODE_TREES] = trees
     try:
         module.verify()
     except VerifyException as e:

@@ -46,6 +46,13 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
     ):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
+    if what != "ndarray":
+        for dim, s in enumerate(shape):
+            if s <= 0:  # Taichi's check and message
+                raise TaichiRuntimeError(
+                    f"Every dimension of a Taichi field should be positive, got {s} in "
+                    f"dimension {dim}."
+                )
     low = 1 if what == "ndarray" else 0
     if any(not low <= s < 2**31 for s in shape):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
@@ -53,7 +60,7 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
 
 
 def _python_index(
-    key: Any, ndim: int, index_offset: tuple[int, ...] = ()
+    key: Any, ndim: int, index_offset: tuple[int, ...] = (), field: bool = False
 ) -> tuple[int, ...]:
     """
     `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
@@ -72,6 +79,11 @@ def _python_index(
                 f"Detected illegal element of type: {type(k)}. Please be aware that "
                 "slicing a ti.field is not supported so far."
             )
+    if len(key) != ndim and field:  # Taichi's assertion on fields
+        raise AssertionError(
+            f"Slicing is not supported on ti.field: a {ndim}d field indexed with "
+            f"{len(key)}d indices: {key!r}"
+        )
     if len(key) != ndim:
         raise TaichiIndexError(
             f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
@@ -146,7 +158,7 @@ class _ArrayLike:
     """The index of the first element along each axis (ti.field's `offset=`)."""
 
     def _key(self, key: Any) -> tuple[int, ...]:
-        index = _python_index(key, len(self.shape), self.index_offset)
+        index = _python_index(key, len(self.shape), self.index_offset, isinstance(self, Field))
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
                 # ti.init(debug=True) checks bounds as Taichi does, with an assertion
@@ -260,6 +272,10 @@ class Field(_ArrayLike):
     """
 
     element_shape: tuple[int, ...] = ()
+
+    def __iter__(self) -> Any:
+        # Taichi's error: `for i in x` visits a field only inside a kernel.
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
 
     def __init__(self, dtype: DataType, name: str | None):
         self.dtype = dtype

@@ -734,6 +734,7 @@ class Kernel:
         from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
+        prog.settle_layout()  # the field offsets the module names are final
         specs = self._arg_specs(args, prog.config)
         symbol = symbol or prog.unique_symbol(self.__name__)
         cg = KernelCodegen(prog, symbol)
@@ -755,6 +756,7 @@ class Kernel:
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
         check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
+        prog.settle_layout()  # before the offline cache key names field offsets
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)

@@ -261,6 +261,7 @@ class Program:
         self._root: np.ndarray | None = None
         self._root_storage: np.ndarray | None = None
         self.materialized = False
+        self.layout_settled = False
         self._backend: Any = None
         self.symbols: set[str] = set()
         self.compiled_kernels = 0
@@ -270,13 +271,16 @@ class Program:
 
     def place_field(self, f: Field, name: str | None) -> None:
         """Give `f` its byte offset and symbol name; grow the root if it exists."""
-        offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
-        f.offset = offset
         f.symbol = self.unique_symbol(name or f"field{len(self.fields)}")
-        self.root_size = offset + max(f.nbytes, 1)
+        self._put(f)
         self.fields.append(f)
         if self.materialized:
             self._grow()
+
+    def _put(self, f: Field) -> None:
+        """Place `f` at the end of the root."""
+        f.offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
+        self.root_size = f.offset + max(f.nbytes, 1)
 
     def unique_symbol(self, name: str) -> str:
         """A symbol name for the IR, made unique within this program."""
@@ -292,8 +296,24 @@ class Program:
 
     def materialize(self) -> None:
         """Allocate the root buffer (once fields exist); later fields grow it."""
+        self.settle_layout()
         self.materialized = True
         self._grow()
+
+    def settle_layout(self) -> None:
+        """Before the first kernel is built or the root allocated: size the sparse pools
+        from the arrays placed in them (lang/pools.py) and give every field its offset
+        again. Fields placed later go at the end, where they are."""
+        if self.layout_settled:
+            return
+        self.layout_settled = True
+        if self.__dict__.get("pools"):
+            from .pools import size_pools
+
+            size_pools(self)
+            self.root_size = 0
+            for f in self.fields:
+                self._put(f)
 
     @property
     def root(self) -> np.ndarray | None:
