@@ -29,10 +29,11 @@ A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of 
 list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
 elements of each field placed under it, and its lengths stay one word per list.
 
-Capacity rule: a pointer with at most FULL_POOL_CELLS cells gets a block for every
-cell (it can never be exhausted); a larger one gets every cell, or as many blocks as a
-quarter of ti.init(device_memory_GB=...) holds (default 1 GB: 256 MB), at least
-FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many chunks as
+Capacity rule: on CPU, unless ti.init is given device_memory_GB, the budget below is
+CPU_POOL_BYTES (7 GiB) of a root whose pages take memory only when written; otherwise
+a quarter of device_memory_GB. A pointer with at most FULL_POOL_CELLS cells gets a block for every
+cell (it can never be exhausted); a larger one gets every cell, or as many blocks as
+the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many chunks as
 that budget holds (at least 4). A pool gets a provisional capacity when the first array
 is placed in its blocks; when the root is materialized (size_pools), every pool is
 sized again from the bytes its blocks really hold (arrays placed later count too) and
@@ -65,11 +66,23 @@ def _device_memory_gb() -> float:
     return float(getattr(_program.get_program().config, "device_memory_GB", 1.0) or 1.0)
 
 
+CPU_POOL_BYTES = 2**30
+"""What one pool may reserve on CPU when ti.init is given no device_memory_GB: its pages
+take memory only when written (program.py's lazy root), as Taichi's CPU pools grow in
+virtual memory. Below the 8 GiB an array may span (snode.py: element indices are 32-bit)."""
+
+
 def _budget() -> int:
-    """The bytes one pool may take: a quarter of ti.init(device_memory_GB=...), and on
-    Vulkan at most half the device's maxStorageBufferRange (the root is one buffer)."""
-    budget = int(_device_memory_gb() * 2**30 / 4)
+    """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
+    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB, and on Vulkan
+    at most half the device's maxStorageBufferRange (the root is one buffer)."""
     prog = _program.get_program()
+    if prog.config.arch is not _program.vulkan:
+        # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
+        prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
+        if "device_memory_GB" not in prog.config.options:
+            return CPU_POOL_BYTES
+    budget = int(_device_memory_gb() * 2**30 / 4)
     if prog.config.arch is _program.vulkan:
         limit = prog.backend.runtime.caps.max_storage_buffer_range
         prog.__dict__["root_limit"] = limit  # the root does not outgrow it by doubling
@@ -124,7 +137,7 @@ def size_pools(prog: Any) -> None:
         for pool, b in zip(pools, row_bytes)
     ]
     limit = prog.__dict__.get("root_limit")
-    if limit is not None:  # Vulkan (_budget read the device's limit)
+    if limit is not None:  # Vulkan's buffer, or the CPU root's 32-bit offsets
         scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
         fixed = sum(
             FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
