@@ -13,6 +13,7 @@ from typing import Any
 import taichi_xdsl as ti
 from taichi_xdsl.utils.errors import TaichiError
 
+from ..scratch import borrow
 from .scan import chunk_slots, inclusive_scan
 
 _RADIX_BITS = 8
@@ -160,21 +161,22 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
     kind, bits = _KEYS[name]
-    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m, bits)
-    _to_sortable(keys, first, sk, kind, bits)
-    with_perm = values is not None  # keys alone are mapped back from their bits
-    if with_perm:
-        _iota(perm)
-    for shift in range(0, bits, _RADIX_BITS):
-        _count_digits(sk, n, shift, blocks, block, counts)
-        _to_digit_major(counts, blocks, offsets)
-        inclusive_scan(offsets, m, sums)
-        _block_offsets(offsets, blocks, counts)
-        _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
-        sk, sk2, perm, perm2 = sk2, sk, perm2, perm
-    _from_sortable(sk, keys, first, kind, bits)
-    if values is not None:
-        _permute(values, vfirst, perm)
+    with borrow(("sort", n, m, bits), lambda: _scratch(n, m, bits)) as scratch:
+        sk, sk2, perm, perm2, counts, offsets, sums = scratch
+        _to_sortable(keys, first, sk, kind, bits)
+        with_perm = values is not None  # keys alone are mapped back from their bits
+        if with_perm:
+            _iota(perm)
+        for shift in range(0, bits, _RADIX_BITS):
+            _count_digits(sk, n, shift, blocks, block, counts)
+            _to_digit_major(counts, blocks, offsets)
+            inclusive_scan(offsets, m, sums)
+            _block_offsets(offsets, blocks, counts)
+            _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
+            sk, sk2, perm, perm2 = sk2, sk, perm2, perm
+        _from_sortable(sk, keys, first, kind, bits)
+        if values is not None:
+            _permute(values, vfirst, perm)
 
 
 def _max_blocks() -> int:
@@ -194,37 +196,19 @@ def _max_blocks() -> int:
 
 def _permute(x: Any, first: int, perm: Any) -> None:
     """x[first + i] <- x[first + perm[i]] for every i."""
-    tmp = _cached(("tmp", x.shape[0], x.dtype), lambda: ti.ndarray(x.dtype, x.shape[0]))
-    _gather(x, first, perm, tmp)
-    _copy_back(tmp, x, first)
-
-
-# Scratch ndarrays, made once per program and size, so that a sort called in a loop
-# does not allocate each time.
-_SCRATCH: dict[Any, Any] = {}
-
-
-def _cached(key: tuple[Any, ...], make: Any) -> Any:
-    from taichi_xdsl.frontends.python.lang.program import get_program
-
-    prog = get_program()
-    if _SCRATCH.get("program") is not prog:
-        _SCRATCH.clear()
-        _SCRATCH["program"] = prog
-    if key not in _SCRATCH:
-        _SCRATCH[key] = make()
-    return _SCRATCH[key]
+    make = lambda: ti.ndarray(x.dtype, x.shape[0])  # noqa: E731
+    with borrow(("sort-values", x.shape[0], x.dtype), make) as tmp:
+        _gather(x, first, perm, tmp)
+        _copy_back(tmp, x, first)
 
 
 def _scratch(n: int, m: int, bits: int) -> tuple[Any, ...]:
+    """The keys' sortable bits and their positions (twice: the passes ping-pong), the
+    per-block digit counts and offsets, and the scan's chunk sums."""
     sortable = ti.u64 if bits == 64 else ti.u32
-
-    def make() -> tuple[Any, ...]:
-        return (
-            ti.ndarray(sortable, n), ti.ndarray(sortable, n),
-            ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
-            ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
-            ti.ndarray(ti.i32, chunk_slots(m)),
-        )
-
-    return _cached(("sort", n, m, bits), make)
+    return (
+        ti.ndarray(sortable, n), ti.ndarray(sortable, n),
+        ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
+        ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
+        ti.ndarray(ti.i32, chunk_slots(m)),
+    )
