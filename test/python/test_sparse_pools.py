@@ -221,3 +221,53 @@ def test_reused_chunks_below_a_pointer_read_zero_past_the_length():
         grid.deactivate_all()  # the chunks go back with the pointer's blocks
         np.testing.assert_array_equal(x.to_numpy(), 0)
     assert lists._num_dynamically_allocated == 4 * 3
+
+
+def test_share_budget_fills_small_wants_and_splits_the_rest():
+    from taichi_xdsl.frontends.python.lang.pools import share_budget
+
+    assert share_budget([10, 100, 100], 120) == [10, 55, 55]
+    assert share_budget([100, 10, 100], 120) == [55, 10, 55]
+    assert share_budget([10, 20], 1000) == [10, 20]
+    assert share_budget([50, 50], 0) == [0, 0]
+
+
+def test_pools_whose_full_size_exceeds_the_device_buffer_fit_it():
+    # Full pools: 512^2 blocks of 8x8 f32 (64 MiB, 4 MiB of words) plus a 4096-element
+    # chunk for every list (16 KiB x 256 chunks x 512^2 lists): far beyond one Vulkan
+    # storage buffer (lavapipe: 128 MiB). The pools are sized when the root is made,
+    # from every array in their blocks (the chunk words come after the first field),
+    # within what the device binds; the few cells used work.
+    from taichi_xdsl.frontends.python.lang import program as _program
+
+    grid = ti.field(ti.f32)
+    ids = ti.field(ti.i32)
+    block = ti.root.pointer(ti.ij, 512)
+    block.dense(ti.ij, 8).place(grid)
+    block.dynamic(ti.k, 1024 * 1024, chunk_size=4096).place(ids)
+
+    @ti.kernel
+    def scatter(n: ti.i32):
+        for p in range(n):
+            i, j = (p * 37) % 200, (p * 11) % 160
+            grid[i, j] += 1.0
+            ti.append(ids.parent(), [i // 8, j // 8], p)
+
+    @ti.kernel
+    def count() -> ti.i32:
+        s = 0
+        for i, j in block:
+            s += ti.length(ids.parent(), [i, j])
+        return s
+
+    n = 5000
+    scatter(n)
+    p = np.arange(n)
+    expected = np.zeros((4096, 4096), np.float32)
+    np.add.at(expected, ((p * 37) % 200, (p * 11) % 160), 1.0)
+    np.testing.assert_array_equal(grid.to_numpy(), expected)
+    assert count() == n
+    prog = _program.get_program()
+    limit = prog.__dict__.get("root_limit")
+    if limit is not None:
+        assert prog.root_size <= limit

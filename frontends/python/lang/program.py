@@ -175,6 +175,12 @@ _LOG_LEVELS = {
 }  # fmt: skip
 
 
+def llvm_opt_level(opt_level: int) -> int:
+    """LLVM's -O level for ti.init's opt_level: Taichi's 0 turns its optimisations off,
+    any other level (1 by default) runs them all, so -O0 or -O3."""
+    return 0 if opt_level <= 0 else 3
+
+
 def set_logging_level(level: str) -> None:
     """Set the level of the taichi_xdsl logger (ti.TRACE ... ti.ERROR)."""
     import logging
@@ -208,7 +214,8 @@ class Config:
     print_ir: bool = False
     random_seed: int = 0
     fast_math: bool = True
-    opt_level: int = 3
+    opt_level: int = 1
+    """Taichi's meaning: 0 optimises nothing, 1 (the default) or more optimises fully."""
     offline_cache: bool = True
     offline_cache_file_path: str | None = None
     offline_cache_max_size_of_files: int = 100 * 1024 * 1024
@@ -254,6 +261,7 @@ class Program:
         self._root: np.ndarray | None = None
         self._root_storage: np.ndarray | None = None
         self.materialized = False
+        self.layout_settled = False
         self._backend: Any = None
         self.symbols: set[str] = set()
         self.compiled_kernels = 0
@@ -263,13 +271,16 @@ class Program:
 
     def place_field(self, f: Field, name: str | None) -> None:
         """Give `f` its byte offset and symbol name; grow the root if it exists."""
-        offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
-        f.offset = offset
         f.symbol = self.unique_symbol(name or f"field{len(self.fields)}")
-        self.root_size = offset + max(f.nbytes, 1)
+        self._put(f)
         self.fields.append(f)
         if self.materialized:
             self._grow()
+
+    def _put(self, f: Field) -> None:
+        """Place `f` at the end of the root."""
+        f.offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
+        self.root_size = f.offset + max(f.nbytes, 1)
 
     def unique_symbol(self, name: str) -> str:
         """A symbol name for the IR, made unique within this program."""
@@ -285,8 +296,24 @@ class Program:
 
     def materialize(self) -> None:
         """Allocate the root buffer (once fields exist); later fields grow it."""
+        self.settle_layout()
         self.materialized = True
         self._grow()
+
+    def settle_layout(self) -> None:
+        """Before the first kernel is built or the root allocated: size the sparse pools
+        from the arrays placed in them (lang/pools.py) and give every field its offset
+        again. Fields placed later go at the end, where they are."""
+        if self.layout_settled:
+            return
+        self.layout_settled = True
+        if self.__dict__.get("pools"):
+            from .pools import size_pools
+
+            size_pools(self)
+            self.root_size = 0
+            for f in self.fields:
+                self._put(f)
 
     @property
     def root(self) -> np.ndarray | None:
@@ -344,7 +371,7 @@ class Program:
                 debug=cfg.debug,
                 print_ir=cfg.print_ir,
                 fast_math=cfg.fast_math,
-                opt_level=cfg.opt_level,
+                opt_level=llvm_opt_level(cfg.opt_level),
                 offline_cache=offline_cache(cfg),
                 print_pass_times=cfg.print_pass_times,
                 passes=cfg.passes,
@@ -606,7 +633,7 @@ def init(
         print_ir=bool(print_ir),
         random_seed=int(random_seed),
         fast_math=bool(kwargs.get("fast_math", True)),
-        opt_level=int(kwargs.get("opt_level", 3)),
+        opt_level=int(kwargs.get("opt_level", 1)),
         **_cache_options(kwargs),
         **_research_options(kwargs),
         ignored=ignored,
