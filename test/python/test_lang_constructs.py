@@ -647,3 +647,51 @@ def test_grouped_ndrange_of_no_dimensions_runs_once():
 
     with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
         plain()
+
+
+def test_dict_keyed_by_kernel_values():
+    """A scalar kernel value is a dict key of its own (each evaluation one key), as a
+    Taichi expression is; several `if`s of a comprehension all filter."""
+    x = ti.field(ti.i32, 8)
+    for i in range(8):
+        x[i] = i * 2
+
+    @ti.kernel
+    def k() -> ti.i32:
+        a = {x[j]: x[j] + j for j in range(8) if j > 2 if j < 5}
+        b = {x[1]: 1, x[1]: 2}  # two evaluations, two keys
+        return sum(a.values()) * 10 + len(b)
+
+    assert k() == ((3 * 2 + 3) + (4 * 2 + 4)) * 10 + 2
+
+
+def test_break_in_loop_under_folded_if():
+    """A loop under a non-static `if` is not one of the kernel's outermost loops (it
+    runs serially and may break), even when the condition folds; under
+    `if ti.static(...)` it stays outermost."""
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.i32:
+        a = 0
+        if True:
+            for i in range(1000):
+                if i == n:
+                    break
+                a += 1
+        return a
+
+    assert k(100) == 100
+    assert k(5) == 5
+
+    @ti.kernel
+    def static_branch() -> ti.i32:
+        a = 0
+        if ti.static(True):
+            for i in range(10):
+                if i == 3:
+                    break
+                a += 1
+        return a
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Cannot break in the outermost loop"):
+        static_branch()

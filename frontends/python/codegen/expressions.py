@@ -65,8 +65,21 @@ def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
 def lower_list(cg: KernelCodegen, node: ast.List) -> list[Any]:
     return [cg.eval(e) for e in node.elts]
 
+def dict_key(cg: KernelCodegen, node: ast.expr) -> Any:
+    """A key of a dict display or comprehension: a compile-time value, or a scalar
+    kernel value, which (as a Taichi expression does) is a key of its own, distinct
+    from every other evaluation (`{x[j]: ... for j in range(3)}` has three keys)."""
+    key = cg.eval(node)
+    if is_python(key) or isinstance(key, Value):
+        return key
+    raise cg.error(
+        TaichiSyntaxError,
+        node,
+        f"a dict key in a kernel must be a compile-time value or a scalar, not {describe(key)}",
+    )
+
 def lower_dict(cg: KernelCodegen, node: ast.Dict) -> dict[Any, Any]:
-    """`{k: v, **d}` with keys known at compile time (a Python dict of values)."""
+    """`{k: v, **d}` (a Python dict of values; keys as dict_key says)."""
     out: dict[Any, Any] = {}
     for key_node, value_node in zip(node.keys, node.values):
         if key_node is None:  # `**d`
@@ -75,11 +88,7 @@ def lower_dict(cg: KernelCodegen, node: ast.Dict) -> dict[Any, Any]:
                 raise cg.error(TaichiSyntaxError, value_node, "'**' of a non-dict")
             out.update(other)
             continue
-        key = cg.eval(key_node)
-        if not is_python(key):
-            raise cg.error(
-                TaichiSyntaxError, key_node, "a dict key in a kernel must be known at compile time"
-            )
+        key = dict_key(cg, key_node)
         out[key] = cg.eval(value_node)
     return out
 
@@ -117,11 +126,7 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
     def run(level: int) -> None:
         if level == len(node.generators):
             if isinstance(node, ast.DictComp):
-                key = cg.eval(node.key)
-                if not is_python(key):
-                    raise cg.error(
-                        TaichiSyntaxError, node.key, "a dict key in a kernel must be known at compile time"
-                    )
+                key = dict_key(cg, node.key)
                 out[key] = cg.eval(node.value)
             else:
                 out.append(cg.eval(node.elt))

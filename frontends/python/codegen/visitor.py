@@ -122,6 +122,8 @@ class KernelCodegen(ast.NodeVisitor):
         self.rng_used = False
         self.pending_grouped = False
         self.static_depth = 0
+        self.folded_branches = 0
+        """How many folded non-static `if`s enclose the statement being compiled."""
         """How many ti.static(...) calls enclose the expression being compiled."""
 
     # -- entry point -----------------------------------------------------------------
@@ -392,6 +394,11 @@ class KernelCodegen(ast.NodeVisitor):
     def at_top(self) -> bool:
         """Whether the current point is the kernel body itself (loops there are parallel)."""
         return self.em.block is self.entry
+
+    def in_folded_branch(self) -> bool:
+        """Whether the kernel body's current point is inside a non-static `if` that was
+        folded (`if True:`): Taichi runs the range loops there serially."""
+        return self.em.block is self.entry and self.folded_branches > 0
 
     def in_real_func(self) -> bool:
         """Whether a ti.real_func is being inlined (its loops are serial, its own)."""
@@ -867,8 +874,15 @@ class KernelCodegen(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         cond = self.condition(node.test)
         if not isinstance(cond, Value):
-            with self.scope():
-                self.visit_stmts(node.body if cond else node.orelse)
+            # folded; unless written `if ti.static(...)`, it is still a branch to
+            # Taichi, and loops inside a branch are not the kernel's outermost loops
+            branch = not self.is_call_to(node.test, ops.static)
+            self.folded_branches += branch
+            try:
+                with self.scope():
+                    self.visit_stmts(node.body if cond else node.orelse)
+            finally:
+                self.folded_branches -= branch
             return
         then_block = Block()
         with self.body(then_block):
