@@ -695,3 +695,26 @@ def test_break_in_loop_under_folded_if():
 
     with pytest.raises(ti.TaichiSyntaxError, match="Cannot break in the outermost loop"):
         static_branch()
+
+
+def test_lang_ops_binary_names_and_impl_casts():
+    """`ti.lang.ops.add(a, b)` is `a + b` (vectors included); `ti.lang.impl.ti_float(x)`
+    is `float(x)`, in a kernel and in Python scope."""
+    offsets = [ti.Vector([1, 2]), ti.Vector([2, 3])]
+    out = ti.Vector.field(2, ti.i32, 3)
+    f = ti.field(ti.f32, 2)
+
+    @ti.kernel
+    def k(x: ti.i32, y: ti.i32):
+        vec = ti.Vector([4, 5])
+        out[0] = ti.lang.ops.add(vec, ti.static(offsets)[1])
+        out[1] = ti.lang.ops.bit_shl(vec, 1) - ti.lang.ops.mod(vec, 3)
+        out[2][0] = ti.lang.ops.floordiv(x, y)
+        out[2][1] = ti.lang.ops.bit_xor(x, y)
+        f[0] = ti.lang.impl.ti_float(x) / y
+        f[1] = ti.lang.ops.truediv(x, y)
+
+    k(37, 3)
+    assert out.to_numpy().tolist() == [[6, 8], [7, 8], [12, 37 ^ 3]]
+    assert f.to_numpy() == pytest.approx([37 / 3, 37 / 3])
+    assert ti.lang.ops.add(1, 2) == 3 and ti.lang.impl.ti_float(3) == 3.0
