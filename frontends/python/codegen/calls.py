@@ -30,7 +30,7 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from . import printing, simt, sparse, structs
 from .emitter import Value, ir_type
-from .expressions import check_divisor
+from .expressions import check_divisor, integral_operand
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
@@ -502,7 +502,8 @@ def intrinsic_ir(
         return fold_minmax(cg, name, args, node)
     if name in ("logical_not", "bit_not"):  # `not x` (1 or 0, of x's type) and `~x`
         expect_args(cg, node, args, 1)
-        x = em.value(scalar(cg, args[0], node))
+        op = "logic_not" if name == "logical_not" else "bit_not"
+        x = integral_operand(cg, op, em.value(scalar(cg, args[0], node)), node)
         return em.logical_not(x) if name == "logical_not" else em.invert(x)
     if name == "bit_shr":  # a logical shift right, signed values too
         expect_args(cg, node, args, 2)

@@ -422,9 +422,16 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
             return Vec(x.shape, [cg.unary_neg(e) for e in x.elems])
         if isinstance(node.op, ast.Not):
             return Vec(
-                x.shape, [cg.em.logical_not(cg.em.value(e)) for e in x.elems]
+                x.shape,
+                [
+                    cg.em.logical_not(integral_operand(cg, "logic_not", cg.em.value(e), node))
+                    for e in x.elems
+                ],
             )
-        return Vec(x.shape, [cg.em.invert(cg.em.value(e)) for e in x.elems])
+        return Vec(
+            x.shape,
+            [cg.em.invert(integral_operand(cg, "bit_not", cg.em.value(e), node)) for e in x.elems],
+        )
     if is_python(x):
         return {
             ast.USub: operator.neg,
@@ -439,8 +446,18 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
     if isinstance(node.op, ast.UAdd):
         return x
     if isinstance(node.op, ast.Not):
-        return cg.em.logical_not(x)
-    return cg.em.invert(x)
+        return cg.em.logical_not(integral_operand(cg, "logic_not", x, node))
+    return cg.em.invert(integral_operand(cg, "bit_not", x, node))
+
+def integral_operand(cg: KernelCodegen, op: str, x: Value, node: ast.AST) -> Value:
+    """`x` of `not x` / `~x`: Taichi takes integers only (`not 1.0` is an error)."""
+    if x.dtype.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"'{op}' takes integral inputs only, however '{x.dtype}' is provided",
+        )
+    return x
 
 def compare(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
     if op in ("is", "is not"):  # Taichi removed them from kernels (ti.static too)

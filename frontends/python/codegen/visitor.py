@@ -597,10 +597,14 @@ class KernelCodegen(ast.NodeVisitor):
             if isinstance(base, StructPlace) and node.attr in base.places:
                 return base.places[node.attr]
             if isinstance(base, VecPlace):
-                from ..lang.matrix import swizzle_indices
+                from ..lang.matrix import swizzle_indices, swizzle_mismatch
 
                 idx = swizzle_indices(node.attr)
                 if idx is not None and len(base.shape) == 1:
+                    if max(idx) >= base.shape[0]:
+                        raise self.error(
+                            TaichiSyntaxError, node, swizzle_mismatch(base.shape[0], node.attr)
+                        )
                     if len(idx) == 1:
                         return base.component(self, idx[0])
                     return _SwizzlePlace(base, idx)
