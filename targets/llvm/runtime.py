@@ -51,7 +51,7 @@ from taichi_xdsl.targets.llvm.pool import (
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
-    TaichiIndexError,
+    TaichiIndexAssertionError,
     TaichiError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
@@ -379,7 +379,7 @@ class Kernel:
 
         Raises:
             TaichiTypeError: an argument does not match the kernel's signature.
-            TaichiIndexError, TaichiAssertionError: a debug-mode check failed.
+            TaichiIndexAssertionError, TaichiAssertionError: a debug-mode check failed.
         """
         if len(args) != self._nargs:
             raise TaichiTypeError(
@@ -570,7 +570,8 @@ class Kernel:
         code, first, second, third = buffers.error
         buffers.error[:] = (0, 0, 0, 0)
         if code == abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexError(
+            raise TaichiIndexAssertionError(
+                "Out of bound access: "
                 f"kernel '{self.name}': index {second} out of bounds for dimension "
                 f"{first} of extent {third} (valid range: [0, {third}))"
             )

@@ -68,7 +68,7 @@ from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
-    TaichiIndexError,
+    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
@@ -1073,7 +1073,8 @@ class VulkanBackend:
             return
         rt.upload(self._error_buffer, np.zeros(spirv_abi.ERROR_RECORD_WORDS, np.int32))
         if code == spirv_abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexError(
+            raise TaichiIndexAssertionError(
+                "Out of bound access: "
                 f"kernel '{plan.name}': index {second} out of bounds for dimension "
                 f"{first} of extent {third} (valid range: [0, {third}))"
             )

@@ -106,3 +106,23 @@ def test_matrix_element_indexing_still_works():
         return ti.Vector([m[1, 0], m[i, 1], v[i], m.transpose()[0, 1]])
 
     assert k(1).to_list() == [7, 4, 6, 7]
+
+
+def test_out_of_bound_access_is_taichis_assertion(arch):
+    """Debug mode: an index out of range is Taichi's failed assertion ("Out of bound
+    access"), still an IndexError, on each arch; the access itself is skipped."""
+    ti.init(arch=arch, debug=True)
+    f = ti.field(ti.f32, 4)
+
+    @ti.kernel
+    def read(a: ti.types.ndarray(), i: ti.i32) -> ti.f32:
+        return a[i] + f[0]
+
+    a = ti.ndarray(ti.f32, 4)
+    a[1] = 2.0
+    assert read(a, 1) == 2.0
+    for bad in (4, -1):
+        with pytest.raises(AssertionError, match="Out of bound access") as info:
+            read(a, bad)
+        assert isinstance(info.value, IndexError)
+    assert read(a, 1) == 2.0  # the program still works
