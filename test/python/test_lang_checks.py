@@ -126,3 +126,157 @@ def test_out_of_bound_access_is_taichis_assertion(arch):
             read(a, bad)
         assert isinstance(info.value, IndexError)
     assert read(a, 1) == 2.0  # the program still works
+
+
+def test_dataclass_member_default_is_refused():
+    with pytest.raises(ti.TaichiSyntaxError, match=re.escape("Default value in @dataclass is not supported.")):
+
+        @ti.dataclass
+        class Foo:
+            a: int
+            b: float = 3.14
+
+    @ti.dataclass
+    class Ok:
+        a: int
+
+        @ti.func
+        def twice(self):
+            return self.a * 2
+
+    assert Ok(a=3).a == 3
+
+
+@ti.func
+def _safe_sqrt(a):
+    if a > 0:
+        return ti.sqrt(a)
+    return 0.0
+
+
+@ti.func
+def _declared_but_no_return() -> ti.i32:
+    pass
+
+
+def _k_func_returns_inside_if():
+    x = 2.0
+    for _ in range(1):
+        x += 1.0
+    print(_safe_sqrt(x))
+
+
+def _k_func_without_return() -> ti.i32:
+    return _declared_but_no_return()
+
+
+def _k_kernel_without_return() -> ti.i32:
+    pass
+
+
+def _k_vector_times_field():
+    a = ti.Vector([1, 1, 1])
+    print(a * _scalar_field)
+
+
+_scalar_field = None
+
+
+@pytest.mark.parametrize(
+    "body, error, message",
+    [
+        (_k_func_returns_inside_if, ti.TaichiSyntaxError, "Return inside non-static if/for is not supported"),
+        (_k_func_without_return, ti.TaichiSyntaxError, "Function has a return type but does not have a return statement"),
+        (_k_kernel_without_return, ti.TaichiSyntaxError, "Kernel has a return type but does not have a return statement"),
+        (_k_vector_times_field, ti.TaichiTypeError, "unsupported operand type(s) for '*': a i32 value and a field"),
+    ],
+    ids=lambda v: getattr(v, "__name__", "")[3:] if callable(v) else "",
+)  # fmt: skip
+def test_taichi_rejects_these_functions(body, error, message):
+    global _scalar_field
+    _scalar_field = ti.field(ti.i32, ())
+    k = ti.kernel(body)
+    with pytest.raises(error, match=re.escape(message)):
+        k()
+
+
+def test_returns_allowed_where_taichi_allows_them():
+    """A ti.func returns once at the end or from a ti.static branch/loop; a
+    ti.real_func may return from a branch."""
+
+    @ti.func
+    def pick(x: ti.template()):
+        if ti.static(x > 0):
+            return 1.0
+        for i in ti.static(range(3)):
+            if ti.static(i == 1):
+                return 2.0
+        return 3.0
+
+    @ti.real_func
+    def branchy(a: ti.f32) -> ti.f32:
+        if a > 0:
+            return ti.sqrt(a)
+        return 0.0
+
+    @ti.kernel
+    def k(a: ti.f32) -> ti.types.vector(3, ti.f32):
+        return ti.Vector([pick(1), pick(0), branchy(a)])
+
+    assert k(4.0).to_list() == [1.0, 2.0, 2.0]
+    assert k(-1.0).to_list() == [1.0, 2.0, 0.0]
+
+
+def test_struct_return_must_have_the_declared_member_types(arch):
+    ti.init(arch=arch)
+    sphere = ti.types.struct(center=ti.math.vec3, radius=float)
+    circle = ti.types.struct(center=ti.math.vec2, radius=float)
+    sphere_int = ti.types.struct(center=ti.math.vec3, radius=int)
+    sphere_again = ti.types.struct(center=ti.math.vec3, radius=float)
+
+    @ti.kernel
+    def bad_shape() -> sphere:
+        return circle(center=ti.math.vec2([1, 2]), radius=2)
+
+    @ti.kernel
+    def bad_member_type() -> sphere:
+        return sphere_int(center=ti.math.vec3([1, 2, 3]), radius=2)
+
+    @ti.kernel
+    def same_members() -> sphere:
+        return sphere_again(center=ti.math.ivec3([1, 2, 3]), radius=2)
+
+    for k in (bad_shape, bad_member_type):
+        with pytest.raises(ti.TaichiCompilationError, match="cannot be converted into required type"):
+            k()
+    r = same_members()
+    assert r.center.to_list() == [1.0, 2.0, 3.0] and r.radius == 2.0
+
+
+def test_ndarray_parameter_of_a_func_checks_its_element_type():
+    @ti.func
+    def store2(a: ti.types.ndarray(dtype=ti.math.vec2, ndim=1)):
+        a[0] = [100, 100]
+
+    @ti.func
+    def store_any(a: ti.types.ndarray(ndim=1)):
+        a[0] = [7, 8, 9]
+
+    @ti.kernel
+    def wrong(x: ti.types.ndarray(ndim=1)):
+        store2(x)
+
+    @ti.kernel
+    def right(x: ti.types.ndarray(ndim=1)):
+        store_any(x)
+
+    arr = ti.ndarray(ti.math.vec3, shape=4)
+    with pytest.raises(ti.TaichiCompilationError, match="Invalid value for argument a - required element type"):
+        wrong(arr)
+    right(arr)
+    assert arr[0].to_list() == [7, 8, 9]
+
+
+def test_datatype_to_string():
+    for t in (ti.u8, ti.i16, ti.i32, ti.u64, ti.f16, ti.f32, ti.f64):
+        assert t.to_string() == str(t)

@@ -271,11 +271,12 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
         return cg.vec_binop(op, a, b, node)
     if is_python(a) and is_python(b):
         return PY_BINOPS[op](a, b)
-    for x in (a, b):
-        if not is_scalar(x):
-            raise cg.error(
-                TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
-            )
+    if not is_scalar(a) or not is_scalar(b):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"unsupported operand type(s) for '{op}': {describe(a)} and {describe(b)}",
+        )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)
     if op == "**":
@@ -440,7 +441,7 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
             ast.Invert: operator.invert,
         }[type(node.op)](x)
     if not isinstance(x, Value):
-        raise cg.error(TaichiTypeError, node, f"unsupported operand {describe(x)}")
+        raise cg.error(TaichiTypeError, node, f"unsupported operand type for unary op: {describe(x)}")
     if isinstance(node.op, ast.USub):
         return cg.em.neg(x)
     if isinstance(node.op, ast.UAdd):

@@ -122,9 +122,9 @@ class KernelCodegen(ast.NodeVisitor):
         self.rng_used = False
         self.pending_grouped = False
         self.static_depth = 0
+        """How many ti.static(...) calls enclose the expression being compiled."""
         self.folded_branches = 0
         """How many folded non-static `if`s enclose the statement being compiled."""
-        """How many ti.static(...) calls enclose the expression being compiled."""
 
     # -- entry point -----------------------------------------------------------------
 
@@ -135,8 +135,11 @@ class KernelCodegen(ast.NodeVisitor):
         closure: dict[str, Any],
         specs: list[ArgSpec],
         return_types: list[DataType],
+        return_layout: list[Any] | None = None,
     ) -> taichi.KernelOp:
-        """The `taichi.kernel` of one instance."""
+        """The `taichi.kernel` of one instance; `return_layout` is the shape of each
+        returned item (Kernel._return_types: a struct's is ("struct", members, type))."""
+        self.return_layout = return_layout or []
         tree = src.tree
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
         arg_types = [
@@ -173,6 +176,12 @@ class KernelCodegen(ast.NodeVisitor):
                 arg.name_hint = spec.name.replace(".", "_")
             self._bind_param(spec.name, self._bind_arg(spec, arg, assigned))
         self._node = tree
+        if return_types and not any(contains_return(s) for s in tree.body):
+            raise self.error(
+                TaichiSyntaxError,
+                tree,
+                "Kernel has a return type but does not have a return statement",
+            )
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
         ret_ir = [ir_type(t) for t in return_types]
@@ -932,6 +941,16 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         ctx = self.ctx
+        inlined_func = not ctx.is_kernel and not isinstance(self.inlining[-1], RealFunc)
+        if inlined_func and self.em.block is not ctx.entry_block:
+            # Taichi inlines a ti.func's body: one return, outside run-time control flow
+            # (a ti.real_func is a real call, and may return from anywhere)
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                "Return inside non-static if/for is not supported: a ti.func returns "
+                "once, outside run-time if/for/while (ti.real_func may return anywhere)",
+            )
         loops = self.loops[ctx.loop_base :]
         leaves_loops = self._return_leaves_loops(node, loops)
         value = self.eval(node.value) if node.value is not None else None
@@ -971,6 +990,9 @@ class KernelCodegen(ast.NodeVisitor):
         values = (
             [] if value is None else list(value) if isinstance(value, tuple) else [value]
         )
+        if len(values) == len(self.return_layout):
+            for v, layout in zip(values, self.return_layout):
+                self._check_struct_return(v, layout, node)
         values = [  # vectors, matrices and structs return their components
             e for v in values for e in self.flatten_value(v)
         ]
@@ -993,6 +1015,37 @@ class KernelCodegen(ast.NodeVisitor):
         for slot, v in zip(self.ctx.ret_slots, cast):
             self.em.store(slot, v)
         calls.mark_returned(self)
+
+    def _check_struct_return(self, value: Any, layout: Any, node: ast.Return) -> None:
+        """A struct returned where the kernel declares one has its members, each of
+        the declared scalar type (Taichi converts vectors, not struct members)."""
+        if not (isinstance(layout, tuple) and layout[:1] == ("struct",)):
+            return
+        want: StructType = layout[2]
+
+        def signature(stype: StructType) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for name, t in stype.members.items():
+                if isinstance(t, StructType):
+                    out[name] = signature(t)
+                elif isinstance(t, MatrixType):
+                    out[name] = tuple(t.shape)
+                else:
+                    out[name] = self.cook_dtype(t, node)
+            return out
+
+        def show(stype: StructType) -> str:
+            members = ", ".join(f"{k}={v}" for k, v in signature(stype).items())
+            return f"{stype.name}({members})"
+
+        got = value.stype if isinstance(value, StructVal | StructPlace) else None
+        if got is None or signature(got) != signature(want):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"Return (type={show(got) if got else describe(value)}) cannot be "
+                f"converted into required type {show(want)}",
+            )
 
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.condition(node.test)
