@@ -51,12 +51,13 @@ from taichi_xdsl.targets.llvm.pool import (
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
-    TaichiIndexAssertionError,
     TaichiError,
+    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
 )
+from taichi_xdsl.utils.print_format import render_assert
 
 _CTYPES: dict[str, Any] = {
     "i1": ctypes.c_bool,
@@ -577,6 +578,7 @@ class Kernel:
             )
         if code == abi.ERROR_ASSERTION:
             message = ctypes.string_at(first).decode("utf-8", "replace") if first else ""
+            message = render_assert(message, [second, third])
             raise TaichiAssertionError(
                 message or f"assertion failed in kernel '{self.name}'"
             )

@@ -280,3 +280,51 @@ def test_ndarray_parameter_of_a_func_checks_its_element_type():
 def test_datatype_to_string():
     for t in (ti.u8, ti.i16, ti.i32, ti.u64, ti.f16, ti.f32, ti.f64):
         assert t.to_string() == str(t)
+
+
+def test_assert_message_formatted_with_run_time_values(arch):
+    """`assert c, "..." % (...)`, an f-string or str.format: the message shows the
+    values at the failing iteration, as Taichi's does, on each arch."""
+    ti.init(arch=arch, debug=True)
+    x = ti.field(ti.i32, 16)
+    x[10] = 42
+
+    @ti.kernel
+    def percent():
+        for i in x:
+            assert x[i] == 0, "x[%d] expect=%d got=%d" % (i, 0, x[i])
+
+    @ti.kernel
+    def fstring():
+        for i in x:
+            assert x[i] == 0, f"x[{i}] expect={0} got={x[i]}"
+
+    @ti.kernel
+    def floats(y: ti.f64):
+        assert y < 0, "y = {:.3f}, half {}".format(y, y / 2)
+
+    @ti.kernel
+    def plain():
+        assert x[10] == 0, "x[10] is set"
+
+    for k in (percent, fstring):
+        with pytest.raises(AssertionError, match=re.escape("x[10] expect=0 got=42")):
+            k()
+    with pytest.raises(AssertionError, match=re.escape("y = 0.250, half 0.125000")):
+        floats(0.25)
+    with pytest.raises(AssertionError, match="^x\\[10\\] is set$"):
+        plain()
+    x[10] = 0
+    percent()
+    fstring()
+
+
+def _k_assert_three_values():
+    i = 1
+    assert i == 0, f"{i} {i + 1} {i + 2}"
+
+
+def test_assert_message_with_more_values_than_the_record_holds():
+    k = ti.kernel(_k_assert_three_values)
+    with pytest.raises(ti.TaichiSyntaxError, match="formats at most 2 run-time values, got 3"):
+        k()

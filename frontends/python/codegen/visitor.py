@@ -55,7 +55,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ..lang import dtypes, ops
-from . import calls, expressions, loops, random, sparse, structs, vectors
+from . import calls, expressions, loops, printing, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type
 from ..lang.field import Field
@@ -1049,16 +1049,15 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.condition(node.test)
-        if node.msg is None:
-            message = f"Assertion failed: {ast.unparse(node.test)}"
-        elif isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
-            message = node.msg.value
-        else:
-            message = ast.unparse(node.msg)
         if cond is True:
             return
+        values: list[SSAValue] = []
+        if node.msg is None:
+            message = f"Assertion failed: {ast.unparse(node.test)}"
+        else:  # a string, or one formatted with values (%, f-string, str.format)
+            message, values = printing.assert_message(self, node.msg)
         c = cond if isinstance(cond, Value) else self.em.const(False, dtypes.u1)
-        self.em.emit(taichi.AssertOp(c.ssa, message))
+        self.em.emit(taichi.AssertOp(c.ssa, message, values=values))
 
     # -- helpers ---------------------------------------------------------------------
 
