@@ -167,6 +167,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Matrix": (f"{_FRONTEND}.matrix", "Matrix"),
     "Vector": (f"{_FRONTEND}.matrix", "Vector"),
     "Texture": (f"{_FRONTEND}.texture", "Texture"),
+    "DeviceCapability": (f"{_FRONTEND}.aot", "DeviceCapability"),
     "Format": (f"{_FRONTEND}.texture", "Format"),
     "Struct": (f"{_FRONTEND}.struct", "Struct"),
     "dataclass": (f"{_FRONTEND}.struct", "dataclass"),
@@ -180,6 +181,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "hex_to_rgb": (f"{_GUI}.gui2d", "hex_to_rgb"),
     "ui": (f"{_GUI}.ui", None),
     "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
+    "profiler": ("taichi_xdsl.frontends.python.lang.profiler", None),
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -210,6 +212,7 @@ __all__ = [
     "CRITICAL",
     "set_logging_level",
     "is_logging_effective",
+    "DeviceCapability",
     "Field",
     "FieldsBuilder",
     "GUI",
@@ -326,6 +329,7 @@ __all__ = [
     "VectorNdarray",
     "MatrixNdarray",
     "tools",
+    "profiler",
     "types",
     "u1",
     "u8",
@@ -364,6 +368,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
     from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python.lang import types
     from taichi_xdsl.frontends.python.lang import tools
+    from taichi_xdsl.frontends.python.lang import profiler
     from taichi_xdsl.frontends.python.lang.gui import ui
     from taichi_xdsl.frontends.python.lang.gui.gui2d import GUI
     from taichi_xdsl.frontends.python.lang.dtypes import (

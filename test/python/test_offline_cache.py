@@ -339,3 +339,39 @@ def test_program_writes_its_kernels_when_it_ends(tmp_path: Path, arch: Any) -> N
     assert backend.cache_hits == 2
     ti.reset()
     assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_gradient_kernels_are_cached_like_any_kernel(tmp_path: Path, arch: Any) -> None:
+    """A kernel's adjoint (ti.ad.Tape) is an entry of its own: a second program hits
+    both the forward and the gradient kernel, gets the same gradients, and writes no
+    new file (Taichi's test_multiple_ib_with_offline_cache also counts its field
+    accessor and gradient-clearing kernels, which taichi-xdsl does not compile)."""
+
+    def run() -> Any:
+        ti.init(arch=arch, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        from taichi_xdsl.frontends.python.lang import program
+
+        x = ti.field(ti.f32, (), needs_grad=True)
+        y = ti.field(ti.f32, (), needs_grad=True)
+
+        @ti.kernel
+        def compute_y():
+            for j in range(2):
+                for i in range(3):
+                    y[None] += x[None] * x[None]
+
+        x[None] = 1.5
+        with ti.ad.Tape(y):
+            compute_y()
+        assert y[None] == 6 * 1.5 * 1.5
+        assert x.grad[None] == 6 * 2 * 1.5
+        return program.get_program().backend
+
+    run()
+    backend = run()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 3 and names[-1] == INDEX_NAME  # forward, adjoint, the index
+    assert backend.cache_hits == 2
+    run()
+    ti.reset()
+    assert sorted(p.name for p in tmp_path.iterdir()) == names

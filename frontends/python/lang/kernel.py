@@ -29,6 +29,7 @@ from taichi_xdsl.utils.errors import (
 
 from . import dtypes
 from . import program as _program
+from . import profiler
 from . import types as _types
 from .dtypes import DataType
 from .enums import AutodiffMode
@@ -175,6 +176,13 @@ def _aggregate_flattener(name: str, ann: Any) -> Callable[[Any], tuple[Any, ...]
         return tuple(out)
 
     return flatten
+
+
+def _is_texture_value(value: Any) -> bool:
+    """A ti.Texture, or the unbound texture a graph or AOT module compiles with."""
+    from .texture import TextureSlot
+
+    return hasattr(value, "vulkan_image") or isinstance(value, TextureSlot)
 
 
 def _is_texture(ann: Any) -> bool:
@@ -539,11 +547,15 @@ class Kernel:
                     f"kernel '{self.__name__}': argument '{p.name}' has no gradient; the "
                     "kernel expects needs_grad=True (ti.ndarray(..., needs_grad=True))"
                 )
-            if p.kind == "texture" and not hasattr(a, "vulkan_image"):
+            if p.kind == "texture" and not _is_texture_value(a):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.Texture, "
                     f"got {type(a).__name__}"
                 )
+            if p.kind == "texture":
+                from .texture import check_texture_argument
+
+                check_texture_argument(p.name, p.annotation, a)
             if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a number "
@@ -721,6 +733,7 @@ class Kernel:
             if source_key is not None:
                 options["source_key"] = source_key
             compiled = backend.compile(module, symbol, **options)
+            profiler.record_compile(symbol, getattr(backend, "pass_times", []))
         prog.materialize()
         prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
@@ -729,6 +742,8 @@ class Kernel:
             from .pools import checked_launcher
 
             run = checked_launcher(prog, run)  # an exhausted sparse pool raises
+        if prog.config.kernel_profiler:
+            run = profiler.timed_launcher(prog, self.__name__, run)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
 
