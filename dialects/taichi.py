@@ -1126,7 +1126,7 @@ class AssertOp(IRDLOperation):
 
     Example: `taichi.assert %ok, "x must be positive"`,
     `taichi.assert %fits, "adstack overflow" always`,
-    `taichi.assert %ok, "x[{}] = {:.2f}" %i, %x : i32, f32`
+    `taichi.assert %ok, "x[{}] = {:.2f}"(%i, %x : i32, f32)`
     """
 
     name = "taichi.assert"
@@ -1135,7 +1135,7 @@ class AssertOp(IRDLOperation):
     message = prop_def(StringAttr)
     always = opt_prop_def(UnitAttr)
     assembly_format = (
-        "$cond `,` $message ($values^ `:` type($values))? (`always` $always^)? attr-dict"
+        "$cond `,` $message (`(` $values^ `:` type($values) `)`)? (`always` $always^)? attr-dict"
     )
 
     def __init__(

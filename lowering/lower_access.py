@@ -646,7 +646,7 @@ class AssertLowering(_Pattern):
         ~> %bad = arith.xori %ok, %true
            taichi.if %bad { <error record 2, ptrtoint @k.assert0, 0, 0> }
 
-        taichi.assert %ok, "x = {:.2f}" %x : f32
+        taichi.assert %ok, "x = {:.2f}"(%x : f32)
         ~> %bits = arith.bitcast %x : f32 to i32
            %w = arith.extui %bits : i32 to i64
            taichi.if %bad { <error record 2, ptrtoint @k.assert0, %w, 0> }

@@ -83,6 +83,6 @@ offload.kernel @formatted : (i32) -> () {
     %v = spirv.Constant 2.5 : f32
     %z = spirv.Constant 0.0 : f32
     %ok = spirv.FOrdLessThan %v, %z : f32
-    taichi.assert %ok, "x[{}] = {:.2f}" %i, %v : i32, f32
+    taichi.assert %ok, "x[{}] = {:.2f}" (%i, %v : i32, f32)
   }
 }

@@ -314,6 +314,6 @@ offload.kernel @assert_values : () -> () {
     %v = arith.constant 2.5 : f32
     %zero = arith.constant 0.0 : f32
     %ok = arith.cmpf olt, %v, %zero : f32
-    taichi.assert %ok, "x[{}] = {:.2f}" %i, %v : i32, f32
+    taichi.assert %ok, "x[{}] = {:.2f}" (%i, %v : i32, f32)
   }
 }
