@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from taichi_xdsl.dialects.symbols import lookup_symbol
-from taichi_xdsl.utils.print_format import INT_CONVERSIONS, PRINT_HOLE
+from taichi_xdsl.utils.print_format import ASSERT_VALUES, INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -1273,21 +1273,55 @@ class AssertOp(IRDLOperation):
     `always` assert is checked in every mode (a run-time error the compiler itself
     guards against, such as an adstack overflow).
 
+    A message with `values` is a format with one hole per value, as taichi.print's
+    (`{}` or `{:SPEC}`), rendered by the host when the assert fails; the values are
+    i32 or f32, at most ASSERT_VALUES of them (the error record's free words).
+
     Example: `taichi.assert %ok, "x must be positive"`,
-    `taichi.assert %fits, "adstack overflow" always`
+    `taichi.assert %fits, "adstack overflow" always`,
+    `taichi.assert %ok, "x[{}] = {:.2f}"(%i, %x : i32, f32)`
     """
 
     name = "taichi.assert"
     cond = operand_def(IntegerType(1))
+    values = var_operand_def(Scalar)
     message = prop_def(StringAttr)
     always = opt_prop_def(UnitAttr)
-    assembly_format = "$cond `,` $message (`always` $always^)? attr-dict"
+    assembly_format = (
+        "$cond `,` $message (`(` $values^ `:` type($values) `)`)? (`always` $always^)? attr-dict"
+    )
 
-    def __init__(self, cond: SSAValue | Operation, message: str, always: bool = False):
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        message: str,
+        always: bool = False,
+        values: Sequence[SSAValue | Operation] = (),
+    ):
         properties: dict[str, Attribute] = {"message": StringAttr(message)}
         if always:
             properties["always"] = UnitAttr()
-        super().__init__(operands=[cond], properties=properties)
+        super().__init__(operands=[cond, values], properties=properties)
+
+    def verify_(self) -> None:
+        if not self.values:
+            return
+        if len(self.values) > ASSERT_VALUES:
+            raise VerifyException(
+                f"'{self.name}' formats at most {ASSERT_VALUES} values, got {len(self.values)}"
+            )
+        holes = PRINT_HOLE.findall(self.message.data)
+        if len(holes) != len(self.values):
+            raise VerifyException(
+                f"'{self.name}' message has {len(holes)} '{{}}' for {len(self.values)} values"
+            )
+        for (_, conversion), value in zip(holes, self.values):
+            if value.type not in (i32, f32):
+                raise VerifyException(f"'{self.name}' formats i32 and f32 values, got {value.type}")
+            if conversion and isinstance(value.type, IntegerType) != (conversion in INT_CONVERSIONS):
+                raise VerifyException(
+                    f"'{self.name}' conversion '{conversion}' does not fit a {value.type}"
+                )
 
 # ---------------------------------------------------------------------------------------
 # Subgroups and workgroups (ti.simt)

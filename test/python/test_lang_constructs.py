@@ -663,3 +663,74 @@ def test_floor_and_ceil_of_a_constant_with_a_dtype():
         return s * 10 + ti.math.floor(W / H, dtype=ti.i32)
 
     assert k() == 102
+
+
+def test_dict_keyed_by_kernel_values():
+    """A scalar kernel value is a dict key of its own (each evaluation one key), as a
+    Taichi expression is; several `if`s of a comprehension all filter."""
+    x = ti.field(ti.i32, 8)
+    for i in range(8):
+        x[i] = i * 2
+
+    @ti.kernel
+    def k() -> ti.i32:
+        a = {x[j]: x[j] + j for j in range(8) if j > 2 if j < 5}
+        b = {x[1]: 1, x[1]: 2}  # two evaluations, two keys
+        return sum(a.values()) * 10 + len(b)
+
+    assert k() == ((3 * 2 + 3) + (4 * 2 + 4)) * 10 + 2
+
+
+def test_break_in_loop_under_folded_if():
+    """A loop under a non-static `if` is not one of the kernel's outermost loops (it
+    runs serially and may break), even when the condition folds; under
+    `if ti.static(...)` it stays outermost."""
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.i32:
+        a = 0
+        if True:
+            for i in range(1000):
+                if i == n:
+                    break
+                a += 1
+        return a
+
+    assert k(100) == 100
+    assert k(5) == 5
+
+    @ti.kernel
+    def static_branch() -> ti.i32:
+        a = 0
+        if ti.static(True):
+            for i in range(10):
+                if i == 3:
+                    break
+                a += 1
+        return a
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Cannot break in the outermost loop"):
+        static_branch()
+
+
+def test_lang_ops_binary_names_and_impl_casts():
+    """`ti.lang.ops.add(a, b)` is `a + b` (vectors included); `ti.lang.impl.ti_float(x)`
+    is `float(x)`, in a kernel and in Python scope."""
+    offsets = [ti.Vector([1, 2]), ti.Vector([2, 3])]
+    out = ti.Vector.field(2, ti.i32, 3)
+    f = ti.field(ti.f32, 2)
+
+    @ti.kernel
+    def k(x: ti.i32, y: ti.i32):
+        vec = ti.Vector([4, 5])
+        out[0] = ti.lang.ops.add(vec, ti.static(offsets)[1])
+        out[1] = ti.lang.ops.bit_shl(vec, 1) - ti.lang.ops.mod(vec, 3)
+        out[2][0] = ti.lang.ops.floordiv(x, y)
+        out[2][1] = ti.lang.ops.bit_xor(x, y)
+        f[0] = ti.lang.impl.ti_float(x) / y
+        f[1] = ti.lang.ops.truediv(x, y)
+
+    k(37, 3)
+    assert out.to_numpy().tolist() == [[6, 8], [7, 8], [12, 37 ^ 3]]
+    assert f.to_numpy() == pytest.approx([37 / 3, 37 / 3])
+    assert ti.lang.ops.add(1, 2) == 3 and ti.lang.impl.ti_float(3) == 3.0

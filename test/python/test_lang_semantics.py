@@ -322,8 +322,20 @@ def test_field_and_ndarray_argument_errors_as_taichi():
     with pytest.raises(ti.TaichiRuntimeError, match="not a valid shape for ndarray"):
         ti.ndarray(ti.i32, shape=(1, 0))
     x = ti.ndarray(ti.f32, shape=(4, 4))
-    with pytest.raises(ti.TaichiIndexError, match="indexed with 1d indices"):
+    with pytest.raises(ti.TaichiIndexError, match="2d ndarray indexed with 1d indices"):
         x[0]
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        a[0]
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        a[0, 0, 0] = 1
+    for bad in (0, (2, 0)):
+        with pytest.raises(ti.TaichiRuntimeError, match="dimension of a Taichi field should be positive"):
+            ti.field(ti.f32, shape=bad)
+    with pytest.raises(ti.TaichiRuntimeError, match="should be positive, got 0 in dimension 0"):
+        ti.root.dense(ti.i, 0)
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Taichi scope"):
+        for _ in a:
+            pass
     assert a[np.int64(1), np.int32(2)] == 5
 
 

@@ -212,9 +212,11 @@ def test_isnan_isinf_reflect_normalize(arch):
     assert k(0.0).to_numpy().tolist() == [1, 1, 0, 0, 1, 1]
 
 
-def test_vector_returned_from_func_branches():
-    @ti.func
-    def pick(c, a, b):
+def test_vector_returned_from_real_func_branches():
+    vec2 = ti.types.vector(2, ti.f32)
+
+    @ti.real_func
+    def pick(c: ti.i32, a: vec2, b: vec2) -> vec2:
         if c > 0:
             return a
         else:

@@ -30,7 +30,7 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from . import printing, simt, sparse, structs
 from .emitter import Value, ir_type
-from .expressions import check_divisor
+from .expressions import check_divisor, integral_operand
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
@@ -39,9 +39,11 @@ from .values import (
     PY_BINOPS,
     Container,
     FieldHandle,
+    NdarrayHandle,
     FunctionContext,
     Place,
     assigned_names,
+    contains_return,
     stored_into,
     describe,
     is_python,
@@ -510,7 +512,8 @@ def intrinsic_ir(
         return fold_minmax(cg, name, args, node)
     if name in ("logical_not", "bit_not"):  # `not x` (1 or 0, of x's type) and `~x`
         expect_args(cg, node, args, 1)
-        x = em.value(scalar(cg, args[0], node))
+        op = "logic_not" if name == "logical_not" else "bit_not"
+        x = integral_operand(cg, op, em.value(scalar(cg, args[0], node)), node)
         return em.logical_not(x) if name == "logical_not" else em.invert(x)
     if name == "bit_shr":  # a logical shift right, signed values too
         expect_args(cg, node, args, 2)
@@ -744,6 +747,12 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
+    if ret_ann is not None and not any(contains_return(s) for s in src.tree.body):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "Function has a return type but does not have a return statement",
+        )
     vec_ret = struct_ret = tuple_ret = None
     if isinstance(ret_ann, tuple | list) or getattr(ret_ann, "__origin__", None) is tuple:
         # `-> (ti.f32, S)` / `tuple[...]` / `typing.Tuple[...]`: each item its own type
@@ -926,6 +935,8 @@ def _bind_param(
                 node,
                 f"parameter '{name}' expects an ndarray or a field",
             )
+        if isinstance(ann, NdarrayType) and isinstance(value, NdarrayHandle):
+            _check_ndarray_param(cg, name, ann, value, node)
         return value
     if ann is not None and ann is not inspect.Parameter.empty:
         dt = cg.cook_dtype(ann, node)
@@ -934,6 +945,39 @@ def _bind_param(
     if is_scalar(value) and name in assigned:
         return cg.new_local(name, value)
     return value
+
+def _check_ndarray_param(
+    cg: KernelCodegen, name: str, ann: NdarrayType, value: NdarrayHandle, node: ast.AST
+) -> None:
+    """An ndarray passed to a ti.func parameter `ti.types.ndarray(dtype, ndim)` has
+    that element type and ndim (what the annotation leaves out, any)."""
+    given = (
+        f"[Tensor {value.element_shape} {value.dtype}]".replace(",)", ")")
+        if value.element_shape
+        else str(value.dtype)
+    )
+    if ann.dtype is not None:
+        if isinstance(ann.dtype, MatrixType):
+            want_shape, want_dt = tuple(ann.dtype.shape), cg.cook_dtype(ann.dtype.dtype, node)
+        else:
+            want_shape, want_dt = (), cg.cook_dtype(ann.dtype, node)
+        if want_shape != tuple(value.element_shape) or want_dt is not value.dtype:
+            want = (
+                f"[Tensor {want_shape} {want_dt}]".replace(",)", ")") if want_shape else str(want_dt)
+            )
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"Invalid value for argument {name} - required element type: {want}, "
+                f"but {given} is provided",
+            )
+    if ann.ndim is not None and ann.ndim != value.ndim:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"Invalid value for argument {name} - required ndim={ann.ndim}, but a "
+            f"{value.ndim}d ndarray is provided",
+        )
 
 def func_return(cg: KernelCodegen, value: Any, node: ast.Return, at_top: bool) -> None:
     """A `return` in a ti.func: the value itself at top level, else through a slot."""

@@ -290,6 +290,7 @@ def loop_bound(cg: KernelCodegen, value: Any, node: ast.AST) -> Value:
 def range_for(
     cg: KernelCodegen, node: ast.For, lo: Any, hi: Any, serialize: bool
 ) -> None:
+    serialize = serialize or cg.in_folded_branch()
     lo_v, hi_v = loop_bound(cg, lo, node.iter), loop_bound(cg, hi, node.iter)
     block = Block(arg_types=[ir_i32])
     info = LoopInfo("range", cg.at_top() and not serialize, block)
@@ -303,6 +304,7 @@ def ndrange_for(
     cg: KernelCodegen, node: ast.For, bounds: list[tuple[Any, Any]], serialize: bool
 ) -> None:
     """`ti.ndrange` flattened into one range_for; indices recovered by div/rem."""
+    serialize = serialize or cg.in_folded_branch()
     if len(bounds) == 1 and not isinstance(node.target, ast.Tuple):
         range_for(cg, node, bounds[0][0], bounds[0][1], serialize)
         return

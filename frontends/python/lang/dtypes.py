@@ -54,6 +54,10 @@ class DataType:
     def __repr__(self) -> str:
         return self.name
 
+    def to_string(self) -> str:
+        """The type's name (`ti.f32.to_string() == "f32"`), as Taichi's."""
+        return self.name
+
     def __call__(self, value: Any) -> Any:
         if isinstance(value, np.generic):
             value = value.item()

@@ -17,6 +17,7 @@ from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
+    TaichiIndexAssertionError,
     TaichiIndexError,
     TaichiRuntimeError,
 )
@@ -47,20 +48,14 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
     if what != "ndarray":
-        for dim, s in enumerate(shape):
-            if s <= 0:  # Taichi's check and message
-                raise TaichiRuntimeError(
-                    f"Every dimension of a Taichi field should be positive, got {s} in "
-                    f"dimension {dim}."
-                )
-    low = 1 if what == "ndarray" else 0
-    if any(not low <= s < 2**31 for s in shape):
+        check_field_extents(shape)
+    if any(not 1 <= s < 2**31 for s in shape):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     return shape
 
 
 def _python_index(
-    key: Any, ndim: int, index_offset: tuple[int, ...] = (), field: bool = False
+    key: Any, ndim: int, index_offset: tuple[int, ...] = (), what: str = "field"
 ) -> tuple[int, ...]:
     """
     `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
@@ -79,15 +74,11 @@ def _python_index(
                 f"Detected illegal element of type: {type(k)}. Please be aware that "
                 "slicing a ti.field is not supported so far."
             )
-    if len(key) != ndim and field:  # Taichi's assertion on fields
-        raise AssertionError(
-            f"Slicing is not supported on ti.field: a {ndim}d field indexed with "
-            f"{len(key)}d indices: {key!r}"
-        )
-    if len(key) != ndim:
-        raise TaichiIndexError(
-            f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
-        )
+    if len(key) != ndim:  # Taichi's errors: an assertion for a field, an IndexError
+        message = f"{ndim}d {what} indexed with {len(key)}d indices: {key!r}"
+        if what == "field":
+            raise TaichiIndexAssertionError(f"Slicing is not supported on ti.field: {message}")
+        raise TaichiIndexError(message)
     index = tuple(int(k) for k in key)
     if index_offset:
         index = tuple(k - o for k, o in zip(index, index_offset))
@@ -158,7 +149,8 @@ class _ArrayLike:
     """The index of the first element along each axis (ti.field's `offset=`)."""
 
     def _key(self, key: Any) -> tuple[int, ...]:
-        index = _python_index(key, len(self.shape), self.index_offset, isinstance(self, Field))
+        what = "field" if isinstance(self, Field) else "ndarray"
+        index = _python_index(key, len(self.shape), self.index_offset, what)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
                 # ti.init(debug=True) checks bounds as Taichi does, with an assertion
@@ -362,6 +354,10 @@ class Field(_ArrayLike):
 
         assert self.space is not None
         return storage_index(self.space, self.pool_owner, list(index), activate)
+
+    def __iter__(self) -> Any:
+        """`for i in x` is a struct-for: kernels only (Python scope: use x.to_numpy())."""
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
 
     def __getitem__(self, key: Any) -> Any:
         if self.pool_owner is None:
@@ -648,7 +644,7 @@ class MatrixMember:
         self.indices = indices
 
 
-from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
+from .snode import SNode, check_field_extents  # noqa: E402  (the layout tree)
 
 
 def _place_companions(kind: str) -> None:

@@ -739,7 +739,12 @@ class Kernel:
         symbol = symbol or prog.unique_symbol(self.__name__)
         cg = KernelCodegen(prog, symbol)
         kernel_op = cg.build_kernel(
-            self._source, self.fn.__globals__, closure_vars(self.fn), specs, self._returns
+            self._source,
+            self.fn.__globals__,
+            closure_vars(self.fn),
+            specs,
+            self._returns,
+            self._ret_layout,
         )
         module = build_module(prog, kernel_op)
         if _build_hook is not None:  # ti-opt --from-python

@@ -20,7 +20,7 @@ import inspect
 from functools import partial
 from typing import Any
 
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError
 
 from .matrix import Aggregate
 
@@ -235,6 +235,8 @@ def dataclass(cls: type) -> StructType:
     from .kernel import Func
 
     annotations = dict(getattr(cls, "__annotations__", {}))
+    if any(name in vars(cls) for name in annotations):  # `b: float = 3.14`
+        raise TaichiSyntaxError("Default value in @dataclass is not supported.")
     methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
     py_methods = {
         k: v
