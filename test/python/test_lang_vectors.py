@@ -189,6 +189,29 @@ def test_ti_math():
     )
 
 
+def test_unsigned_math_vectors_follow_default_ip(arch):
+    # ti.math.uvec* hold the unsigned type of default_ip, as Taichi's default_up: with
+    # default_ip=i64 a u64 stored into a uvec2 keeps all its bits (a u32 element made
+    # 2**63 - 1 read back as 2**32 - 1).
+    ti.init(arch=arch, default_ip=ti.i64, default_fp=ti.f64)
+    assert ti.math.uvec2.field(shape=1).dtype is ti.u64
+
+    @ti.dataclass
+    class Ray:
+        pos: ti.math.vec3
+        id: ti.math.uvec2
+
+    @ti.kernel
+    def k(n: ti.u64) -> ti.types.vector(2, ti.u64):
+        ray = Ray(ti.math.vec3(0.5), id=ti.math.uvec2(n))
+        return ti.Vector([ray.id.x, ray.id.y + 1])
+
+    assert k(2**63 - 1).to_numpy().tolist() == [2**63 - 1, 2**63]
+
+    ti.init(arch=arch)
+    assert ti.math.uvec2.field(shape=1).dtype is ti.u32
+
+
 def test_isnan_isinf_reflect_normalize(arch):
     ti.init(arch=arch, fast_math=False)  # fast math assumes no NaN/inf (as Taichi)
 

@@ -798,11 +798,15 @@ class Kernel:
                     return entry[2]._value({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
-                    return Matrix(np.array(part).reshape(entry))
-                return next(it)
+                    # the element type, not NumPy's guess (2**63 in a u64 is no float)
+                    values = np.array([v for v, _ in part], dtype=part[0][1].np_dtype)
+                    return Matrix(values.reshape(entry))
+                return next(it)[0]
+
+            returns = self._returns
 
             def launch(root: Any, args: Any) -> Any:
-                it = iter(flat_launch(root, args))
+                it = iter(zip(flat_launch(root, args), returns))
                 return tuple(regroup(entry, it) for entry in layout)
 
             nret = len(layout)
