@@ -228,6 +228,40 @@ def test_field_and_place_snode_names(arch):
     assert (b.snode._name, c.snode._name, c.snode.parent()._name) == ("b", "c", "")
 
 
+def test_components_placed_one_by_one_with_get_scalar_field():
+    # Each component placed on its own (Taichi's get_scalar_field): the field takes
+    # their common shape and indexing by a run-time component reads what was written.
+    temp = ti.field(ti.f32)
+    v = ti.Vector.field(2, ti.i32)
+    ti.root.dense(ti.i, 8).place(v.get_scalar_field(0), temp)
+    ti.root.dense(ti.i, 2).dense(ti.i, 4).place(v.get_scalar_field(1))
+
+    @ti.kernel
+    def write():
+        for i in range(8):
+            for j in range(2):
+                v[i][j] = i * 10 + j
+
+    write()
+    assert v.shape == (8,)
+    assert v.to_numpy().tolist() == [[i * 10, i * 10 + 1] for i in range(8)]
+    with pytest.raises(ti.TaichiError, match="no such component"):
+        ti.Vector.field(2, ti.i32).get_scalar_field(2)
+
+
+def test_components_of_different_shapes_are_an_error_before_a_kernel():
+    m = ti.Matrix.field(2, 2, ti.i32)
+    for (i, j), n in (((0, 0), 10), ((0, 1), 11), ((1, 0), 10), ((1, 1), 11)):
+        ti.root.dense(ti.i, n).place(m.get_scalar_field(i, j))
+
+    @ti.kernel
+    def nothing():
+        pass
+
+    with pytest.raises(RuntimeError, match="Members of the following field have different shapes"):
+        nothing()
+
+
 def test_python_scope_int_store_keeps_the_low_bits():
     # as Taichi: -128 into a u8 is 128, 200 into an i8 is -56, -1 into a u32 is 2**32 - 1
     a = ti.field(ti.i8, shape=2)

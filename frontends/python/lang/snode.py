@@ -206,7 +206,13 @@ class SNode:
 
         for f in fields:
             expand(f)
-        from .field import Field
+        from .field import Field, ScalarComponent
+
+        for component in [f for f in expanded if isinstance(f, ScalarComponent)]:
+            component.place_at(self, offset)
+        expanded = [f for f in expanded if not isinstance(f, ScalarComponent)]
+        if not expanded:
+            return self
         from .pools import local_extents, nearest_pool
 
         owner = nearest_pool(self)
