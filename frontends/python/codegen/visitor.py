@@ -57,7 +57,7 @@ from xdsl.utils.exceptions import VerifyException
 from ..lang import dtypes, ops
 from . import calls, expressions, loops, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
-from .emitter import Emitter, Value, ir_type, memref_type
+from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -1055,6 +1055,13 @@ class KernelCodegen(ast.NodeVisitor):
                 TaichiTypeError,
                 node,
                 f"{op_cls.name} needs an integer place, got {place.dtype}",
+            )
+        if place.dtype is dtypes.u1 and stored_as_byte(place.ptr):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                "an atomic update (+=, ti.atomic_*) of a u1 (bool) field or ndarray "
+                "element is not supported; assign it (x[i] = x[i] or v)",
             )
         v = self.em.value(value, place.dtype)
         op = op_cls(place.ptr, v.ssa)

@@ -27,13 +27,8 @@ from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
-    """The element type of a field or ndarray (u1 is a value type only)."""
-    dt = cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
-    if dt.bits == 1:
-        raise TaichiError(
-            "ti.u1 (bool) cannot be a field or ndarray element type; use ti.u8"
-        )
-    return dt
+    """The element type of a field or ndarray (a u1 is stored as a byte, 0 or 1)."""
+    return cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
 
 
 def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, ...]:
@@ -134,6 +129,13 @@ def _wrapped_int(value: int, dtype: np.dtype) -> int:
         v -= 1 << bits
     return v
 
+def python_scalar(element: np.generic) -> Any:
+    """An element read in Python scope: a Python number; a u1 (bool) reads as 0 or 1,
+    as in Taichi."""
+    value = element.item()
+    return int(value) if isinstance(value, bool) else value
+
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -166,7 +168,7 @@ class _ArrayLike:
             from .matrix import Matrix
 
             return Matrix._view(self._array()[index])
-        return self._array()[index].item()
+        return python_scalar(self._array()[index])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
@@ -344,7 +346,7 @@ class Field(_ArrayLike):
             from .matrix import Matrix
 
             return Matrix._view(self._array()[at].copy())
-        return self._array()[at].item()
+        return python_scalar(self._array()[at])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         index = self._key(key)

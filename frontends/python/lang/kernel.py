@@ -575,7 +575,8 @@ class Kernel:
                 "np.ascontiguousarray(arr) before passing it into taichi kernel. "
                 f"(kernel '{self.__name__}', argument '{p.name}')"
             )
-        dt = dtypes.from_numpy_dtype(arr.dtype)
+        # a u1 ndarray holds NumPy bools, which no other Taichi type has
+        dt = a.dtype if isinstance(a, Ndarray) else dtypes.from_numpy_dtype(arr.dtype)
         if dt is None:
             raise TaichiTypeError(
                 f"kernel '{self.__name__}': argument '{p.name}' has "
