@@ -212,6 +212,42 @@ def test_unsigned_math_vectors_follow_default_ip(arch):
     assert ti.math.uvec2.field(shape=1).dtype is ti.u32
 
 
+def test_sizeless_vector_and_matrix_ndarray_annotations():
+    # ti.types.vector() / ti.types.matrix(): any size and dtype, one instance for each;
+    # an element of the other rank is Taichi's ValueError.
+    runtime = ti.lang.impl.get_runtime()
+
+    @ti.kernel
+    def bump(x: ti.types.ndarray(dtype=ti.types.vector())):
+        for I in ti.grouped(x):
+            x[I] = x[I] + x[I].x + 1
+
+    @ti.kernel
+    def fill(x: ti.types.ndarray(dtype=ti.types.matrix(), ndim=1)):
+        for I in ti.grouped(x):
+            x[I] = 2
+
+    v3 = ti.ndarray(ti.math.vec3, 2)
+    v3.from_numpy(np.array([[1, 2, 3], [4, 5, 6]], np.float32))
+    iv2 = ti.ndarray(ti.types.vector(2, ti.i32), 2)
+    m2 = ti.ndarray(ti.math.mat2, 2)
+    compiled = runtime.get_num_compiled_functions()
+    bump(v3)
+    bump(iv2)
+    fill(m2)
+    assert runtime.get_num_compiled_functions() == compiled + 3
+    assert v3.to_numpy().tolist() == [[3, 4, 5], [9, 10, 11]]
+    assert iv2.to_numpy().tolist() == [[1, 1], [1, 1]]
+    assert (m2.to_numpy() == 2).all()
+    a = np.ones((2, 4), np.float32)
+    bump(a)  # a NumPy array: the last axis is the vector
+    assert (a == 3).all()
+    with pytest.raises(ValueError, match="Invalid value for argument x"):
+        bump(m2)
+    with pytest.raises(ValueError, match="Invalid value for argument x"):
+        fill(v3)
+
+
 def test_isnan_isinf_reflect_normalize(arch):
     ti.init(arch=arch, fast_math=False)  # fast math assumes no NaN/inf (as Taichi)
 
