@@ -647,3 +647,44 @@ def test_grouped_ndrange_of_no_dimensions_runs_once():
 
     with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
         plain()
+
+
+def test_list_elements_assigned_in_a_branch_are_variables():
+    # As in Taichi, each element of a list built in a kernel is a variable: a swap in a
+    # run-time branch swaps only where the branch runs, and the field read is a copy.
+    F = ti.Vector.field(4, ti.i32, shape=3)
+    out = ti.field(ti.i32, shape=9)
+
+    @ti.kernel
+    def swap_middle(flip: ti.i32):
+        for c in F:
+            F[c] = ti.Vector([c, c + 1, c + 2, c + 3])
+        for c in F:
+            verts = [F[c][j] for j in range(3)]
+            pair = [c * 0, c * 0 + 1.5]
+            if c == flip:
+                tmp = verts[1]
+                verts[1] = verts[2]
+                verts[2] = tmp
+                pair[1] += 1
+            for j in ti.static(range(3)):
+                out[c * 3 + j] = verts[j] + ti.cast(pair[1] * 2, ti.i32) * 100
+
+    swap_middle(1)
+    assert out.to_numpy().tolist() == [300, 301, 302, 501, 503, 502, 302, 303, 304]
+    assert F.to_numpy()[1].tolist() == [1, 2, 3, 4]
+
+
+def test_static_print_prints_at_compile_time(capsys):
+    x = ti.field(ti.f32, shape=2)
+
+    @ti.kernel
+    def k():
+        for i in range(2):
+            x[i] = abs(-i)
+            ti.static_print(x[i], 3, "a")
+
+    k()
+    k()  # compiled once: printed once
+    assert capsys.readouterr().out == "<ti.Expr> 3 a\n"
+    assert x.to_numpy().tolist() == [0, 1]

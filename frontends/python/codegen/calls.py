@@ -410,6 +410,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             node,
             f"ti.{name}() works only as the iterable of a for loop",
         )
+    if name == "static_print":  # at compile time; a run-time value prints as Taichi's
+        print(*(x if is_python(x) else "<ti.Expr>" for x in args), **kwargs)
+        return None
     return intrinsic_ir(cg, name, args, kwargs, node)
 
 def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:

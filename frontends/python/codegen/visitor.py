@@ -58,6 +58,7 @@ from ..lang import dtypes, ops
 from . import calls, expressions, loops, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
+from .lists import KernelList
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -577,6 +578,8 @@ class KernelCodegen(ast.NodeVisitor):
             )
         if isinstance(node, ast.Subscript):
             base = self._place_or_value(node.value)
+            if isinstance(base, KernelList):  # `verts[1] = x`: the element's variable
+                return base.variable(self.eval(node.slice), node)
             if isinstance(base, Container):
                 return self.element(base, self.eval(node.slice), node, write=True)
             if isinstance(base, VecPlace):

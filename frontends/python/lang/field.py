@@ -228,16 +228,23 @@ class _ArrayLike:
 
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
+        self._array()[...] = self._conform(arr)
+
+    def _conform(self, arr: Any) -> np.ndarray:
+        """`arr` as an array of this field's or ndarray's shape; a vector's elements may
+        also come as columns (n, 1) (`to_numpy(keep_dims=True)`) or rows (1, n), as
+        Taichi takes them."""
         arr = np.asarray(arr)
-        full = self.shape + tuple(getattr(self, "element_shape", ()))
+        full = self.shape + self.element_shape
         if arr.shape != full and len(self.element_shape) == 1:
-            if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
+            n = self.element_shape[0]
+            if arr.shape in (self.shape + (n, 1), self.shape + (1, n)):
                 arr = arr.reshape(full)
         if arr.shape != full:
             raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
-        self._array()[...] = arr
+        return arr
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
@@ -416,13 +423,7 @@ class Field(_ArrayLike):
         if self.pool_owner is not None:
             from .pools import scatter
 
-            full = self.shape + self.element_shape
-            arr = np.asarray(arr)
-            if arr.shape != full and arr.shape == full + (1,):
-                arr = arr.reshape(full)
-            if arr.shape != full:
-                raise ValueError(f"from_numpy: expected an array of shape {full}, got {arr.shape}")
-            scatter(self, arr)
+            scatter(self, self._conform(arr))
 
     grad: Field | None = None
     """The gradient field of a float field (ti.ad); placed with it when it has a shape
