@@ -688,3 +688,23 @@ def test_static_print_prints_at_compile_time(capsys):
     k()  # compiled once: printed once
     assert capsys.readouterr().out == "<ti.Expr> 3 a\n"
     assert x.to_numpy().tolist() == [0, 1]
+
+
+def test_list_element_assignment_errors_name_the_index():
+    @ti.kernel
+    def past_the_end(n: ti.i32) -> ti.i32:
+        a = [n, n]
+        a[2] = 1
+        return a[0]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="list index 2 out of range"):
+        past_the_end(1)
+
+    @ti.kernel
+    def runtime_index(n: ti.i32) -> ti.i32:
+        a = [n, n]
+        a[n] = 1
+        return a[0]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="assigned with a compile-time index"):
+        runtime_index(1)

@@ -77,6 +77,12 @@ class KernelList(list):  # type: ignore[type-arg]
                 "an element of a list in a kernel is assigned with a compile-time index, "
                 f"got {describe(index)}",
             )
+        if not -len(self) <= index < len(self):
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                f"list index {index} out of range for a list of {len(self)} in a kernel",
+            )
         item = list.__getitem__(self, index)
         if isinstance(item, Place | VecPlace):
             return item
