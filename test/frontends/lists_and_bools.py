@@ -24,7 +24,16 @@ def set_flag(i: ti.i32, v: ti.i32) -> ti.i32:
     return 1 if flags[i] else 0
 
 
+@ti.kernel
+def count(n: ti.i32) -> ti.i32:
+    c = [n]
+    while c[0] > 0:
+        c[0] = c[0] - 1
+    return c[0]
+
+
 print(swap.get_ir(np.zeros(4, np.int32), 1))
+print(count.get_ir(3))
 print(set_flag.get_ir(1, 2))
 
 # The slot of pair[0] is made right after the list (x[1] loaded), before the branch.
@@ -40,6 +49,18 @@ print(set_flag.get_ir(1, 2))
 # CHECK-NEXT:    }
 # CHECK-NEXT:    %[[FIRST:.*]] = memref.load %[[SLOT]][] : memref<i32>
 # CHECK-NEXT:    %[[SUM:.*]] = arith.addi %[[FIRST]], %[[B]] : i32
+
+# A run-time loop assigning an element: the slot is made before the loop, and the read in
+# the loop's condition and body loads it (not the value the list was built with).
+# CHECK-LABEL: taichi.kernel @count
+# CHECK-NEXT:    %[[SLOT:.*]] = memref.alloca() : memref<i32>
+# CHECK-NEXT:    memref.store %n, %[[SLOT]][] : memref<i32>
+# CHECK-NEXT:    taichi.while {
+# CHECK-NEXT:      %[[C:.*]] = memref.load %[[SLOT]][] : memref<i32>
+# CHECK:           %[[C2:.*]] = memref.load %[[SLOT]][] : memref<i32>
+# CHECK-NEXT:      %[[ONE:.*]] = arith.constant 1 : i32
+# CHECK-NEXT:      %[[D:.*]] = arith.subi %[[C2]], %[[ONE]] : i32
+# CHECK-NEXT:      memref.store %[[D]], %[[SLOT]][] : memref<i32>
 
 # CHECK-LABEL: taichi.kernel @set_flag
 # CHECK:         %[[F:.*]] = taichi.get_field @{{.*}} : memref<4xi8>

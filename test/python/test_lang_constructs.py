@@ -708,3 +708,30 @@ def test_list_element_assignment_errors_name_the_index():
 
     with pytest.raises(ti.TaichiSyntaxError, match="assigned with a compile-time index"):
         runtime_index(1)
+
+
+def test_list_elements_assigned_in_run_time_loops_carry_their_values():
+    # A read in a run-time loop must see what the previous iteration stored into the
+    # element (the loop body is generated once), in `while` and `for`, scalars and vectors.
+    @ti.kernel
+    def k(n: ti.i32) -> ti.types.vector(5, ti.i32):
+        fib = [0, 1]
+        i = 0
+        while i < n:
+            nxt = fib[0] + fib[1]
+            fib[0] = fib[1]
+            fib[1] = nxt
+            i += 1
+        m = [ti.Vector([1, 0]), ti.Vector([3, 4])]
+        ti.loop_config(serialize=True)
+        for j in range(n):
+            m[0] = m[0] + m[1]
+            m[1][1] += j
+        return ti.Vector([fib[0], fib[1], m[0][0], m[0][1], m[1][1]])
+
+    n = 10
+    m0, m1 = [1, 0], [3, 4]  # the same loop in Python
+    for j in range(n):
+        m0 = [m0[0] + m1[0], m0[1] + m1[1]]
+        m1[1] += j
+    assert k(n).to_numpy().tolist() == [55, 89, m0[0], m0[1], m1[1]]

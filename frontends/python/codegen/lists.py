@@ -67,7 +67,15 @@ class KernelList(list):  # type: ignore[type-arg]
     def copy(self) -> list[Any]:
         return list(self)
 
-    def variable(self, index: Any, node: ast.AST) -> Place | VecPlace:
+    def make_variables(self) -> None:
+        """Every element that can be a variable becomes one (before a run-time loop
+        that assigns elements: a read in the loop must load what the last iteration
+        stored, not the value the list was built with)."""
+        for index, item in enumerate(list.__iter__(self)):
+            if isinstance(item, Value | bool | int | float | Vec):
+                self.variable(index, None)
+
+    def variable(self, index: Any, node: ast.AST | None) -> Place | VecPlace:
         """The variable of element `index`, made where the list was built."""
         cg = self.cg
         if not isinstance(index, int) or isinstance(index, bool):
@@ -110,3 +118,21 @@ class KernelList(list):  # type: ignore[type-arg]
             block.add_ops(ops)
         list.__setitem__(self, index % len(self), place)
         return place
+
+
+def prepare_loop(cg: KernelCodegen, body: list[ast.stmt]) -> None:
+    """Before a run-time loop: the lists its body assigns elements of (`lst[i] = v`,
+    `lst[i][j] += v`) get their variables, so every read in the loop loads them."""
+    for stmt in body:
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Subscript | ast.Attribute) or not isinstance(
+                node.ctx, ast.Store
+            ):
+                continue
+            root: ast.expr = node
+            while isinstance(root, ast.Subscript | ast.Attribute):
+                root = root.value
+            if isinstance(root, ast.Name):
+                found = cg.find_binding(root.id)
+                if found is not None and isinstance(found[1], KernelList):
+                    found[1].make_variables()
