@@ -735,3 +735,27 @@ def test_list_elements_assigned_in_run_time_loops_carry_their_values():
         m0 = [m0[0] + m1[0], m0[1] + m1[1]]
         m1[1] += j
     assert k(n).to_numpy().tolist() == [55, 89, m0[0], m0[1], m1[1]]
+
+
+def test_lists_passed_to_funcs_in_a_run_time_loop():
+    # A ti.template() parameter is the caller's list (its stores are seen by the next
+    # iteration); a plain parameter is a copy, as in Taichi.
+    @ti.func
+    def bump_template(lst: ti.template()):
+        lst[0] = lst[0] + 1
+
+    @ti.func
+    def bump_copy(lst):
+        lst[0] = lst[0] + 1
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.types.vector(2, ti.i32):
+        a = [n * 0]
+        b = [n * 0]
+        ti.loop_config(serialize=True)
+        for _ in range(n):
+            bump_template(a)
+            bump_copy(b)
+        return ti.Vector([a[0], b[0]])
+
+    assert k(5).to_numpy().tolist() == [5, 0]

@@ -35,6 +35,7 @@ from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, RefType, Template
+from .lists import KernelList
 from .values import (
     PY_BINOPS,
     Container,
@@ -897,6 +898,8 @@ def _bind_param(
 
     if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
         return value
+    if isinstance(value, KernelList):  # a list is passed by value too: its elements' copy
+        return KernelList(cg, list(value))
     if isinstance(ann, StructType) or isinstance(value, StructVal):
         if isinstance(ann, StructType):
             value = cg.convert_to_type(ann, value, node)

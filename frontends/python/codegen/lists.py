@@ -121,18 +121,24 @@ class KernelList(list):  # type: ignore[type-arg]
 
 
 def prepare_loop(cg: KernelCodegen, body: list[ast.stmt]) -> None:
-    """Before a run-time loop: the lists its body assigns elements of (`lst[i] = v`,
-    `lst[i][j] += v`) get their variables, so every read in the loop loads them."""
+    """Before a run-time loop: the lists its body may assign elements of get their
+    variables, so every read in the loop loads them: those it assigns into
+    (`lst[i] = v`, `lst[i][j] += v`) and those it passes to a call (a ti.func's
+    ti.template() parameter is the caller's list)."""
+    names: list[ast.expr] = []
     for stmt in body:
         for node in ast.walk(stmt):
-            if not isinstance(node, ast.Subscript | ast.Attribute) or not isinstance(
+            if isinstance(node, ast.Subscript | ast.Attribute) and isinstance(
                 node.ctx, ast.Store
             ):
-                continue
-            root: ast.expr = node
-            while isinstance(root, ast.Subscript | ast.Attribute):
-                root = root.value
-            if isinstance(root, ast.Name):
-                found = cg.find_binding(root.id)
-                if found is not None and isinstance(found[1], KernelList):
-                    found[1].make_variables()
+                root: ast.expr = node
+                while isinstance(root, ast.Subscript | ast.Attribute):
+                    root = root.value
+                names.append(root)
+            elif isinstance(node, ast.Call):
+                names += [*node.args, *(k.value for k in node.keywords)]
+    for name in names:
+        if isinstance(name, ast.Name):
+            found = cg.find_binding(name.id)
+            if found is not None and isinstance(found[1], KernelList):
+                found[1].make_variables()
