@@ -736,6 +736,16 @@ def test_list_elements_assigned_in_run_time_loops_carry_their_values():
         m1[1] += j
     assert k(n).to_numpy().tolist() == [55, 89, m0[0], m0[1], m1[1]]
 
+    @ti.kernel
+    def nested(n: ti.i32) -> ti.i32:
+        g = [[n * 0, 1], [2, 3]]
+        ti.loop_config(serialize=True)
+        for _ in range(n):
+            g[0][0] = g[0][0] + g[1][1]
+        return g[0][0]
+
+    assert nested(4) == 12
+
 
 def test_lists_passed_to_funcs_in_a_run_time_loop():
     # A ti.template() parameter is the caller's list (its stores are seen by the next

@@ -72,7 +72,9 @@ class KernelList(list):  # type: ignore[type-arg]
         that assigns elements: a read in the loop must load what the last iteration
         stored, not the value the list was built with)."""
         for index, item in enumerate(list.__iter__(self)):
-            if isinstance(item, Value | bool | int | float | Vec):
+            if isinstance(item, KernelList):  # a list of lists: `grid[i][j] = v`
+                item.make_variables()
+            elif isinstance(item, Value | bool | int | float | Vec):
                 self.variable(index, None)
 
     def variable(self, index: Any, node: ast.AST | None) -> Place | VecPlace:
