@@ -8,7 +8,6 @@ view of the root buffer.
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -328,6 +327,18 @@ class Field(_ArrayLike):
         """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
         return self.name
 
+    def get_scalar_field(self, *indices: int) -> MatrixMember:
+        """Taichi's member (i) / (i, j) of a Vector/Matrix field, to place: SNode.place
+        places the field when one call places all of its members."""
+        if len(indices) != len(self.element_shape) or not all(
+            0 <= i < n for i, n in zip(indices, self.element_shape)
+        ):
+            raise TaichiError(
+                f"get_scalar_field{indices}: {self.name or 'the field'} has elements "
+                f"of shape {self.element_shape}"
+            )
+        return MatrixMember(self, tuple(indices))
+
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""
         return self.snode.parent(n)
@@ -478,72 +489,6 @@ class Field(_ArrayLike):
     def __repr__(self) -> str:
         return f"<ti.field {self.symbol or '(unplaced)'} {self.dtype} {self.shape}>"
 
-    component_places: dict[tuple[int, ...], tuple[Any, tuple[int, ...], Any]] | None = None
-    """Where each component of an unplaced vector/matrix field was placed through
-    `get_scalar_field`: {component index: (SNode, shape, offset)}."""
-
-    def get_scalar_field(self, *indices: int) -> ScalarComponent:
-        """
-        Component `indices` of a vector (`v.get_scalar_field(1)`) or matrix
-        (`m.get_scalar_field(0, 1)`) field, to be placed on its own:
-        `ti.root.dense(ti.i, 8).place(v.get_scalar_field(0))`.
-
-        taichi-xdsl stores the components of an element together whatever the places;
-        once every component is placed, the field takes their shape (every component
-        needs the same one, as in Taichi). Placing components apart under sparse SNodes
-        is not supported (the activity of each would differ).
-
-        Raises:
-            TaichiError: a scalar field, a placed field, or indices that name no component.
-        """
-        if not self.element_shape:
-            raise TaichiError("get_scalar_field() is for vector and matrix fields")
-        if len(indices) == 1 and len(self.element_shape) == 2:
-            raise TaichiError("a matrix field's component takes two indices (i, j)")
-        if len(indices) != len(self.element_shape) or not all(
-            0 <= i < n for i, n in zip(indices, self.element_shape)
-        ):
-            raise TaichiError(
-                f"get_scalar_field{indices}: no such component in an element of shape "
-                f"{self.element_shape}"
-            )
-        if self.placed:
-            raise TaichiError("get_scalar_field(): this field is already placed")
-        return ScalarComponent(self, tuple(indices))
-
-
-class ScalarComponent:
-    """One component of an unplaced vector/matrix field (`Field.get_scalar_field`),
-    which `SNode.place` takes."""
-
-    def __init__(self, field: Field, indices: tuple[int, ...]):
-        self.field = field
-        self.indices = indices
-
-    def place_at(self, node: Any, offset: Any) -> None:
-        """Record this component's place; the last one places the whole field."""
-        f = self.field
-        if node.is_sparse_tree():
-            raise TaichiError(
-                "placing the components of a vector/matrix field apart under a sparse "
-                "SNode (get_scalar_field) is not supported; place the field whole"
-            )
-        places = f.component_places
-        if places is None:
-            places = f.component_places = {}
-        if self.indices in places:
-            raise TaichiError(f"component {self.indices} of this field is already placed")
-        places[self.indices] = (node, node.shape, offset)
-        if len(places) < math.prod(f.element_shape):
-            return
-        shapes = {shape for _, shape, _ in places.values()}
-        if len(shapes) == 1:  # else check_companions_placed names the field
-            first_node, _, first_offset = places[(0,) * len(self.indices)]
-            first_node.place(f, offset=first_offset)
-
-    def __repr__(self) -> str:
-        return f"<component {self.indices} of {self.field!r}>"
-
 
 def field(
     dtype: Any,
@@ -622,17 +567,21 @@ def check_companions_placed(prog: _program.Program) -> None:
     Raises:
         TaichiRuntimeError: naming the fields not placed, or whose companions are not.
     """
-    for f in prog.unplaced_fields:
-        places = f.component_places
-        if places and len({shape for _, shape, _ in places.values()}) > 1:
-            shapes = ", ".join(f"{i}: {shape}" for i, (_, shape, _) in places.items())
-            raise TaichiRuntimeError(
-                "Members of the following field have different shapes: "
-                f"{f.name or 'field'} ({shapes}); every component placed with "
-                "get_scalar_field needs the same shape"
-            )
     unplaced = [f for f in prog.unplaced_fields if not f.placed]
     prog.unplaced_fields = unplaced
+    for f in unplaced:  # members placed by separate place() calls
+        shapes = getattr(f, "placed_members", {})
+        if len(set(shapes.values())) > 1:
+            raise TaichiRuntimeError(
+                f"Members of the following field have different shapes: "
+                f"{f.name or 'field'} ({', '.join(f'{i}: {s}' for i, s in shapes.items())})"
+            )
+        if len(shapes) == int(np.prod(f.element_shape)):
+            raise TaichiRuntimeError(
+                f"{f.name or 'field'}: taichi-xdsl places the members of a Vector/Matrix "
+                "field together: members placed apart under sparse SNodes are not "
+                "supported; place them in one place() call, or place the field"
+            )
     if unplaced:
         names = ", ".join(
             f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
@@ -676,6 +625,15 @@ ijk, ijkl = Axis(0, 1, 2), Axis(0, 1, 2, 3)
 def axes(*indices: int) -> Axis:
     """The axes `indices` (`ti.axes(0, 1)` is `ti.ij`)."""
     return Axis(*indices)
+
+
+class MatrixMember:
+    """`x.get_scalar_field(i, j)`: one member of a Vector/Matrix field, to place.
+    `placed_members` of the field records the shape each member was placed with."""
+
+    def __init__(self, field: Field, indices: tuple[int, ...]):
+        self.field = field
+        self.indices = indices
 
 
 from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
