@@ -35,6 +35,7 @@ from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, RefType, Template
+from .lists import KernelList
 from .values import (
     PY_BINOPS,
     Container,
@@ -420,6 +421,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             node,
             f"ti.{name}() works only as the iterable of a for loop",
         )
+    if name == "static_print":  # at compile time; a run-time value prints as Taichi's
+        print(*(x if is_python(x) else "<ti.Expr>" for x in args), **kwargs)
+        return None
     return intrinsic_ir(cg, name, args, kwargs, node)
 
 def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -911,6 +915,8 @@ def _bind_param(
 
     if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
         return value
+    if isinstance(value, KernelList):  # a list is passed by value too: its elements' copy
+        return KernelList(cg, list(value))
     if isinstance(ann, StructType) or isinstance(value, StructVal):
         if isinstance(ann, StructType):
             value = cg.convert_to_type(ann, value, node)

@@ -34,6 +34,7 @@ from .values import (
     is_python,
     is_scalar,
 )
+from .lists import KernelList
 from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
@@ -63,7 +64,7 @@ def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
     return tuple(cg.eval(e) for e in node.elts)
 
 def lower_list(cg: KernelCodegen, node: ast.List) -> list[Any]:
-    return [cg.eval(e) for e in node.elts]
+    return KernelList(cg, [cg.eval(e) for e in node.elts])
 
 def dict_key(cg: KernelCodegen, node: ast.expr) -> Any:
     """A key of a dict display or comprehension: a compile-time value, or a scalar
@@ -152,7 +153,7 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
                     run(level + 1)
 
     run(0)
-    return out
+    return out if isinstance(out, dict) else KernelList(cg, out)  # built: its origin
 
 def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(node.value, ast.Name):

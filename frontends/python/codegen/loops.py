@@ -26,6 +26,7 @@ from . import calls
 from .emitter import Value
 from . import sparse
 from .textures import TextureHandle
+from .lists import prepare_loop
 from .values import (
     Container,
     FieldHandle,
@@ -46,6 +47,7 @@ def lower_while(cg: KernelCodegen, node: ast.While) -> None:
     if node.orelse:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'while ... else'")
     body = Block()
+    prepare_loop(cg, node.body)
     with cg.body(body), cg.loop(LoopInfo("while", False)):
         cond = cg.condition(node.test, what="`while`")
         if cond is False:
@@ -138,6 +140,7 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     kind, payload = loop_iterable(cg, it)
     if kind != "static":
         _check_fresh_loop_variables(cg, node.target)
+        prepare_loop(cg, node.body)
     if kind == "range":
         range_for(cg, node, payload[0], payload[1], serialize)
     elif kind == "ndrange":

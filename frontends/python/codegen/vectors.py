@@ -215,9 +215,11 @@ class ElementVecPlace(VecPlace):
         self.indices = indices
         self.shape = container.element_shape
         self.dtype = container.dtype
+        # a u1 (bool) component is stored as a byte (emitter.memref_type)
+        self.stored_dtype = dtypes.u8 if self.dtype is dtypes.u1 else self.dtype
 
     def _vector_type(self) -> VectorType:
-        return VectorType(ir_type(self.dtype), self.shape)
+        return VectorType(ir_type(self.stored_dtype), self.shape)
 
     def _index_operands(self, cg: KernelCodegen) -> list[SSAValue]:
         em = cg.em
@@ -234,13 +236,15 @@ class ElementVecPlace(VecPlace):
         elems = []
         for pos in itertools.product(*(range(d) for d in self.shape)):
             ext = em.emit(vector.ExtractOp(v.results[0], list(pos), vtype.element_type))
-            elems.append(Value(ext.results[0], self.dtype))
+            elems.append(em.cast(Value(ext.results[0], self.stored_dtype), self.dtype))
         return Vec(self.shape, elems)
 
     def store(self, cg: KernelCodegen, value: Vec) -> None:
         em = cg.em
         vtype = self._vector_type()
-        scalars = [em.value(x, self.dtype).ssa for x in value.elems]
+        scalars = [
+            em.cast(em.value(x, self.dtype), self.stored_dtype).ssa for x in value.elems
+        ]
         acc = em.emit(vector.BroadcastOp(scalars[0], vtype)).results[0]
         positions = list(itertools.product(*(range(d) for d in self.shape)))
         for pos, s in zip(positions[1:], scalars[1:]):

@@ -57,7 +57,8 @@ from xdsl.utils.exceptions import VerifyException
 from ..lang import dtypes, ops
 from . import calls, expressions, loops, printing, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
-from .emitter import Emitter, Value, ir_type, memref_type
+from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
+from .lists import KernelList
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -602,6 +603,8 @@ class KernelCodegen(ast.NodeVisitor):
             )
         if isinstance(node, ast.Subscript):
             base = self._place_or_value(node.value)
+            if isinstance(base, KernelList):  # `verts[1] = x`: the element's variable
+                return base.variable(self.eval(node.slice), node)
             if isinstance(base, Container):
                 return self.element(base, self.eval(node.slice), node, write=True)
             if isinstance(base, VecPlace):
@@ -1134,6 +1137,13 @@ class KernelCodegen(ast.NodeVisitor):
                 TaichiTypeError,
                 node,
                 f"{op_cls.name} needs an integer place, got {place.dtype}",
+            )
+        if place.dtype is dtypes.u1 and stored_as_byte(place.ptr):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                "an atomic update (+=, ti.atomic_*) of a u1 (bool) field or ndarray "
+                "element is not supported; assign it (x[i] = x[i] or v)",
             )
         v = self.em.value(value, place.dtype)
         op = op_cls(place.ptr, v.ssa)

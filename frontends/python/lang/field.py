@@ -27,13 +27,8 @@ from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
-    """The element type of a field or ndarray (u1 is a value type only)."""
-    dt = cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
-    if dt.bits == 1:
-        raise TaichiError(
-            "ti.u1 (bool) cannot be a field or ndarray element type; use ti.u8"
-        )
-    return dt
+    """The element type of a field or ndarray (a u1 is stored as a byte, 0 or 1)."""
+    return cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
 
 
 def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, ...]:
@@ -136,6 +131,13 @@ def _wrapped_int(value: int, dtype: np.dtype) -> int:
         v -= 1 << bits
     return v
 
+def python_scalar(element: np.generic) -> Any:
+    """An element read in Python scope: a Python number; a u1 (bool) reads as 0 or 1,
+    as in Taichi."""
+    value = element.item()
+    return int(value) if isinstance(value, bool) else value
+
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -169,7 +171,7 @@ class _ArrayLike:
             from .matrix import Matrix
 
             return Matrix._view(self._array()[index])
-        return self._array()[index].item()
+        return python_scalar(self._array()[index])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
@@ -229,16 +231,23 @@ class _ArrayLike:
 
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
+        self._array()[...] = self._conform(arr)
+
+    def _conform(self, arr: Any) -> np.ndarray:
+        """`arr` as an array of this field's or ndarray's shape; a vector's elements may
+        also come as columns (n, 1) (`to_numpy(keep_dims=True)`) or rows (1, n), as
+        Taichi takes them."""
         arr = np.asarray(arr)
-        full = self.shape + tuple(getattr(self, "element_shape", ()))
+        full = self.shape + self.element_shape
         if arr.shape != full and len(self.element_shape) == 1:
-            if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
+            n = self.element_shape[0]
+            if arr.shape in (self.shape + (n, 1), self.shape + (1, n)):
                 arr = arr.reshape(full)
         if arr.shape != full:
             raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
-        self._array()[...] = arr
+        return arr
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
@@ -367,7 +376,7 @@ class Field(_ArrayLike):
             from .matrix import Matrix
 
             return Matrix._view(self._array()[at].copy())
-        return self._array()[at].item()
+        return python_scalar(self._array()[at])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         index = self._key(key)
@@ -437,13 +446,7 @@ class Field(_ArrayLike):
         if self.pool_owner is not None:
             from .pools import scatter
 
-            full = self.shape + self.element_shape
-            arr = np.asarray(arr)
-            if arr.shape != full and arr.shape == full + (1,):
-                arr = arr.reshape(full)
-            if arr.shape != full:
-                raise ValueError(f"from_numpy: expected an array of shape {full}, got {arr.shape}")
-            scatter(self, arr)
+            scatter(self, self._conform(arr))
 
     grad: Field | None = None
     """The gradient field of a float field (ti.ad); placed with it when it has a shape
@@ -588,7 +591,8 @@ def check_companions_placed(prog: _program.Program) -> None:
         if len(shapes) == int(np.prod(f.element_shape)):
             raise TaichiRuntimeError(
                 f"{f.name or 'field'}: taichi-xdsl places the members of a Vector/Matrix "
-                "field together: place them in one place() call, or place the field"
+                "field together: members placed apart under sparse SNodes are not "
+                "supported; place them in one place() call, or place the field"
             )
     if unplaced:
         names = ", ".join(

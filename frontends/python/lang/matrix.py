@@ -466,16 +466,52 @@ def VectorType(n: int, dtype: Any = None) -> MatrixType:
     return MatrixType(n, None, dtype if dtype is not None else float)
 
 
-def vector(n: int, dtype: Any = None) -> MatrixType:
-    """`ti.types.vector(n, dtype)`."""
+class AnyMatrixType:
+    """
+    `ti.types.vector()` / `ti.types.matrix()` with no size: an ndarray parameter's
+    element annotation taking vectors (ndim 1) or matrices (ndim 2) of any size and
+    dtype; each one given instantiates the kernel anew. No value has this type.
+    """
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+
+    def taichi_name(self) -> str:
+        """As Taichi's argument errors name it: `VectorType[None, ]`."""
+        return "VectorType[None, ]" if self.ndim == 1 else "MatrixType[None,None, ]"
+
+    def __call__(self, *args: Any) -> Any:
+        raise TaichiError(f"{self!r} has no size: it only annotates ndarray elements")
+
+    def __repr__(self) -> str:
+        return "ti.types.vector()" if self.ndim == 1 else "ti.types.matrix()"
+
+
+def vector(n: int | None = None, dtype: Any = None) -> MatrixType | AnyMatrixType:
+    """`ti.types.vector(n, dtype)`; `ti.types.vector()` annotates ndarray elements
+    that are vectors of any size and dtype."""
+    if n is None:
+        if dtype is not None:
+            raise TaichiError("ti.types.vector(dtype=...) needs a size n")
+        return AnyMatrixType(1)
     return VectorType(n, dtype)
 
 
-def matrix(n: int, m: int, dtype: Any = None) -> MatrixType:
-    """`ti.types.matrix(n, m, dtype)`."""
+def matrix(
+    n: int | None = None, m: int | None = None, dtype: Any = None
+) -> MatrixType | AnyMatrixType:
+    """`ti.types.matrix(n, m, dtype)`; `ti.types.matrix()` annotates ndarray elements
+    that are matrices of any size and dtype."""
+    if n is None and m is None:
+        if dtype is not None:
+            raise TaichiError("ti.types.matrix(dtype=...) needs a size n, m")
+        return AnyMatrixType(2)
+    if n is None or m is None:
+        raise TaichiError(f"ti.types.matrix({n}, {m}): give both sizes, or neither")
     return MatrixType(n, m, dtype if dtype is not None else float)
 
 
 __all__ = [
-    "VECTOR_TRANSPOSE", "Matrix", "MatrixType", "Vector", "matrix", "swizzle_indices", "swizzle_mismatch", "vector"
+    "VECTOR_TRANSPOSE", "AnyMatrixType", "Matrix", "MatrixType", "Vector", "matrix",
+    "swizzle_indices", "swizzle_mismatch", "vector",
 ]  # fmt: skip

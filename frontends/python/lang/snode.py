@@ -223,10 +223,19 @@ class SNode:
         for f, placed in members.items():  # all members here: the field; else recorded
             if len(placed) == math.prod(f.element_shape):
                 expanded.append(f)
-            else:
-                f.__dict__.setdefault("placed_members", {}).update(
-                    {i: shape for i in sorted(placed)}
-                )
+                continue
+            f.__dict__.setdefault("placed_members", {}).update(
+                {i: shape for i in sorted(placed)}
+            )
+            sparse = f.__dict__.setdefault("members_sparse", [])
+            sparse.append(self.is_sparse_tree())
+            shapes = f.placed_members
+            if (
+                len(shapes) == math.prod(f.element_shape)
+                and len(set(shapes.values())) == 1
+                and not any(sparse)
+            ):  # placed apart, one shape, dense: stored together, the values the same
+                expanded.append(f)
         from .field import Field
         from .pools import local_extents, nearest_pool
 

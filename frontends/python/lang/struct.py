@@ -153,6 +153,16 @@ class StructField:
         for f in self.fields.values():
             f.fill(value)
 
+    def copy_from(self, other: StructField) -> None:
+        """Copy every member of another struct field of the same type and shape."""
+        if not isinstance(other, StructField) or other.fields.keys() != self.fields.keys():
+            raise TypeError(
+                "copy_from takes a struct field with the same members, got "
+                f"{type(other).__name__}"
+            )
+        for m, f in self.fields.items():
+            f.copy_from(other.fields[m])
+
 
 class StructVal(Aggregate):
     """A struct value in a kernel: member name -> value."""
