@@ -779,5 +779,5 @@ def test_arithmetic_on_a_whole_field_names_the_operand_type():
         a = ti.Vector([1, 1, 1])
         b = a * x  # noqa: F841
 
-    with pytest.raises(ti.TaichiTypeError, match=r"unsupported operand type\(s\) for '\*': a field"):
+    with pytest.raises(ti.TaichiTypeError, match=r"unsupported operand type\(s\) for '\*': .*a field"):
         scale()
