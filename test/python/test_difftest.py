@@ -217,3 +217,30 @@ def test_pool_counts_timeouts_and_resumes(tmp_path):
     again = difftest.run_pool(range(0, 2), ["cpu"], jobs=1, timeout=0.01, time_limit=None,
                               json_path=None, resume=path)
     assert len(again.outcomes) == len(summary.outcomes) == 2
+
+
+@pytest.mark.usefixtures("program")
+def test_python_number_passed_to_a_func_is_a_typed_value():
+    # difftest H100 run 2 (seeds 3664, 4558, 7286, 9068): a Python int given to a ti.func
+    # stayed a Python number inside it, so `(0 - 1) - (-p)` with p = -2**31 folded out of
+    # i32 (a compile error) and `p + p` with p = 2**31 - 1 gave 4294967294. Taichi copies
+    # every argument into a variable of its literal type (default_ip, default_fp): the
+    # answers below are Taichi 1.7.4's.
+    @ti.func
+    def negate_twice(p):
+        return ti.cast((0 - 1) - (-p), ti.i32)
+
+    @ti.func
+    def double(p):
+        return p + p
+
+    @ti.func
+    def half(p):
+        return p / 2
+
+    @ti.kernel
+    def k() -> ti.types.vector(3, ti.i64):
+        return ti.Vector([negate_twice(-2147483647 - 1), ti.cast(double(2147483647), ti.i64),
+                          ti.cast(half(3) * 2, ti.i64)])
+
+    assert list(k()) == [2147483647, -2, 3]
