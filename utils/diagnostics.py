@@ -143,6 +143,14 @@ def verify_located(module: ModuleOp) -> None:
             except VerifyException as error:
                 message = str(error).removeprefix("Operation does not verify: ")
                 location = _location_for(op, message)
+                if not isinstance(op.location, FileLineColLoc) and not isinstance(op, ModuleOp):
+                    message += f" (in a `{op.name}` without a location, inside this op)"
+                raise LocatedDiagnostic(format_at(location, message)) from None
+            except Exception as error:  # noqa: BLE001 - a verifier raising the wrong type
+                # xDSL's scf.for verifier raises a bare Exception ("Block arguments with
+                # wrong type"): still a rejection of this op, not an internal error.
+                message = f"'{op.name}' does not verify: {error}"
+                location = _location_for(op, message)
                 raise LocatedDiagnostic(format_at(location, message)) from None
 
 
@@ -162,6 +170,9 @@ def _location_for(op: Operation, message: str) -> object:
                         return inner.location
     if isinstance(op.location, FileLineColLoc):
         return op.location
+    for ancestor in _ancestors(op):  # an op a pass made: the located op around it
+        if isinstance(ancestor.location, FileLineColLoc):
+            return ancestor.location
     redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)
     first = None
     seen = False
@@ -175,6 +186,13 @@ def _location_for(op: Operation, message: str) -> object:
                 return inner.location
             seen = True
     return first or op.location
+
+
+def _ancestors(op: Operation):
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
 
 
 def decode_source(data: bytes | str, filename: str) -> str:
