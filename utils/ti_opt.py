@@ -269,7 +269,7 @@ def _op_at_fault(error: BaseException):
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     for frame in reversed(frames):
-        for name in ("op", "operation", "target", "root", "matched_op", "matched_operation"):
+        for name in ("matched_operation", "matched_op", "op", "operation", "target", "root"):
             value = frame.f_locals.get(name)
             if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
                 return value
