@@ -180,6 +180,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "hex_to_rgb": (f"{_GUI}.gui2d", "hex_to_rgb"),
     "ui": (f"{_GUI}.ui", None),
     "tools": ("taichi_xdsl.frontends.python.lang.tools", None),
+    "profiler": ("taichi_xdsl.frontends.python.lang.profiler", None),
     "TaichiAssertionError": ("taichi_xdsl.utils.errors", "TaichiAssertionError"),
     "TaichiCompilationError": ("taichi_xdsl.utils.errors", "TaichiCompilationError"),
     "TaichiError": ("taichi_xdsl.utils.errors", "TaichiError"),
@@ -326,6 +327,7 @@ __all__ = [
     "VectorNdarray",
     "MatrixNdarray",
     "tools",
+    "profiler",
     "types",
     "u1",
     "u8",
@@ -364,6 +366,7 @@ if TYPE_CHECKING:  # what static tools see: the same names, imported eagerly
     from taichi_xdsl.targets import aot
     from taichi_xdsl.frontends.python.lang import types
     from taichi_xdsl.frontends.python.lang import tools
+    from taichi_xdsl.frontends.python.lang import profiler
     from taichi_xdsl.frontends.python.lang.gui import ui
     from taichi_xdsl.frontends.python.lang.gui.gui2d import GUI
     from taichi_xdsl.frontends.python.lang.dtypes import (

@@ -83,18 +83,29 @@ def _widened(signed: bool, ops: list[Operation], *values: SSAValue) -> list[SSAV
     return out
 
 
+def _min_max_of(kind: type[Operation], signed: bool, a: SSAValue, b: SSAValue) -> Built:
+    """`kind(a, b)` for an integer min/max, at 32 bits for narrow types (`_widened`)."""
+    ops: list[Operation] = []
+    wide_a, wide_b = _widened(signed, ops, a, b)
+    ops.append(kind(wide_a, wide_b))  # type: ignore[call-arg]
+    if wide_a is not a:
+        ops.append(spirv.SConvertOp(ops[-1].results[0], a.type))
+    return ops, ops[-1].results[0]
+
+
 def _min_max(kind: type[Operation], signed: bool) -> Builder:
     """Integer min/max, at 32 bits for narrow types (see `_widened`)."""
+    return lambda op: _min_max_of(kind, signed, op.operands[0], op.operands[1])
 
-    def build(op: Operation) -> Built:
-        ops: list[Operation] = []
-        a, b = _widened(signed, ops, *op.operands)
-        ops.append(kind(a, b))  # type: ignore[call-arg]
-        if a is not op.operands[0]:
-            ops.append(spirv.SConvertOp(ops[-1].results[0], op.results[0].type))
-        return ops, ops[-1].results[0]
 
-    return build
+def _absi(op: Operation) -> Built:
+    """Integer abs as SMax(x, -x), not GLSL.std.450 SAbs: NVIDIA's driver (580) takes
+    SAbs(x) >= 0 as known, so `2**25 // (abs(INT_MIN) | 1)` divided as if the divisor
+    were positive and gave 0, not -1 (H100 differential run; bench/nvidia_i64_probe.py).
+    SMax(INT_MIN, -INT_MIN) is INT_MIN, what SAbs means with wrapping negation."""
+    negated = spirv.SNegateOp(op.operands[0])
+    ops, result = _min_max_of(spirv.SMaxOp, True, op.operands[0], negated.results[0])
+    return [negated, *ops], result
 
 
 def _convert(kind: type[Operation]) -> Builder:
@@ -395,7 +406,7 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     math.SqrtOp: _unary(spirv.SqrtOp),
     math.RsqrtOp: _rsqrt,
     math.AbsFOp: _unary(spirv.FAbsOp),
-    math.AbsIOp: _unary(spirv.SAbsOp),
+    math.AbsIOp: _absi,
     math.FloorOp: _unary(spirv.FloorOp),
     math.CeilOp: _unary(spirv.CeilOp),
     math.RoundOp: _unary(spirv.RoundOp),

@@ -251,6 +251,7 @@ def main(args: Sequence[str] | None = None) -> int:
 
 
 _STACK_BYTES = 1 << 30
+_SIGPIPE_STATUS = 128 + 13  # what a shell reports for a process ended by SIGPIPE
 _RECURSION_LIMIT = 200_000
 
 
@@ -324,6 +325,12 @@ def _main(args: Sequence[str] | None) -> int:
     try:
         main = TiOptMain(args)
         main.run()
+    except BrokenPipeError:
+        # The reader went away (`ti-opt ... | head`): stop quietly, as Unix tools do, and
+        # keep the interpreter's final flush from raising again.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return _SIGPIPE_STATUS
     except LocatedDiagnostic as error:
         print(error, file=sys.stderr)
         return 1

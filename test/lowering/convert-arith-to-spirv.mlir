@@ -234,7 +234,7 @@ func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
 // predicate's signedness (NVIDIA's driver got `i16(255) == max(i16(255), i16(7), x)`
 // wrong; differential run on an H100).
 // CHECK-LABEL: func.func @narrow_min_max_abs
-// CHECK-SAME:    (%[[A:.*]]: i16, %[[B:.*]]: i16, %[[X:.*]]: i64)
+// CHECK-SAME:    (%[[A:.*]]: i16, %[[B:.*]]: i16, %[[X:.*]]: i64, %[[Y:.*]]: i8)
 // CHECK-NEXT:    %[[AS:.*]] = spirv.SConvert %[[A]] : i16 to i32
 // CHECK-NEXT:    %[[BS:.*]] = spirv.SConvert %[[B]] : i16 to i32
 // CHECK-NEXT:    %[[MAX:.*]] = spirv.GL.SMax %[[AS]], %[[BS]] : i32
@@ -246,12 +246,21 @@ func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
 // CHECK-NEXT:    %[[AU2:.*]] = spirv.UConvert %[[A]] : i16 to i32
 // CHECK-NEXT:    %[[BU2:.*]] = spirv.UConvert %[[B]] : i16 to i32
 // CHECK-NEXT:    %[[R2:.*]] = spirv.ULessThan %[[AU2]], %[[BU2]] : i32
-// CHECK-NEXT:    %[[R3:.*]] = spirv.GL.SAbs %[[X]] : i64
-// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]] : i16, i16, i1, i64
-func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64) -> (i16, i16, i1, i64) {
+// CHECK-NEXT:    %[[NEG:.*]] = spirv.SNegate %[[X]] : i64
+// CHECK-NEXT:    %[[R3:.*]] = spirv.GL.SMax %[[X]], %[[NEG]] : i64
+// CHECK-NEXT:    %[[NEG8:.*]] = spirv.SNegate %[[Y]] : i8
+// CHECK-NEXT:    %[[YS:.*]] = spirv.SConvert %[[Y]] : i8 to i32
+// CHECK-NEXT:    %[[NS:.*]] = spirv.SConvert %[[NEG8]] : i8 to i32
+// CHECK-NEXT:    %[[MAX8:.*]] = spirv.GL.SMax %[[YS]], %[[NS]] : i32
+// CHECK-NEXT:    %[[R4:.*]] = spirv.SConvert %[[MAX8]] : i32 to i8
+// CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[R4]] : i16, i16, i1, i64, i8
+// Integer abs is SMax(x, -x), never GLSL SAbs: NVIDIA's driver assumes SAbs(x) >= 0,
+// false for INT_MIN (abs(INT_MIN) wraps to INT_MIN).
+func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64, %y: i8) -> (i16, i16, i1, i64, i8) {
   %0 = arith.maxsi %a, %b : i16
   %1 = arith.minui %a, %b : i16
   %2 = arith.cmpi ult, %a, %b : i16
   %3 = math.absi %x : i64
-  func.return %0, %1, %2, %3 : i16, i16, i1, i64
+  %4 = math.absi %y : i8
+  func.return %0, %1, %2, %3, %4 : i16, i16, i1, i64, i8
 }

@@ -162,3 +162,33 @@ def test_atomics_of_a_sparse_struct_for(arch):
     assert [int(got[i]) for i in range(32)] == [
         (1 if i % 3 == 0 else 0) + (i if i in active else 0) for i in range(32)
     ]
+
+
+@pytest.mark.parametrize("dtype, bits", [(ti.i8, 8), (ti.i16, 16), (ti.i32, 32), (ti.i64, 64)])
+def test_abs_of_the_most_negative_integer_wraps(dtype, bits: int):
+    """abs(INT_MIN) is INT_MIN (wrapping negation), so `2**k // (abs(v) | 1)` divides by a
+    negative number there. NVIDIA's driver took GLSL SAbs as never negative and gave 0
+    for it (H100 differential run): Vulkan's abs is SMax(v, -v) now."""
+    import numpy as np
+
+    lo = -(2 ** (bits - 1))
+    values = [lo, lo + 1, -332 if bits > 8 else -33, 0, 5, 2 ** (bits - 1) - 1]
+    dividend = 2 ** (bits - 7)
+    x = ti.field(dtype, shape=len(values))
+    out = ti.field(dtype, shape=(2, len(values)))
+    x.from_numpy(np.array(values, dtype=x.to_numpy().dtype))
+
+    @ti.kernel
+    def k():
+        for i in x:
+            out[0, i] = ti.abs(x[i])
+            out[1, i] = ti.cast(dividend, dtype) // (ti.abs(x[i]) | 1)
+
+    k()
+
+    def wrap(v: int) -> int:
+        v &= (1 << bits) - 1
+        return v - (1 << bits) if v >> (bits - 1) else v
+
+    assert [int(v) for v in out.to_numpy()[0]] == [wrap(abs(v)) for v in values]
+    assert [int(v) for v in out.to_numpy()[1]] == [dividend // (wrap(abs(v)) | 1) for v in values]

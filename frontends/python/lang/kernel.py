@@ -29,6 +29,7 @@ from taichi_xdsl.utils.errors import (
 
 from . import dtypes
 from . import program as _program
+from . import profiler
 from . import types as _types
 from .dtypes import DataType
 from .enums import AutodiffMode
@@ -716,6 +717,7 @@ class Kernel:
             if source_key is not None:
                 options["source_key"] = source_key
             compiled = backend.compile(module, symbol, **options)
+            profiler.record_compile(symbol, getattr(backend, "pass_times", []))
         prog.materialize()
         prog.compiled_kernels += 1
         run = self._launcher(prog, compiled.launch)
@@ -724,6 +726,8 @@ class Kernel:
             from .pools import checked_launcher
 
             run = checked_launcher(prog, run)  # an exhausted sparse pool raises
+        if prog.config.kernel_profiler:
+            run = profiler.timed_launcher(prog, self.__name__, run)
         run.compiled = compiled  # ti.graph on Vulkan records the compiled dispatches
         return run
 

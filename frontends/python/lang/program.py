@@ -156,6 +156,7 @@ _ACTED_ON = frozenset(
         "print_pass_times",
         "log_level",
         "ad_stack_size",  # ti-auto-diff's adstacks (lowering/auto_diff.py)
+        "kernel_profiler",  # lang/profiler.py times each launch
         # `and`/`or` always short-circuit here, and give the same values either way
         "short_circuit_operators",
     }
@@ -617,6 +618,9 @@ def init(
         config.passes.apply(pipeline(config.arch))  # a pass the arch lacks: error now
     if _current is not None:
         _current.finish()
+    from . import profiler
+
+    profiler.reset()  # a program's profile starts empty, as Taichi's
     _current = Program(config)
     return config if _test_mode else None  # Taichi returns its options in test mode
 
