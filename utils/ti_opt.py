@@ -259,7 +259,8 @@ def _op_at_fault(error: BaseException):
     """
     The op a failing pass was working on, when the traceback shows one: the innermost
     frame holding an op with a source position in a local (`op`, `operation`, ...;
-    xDSL's rewriters and walkers name it so). None when no frame does.
+    xDSL's rewriters and walkers name it so), else in a local of any name (the
+    `pdl.pattern` convert-pdl-to-pdl-interp was converting). None when no frame does.
     """
     from xdsl.dialects.builtin import FileLineColLoc
     from xdsl.ir import Operation
@@ -272,6 +273,10 @@ def _op_at_fault(error: BaseException):
     for frame in reversed(frames):
         for name in ("matched_operation", "matched_op", "op", "operation", "target", "root"):
             value = frame.f_locals.get(name)
+            if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
+                return value
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
             if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
                 return value
     return None
