@@ -22,6 +22,7 @@ SEEDS = range(0, 16)
 REGRESSION_SEEDS = (3144,)
 
 
+@pytest.mark.timeout(600)  # 17 programs, each compiled: past the suite's 120 s when loaded
 def test_seed_range(arch, tmp_path):
     name = "vulkan" if arch is ti.vulkan else "cpu"
     difftest.init(ti, name)
