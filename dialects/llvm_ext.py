@@ -391,18 +391,6 @@ class FenceOp(IRDLOperation):
 
     assembly_format = "(`syncscope` `(` $syncscope^ `)`)? $ordering attr-dict"
 
-    def __init__(
-        self,
-        ordering: AtomicOrdering = AtomicOrdering.SEQ_CST,
-        syncscope: str | None = None,
-    ):
-        super().__init__(
-            properties={
-                "ordering": AtomicOrderingAttr(ordering),
-                "syncscope": None if syncscope is None else StringAttr(syncscope),
-            }
-        )
-
     def verify_(self) -> None:
         if self.ordering.data not in _FENCE_ORDERINGS:
             raise VerifyException(

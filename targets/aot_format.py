@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.spirv_abi import TEXTURE_FORMATS
 
 FORMAT_VERSION = "1.7.4"
 """What `__version__` holds: the Taichi release whose module layout this follows, written
@@ -380,10 +381,23 @@ def _kind(reader: _Reader, key: str = "kind") -> ArgKind:
         ) from None
 
 
+def _texture_format(dtype: str, num_channels: int) -> str:
+    """The texture format of `num_channels` channels of `dtype` (u8/u16: normalized),
+    or "" when there is none."""
+    storage = {"u8": "unorm8", "u16": "unorm16"}.get(dtype, dtype)
+    for name, (_, _, channels, stored) in TEXTURE_FORMATS.items():
+        if (channels, stored) == (num_channels, storage):
+            return name
+    return ""
+
+
 class ArgAttributes:
     """
-    One kernel parameter. SCALAR: dtype. NDARRAY: dtype, ndim, element_shape. TEXTURE /
-    RWTEXTURE: ndim (1-3), num_channels, channel_format (dtype), lod.
+    One kernel parameter. SCALAR: dtype. NDARRAY: dtype, ndim, element_shape. MATRIX
+    (a vector/matrix parameter): dtype, element_shape. TEXTURE / RWTEXTURE: ndim (1-3);
+    an RWTEXTURE also its channel dtype and num_channels, which name its format (`fmt`:
+    u8 x 4 is rgba8; every supported format has its own pair); a TEXTURE is read as f32
+    channels.
     """
 
     def __init__(
@@ -396,24 +410,63 @@ class ArgAttributes:
         element_shape: tuple[int, ...] = (),
         num_channels: int = 0,
         lod: int = 0,
+        fmt: str = "",
     ):
         self.index, self.name, self.kind, self.dtype = index, name, kind, dtype
         self.ndim, self.element_shape = ndim, tuple(element_shape)
-        self.num_channels, self.lod = num_channels, lod
+        self.num_channels, self.lod, self.fmt = num_channels, lod, fmt
+
+    @property
+    def rank(self) -> int:
+        """An NDARRAY's dimensions as launched: its ndim, then its element's (a (4, 4)
+        ndarray of vec2 is a 3-d array of shape (4, 4, 2))."""
+        return self.ndim + len(self.element_shape)
+
+    def launch_args(self) -> list[tuple[str, int | None]]:
+        """
+        The launch plan arguments this parameter takes, as (IR dtype, rank or None):
+        one per component for a MATRIX (`(f32, None)` x 6 for a 3x2 matrix),
+        `("texture", ndim)` / `("rw_texture.<fmt>", ndim)` for textures.
+        """
+        dtype = ir_dtype(self.dtype)
+        match self.kind:
+            case ArgKind.SCALAR:
+                return [(dtype, None)]
+            case ArgKind.NDARRAY:
+                return [(dtype, self.rank)]
+            case ArgKind.MATRIX:
+                count = 1
+                for extent in self.element_shape:
+                    count *= extent
+                return [(dtype, None)] * count
+            case ArgKind.TEXTURE:
+                return [("texture", self.ndim)]
+            case ArgKind.RWTEXTURE:
+                return [(f"rw_texture.{self.fmt}", self.ndim)]
+        raise AotFormatError(f"argument '{self.name}': unknown kind {self.kind}")
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> ArgAttributes:
         r = _Reader(value, where)
         kind = _kind(r)
+        dtype, num_channels = r.dtype("dtype"), r.natural("num_channels", 5, 0)
+        fmt = ""
+        if kind is ArgKind.RWTEXTURE:
+            fmt = _texture_format(dtype, num_channels)
+            if fmt not in TEXTURE_FORMATS:
+                raise AotFormatError(
+                    f"{where}: no texture format {fmt!r} ({num_channels} x {dtype})"
+                )
         return cls(
             r.natural("index", MAX_EXTENT),
             r.get("name", str),
             kind,
-            r.dtype("dtype"),
+            dtype,
             r.natural("ndim", MAX_NDIM + 1, 0),
             tuple(r.ints("element_shape", [])),
-            r.natural("num_channels", 5, 0),
+            num_channels,
             r.natural("lod", 32, 0),
+            fmt,
         )
 
     def to_json(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import json
 import os
 import queue
@@ -50,14 +51,20 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTEST_FILES: list[tuple[str, list[str]]] = [
     ("lowering/convert_offload_to_llvm.py", ["test_offload_to_llvm.py", "test_reductions.py"]),
     ("lowering/spirv_textures.py", ["test_textures.py"]),
+    ("lowering/spirv_simt.py", ["test_simt.py", "test_vulkan_backend.py"]),
     ("lowering/convert_arith_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
     ("lowering/convert_offload_to_spirv.py", ["test_vulkan_backend.py", "test_reductions.py"]),
     ("lowering/convert_taichi_to_spirv.py", ["test_vulkan_backend.py", "test_lowering_regressions.py"]),
     ("lowering/convert_", ["test_offload_to_llvm.py", "test_lowering_regressions.py"]),
     ("lowering/spirv_", ["test_vulkan_backend.py", "test_reductions.py"]),
-    ("lowering/auto_diff.py", ["test_autodiff.py"]),
+    ("lowering/serial_simt.py", ["test_simt.py"]),
+    ("lowering/auto_diff", ["test_autodiff.py", "test_adstack.py"]),  # reverse and forward
+    ("lowering/adstack.py", ["test_adstack.py", "test_autodiff.py"]),
+    ("lowering/expand_f64_math.py", ["test_f64_math.py"]),
+    ("lowering/lower_sparse.py", ["test_sparse.py", "test_reductions.py"]),
     ("lowering/", ["test_reductions.py", "test_lowering_regressions.py", "test_e2e_programs.py"]),
     ("dialects/spirv", ["test_spirv_serializer.py", "test_vulkan_backend.py"]),
+    ("dialects/symbols.py", ["test_dialect_symbols.py"]),
     ("dialects/", ["test_reductions.py", "test_lowering_regressions.py"]),
 ]
 
@@ -246,14 +253,20 @@ def _pass_names(rel: str) -> set[str]:
     """The registered passes defined in `rel` or in a lowering module importing it."""
     from taichi_xdsl.utils import registry
 
+    from taichi_xdsl.utils.mutation_worker import _module_level_imports
+
     module = "taichi_xdsl." + rel.removesuffix(".py").replace("/", ".")
     users = {module}
+    imports = {
+        "taichi_xdsl.lowering." + path.stem: _module_level_imports(
+            "taichi_xdsl.lowering." + path.stem, str(path), in_functions=True)
+        for path in sorted((ROOT / "lowering").glob("*.py"))
+    }
     changed = True
     while changed:  # modules that import one of `users`, transitively
         changed = False
-        for path in sorted((ROOT / "lowering").glob("*.py")):
-            name = "taichi_xdsl.lowering." + path.stem
-            if name not in users and any(u in path.read_text() for u in users):
+        for name, imported in imports.items():
+            if name not in users and imported & users:
                 users.add(name)
                 changed = True
     names = {name for name, target in registry.PASSES.items() if target.split(":")[0] in users}
@@ -317,22 +330,26 @@ def pytest_files(rel: str) -> list[str]:
 # -- running ------------------------------------------------------------------------------
 
 
-def _copy_checkout(dest: Path) -> Path:
-    """The tracked files of the checkout (as they are now) under dest/taichi_xdsl."""
+def _checkout_files() -> list[str]:
+    """The tracked (and untracked, not ignored) files of the checkout, relative to ROOT."""
     try:
-        files = subprocess.run(
+        return subprocess.run(
             ["git", "ls-files", "-co", "--exclude-standard"],
             cwd=ROOT, check=True, capture_output=True, text=True,
         ).stdout.split()
     except (OSError, subprocess.CalledProcessError):  # a copy of the tree without .git
         skip = ("Output", "__pycache__", "build")
-        files = [
+        return sorted(
             str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
             if not any(part.startswith(".") or part in skip or part.endswith(".egg-info")
                        for part in p.relative_to(ROOT).parts)
-        ]
+        )
+
+
+def _copy_checkout(dest: Path) -> Path:
+    """The files of the checkout (as they are now) under dest/taichi_xdsl."""
     pkg = dest / "taichi_xdsl"
-    for name in files:
+    for name in _checkout_files():
         src = ROOT / name
         if src.is_file():
             (pkg / name).parent.mkdir(parents=True, exist_ok=True)
@@ -343,7 +360,7 @@ def _copy_checkout(dest: Path) -> Path:
 class Worker:
     """One `mutation_worker` process on its own copy of the checkout (one per --jobs)."""
 
-    def __init__(self, work: Path):
+    def __init__(self, work: Path, wait: bool = True):
         work.mkdir(parents=True)
         self.pkg = _copy_checkout(work)
         (work / "tmp").mkdir()
@@ -363,9 +380,17 @@ class Worker:
             cwd=self.pkg, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL, text=True, start_new_session=True,
         )
+        self.imported: dict[str, list[int]] = {}
+        if wait:
+            self.wait_ready()
+
+    def wait_ready(self) -> None:
+        """Wait for the worker's imports (workers started together import at once)."""
         ready = self.process.stdout.readline()  # pyright: ignore
         if not ready:
             raise RuntimeError("the mutation worker did not start (run it by hand to see why)")
+        # the lines of lowering/ and dialects/ that ran when the worker imported them
+        self.imported = json.loads(ready)["imported"]
 
     def ask(self, job: dict) -> dict:
         message = {k: v for k, v in job.items() if k != "mutant"}
@@ -385,14 +410,20 @@ class Worker:
         self.process.wait()
 
 
-def run_jobs(workers: list[Worker], jobs: list[dict], done) -> None:
-    """Hand the jobs to the workers, one at a time each; done(job, answer) as each ends."""
+def run_jobs(workers: list[Worker], jobs: list[dict], done, start_by: float = float("inf"),
+             end_by: float = float("inf")) -> None:
+    """
+    Hand the jobs to the workers, one at a time each; done(job, answer) as each ends. No
+    job starts after `start_by` (time.monotonic()); at `end_by` the workers still busy are
+    stopped and their jobs dropped (neither done nor recorded: a resumed run does them).
+    """
+    STOP.clear()
     pending = queue.Queue()
     for job in jobs:
         pending.put(job)
 
     def serve(worker: Worker) -> None:
-        while True:
+        while time.monotonic() < start_by and not STOP.is_set():
             try:
                 job = pending.get_nowait()
             except queue.Empty:
@@ -401,16 +432,24 @@ def run_jobs(workers: list[Worker], jobs: list[dict], done) -> None:
             answer = worker.ask(job)
             answer["seconds"] = round(time.perf_counter() - start, 1)
             with LOCK:
+                if STOP.is_set():  # its worker was stopped under it: no outcome
+                    return
                 done(job, answer)
 
-    threads = [threading.Thread(target=serve, args=(w,)) for w in workers]
+    threads = [threading.Thread(target=serve, args=(w,), daemon=True) for w in workers]
     for thread in threads:
         thread.start()
     for thread in threads:
-        thread.join()
+        thread.join(max(0.0, end_by - time.monotonic()) if end_by < float("inf") else None)
+    if any(thread.is_alive() for thread in threads):
+        with LOCK:
+            STOP.set()
+        for worker in workers:
+            worker.close()
 
 
 LOCK = threading.Lock()
+STOP = threading.Event()  # set when the run is being stopped: answers after it are dropped
 
 
 def _key(m: dict | Mutant) -> tuple:
@@ -457,6 +496,73 @@ def load_results(paths: list[str]) -> list[Mutant]:
     return list(out.values())
 
 
+TRACE_FACTOR = 5
+
+
+def _baseline(workers: list[Worker], lit: list[str], pytest: list[str], common: dict,
+              end_by: float = float("inf")):
+    """
+    Run every test that a mutant may run once, unmutated, and record the lines of
+    lowering/ and dialects/ that each runs (a mutant then runs only the tests that run its
+    line), and the CPU seconds of each pytest file ("cpu:NAME"). None, with the failures
+    printed, if one fails: every mutant would count as killed. The pytest files (the
+    longest) go first, the lit tests split over the workers.
+    """
+    # the trace slows the tests a few times: the baseline's limits are larger
+    traced = {"test_timeout": TRACE_FACTOR * common["test_timeout"],
+              "mutant_timeout": TRACE_FACTOR * common["mutant_timeout"],
+              "file": "", "own_prefixes": ["-"], "trace": True}
+    baseline = [{**traced, "lit": [], "pytest": [name]} for name in pytest] + [
+        {**traced, "lit": lit[i :: len(workers)], "pytest": []} for i in range(len(workers))
+    ]
+    failed: list[str] = []
+    coverage: dict = {}
+    begun = time.perf_counter()
+
+    def baseline_done(job: dict, answer: dict) -> None:
+        coverage.update(answer.get("coverage", {}))
+        if job["pytest"]:  # the CPU seconds of the file, traced (a mutant's limit)
+            coverage["cpu:" + job["pytest"][0]] = answer.get("cpu", 0)
+        if answer["outcome"] != "survived":
+            failed.append(answer["output"])
+
+    run_jobs(workers, [job for job in baseline if job["lit"] or job["pytest"]], baseline_done,
+             end_by=end_by)
+    if STOP.is_set():
+        print("the baseline did not end within --stop-after: no mutant ran")
+        return None
+    if failed:
+        print("the unmutated tests fail:\n" + "\n".join(failed))
+        return None
+    print(f"baseline passes: {len(lit)} lit tests, pytest {' '.join(pytest)} "
+          f"({time.perf_counter() - begun:.0f} s)", flush=True)
+    return coverage
+
+
+def _pytest_limit(files: list[str], coverage: dict, least: int) -> int:
+    """A mutant's CPU seconds for its pytest files: `least`, or twice what they took in the
+    (traced, so slower) baseline where that is more: a slow file is not a timeout."""
+    return max(least, round(2 * sum(coverage.get("cpu:" + f, 0) for f in files)))
+
+
+def _fingerprint(tests: list) -> str:
+    """A digest of the checkout's files and the tests chosen: a saved baseline is used again
+    only for the same."""
+    digest = hashlib.sha256(json.dumps(tests).encode())
+    for name in _checkout_files():
+        path = ROOT / name
+        if path.is_file() and path.suffix != ".md":  # the prose runs no test
+            digest.update(name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def _saved_coverage(path: str | None, fingerprint: str) -> dict | None:
+    if not path or not Path(path).exists():
+        return None
+    saved = json.loads(Path(path).read_text())
+    return saved["coverage"] if saved.get("fingerprint") == fingerprint else None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].strip())
     parser.add_argument("--files", nargs="*", help="files to mutate (default: lowering/*.py)")
@@ -479,6 +585,13 @@ def main(argv: list[str] | None = None) -> int:
                         "mutants already in the file are not run again (a run resumes)")
     parser.add_argument("--recheck", action="store_true",
                         help="run the survivors in --json again (after --no-pytest, or new tests)")
+    parser.add_argument("--stop-after", type=float, metavar="SECONDS",
+                        help="end the run by then (wall, from its start): no mutant starts in "
+                        "the last minute, one still running at the end is left for the next "
+                        "run (with --json, which resumes)")
+    parser.add_argument("--baseline", metavar="JSON",
+                        help="keep the baseline's coverage here and use it again while the "
+                        "checkout and the tests are the same (a resumed run skips the baseline)")
     parser.add_argument("--report", nargs="*", metavar="JSON",
                         help="print the table of earlier --json files (shards), run nothing")
     args = parser.parse_args(argv)
@@ -494,9 +607,11 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     plan: list[tuple[str, list[Mutant]]] = []
     shard, shards = (int(x) for x in args.shard.split("/"))
-    done = {
+    begun = time.monotonic()
+    end_by = begun + args.stop_after if args.stop_after else float("inf")
+    done = {  # a runner error is run again
         _key(m) for m in (load_results([args.json]) if args.json else [])
-        if not (args.recheck and m.outcome == "survived")
+        if m.outcome != "error" and not (args.recheck and m.outcome == "survived")
     }
     current: set[tuple] = set()  # the mutants of the files as they are now
     for rel in files:
@@ -526,41 +641,30 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="ti-mutation-"))
     workers: list[Worker] = []
     try:
-        workers = [Worker(work / f"job{i}") for i in range(max(1, args.jobs))]
-        # Once, unmutated: every test that a mutant will run must pass (otherwise every
-        # mutant would count as killed). The tests are split over the workers.
+        workers = [Worker(work / f"job{i}", wait=False) for i in range(max(1, args.jobs))]
+        for worker in workers:
+            worker.wait_ready()
         every_lit = sorted({t for lit, _ in tests.values() for t in lit})
         every_pytest = sorted({t for _, pytest in tests.values() for t in pytest})
-        # It also records the lines of lowering/ and dialects/ that each test runs: a
-        # mutant then runs only the tests that run its line.
-        baseline = [
-            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
-             "lit": every_lit[i :: len(workers)], "pytest": []}
-            for i in range(len(workers))
-        ] + [
-            {**common, "file": "", "own_prefixes": ["-"], "trace": True,
-             "lit": [], "pytest": [name]}
-            for name in every_pytest
-        ]
-        failed: list[str] = []
-        coverage: dict = {}
-
-        def baseline_done(job: dict, answer: dict) -> None:
-            coverage.update(answer.get("coverage", {}))
-            if answer["outcome"] != "survived":
-                failed.append(answer["output"])
-
-        run_jobs(workers, baseline, baseline_done)
-        if failed:
-            print("the unmutated tests fail:\n" + "\n".join(failed))
-            return 1
-        print(f"baseline passes: {len(every_lit)} lit tests, pytest {' '.join(every_pytest)}",
-              flush=True)
+        fingerprint = _fingerprint([every_lit, every_pytest])
+        coverage = _saved_coverage(args.baseline, fingerprint)
+        if coverage is None:
+            coverage = _baseline(workers, every_lit, every_pytest, common, end_by)
+            if coverage is None:
+                return 1
+            if args.baseline:
+                Path(args.baseline).write_text(
+                    json.dumps({"fingerprint": fingerprint, "coverage": coverage}))
+        else:
+            print(f"baseline: the coverage of {args.baseline} (same checkout and tests)",
+                  flush=True)
 
         jobs, unrun = [], []
         for rel, chosen in plan:
             lit, pytest = tests[rel]
-            inside, source = body_lines(ROOT / rel), (ROOT / rel).read_text()
+            # a function called on import (a table built from it) runs in every test
+            inside = body_lines(ROOT / rel) - set(workers[0].imported.get(rel, ()))
+            source = (ROOT / rel).read_text()
             for m in chosen:
                 job = {**common, "file": m.file, "start": m.start, "end": m.end,
                        "after": m.after, "number": len(jobs) + 1,
@@ -568,13 +672,14 @@ def main(argv: list[str] | None = None) -> int:
                        "pytest": covering(m, source, pytest, coverage, inside,
                                             lambda f: "pytest:" + f),
                        "own_prefixes": _own_prefixes(rel), "mutant": m}
+                job["mutant_timeout"] = _pytest_limit(job["pytest"], coverage, args.mutant_timeout)
                 if job["lit"] or job["pytest"]:
                     jobs.append(job)
                 else:
                     unrun.append(job)
         results: list[Mutant] = []
         sink = open(args.json, "a") if args.json else None
-        begun = time.perf_counter()
+        started = time.perf_counter()
 
         def done_one(job: dict, answer: dict) -> None:
             m = job["mutant"]
@@ -593,14 +698,20 @@ def main(argv: list[str] | None = None) -> int:
 
         for job in unrun:
             done_one(job, {"outcome": "survived", "seconds": 0, "note": "no test runs it"})
-        run_jobs(workers, jobs, done_one)
+        run_jobs(workers, jobs, done_one, start_by=end_by - 60, end_by=end_by)
+        if len(results) < len(jobs) + len(unrun):
+            print(f"\nstopped by --stop-after {args.stop_after:.0f}: "
+                  f"{len(jobs) + len(unrun) - len(results)} mutants left for the next run",
+                  flush=True)
         if sink is not None:
             sink.close()
-        minutes = (time.perf_counter() - begun) / 60
+        minutes = (time.perf_counter() - started) / 60
         if results:
             print(f"\n{len(results)} mutants in {minutes:.1f} min: "
                   f"{len(results) / max(minutes, 1e-9):.1f} mutants/minute with {len(workers)} jobs")
     finally:
+        with LOCK:
+            STOP.set()  # a worker ended here is no mutant's outcome
         for worker in workers:
             worker.close()
         shutil.rmtree(work, ignore_errors=True)

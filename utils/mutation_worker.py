@@ -70,15 +70,17 @@ def preload(package: str = "taichi_xdsl") -> None:
             pass
 
 
-def _module_level_imports(module_name: str, path: str) -> set[str]:
-    """The package modules that `path` imports outside its functions."""
+def _module_level_imports(module_name: str, path: str, in_functions: bool = False) -> set[str]:
+    """The modules that `path` imports outside its functions (or anywhere), each
+    `from a import b` as both `a` and `a.b` (b may be a module)."""
     tree = ast.parse(Path(path).read_text())
     package = module_name if path.endswith("__init__.py") else module_name.rpartition(".")[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
-            return
+            if not in_functions:
+                return
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -134,6 +136,7 @@ def reimport(names: list[str]) -> None:
 # -- which lines each test runs (the baseline's coverage) ---------------------------------
 
 TRACED: set[tuple[str, int]] = set()  # (file relative to the copy, line)
+_TRACED_MODULES = ("taichi_xdsl.lowering.", "taichi_xdsl.dialects.")
 
 
 def start_trace(root: Path, parts: tuple[str, ...] = ("lowering", "dialects")) -> None:
@@ -154,6 +157,17 @@ def start_trace(root: Path, parts: tuple[str, ...] = ("lowering", "dialects")) -
 
     threading.settrace(call)
     sys.settrace(call)
+
+
+def stop_trace() -> dict[str, list[int]]:
+    """End the trace of start_trace; the lines it recorded, by file (then forgotten)."""
+    sys.settrace(None)
+    threading.settrace(None)  # pyright: ignore[reportArgumentType]
+    lines: dict[str, set[int]] = {}
+    for name, line in TRACED:
+        lines.setdefault(name, set()).add(line)
+    TRACED.clear()
+    return {name: sorted(found) for name, found in sorted(lines.items())}
 
 
 def write_trace(folder: Path) -> None:
@@ -497,7 +511,14 @@ def main() -> int:
     protocol = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)  # what the package prints on import goes to stderr, not to the protocol
     sys.stdout = sys.stderr
+    # The lines that run on import (module code, and the functions it calls: tables built
+    # at import) run in every test: a mutant there is run by every test, whatever the
+    # tests' traces say (they start after the imports).
+    loaded = [name for name in sys.modules if name.startswith(_TRACED_MODULES)]
+    start_trace(pkg)
+    reimport(loaded)  # none, unless an import of the worker's own pulled one in
     preload()
+    imported = stop_trace()
     GRAPH.update(import_graph())  # once: the children inherit it
     import taichi_xdsl
 
@@ -505,7 +526,7 @@ def main() -> int:
     if Path(taichi_xdsl.__file__).resolve().parent != pkg.resolve():
         print(f"the worker imports {taichi_xdsl.__file__}, not the copy {pkg}", file=sys.stderr)
         return 1
-    protocol.write(json.dumps({"ready": True}) + "\n")
+    protocol.write(json.dumps({"ready": True, "imported": imported}) + "\n")
     for line in sys.stdin:
         job = json.loads(line)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)

@@ -100,6 +100,35 @@ RETURN_SLOT_BYTES = 8
 DEFAULT_CAPS: dict[str, int] = {"spirv_has_int64": 1, "spirv_has_float64": 1}
 """What code is generated for when no caps are given: 32-bit everything, plus i64/f64."""
 
+DEVICE_CAPABILITIES: tuple[str, ...] = (
+    "spirv_version",
+    "spirv_has_int8",
+    "spirv_has_int16",
+    "spirv_has_int64",
+    "spirv_has_float16",
+    "spirv_has_float64",
+    "spirv_has_atomic_int64",
+    "spirv_has_atomic_float16",
+    "spirv_has_atomic_float16_add",
+    "spirv_has_atomic_float16_minmax",
+    "spirv_has_atomic_float",
+    "spirv_has_atomic_float_add",
+    "spirv_has_atomic_float_minmax",
+    "spirv_has_atomic_float64",
+    "spirv_has_atomic_float64_add",
+    "spirv_has_atomic_float64_minmax",
+    "spirv_has_variable_ptr",
+    "spirv_has_physical_storage_buffer",
+    "spirv_has_subgroup_basic",
+    "spirv_has_subgroup_vote",
+    "spirv_has_subgroup_arithmetic",
+    "spirv_has_subgroup_ballot",
+    "spirv_has_non_semantic_info",
+    "spirv_has_no_integer_wrap_decoration",
+)
+"""The device capability names a Vulkan AOT module may declare (Taichi's
+`ti.DeviceCapability`); `spirv_version` takes a number (0x10300 for SPIR-V 1.3)."""
+
 
 def ndarray_binding(ndarray_position: int) -> int:
     """The binding of the `ndarray_position`-th ndarray argument."""

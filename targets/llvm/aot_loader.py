@@ -19,7 +19,6 @@ import numpy as np
 from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import (
     AotFormatError,
-    ArgKind,
     GraphAttributes,
     ModuleMetadata,
 )
@@ -131,10 +130,9 @@ class CpuAotModule(AotModuleBase):
             jit_module = _load_object(files[k.object_file], k.object_file)
             self._objects.append(jit_module)
             args = tuple(
-                NdarrayArg(fmt.ir_dtype(a.dtype), a.ndim)
-                if a.kind is ArgKind.NDARRAY
-                else ScalarArg(fmt.ir_dtype(a.dtype))
+                ScalarArg(dtype) if rank is None else NdarrayArg(dtype, rank)
                 for a in k.args
+                for dtype, rank in a.launch_args()
             )
             tasks = []
             for t in k.tasks:

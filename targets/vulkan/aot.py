@@ -19,7 +19,7 @@ from typing import Any
 
 from taichi_xdsl.targets.aot_format import AotFormatError
 from taichi_xdsl.utils import spirv_abi
-from taichi_xdsl.utils.errors import TaichiCompilationError
+from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiRuntimeError
 
 _OP_CAPABILITY = 17
 _BASELINE_CAPABILITIES = {1}  # Shader
@@ -43,7 +43,12 @@ _CAPABILITY_NAMES = {
 
 
 def declared_caps(caps: Any) -> dict[str, int]:
-    """`ti.aot.Module(ti.vulkan, caps=...)`: None, a list of names, or {name: value}."""
+    """
+    `ti.aot.Module(ti.vulkan, caps=...)`: None, a list of names, or {name: value}.
+
+    Raises:
+        TaichiRuntimeError: a name that is not a device capability (ti.DeviceCapability).
+    """
     if caps is None:
         return dict(spirv_abi.DEFAULT_CAPS)
     if isinstance(caps, dict):
@@ -51,11 +56,20 @@ def declared_caps(caps: Any) -> dict[str, int]:
         for name, value in caps.items():
             if isinstance(value, bool) or not isinstance(value, int):
                 raise AotFormatError(f"Vulkan caps: {name} must be an int, got {value!r}")
-            out[str(name)] = value
+            out[_cap_name(name)] = value
         return out
     if isinstance(caps, list | tuple | set):
-        return {str(name): 1 for name in caps}
+        return {_cap_name(name): 1 for name in caps}
     raise AotFormatError(f"Vulkan caps must be a dict or a list of names, got {caps!r}")
+
+
+def _cap_name(name: Any) -> str:
+    text = str(name)
+    if text not in spirv_abi.DEVICE_CAPABILITIES:
+        raise TaichiRuntimeError(
+            f"unexpected device capability name: {text!r} (see ti.DeviceCapability)"
+        )
+    return text
 
 
 def required_caps(binaries: Sequence[bytes]) -> dict[str, int]:

@@ -99,10 +99,7 @@ class VulkanAotModule(AotModuleBase):
         self.kernels: dict[str, AotKernel] = {}
         compiled: dict[str, VulkanKernel] = {}
         for k in metadata.kernels:
-            args = tuple(
-                (fmt.ir_dtype(a.dtype), a.ndim if a.kind is ArgKind.NDARRAY else None)
-                for a in k.args
-            )
+            args = tuple(arg for a in k.args for arg in a.launch_args())
             tasks = []
             binaries = []
             for t in k.tasks:
@@ -124,11 +121,16 @@ class VulkanAotModule(AotModuleBase):
                 k.gtmp_bytes,
                 {i: (f, kinds) for i, f, kinds in (k.prints or [])},
             )
-            num_bindings = spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays
+            num_bindings = (
+                spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
+            )
             try:
                 pipelines = [
                     self.backend.runtime.load_kernel(
-                        b, entry=t.symbol, num_bindings=num_bindings
+                        b,
+                        entry=t.symbol,
+                        num_bindings=num_bindings,
+                        binding_types=plan.binding_types,
                     )
                     for b, t in zip(binaries, tasks)
                 ]
@@ -174,6 +176,7 @@ class ReplayedAotGraph(AotGraph):
                 [
                     n if a.kind is ArgKind.NDARRAY else None
                     for a, n in zip(kernel.attrs.args, names)
+                    for _ in a.launch_args()  # a MATRIX: one per component
                 ],
             )
             for kernel, names in self._steps
@@ -188,10 +191,6 @@ class ReplayedAotGraph(AotGraph):
         if missing:
             raise TaichiTypeError(f"graph '{self.name}': missing argument(s) {missing}")
         step_args = [
-            [
-                args[n] if conv is None else conv(args[n])
-                for conv, n in zip(kernel._convs, names)
-            ]
-            for kernel, names in self._steps
+            kernel.launch_values([args[n] for n in names]) for kernel, names in self._steps
         ]
         self.recorded.run(self._module.root, step_args)

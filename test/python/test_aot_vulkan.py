@@ -80,6 +80,24 @@ def test_required_caps_follow_the_code(program):
         narrow.add_kernel(uses_f64)
 
 
+def test_declared_caps_are_device_capability_names(program):
+    """ti.DeviceCapability names the caps (strings, as Taichi's); any other name is a
+    RuntimeError, never silently ignored."""
+    assert ti.DeviceCapability.spirv_has_int8 == "spirv_has_int8"
+
+    @ti.kernel
+    def bump(a: ti.types.ndarray(dtype=ti.u8, ndim=1), c: ti.u8):
+        for i in a:
+            a[i] = i + c
+
+    m = ti.aot.Module(ti.vulkan, caps=[ti.DeviceCapability.spirv_has_int8])
+    m.add_kernel(bump)
+    assert m.metadata().to_json()["required_caps"]["spirv_has_int8"] == 1
+    for caps in (["Never gonna give you up"], {"spirv_has_int7": 1}):
+        with pytest.raises(RuntimeError, match="unexpected device capability name"):
+            ti.aot.Module(ti.vulkan, caps=caps)
+
+
 def test_julia_identical_run_or_not(tmp_path: Path):
     ti.init(arch=ti.cpu, offline_cache=False)
     julia_module(ti.vulkan, run_first=False).archive(tmp_path / "cold.tcm")

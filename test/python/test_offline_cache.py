@@ -111,7 +111,7 @@ def test_second_process_hits(tmp_path: Path) -> None:
         {"offset": "5.0"},  # the kernel's source
         {"n": 4},  # a template argument
         {"debug": True},  # the config
-        {"opt_level": 2},  # the config
+        {"opt_level": 0},  # the config (the default is 1)
         {"fast_math": False},  # the config
         {"version": "999.0"},  # the compiler version
     ],
@@ -339,3 +339,51 @@ def test_program_writes_its_kernels_when_it_ends(tmp_path: Path, arch: Any) -> N
     assert backend.cache_hits == 2
     ti.reset()
     assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_gradient_kernels_are_cached_like_any_kernel(tmp_path: Path, arch: Any) -> None:
+    """A kernel's adjoint (ti.ad.Tape) is an entry of its own: a second program hits
+    both the forward and the gradient kernel, gets the same gradients, and writes no
+    new file (Taichi's test_multiple_ib_with_offline_cache also counts its field
+    accessor and gradient-clearing kernels, which taichi-xdsl does not compile)."""
+
+    def run() -> Any:
+        ti.init(arch=arch, offline_cache=True, offline_cache_file_path=str(tmp_path))
+        from taichi_xdsl.frontends.python.lang import program
+
+        x = ti.field(ti.f32, (), needs_grad=True)
+        y = ti.field(ti.f32, (), needs_grad=True)
+
+        @ti.kernel
+        def compute_y():
+            for j in range(2):
+                for i in range(3):
+                    y[None] += x[None] * x[None]
+
+        x[None] = 1.5
+        with ti.ad.Tape(y):
+            compute_y()
+        assert y[None] == 6 * 1.5 * 1.5
+        assert x.grad[None] == 6 * 2 * 1.5
+        return program.get_program().backend
+
+    run()
+    backend = run()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 3 and names[-1] == INDEX_NAME  # forward, adjoint, the index
+    assert backend.cache_hits == 2
+    run()
+    ti.reset()
+    assert sorted(p.name for p in tmp_path.iterdir()) == names
+
+
+def test_default_opt_level_is_taichis_one(tmp_path: Path) -> None:
+    """Taichi's opt_level: 1 by default, so a default ti.init reuses what opt_level=1
+    compiled (and 0, no optimisation, is another entry)."""
+    first = run(tmp_path, opt_level=1)
+    assert first["x"] == expected()
+    again = run(tmp_path)
+    assert (again["hits"], again["misses"]) == (1, 0)
+    unoptimised = run(tmp_path, opt_level=0)
+    assert (unoptimised["hits"], unoptimised["misses"]) == (0, 1)
+    assert unoptimised["x"] == expected()

@@ -152,10 +152,51 @@ def test_wrong_texture_format_is_a_type_error(vk):
         for i in d:
             d.store(ti.Vector([i]), ti.Vector([1.0, 0.0, 0.0, 0.0]))
 
-    with pytest.raises(TaichiTypeError, match="format r32f"):
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="RWTextureType format mismatch for argument d: expected Format.r32f, got "
+        "Format.rgba8",
+    ):
         k(ti.Texture(ti.Format.rgba8, (4,)))
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="RWTextureType dimension mismatch for argument d: expected 1, got 2",
+    ):
+        k(ti.Texture(ti.Format.r32f, (4, 4)))
+
+    @ti.kernel
+    def first(s: ti.types.texture(num_dimensions=2), out: ti.types.ndarray(ndim=1)):
+        out[0] = s.fetch(ti.Vector([0, 0]), 0).x
+
+    with pytest.raises(
+        ti.TaichiRuntimeError,
+        match="TextureType dimension mismatch for argument s: expected 2, got 3",
+    ):
+        first(ti.Texture(ti.Format.r32f, (2, 2, 2)), np.zeros(1, np.float32))
     with pytest.raises(TaichiTypeError, match="must be a ti.Texture"):
         k(np.zeros(4, np.float32))
+
+
+@needs_vulkan
+def test_from_ndarray_and_from_field_drop_extra_channels(vk):
+    """Elements with more channels than the format give it their first ones (as
+    Taichi: a vec2 field fills an r32f texture with x); fewer channels, or another
+    shape, are an error."""
+    values = np.arange(24, dtype=np.float32).reshape(3, 2, 4) / 32
+    vec2 = ti.Vector.ndarray(2, ti.f32, (3, 2))
+    vec2.from_numpy(values[..., :2])
+    r = ti.Texture(ti.Format.r32f, (3, 2))
+    r.from_ndarray(vec2)
+    assert r.to_ndarray().tolist() == values[..., 0].tolist()
+    field4 = ti.Vector.field(4, ti.f32, (3, 2))
+    field4.from_numpy(values)
+    rg = ti.Texture(ti.Format.rg32f, (3, 2))
+    rg.from_field(field4)
+    assert rg.to_ndarray().tolist() == values[..., :2].tolist()
+    with pytest.raises(TaichiTypeError, match=r"expected an array of shape \(3, 2, 4\)"):
+        ti.Texture(ti.Format.rgba32f, (3, 2)).from_ndarray(vec2)
+    with pytest.raises(TaichiTypeError, match=r"expected an array of shape \(3, 2\)"):
+        r.from_ndarray(np.zeros((4, 2), np.float32))
 
 
 def test_unsupported_format_is_a_clear_error():
@@ -181,3 +222,80 @@ def test_cpu_texture_kernel_raises_a_clear_error():
     with pytest.raises(TaichiCompilationError, match="need arch=ti.vulkan"):
         ti.Texture(ti.Format.r32f, (4, 4))
     ti.reset()
+
+
+@needs_vulkan
+def test_graph_texture_args(vk):
+    """Texture Args in a ti.graph: an RWTEXTURE Arg is written by one dispatch and read
+    as a sampled texture by the next; the kernels compile before any texture exists."""
+
+    @ti.kernel
+    def write(t: ti.types.rw_texture(num_dimensions=2, fmt=ti.Format.r32f, lod=0), s: ti.f32):
+        for i, j in t:
+            t.store(ti.Vector([i, j]), ti.Vector([i * 10.0 + j + s, 0.0, 0.0, 0.0]))
+
+    @ti.kernel
+    def read(t: ti.types.texture(num_dimensions=2), out: ti.types.ndarray(ndim=2)):
+        for i, j in out:
+            out[i, j] = t.fetch(ti.Vector([i, j]), 0).x
+
+    tex = ti.graph.Arg(ti.graph.ArgKind.RWTEXTURE, "tex", ndim=2, fmt=ti.Format.r32f)
+    g = ti.graph.GraphBuilder()
+    g.dispatch(write, tex, ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32))
+    g.dispatch(read, tex, ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.f32, ndim=2))
+    graph = g.compile()
+    texture, out = ti.Texture(ti.Format.r32f, (3, 4)), ti.ndarray(ti.f32, (3, 4))
+    graph.run({"tex": texture, "s": 0.5, "out": out})
+    want = np.arange(3)[:, None] * 10.0 + np.arange(4)[None, :] + 0.5
+    assert out.to_numpy().tolist() == want.tolist()
+
+    with pytest.raises(TaichiCompilationError, match="fmt rgba8 doesn't match kernel's annotated fmt=r32f"):
+        ti.graph.GraphBuilder().dispatch(
+            write,
+            ti.graph.Arg(ti.graph.ArgKind.RWTEXTURE, "t", ndim=2, fmt=ti.Format.rgba8),
+            ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32),
+        )
+    with pytest.raises(TaichiCompilationError, match="3 from Arg t doesn't match kernel's annotated ndim=2"):
+        ti.graph.GraphBuilder().dispatch(
+            read,
+            ti.graph.Arg(ti.graph.ArgKind.TEXTURE, "t", ndim=3),
+            ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "out", ti.f32, ndim=2),
+        )
+    with pytest.raises(TaichiCompilationError, match="is an rw_texture, Arg 't' is a TEXTURE"):
+        ti.graph.GraphBuilder().dispatch(
+            write,
+            ti.graph.Arg(ti.graph.ArgKind.TEXTURE, "t", ndim=2),
+            ti.graph.Arg(ti.graph.ArgKind.SCALAR, "s", ti.f32),
+        )
+
+
+@needs_vulkan
+def test_aot_module_with_texture_kernels(vk, tmp_path):
+    """A kernel with texture parameters compiles into an AOT module without any
+    ti.Texture (its metadata names each texture's ndim, and an rw_texture's format);
+    the module loads, and calling such a kernel says loaded modules take no textures
+    yet."""
+
+    @ti.kernel
+    def write(tex: ti.types.rw_texture(num_dimensions=2, fmt=ti.Format.rgba8, lod=0)):
+        for i, j in tex:
+            tex.store(ti.Vector([i, j]), ti.Vector([1.0, 0.0, 0.0, 0.0]))
+
+    @ti.kernel
+    def read(tex: ti.types.texture(num_dimensions=3), arr: ti.types.ndarray(ndim=3)):
+        for i, j, k in arr:
+            arr[i, j, k] = tex.fetch(ti.Vector([i, j, k]), 0).x
+
+    m = ti.aot.Module()
+    m.add_kernel(write)
+    with pytest.raises(ti.TaichiRuntimeError, match="TextureType dimension mismatch for argument tex: expected 3, got 2"):
+        m.add_kernel(read, template_args={"tex": ti.Texture(ti.Format.r32f, (4, 4))})
+    m.add_kernel(read, template_args={"arr": ti.ndarray(ti.f32, (2, 2, 2))})
+    m.save(tmp_path)
+    loaded = ti.aot.load(tmp_path)
+    (w,) = loaded.get_kernel("write").attrs.args
+    assert (w.kind.name, w.ndim, w.fmt, w.dtype, w.num_channels) == ("RWTEXTURE", 2, "rgba8", "u8", 4)
+    t, a = loaded.get_kernel("read").attrs.args
+    assert (t.kind.name, t.ndim, a.kind.name, a.ndim) == ("TEXTURE", 3, "NDARRAY", 3)
+    with pytest.raises(TaichiTypeError, match="loaded AOT modules do not take texture arguments yet"):
+        loaded.get_kernel("write")(ti.Texture(ti.Format.rgba8, (4, 4)))

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 from taichi_xdsl.targets import aot_format as fmt
 from taichi_xdsl.targets.aot_format import ArgKind
+from taichi_xdsl.utils.spirv_abi import TEXTURE_FORMATS
 from taichi_xdsl.utils.errors import TaichiError, TaichiTypeError
 
 from . import dtypes
@@ -38,10 +39,13 @@ from . import kernel as _kernel_module
 from . import program as _program
 from .field import Field
 from .kernel import Kernel, _BoundKernel, _ndarray_data
+from .matrix import MatrixType
 from .ndarray import Ndarray
+from .texture import TextureSlot, check_texture_argument
 from .types import NdarrayType
 
 __all__ = [
+    "DeviceCapability",
     "KernelTemplate",
     "Module",
     "Recording",
@@ -50,6 +54,24 @@ __all__ = [
     "start_recording",
     "stop_recording",
 ]
+
+class _DeviceCapabilities:
+    """`ti.DeviceCapability`: the device capability names a Vulkan module may declare
+    (`ti.aot.Module(ti.vulkan, caps=[ti.DeviceCapability.spirv_has_int8])`), each the
+    string of its name, as in Taichi."""
+
+    def __init__(self) -> None:
+        from taichi_xdsl.utils.spirv_abi import DEVICE_CAPABILITIES
+
+        for name in DEVICE_CAPABILITIES:
+            if name.startswith("spirv_has_"):
+                setattr(self, name, name)
+
+    def __repr__(self) -> str:
+        return "ti.DeviceCapability"
+
+
+DeviceCapability = _DeviceCapabilities()
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -137,6 +159,18 @@ def _instantiating_args(
             values.append(given)
         elif p.kind == "ndarray":
             values.append(_ndarray_dummy(kernel, p, given))
+        elif p.kind == "texture":
+            # compiled from the annotation; a given ti.Texture must fit it
+            check_texture_argument(p.name, p.annotation, given)
+            values.append(TextureSlot(p.annotation))
+        elif p.kind == "aggregate":
+            if not isinstance(p.annotation, MatrixType):
+                raise TaichiTypeError(
+                    f"ti.aot: parameter '{p.name}' of '{kernel.__name__}': struct "
+                    "parameters are not supported in AOT modules yet (vectors and "
+                    "matrices are)"
+                )
+            values.append(p.annotation(0))
         else:
             values.append(0.0 if p.dtype is not None and p.dtype.is_float else 0)
     return tuple(values)
@@ -145,12 +179,23 @@ def _instantiating_args(
 _MISSING = object()
 
 
-def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> np.ndarray:
+def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> Ndarray:
+    """An ndarray of the element type and ndim the module's kernel takes for `p`: from
+    `given` (an ndarray, or ti.types.ndarray(dtype, ndim)), else from its annotation."""
     cfg = _program.get_program().config
     ann = p.annotation if isinstance(p.annotation, NdarrayType) else NdarrayType()
-    if isinstance(given, Ndarray | np.ndarray):
-        arr = _ndarray_data(given)
-        return np.zeros((1,) * arr.ndim, dtype=arr.dtype)
+    if isinstance(given, Ndarray):
+        return Ndarray(given.dtype, (1,) * len(given.shape), tuple(given.element_shape))
+    if isinstance(given, np.ndarray):
+        dt = dtypes.from_numpy_dtype(given.dtype)
+        if dt is None:
+            raise TaichiTypeError(
+                f"ti.aot: ndarray parameter '{p.name}' of '{kernel.__name__}': Taichi has "
+                f"no dtype {given.dtype}"
+            )
+        shape, _, _ = Kernel._wanted_element(ann, cfg)
+        element_shape = tuple(shape or ())
+        return Ndarray(dt, (1,) * (given.ndim - len(element_shape)), element_shape)
     if isinstance(given, NdarrayType):
         ann = NdarrayType(given.dtype or ann.dtype, given.ndim or ann.ndim)
     elif given is not _MISSING:
@@ -163,8 +208,8 @@ def _ndarray_dummy(kernel: Kernel, p: Any, given: Any) -> np.ndarray:
             f"ti.aot: ndarray parameter '{p.name}' of '{kernel.__name__}' needs its dtype "
             "and ndim: annotate it or give an ndarray in template_args"
         )
-    dt = dtypes.cook_dtype(ann.dtype, cfg.default_ip, cfg.default_fp)
-    return np.zeros((1,) * ann.ndim, dtype=dt.np_dtype)
+    shape, dt, _ = Kernel._wanted_element(ann, cfg)
+    return Ndarray(dt, (1,) * ann.ndim, tuple(shape or ()))
 
 
 def _signature(kernel: Kernel, args: tuple[Any, ...]) -> str:
@@ -178,6 +223,8 @@ def _signature(kernel: Kernel, args: tuple[Any, ...]) -> str:
             arr = _ndarray_data(a)
             dt = dtypes.from_numpy_dtype(arr.dtype)
             parts.append(f"{p.name}:ndarray({dt},{arr.ndim})")
+        elif p.kind in ("texture", "aggregate"):
+            parts.append(f"{p.name}:{p.annotation!r}")
         else:
             parts.append(f"{p.name}={_template_label(a)}")
     return ",".join(parts)
@@ -200,18 +247,44 @@ def _arg_attributes(params: list[Any], args: tuple[Any, ...]) -> list[fmt.ArgAtt
         if p.kind == "scalar":
             assert p.dtype is not None
             out.append(fmt.ArgAttributes(len(out), p.name, ArgKind.SCALAR, p.dtype.name))
+        elif p.kind == "aggregate":
+            cfg = _program.get_program().config
+            out.append(
+                fmt.ArgAttributes(
+                    len(out), p.name, ArgKind.MATRIX, p.annotation.cooked(cfg).name, 0,
+                    tuple(p.annotation.shape),
+                )
+            )
+        elif p.kind == "texture":
+            out.append(_texture_attributes(len(out), p.name, p.annotation))
         else:
             arr = _ndarray_data(a)
             dt = dtypes.from_numpy_dtype(arr.dtype)
             assert dt is not None
+            element_shape = tuple(a.element_shape) if isinstance(a, Ndarray) else ()
+            ndim = arr.ndim - len(element_shape)
             out.append(
-                fmt.ArgAttributes(len(out), p.name, ArgKind.NDARRAY, dt.name, arr.ndim)
+                fmt.ArgAttributes(
+                    len(out), p.name, ArgKind.NDARRAY, dt.name, ndim, element_shape
+                )
             )
     return out
 
 
+def _texture_attributes(index: int, name: str, ann: Any) -> fmt.ArgAttributes:
+    """A texture parameter's metadata: an rw_texture's format, its channel type and
+    count; a sampled texture reads f32 channels whatever its format."""
+    if not ann.rw:
+        return fmt.ArgAttributes(index, name, ArgKind.TEXTURE, "f32", ann.num_dimensions)
+    _, _, channels, storage = TEXTURE_FORMATS[ann.fmt]
+    dtype = {"unorm8": "u8", "unorm16": "u16"}.get(storage, storage)
+    return fmt.ArgAttributes(
+        index, name, ArgKind.RWTEXTURE, dtype, ann.num_dimensions, (), channels, 0, ann.fmt
+    )
+
+
 def _check_ir_args(name: str, ir_args: list[Any], attrs: list[fmt.ArgAttributes]) -> None:
-    if ir_args != [fmt.ir_dtype(a.dtype) for a in attrs]:
+    if ir_args != [dtype for a in attrs for dtype, _ in a.launch_args()]:
         raise TaichiError(
             f"ti.aot: kernel '{name}': argument types {ir_args} do not match the "
             "parameters (internal error)"
@@ -221,14 +294,12 @@ def _check_ir_args(name: str, ir_args: list[Any], attrs: list[fmt.ArgAttributes]
 def _args_bytes(attrs: list[fmt.ArgAttributes]) -> int:
     from taichi_xdsl.utils import abi
 
-    if not attrs:
+    ranks = [rank for a in attrs for _, rank in a.launch_args()]
+    if not ranks:
         return 0
-    offsets = abi.arg_offsets(
-        [a.ndim if a.kind is ArgKind.NDARRAY else None for a in attrs]
-    )
-    last = attrs[-1]
-    size = abi.ndarray_arg_bytes(last.ndim) if last.kind is ArgKind.NDARRAY else 8
-    return offsets[-1] + size
+    last = ranks[-1]
+    size = abi.SCALAR_ARG_BYTES if last is None else abi.ndarray_arg_bytes(last)
+    return abi.arg_offsets(ranks)[-1] + size
 
 
 class _Entry:
@@ -347,7 +418,7 @@ class Module:
             module, symbol, debug=cfg.debug, passes=_edits(cfg.passes, kernel.passes)
         )
         code = compile_object(
-            llvm_ir, self.target, opt_level=cfg.opt_level, fast_math=cfg.fast_math
+            llvm_ir, self.target, opt_level=_program.llvm_opt_level(cfg.opt_level), fast_math=cfg.fast_math
         )
         arg_attrs = _arg_attributes(params, args)
         _check_ir_args(name, [getattr(a, "dtype", None) for a in plan.args], arg_attrs)

@@ -18,6 +18,7 @@ baked into the kernel instance, as in Taichi.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -27,7 +28,9 @@ from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiType
 
 from . import dtypes
 from . import program as _program
-from .kernel import Kernel, _BoundKernel
+from .kernel import Kernel, _aggregate_flattener, _BoundKernel
+from .ndarray import Ndarray
+from .texture import TextureSlot, format_name
 from .types import NdarrayType
 
 __all__ = ["Arg", "ArgKind", "CompiledGraph", "GraphBuilder", "Sequential"]
@@ -64,26 +67,48 @@ class Arg:
         self.tag = ArgKind(tag)
         self.name = str(name)
         _reject_removed_arguments(self.tag, element_shape, channel_format, shape, num_channels)
-        element_shape, shape = (), ()
         if dtype is None and channel_format is not None:
             dtype = channel_format
         cfg = _program.get_program().config
+        self.element_shape: tuple[int, ...] = ()
+        """(n,) / (n, m) for a vector/matrix dtype (`ti.math.vec2`), () for a scalar one."""
+        if hasattr(dtype, "cooked") and hasattr(dtype, "shape"):  # ti.types.vector/matrix
+            if self.tag is ArgKind.SCALAR:
+                raise TaichiRuntimeError(
+                    f"Tag ArgKind.SCALAR must specify a scalar type, but found {dtype!r}."
+                )
+            self.element_shape = tuple(dtype.shape)
+            dtype = dtype.cooked(cfg)
+        elif self.tag is ArgKind.MATRIX and dtype is not None:
+            raise TaichiRuntimeError(
+                f"Tag ArgKind.MATRIX must specify a vector or matrix type "
+                f"(ti.types.vector/matrix), but found {dtype!r}."
+            )
         self.dtype = (
             None
             if dtype is None
             else dtypes.cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
         )
         self.ndim = ndim if ndim is not None else field_dim
-        if self.ndim is None and self.tag in (ArgKind.TEXTURE, ArgKind.RWTEXTURE):
-            self.ndim = len(shape)
-        self.element_shape = tuple(element_shape)
-        self.shape = tuple(shape)
-        self.num_channels = num_channels or 0
+        self.shape: tuple[int, ...] = ()
+        self.num_channels = 0
         self.fmt = fmt
-        if self.tag in (ArgKind.SCALAR, ArgKind.NDARRAY) and self.dtype is None:
+        if self.tag in (ArgKind.SCALAR, ArgKind.NDARRAY, ArgKind.MATRIX) and self.dtype is None:
             raise TaichiError(f"ti.graph.Arg '{self.name}': {self.tag.name} needs a dtype")
         if self.tag is ArgKind.NDARRAY and self.ndim is None:
             raise TaichiError(f"ti.graph.Arg '{self.name}': NDARRAY needs ndim")
+        if self.tag is ArgKind.RWTEXTURE and fmt is None:
+            raise TaichiError(f"ti.graph.Arg '{self.name}': RWTEXTURE needs fmt")
+
+    @property
+    def element_type(self) -> str:
+        """Its dtype as Taichi's messages name it: `f32`, `VectorType[2, f32]`."""
+        shape = self.element_shape
+        if not shape:
+            return str(self.dtype)
+        if len(shape) == 1:
+            return f"VectorType[{shape[0]}, {self.dtype}]"
+        return f"MatrixType[{shape[0]},{shape[1]}, {self.dtype}]"
 
     def same_as(self, other: Arg) -> bool:
         return (
@@ -91,15 +116,13 @@ class Arg:
             self.dtype,
             self.ndim,
             self.element_shape,
-            self.shape,
-            self.num_channels,
+            self.fmt,
         ) == (
             other.tag,
             other.dtype,
             other.ndim,
             other.element_shape,
-            other.shape,
-            other.num_channels,
+            other.fmt,
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -164,16 +187,31 @@ class Dispatch:
             raise TaichiTypeError(f"ti.graph dispatch: {kernel!r} is not a ti.kernel")
         self.kernel = kernel
         self.args = args
+        self.instantiating = check_dispatch(self)
+        """A value per parameter that selects the kernel instance the Args call for."""
 
 
 class Sequential:
-    """An ordered list of dispatches (and nested sequences)."""
+    """An ordered list of dispatches (and nested sequences); every Arg name of a builder
+    stands for one argument (`args`, shared with the sequences it creates)."""
 
-    def __init__(self) -> None:
+    def __init__(self, args: dict[str, Arg] | None = None) -> None:
         self.nodes: list[Dispatch | Sequential] = []
+        self.args: dict[str, Arg] = {} if args is None else args
 
     def dispatch(self, kernel: Any, *args: Any) -> None:
-        self.nodes.append(Dispatch(kernel, args))
+        """Add a launch of `kernel`; its Args are checked against its parameters now.
+
+        Raises:
+            TaichiCompilationError: an Arg's kind, dtype or ndim differs from the
+                kernel's annotation (Taichi's "doesn't match kernel's annotated ...").
+            TaichiRuntimeError: another Arg of the graph has this Arg's name.
+        """
+        d = Dispatch(kernel, args)
+        for a in d.args:
+            if isinstance(a, Arg) and not self.args.setdefault(a.name, a).same_as(a):
+                raise TaichiRuntimeError(f"An arg with name {a.name} already exists!")
+        self.nodes.append(d)
 
     def append(self, node: Sequential) -> None:
         if not isinstance(node, Sequential):
@@ -191,29 +229,80 @@ class GraphBuilder(Sequential):
     """Builds a graph: `dispatch(kernel, *args)`, `create_sequential()` + `append`."""
 
     def create_sequential(self) -> Sequential:
-        return Sequential()
+        return Sequential(self.args)
 
     def compile(self) -> CompiledGraph:
         return CompiledGraph(self.flatten())
 
 
-def dummy_value(arg: Arg) -> Any:
+def dummy_value(arg: Arg, param: Any) -> Any:
     """A value of `arg`'s type, to pick the kernel instance it selects."""
     if arg.tag is ArgKind.SCALAR:
         assert arg.dtype is not None
         return 0.0 if arg.dtype.is_float else 0
     if arg.tag is ArgKind.NDARRAY:
         assert arg.dtype is not None and arg.ndim is not None
-        if arg.element_shape:
-            raise TaichiError(
-                f"ti.graph.Arg '{arg.name}': ndarrays of vectors/matrices are not "
-                "supported by taichi-xdsl graphs yet"
-            )
-        return np.zeros((1,) * arg.ndim, dtype=arg.dtype.np_dtype)
-    raise TaichiError(
-        f"ti.graph.Arg '{arg.name}': {arg.tag.name} arguments are not supported on the "
-        "CPU backend (textures and matrix arguments need the Vulkan backend)"
+        return Ndarray(arg.dtype, (1,) * arg.ndim, arg.element_shape)
+    if arg.tag is ArgKind.MATRIX:
+        return param.annotation(0)
+    return TextureSlot(param.annotation)
+
+
+def _mismatch(what: str, arg: Arg, p: Any, have: Any, want: Any) -> TaichiTypeError:
+    return TaichiTypeError(
+        f"Arg {arg.name}'s {what} {have} doesn't match kernel's annotated {what}={want} "
+        f"(parameter '{p.name}')"
     )
+
+
+_PARAM_TAGS = {
+    "scalar": (ArgKind.SCALAR,),
+    "ndarray": (ArgKind.NDARRAY,),
+    "aggregate": (ArgKind.MATRIX,),
+    "texture": (ArgKind.TEXTURE, ArgKind.RWTEXTURE),
+}
+"""The Arg kinds each kind of kernel parameter takes (a writable texture can be read)."""
+
+
+def check_arg(kernel_name: str, p: Any, a: Arg) -> None:
+    """`a` against the kernel parameter `p`, as Taichi checks at dispatch."""
+    if a.tag not in _PARAM_TAGS.get(p.kind, ()):
+        raise TaichiTypeError(
+            f"ti.graph: '{p.name}' of '{kernel_name}' is a {p.kind} parameter, got a "
+            f"{a.tag.name} Arg '{a.name}'"
+        )
+    cfg = _program.get_program().config
+    ann = p.annotation
+    if p.kind == "scalar" and a.dtype is not p.dtype:
+        raise _mismatch("dtype", a, p, a.dtype, p.dtype)
+    if p.kind == "aggregate":
+        want = (tuple(ann.shape), ann.cooked(cfg))
+        if (a.element_shape, a.dtype) != want:
+            raise _mismatch("dtype", a, p, a.element_type, ann)
+    if p.kind == "ndarray" and isinstance(ann, NdarrayType):
+        if ann.ndim is not None and ann.ndim != a.ndim:
+            raise TaichiTypeError(
+                f"{a.ndim} from Arg {a.name} doesn't match kernel's annotated "
+                f"ndim={ann.ndim} (parameter '{p.name}')"
+            )
+        want_shape, want_dt, want_name = Kernel._wanted_element(ann, cfg)
+        if want_dt is not None and (
+            a.dtype is not want_dt or a.element_shape != (want_shape or ())
+        ):
+            raise _mismatch("dtype", a, p, a.element_type, want_name)
+    if p.kind == "texture":
+        if a.ndim is not None and a.ndim != ann.num_dimensions:
+            raise TaichiTypeError(
+                f"{a.ndim} from Arg {a.name} doesn't match kernel's annotated "
+                f"ndim={ann.num_dimensions} (parameter '{p.name}')"
+            )
+        if ann.rw and a.tag is not ArgKind.RWTEXTURE:
+            raise TaichiTypeError(
+                f"ti.graph: '{p.name}' of '{kernel_name}' is an rw_texture, Arg "
+                f"'{a.name}' is a TEXTURE (use ArgKind.RWTEXTURE with fmt)"
+            )
+        if ann.rw and format_name(a.fmt) != ann.fmt:
+            raise _mismatch("fmt", a, p, format_name(a.fmt), ann.fmt)
 
 
 def check_dispatch(d: Dispatch) -> tuple[Any, ...]:
@@ -240,25 +329,57 @@ def check_dispatch(d: Dispatch) -> tuple[Any, ...]:
             raise TaichiTypeError(
                 f"ti.graph: argument '{p.name}' of '{name}' must be a ti.graph.Arg"
             )
-        want = ArgKind.SCALAR if p.kind == "scalar" else ArgKind.NDARRAY
-        if a.tag is not want:
-            raise TaichiTypeError(
-                f"ti.graph: '{p.name}' of '{name}' is a {p.kind} parameter, got a "
-                f"{a.tag.name} Arg '{a.name}'"
-            )
-        if p.kind == "scalar" and a.dtype is not p.dtype:
-            raise TaichiTypeError(
-                f"ti.graph: '{p.name}' of '{name}' is {p.dtype}, Arg '{a.name}' is {a.dtype}"
-            )
-        if p.kind == "ndarray" and isinstance(p.annotation, NdarrayType):
-            ann = p.annotation
-            if ann.ndim is not None and ann.ndim != a.ndim:
-                raise TaichiTypeError(
-                    f"ti.graph: '{p.name}' of '{name}' has ndim {ann.ndim}, Arg "
-                    f"'{a.name}' has ndim {a.ndim}"
-                )
-        values.append(dummy_value(a))
+        check_arg(name, p, a)
+        values.append(dummy_value(a, p))
     return tuple(values)
+
+
+def bind_value(arg: Arg, value: Any) -> Any:
+    """
+    A value given to `run`, checked against the Arg its dispatches were compiled for;
+    a matrix is taken by its components in row-major order (as Taichi: a vector of 8
+    numbers fills a 4x2 matrix Arg).
+
+    Raises:
+        TaichiRuntimeError: Taichi's "Dispatch node is compiled for argument ..." errors
+            (another ndim, dtype, element shape or matrix size).
+    """
+    where = f"Dispatch node is compiled for argument {arg.name} with"
+    if arg.tag is ArgKind.NDARRAY:
+        if not isinstance(value, Ndarray | np.ndarray):
+            raise TaichiRuntimeError(
+                f"{where} an ndarray, got {type(value).__name__} (a ti.ndarray or a "
+                "NumPy array)"
+            )
+        if isinstance(value, Ndarray):
+            element_shape, dtype = tuple(value.element_shape), value.dtype
+            field_dim = len(value.shape)
+        else:
+            element_shape = tuple(value.shape[value.ndim - len(arg.element_shape) :])
+            dtype = dtypes.from_numpy_dtype(value.dtype)
+            field_dim = value.ndim - len(arg.element_shape)
+        if element_shape != arg.element_shape:
+            raise TaichiRuntimeError(
+                f"{where} element_shape={arg.element_shape} but got an ndarray with "
+                f"element_shape={element_shape}"
+            )
+        if field_dim != arg.ndim:
+            raise TaichiRuntimeError(
+                f"{where} field_dim={arg.ndim} but got an ndarray with field_dim={field_dim}"
+            )
+        if dtype is not arg.dtype:
+            raise TaichiRuntimeError(
+                f"{where} dtype={arg.dtype} but got an ndarray with dtype={dtype}"
+            )
+    elif arg.tag is ArgKind.MATRIX:
+        components = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+        size = math.prod(arg.element_shape)
+        if components.size != size:
+            raise TaichiRuntimeError(
+                f"{where} size={size} but got a matrix with size={components.size}"
+            )
+        return components.reshape(arg.element_shape)
+    return value
 
 
 class CompiledGraph:
@@ -273,14 +394,10 @@ class CompiledGraph:
         self._steps: list[tuple[Callable[[tuple[Any, ...]], Any], list[Any]]] = []
         self._program = _program.get_program()
         for d in dispatches:
-            values = check_dispatch(d)
+            values = d.instantiating
             for a in d.args:
                 if isinstance(a, Arg):
-                    seen = self.args.setdefault(a.name, a)
-                    if not seen.same_as(a):
-                        raise TaichiTypeError(
-                            f"ti.graph: two different Args are named '{a.name}'"
-                        )
+                    self.args.setdefault(a.name, a)
             self.instantiating.append(values)
             run = d.kernel.instance(*values)
             self._steps.append((run, list(d.args)))
@@ -301,11 +418,14 @@ class CompiledGraph:
             if compiled is None:
                 return None
             params = d.kernel._resolve_params(prog)
-            names = [
-                a.name if p.kind == "ndarray" else None
-                for p, a in zip(params, spec)
-                if p.kind != "template"
-            ]
+            names: list[str | None] = []
+            for p, a, value in zip(params, spec, d.instantiating):
+                if p.kind == "ndarray":
+                    names.append(a.name)
+                elif p.kind == "aggregate":  # one launch argument per component
+                    names.extend([None] * len(_aggregate_flattener(p.name, p.annotation)(value)))
+                elif p.kind != "template":
+                    names.append(None)
             steps.append((compiled, names))
             self._converters.append(d.kernel._make_converter(params))
         return RecordedGraph(prog.backend, steps)
@@ -315,6 +435,7 @@ class CompiledGraph:
         missing = [n for n in self.args if n not in args]
         if missing:
             raise TaichiTypeError(f"ti.graph run: missing argument(s) {sorted(missing)}")
+        args = {name: bind_value(arg, args[name]) for name, arg in self.args.items()}
         if self.recorded is not None and self._program is _program._current:
             step_args = []
             for (_, spec), conv in zip(self._steps, self._converters):

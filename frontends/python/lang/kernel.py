@@ -178,6 +178,13 @@ def _aggregate_flattener(name: str, ann: Any) -> Callable[[Any], tuple[Any, ...]
     return flatten
 
 
+def _is_texture_value(value: Any) -> bool:
+    """A ti.Texture, or the unbound texture a graph or AOT module compiles with."""
+    from .texture import TextureSlot
+
+    return hasattr(value, "vulkan_image") or isinstance(value, TextureSlot)
+
+
 def _is_texture(ann: Any) -> bool:
     from .texture import is_texture_annotation
 
@@ -540,11 +547,15 @@ class Kernel:
                     f"kernel '{self.__name__}': argument '{p.name}' has no gradient; the "
                     "kernel expects needs_grad=True (ti.ndarray(..., needs_grad=True))"
                 )
-            if p.kind == "texture" and not hasattr(a, "vulkan_image"):
+            if p.kind == "texture" and not _is_texture_value(a):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a ti.Texture, "
                     f"got {type(a).__name__}"
                 )
+            if p.kind == "texture":
+                from .texture import check_texture_argument
+
+                check_texture_argument(p.name, p.annotation, a)
             if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
                 raise TaichiTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a number "

@@ -175,6 +175,12 @@ _LOG_LEVELS = {
 }  # fmt: skip
 
 
+def llvm_opt_level(opt_level: int) -> int:
+    """LLVM's -O level for ti.init's opt_level: Taichi's 0 turns its optimisations off,
+    any other level (1 by default) runs them all, so -O0 or -O3."""
+    return 0 if opt_level <= 0 else 3
+
+
 def set_logging_level(level: str) -> None:
     """Set the level of the taichi_xdsl logger (ti.TRACE ... ti.ERROR)."""
     import logging
@@ -208,7 +214,8 @@ class Config:
     print_ir: bool = False
     random_seed: int = 0
     fast_math: bool = True
-    opt_level: int = 3
+    opt_level: int = 1
+    """Taichi's meaning: 0 optimises nothing, 1 (the default) or more optimises fully."""
     offline_cache: bool = True
     offline_cache_file_path: str | None = None
     offline_cache_max_size_of_files: int = 100 * 1024 * 1024
@@ -344,7 +351,7 @@ class Program:
                 debug=cfg.debug,
                 print_ir=cfg.print_ir,
                 fast_math=cfg.fast_math,
-                opt_level=cfg.opt_level,
+                opt_level=llvm_opt_level(cfg.opt_level),
                 offline_cache=offline_cache(cfg),
                 print_pass_times=cfg.print_pass_times,
                 passes=cfg.passes,
@@ -606,7 +613,7 @@ def init(
         print_ir=bool(print_ir),
         random_seed=int(random_seed),
         fast_math=bool(kwargs.get("fast_math", True)),
-        opt_level=int(kwargs.get("opt_level", 3)),
+        opt_level=int(kwargs.get("opt_level", 1)),
         **_cache_options(kwargs),
         **_research_options(kwargs),
         ignored=ignored,

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils import spirv_abi
-from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiRuntimeError, TaichiTypeError
 
 from . import dtypes
 from . import program as _program
@@ -205,6 +205,43 @@ def is_texture_annotation(ann: Any) -> bool:
     return isinstance(ann, TextureType)
 
 
+def check_texture_argument(name: str, ann: TextureType, value: Any) -> None:
+    """
+    A ti.Texture given for parameter `name` against its annotation, with Taichi's
+    messages.
+
+    Raises:
+        TaichiRuntimeError: another number of dimensions, or (rw_texture) another format.
+    """
+    if not isinstance(value, Texture):
+        return
+    kind = "RWTextureType" if ann.rw else "TextureType"
+    if value.num_dims != ann.num_dimensions:
+        raise TaichiRuntimeError(
+            f"{kind} dimension mismatch for argument {name}: expected "
+            f"{ann.num_dimensions}, got {value.num_dims}"
+        )
+    if ann.rw and value.format_name != ann.fmt:
+        raise TaichiRuntimeError(
+            f"{kind} format mismatch for argument {name}: expected Format.{ann.fmt}, "
+            f"got Format.{value.format_name}"
+        )
+
+
+class TextureSlot:
+    """
+    A texture parameter not bound to a ti.Texture yet: what `ti.graph` and `ti.aot`
+    compile a kernel with (the code depends on the annotation only). Launching a kernel
+    with it raises the launch's "must be a ti.Texture" error.
+    """
+
+    def __init__(self, annotation: TextureType):
+        self.annotation = annotation
+
+    def __repr__(self) -> str:
+        return f"TextureSlot({self.annotation!r})"
+
+
 # ---------------------------------------------------------------------------------------
 # ti.Texture
 
@@ -261,12 +298,17 @@ class Texture:
         """
         Load texels from an ndarray or NumPy array of shape `arr_shape` (one channel)
         or `arr_shape + (channels,)`: floats (normalized formats: in [0, 1]), or the
-        format's own channel type (uint8 for rgba8, ...) copied as they are.
+        format's own channel type (uint8 for rgba8, ...) copied as they are. Elements
+        with more channels than the format give it their first ones (a vec2 array fills
+        an r32f texture with its x), as in Taichi; fewer channels are an error.
         """
         arr = np.asarray(getattr(ndarray, "arr", ndarray))
         want = self.shape + ((self.channels,) if self.channels > 1 else ())
-        if arr.shape == self.shape + (1,) and self.channels == 1:
-            arr = arr.reshape(self.shape)
+        if arr.ndim == self.num_dims + 1 and arr.shape[:-1] == self.shape:
+            if arr.shape[-1] > self.channels:  # as Taichi: channels past the format's are dropped
+                arr = arr[..., : self.channels]
+            if self.channels == 1:
+                arr = arr.reshape(self.shape)
         if arr.shape != want:
             raise TaichiTypeError(
                 f"{self!r}.from_ndarray: expected an array of shape {want}, got {arr.shape}"

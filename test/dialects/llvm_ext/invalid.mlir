@@ -61,3 +61,36 @@ llvm.func @fence_monotonic() {
   llvm.return
 }
 // CHECK: 'llvm_ext.fence' expects acquire, release, acq_rel or seq_cst, got monotonic
+
+// -----
+
+llvm.func @atomicrmw_xchg_on_vector(%p: !llvm.ptr, %v: vector<2xi32>) {
+  %0 = llvm_ext.atomicrmw xchg %p, %v monotonic : !llvm.ptr, vector<2xi32>
+  llvm.return
+}
+// CHECK: 'llvm_ext.atomicrmw' xchg expects an integer, float or pointer, got vector<2xi32>
+
+// -----
+
+// The result of a cmpxchg (spelled out in the generic form): the old value's type and i1.
+llvm.func @cmpxchg_result_of_three(%p: !llvm.ptr, %i: i32) {
+  %0 = "llvm_ext.cmpxchg"(%p, %i, %i) <{success_ordering = #llvm_ext<atomic_ordering seq_cst>, failure_ordering = #llvm_ext<atomic_ordering seq_cst>}> : (!llvm.ptr, i32, i32) -> !llvm.struct<(i32, i1, i1)>
+  llvm.return
+}
+// CHECK: expected !llvm.struct<(T, i1)> of the operand type T, got !llvm.struct<(i32, i1, i1)>
+
+// -----
+
+llvm.func @cmpxchg_result_not_i1(%p: !llvm.ptr, %i: i32) {
+  %0 = "llvm_ext.cmpxchg"(%p, %i, %i) <{success_ordering = #llvm_ext<atomic_ordering seq_cst>, failure_ordering = #llvm_ext<atomic_ordering seq_cst>}> : (!llvm.ptr, i32, i32) -> !llvm.struct<(i32, i32)>
+  llvm.return
+}
+// CHECK: expected !llvm.struct<(T, i1)> of the operand type T, got !llvm.struct<(i32, i32)>
+
+// -----
+
+llvm.func @cmpxchg_result_of_another_type(%p: !llvm.ptr, %i: i32) {
+  %0 = "llvm_ext.cmpxchg"(%p, %i, %i) <{success_ordering = #llvm_ext<atomic_ordering seq_cst>, failure_ordering = #llvm_ext<atomic_ordering seq_cst>}> : (!llvm.ptr, i32, i32) -> !llvm.struct<(i64, i1)>
+  llvm.return
+}
+// CHECK: expected !llvm.struct<(T, i1)> of the operand type T, got !llvm.struct<(i64, i1)>
