@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.ir import Block, BlockArgument, OpResult
 from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRLexer
 from xdsl.utils.exceptions import (
     DiagnosticException,
     ParseError,
@@ -46,8 +47,10 @@ class LocatingParser(Parser):
     """Lines before this input in its file (a chunk of `--split-input-file`)."""
 
     def __init__(self, ctx, input: str, name: str = "<unknown>"):
+        # On the class: xDSL's parser lexes the first token while it is constructed (an
+        # unclosed literal there hung before an instance attribute could take effect).
+        MLIRLexer._unescaped_characters_regex = _STRING_LITERAL
         super().__init__(ctx, input, name)
-        self.lexer._unescaped_characters_regex = _STRING_LITERAL
         self._newlines = [m.start() for m in re.finditer("\n", input)]
         self._filename = StringAttr(name)
 
