@@ -85,8 +85,10 @@ def main() -> None:
         import taichi_xdsl as ti
 
         sys.modules["taichi"] = ti
-        for sub in ("math", "ui", "tools", "types", "_lib"):
+        for sub in ("math", "ui", "tools", "types", "_lib", "lang"):
             sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
+        for sub in ti.lang.__all__:  # `from taichi.lang.enums import ...`: ours, once
+            sys.modules[f"taichi.lang.{sub}"] = getattr(ti.lang, sub)
     _alias_examples(opts.program)
     if opts.arch:
         init = ti.init

@@ -88,6 +88,27 @@ BINOP_SWAP = {
 
 # Calls whose two operands swapped only raise a TypeError: no test is needed to see it.
 NO_SWAP = {"isinstance", "issubclass", "getattr", "hasattr", "setattr", "super"}
+# Calls of a commutative operation: their operands swapped mean the same (an equivalent
+# mutant, never a missing test). Python's min/max; the IR builders of expand_f64_math
+# (`add`, `mul`, `both`, `either`; `two_sum` and `two_prod` return the exact error of a
+# sum or product, which does not depend on the order); the ops that build commutative
+# arithmetic, bitwise and logical operations.
+COMMUTATIVE = {
+    "min", "max", "add", "mul", "both", "either", "two_sum", "two_prod",
+    "AddfOp", "AddiOp", "MulfOp", "MuliOp", "AndIOp", "OrIOp", "XOrIOp",
+    "IAddOp", "IMulOp", "FAddOp", "FMulOp", "BitwiseAndOp", "BitwiseOrOp",
+    "BitwiseXorOp", "LogicalAndOp", "LogicalOrOp", "IEqualOp", "INotEqualOp",
+    "FOrdEqualOp", "FUnordNotEqualOp", "LogicalEqualOp", "LogicalNotEqualOp",
+}  # fmt: skip
+
+
+def _callee(func: ast.expr) -> str | None:
+    """`f` of `f(...)` and of `x.f(...)`."""
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
 
 
 @dataclass
@@ -200,6 +221,7 @@ def mutants_of(path: Path) -> list[Mutant]:
             if (
                 len(args) == 2
                 and not (isinstance(func, ast.Name) and func.id in NO_SWAP)
+                and _callee(func) not in COMMUTATIVE
                 and not any(isinstance(a, ast.Starred) for a in args)
                 and ast.dump(args[0]) != ast.dump(args[1])
             ):

@@ -143,6 +143,18 @@ def test_add_kernel_does_not_run_or_cache(program, tmp_path: Path):
     assert a.tolist() == [5, 5, 5]
 
 
+def test_kernel_reading_an_ndarray_gradient_is_refused(program):
+    # The JIT passes x.grad as a hidden argument (kernel.py); a module could not.
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in x:
+            x[i] += x.grad[i]
+
+    m = ti.aot.Module(ti.cpu)
+    with pytest.raises(ti.TaichiError, match=r"reads x\.grad: an AOT module cannot"):
+        m.add_kernel(k)
+
+
 def test_julia_archive_is_identical_run_or_not(tmp_path: Path):
     """Seed 003: the same bytes whether or not the kernel ran before archiving."""
     ti.init(arch=ti.cpu, offline_cache=False)

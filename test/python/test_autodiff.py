@@ -291,8 +291,10 @@ def test_validation_detects_overwrite_after_read(arch) -> None:
 
 
 def test_validation_without_debug_warns_and_tape_records_modes(arch) -> None:
-    from taichi_xdsl.frontends.python.lang.enums import AutodiffMode, SNodeGradType
+    # Imported by name, as Taichi programs write `from taichi.lang.enums import ...`.
+    from taichi_xdsl.lang.enums import AutodiffMode, SNodeGradType
 
+    assert ti.lang.enums.AutodiffMode is AutodiffMode
     x = ti.field(float, 4, needs_grad=True)
     loss = ti.field(float, (), needs_grad=True)
 
@@ -564,6 +566,32 @@ def test_ndarray_annotated_needs_grad_false_gets_no_gradient(arch) -> None:
     assert not x.grad.to_numpy().any()
     k_default.grad(x, y)  # the same ndarray, differentiated where not annotated
     np.testing.assert_allclose(x.grad.to_numpy(), [3.0] * n)
+
+
+def test_ndarray_grad_and_dual_in_kernels(arch) -> None:
+    # `x.grad[i]` of an ndarray parameter, read and written in the kernel that takes x
+    # (it reaches the kernel as an argument of its own, after x's).
+    n = 6
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(), s: ti.types.ndarray(), scale: float):
+        for i in x:
+            s[None] += x.grad[i] * x[i]
+            x.grad[i] = scale * i + x.grad[i]
+
+    x = ti.ndarray(float, n, needs_grad=True)
+    s = ti.ndarray(float, ())
+    x.from_numpy(np.arange(n, dtype=np.float64))
+    x.grad.fill(2.0)
+    k(x, s, 0.5)
+    assert s[None] == 2.0 * sum(range(n))
+    np.testing.assert_array_equal(x.grad.to_numpy(), 0.5 * np.arange(n) + 2.0)
+
+    plain = ti.ndarray(float, n)  # no gradient to read: an error, never a wrong value
+    with pytest.raises(RuntimeError, match=r"reads x\.grad.*needs_grad=True"):
+        k(plain, s, 0.5)
+    with pytest.raises(RuntimeError, match="differentiate through a grad tensor"):
+        k.grad(x, s, 0.5)
 
 
 def test_grad_and_dual_fields_in_kernels_and_python(arch) -> None:
@@ -838,25 +866,125 @@ def test_serial_loops_past_65535_iterations(arch) -> None:
         for _ in range(n):
             total[None] += 1
 
+    @ti.kernel
+    def nested(n: ti.i32):  # one invocation: its loops share the driver's one budget
+        ti.loop_config(serialize=True)
+        for i in range(n):
+            for j in range(n):
+                total[None] += 1
+
     count(60_000)  # under the limit: no error
     assert total[None] == 60_000
+    total[None] = 0
+    nested(250)  # 62,750 back edges in all
+    assert total[None] == 250 * 250
     total[None] = 0
     if all(d.device_type == "cpu" for d in list_devices()):
         with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
             count(100_000)
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            nested(260)  # each loop under 65535, together past it
     else:
         count(100_000)
-        assert total[None] == 100_000
+        nested(260)
+        assert total[None] == 100_000 + 260 * 260
 
 
-def test_ndarray_grad_inside_a_kernel_is_a_clear_error(arch) -> None:
+def test_ndarray_grad_inside_a_func_is_a_clear_error(arch) -> None:
+    # Only the kernel's own body may name an ndarray parameter's gradient (kernel.py
+    # finds those names before compiling); a ti.func's parameter is refused clearly.
     a = ti.ndarray(ti.f32, shape=4, needs_grad=True)
     b = ti.ndarray(ti.f32, shape=(), needs_grad=True)
+
+    @ti.func
+    def grad_of(x: ti.template(), i: int) -> float:
+        return x.grad[i]
 
     @ti.kernel
     def k(x: ti.types.ndarray(), y: ti.types.ndarray()):
         for i in x:
-            y[None] += x.grad[i]
+            y[None] += grad_of(x, i)
 
-    with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray argument"):
+    with pytest.raises(ti.TaichiSyntaxError, match="'.grad' of an ndarray is supported only"):
         k(a, b)
+
+
+def test_block_local_is_a_checked_hint(arch) -> None:
+    # ti.block_local(a, b): Taichi's shared-memory hint (applied on CUDA only), here the
+    # same values as without it, in the primal and in forward mode.
+    n, m = 8, 3
+    a = ti.field(float, n, needs_dual=True)
+    b = ti.field(float, 2 * n, needs_dual=True)
+    f = ti.field(float, (n - m, n), needs_dual=True)
+
+    @ti.kernel
+    def k():
+        ti.block_local(a, b)
+        for i in range(n - m):
+            for col in range(n):
+                w = 1.0
+                for j in range(m):
+                    w *= a[i + j]
+                s = 0.0
+                for j in range(2 * m):
+                    s += w + b[2 * i + j]
+                f[i, col] = s
+
+    a.fill(2.0)
+    b.from_numpy(np.arange(2 * n, dtype=np.float64))
+    with ti.ad.FwdMode(loss=f, param=a, seed=[1.0] * n):
+        k()
+    rows = np.arange(n - m)[:, None]
+    np.testing.assert_allclose(f.to_numpy(), 6 * 8.0 + (4 * rows + 5) * 3 + 0 * np.arange(n))
+    np.testing.assert_allclose(f.dual.to_numpy(), np.full((n - m, n), 6 * 3 * 4.0))
+
+    @ti.kernel
+    def not_a_field(x: float):
+        ti.block_local(x)
+
+    with pytest.raises(ti.TaichiSyntaxError, match=r"block_local\(\*fields\) takes fields"):
+        not_a_field(1.0)
+    with pytest.raises(ti.TaichiError, match="only be used inside a kernel"):
+        ti.block_local(a)
+
+
+def test_matrix_field_members_placed_with_get_scalar_field(arch) -> None:
+    # Members placed together are the field; placed apart with different shapes they
+    # are Taichi's materialize error; apart with one shape, our clear refusal.
+    a = ti.Matrix.field(2, 2, float)
+    ti.root.dense(ti.i, 3).place(*(a.get_scalar_field(i, j) for i in range(2) for j in range(2)))
+
+    @ti.kernel
+    def k():
+        for n in a:
+            a[n] = ti.Matrix([[n, 1.0], [2.0, n * n]])
+
+    k()
+    assert a.shape == (3,)
+    np.testing.assert_array_equal(a.to_numpy()[2], [[2.0, 1.0], [2.0, 4.0]])
+    with pytest.raises(ti.TaichiError, match=r"get_scalar_field\(2, 0\)"):
+        a.get_scalar_field(2, 0)
+
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False)
+    b = ti.Vector.field(2, float)
+    ti.root.dense(ti.i, 4).place(b.get_scalar_field(0))
+    ti.root.dense(ti.i, 5).place(b.get_scalar_field(1))
+
+    @ti.kernel
+    def nothing():
+        pass
+
+    with pytest.raises(RuntimeError, match="Members of the following field have different shapes"):
+        nothing()
+
+    ti.init(arch=arch, default_fp=ti.f64, offline_cache=False)
+    c = ti.Vector.field(2, float)
+    ti.root.dense(ti.i, 4).place(c.get_scalar_field(0))
+    ti.root.dense(ti.i, 4).place(c.get_scalar_field(1))
+
+    @ti.kernel
+    def nothing_either():
+        pass
+
+    with pytest.raises(RuntimeError, match="places the members of a Vector/Matrix field together"):
+        nothing_either()

@@ -162,3 +162,24 @@ def test_loaded_vulkan_graph_replays(tmp_path: Path):
         loaded.run({"a": a, "s": s, "n": n})
         np.testing.assert_array_equal(a, s * np.arange(16) + n % 7)
     assert loaded.recorded.recordings == 1 and loaded.recorded.replays == 2
+
+
+def test_graph_kernel_reading_and_writing_an_ndarray_gradient(arch):
+    # x.grad named in a kernel travels as one more ndarray (kernel.py); a recorded
+    # Vulkan graph binds it like any graph argument, uploaded and read back each run.
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in x:
+            x[i] += x.grad[i]
+            x.grad[i] = x.grad[i] * 2.0
+
+    sym = ti.graph.Arg(ti.graph.ArgKind.NDARRAY, "x", ti.f32, ndim=1)
+    builder = ti.graph.GraphBuilder()
+    builder.dispatch(k, sym)
+    graph = builder.compile()
+    a = ti.ndarray(ti.f32, 4, needs_grad=True)
+    a.grad.fill(1.0)
+    graph.run({"x": a})
+    graph.run({"x": a})
+    np.testing.assert_array_equal(a.to_numpy(), [3.0] * 4)  # 1 + 2
+    np.testing.assert_array_equal(a.grad.to_numpy(), [4.0] * 4)

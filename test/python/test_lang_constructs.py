@@ -647,3 +647,19 @@ def test_grouped_ndrange_of_no_dimensions_runs_once():
 
     with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
         plain()
+
+
+def test_floor_and_ceil_of_a_constant_with_a_dtype():
+    # `tm.ceil(grid_size * W / H, int)` of compile-time constants (marching_squares):
+    # the rounded value in that type, usable as a loop bound.
+    W, H = 7, 3
+
+    @ti.kernel
+    def k() -> ti.i32:
+        n = ti.ceil(2 * W / H, int)
+        s = 0
+        for i in range(n):
+            s += i
+        return s * 10 + ti.math.floor(W / H, dtype=ti.i32)
+
+    assert k() == 102

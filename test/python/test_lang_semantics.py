@@ -428,3 +428,19 @@ def test_data_oriented_member_replaced_after_a_kernel_ran_is_used():
     h.k(2)
     assert h.x[5] == 10
     assert h.call_method(21) == 42
+
+
+def test_python_scope_field_misuse_raises_taichis_errors():
+    # Taichi's errors: a zero extent, iterating a field outside a kernel, and indexing a
+    # field with fewer indices than it has axes (an ndarray raises TaichiIndexError).
+    with pytest.raises(ti.TaichiRuntimeError, match="Every dimension of a Taichi field should be positive"):
+        ti.field(ti.f32, shape=(2, 0))
+    x = ti.field(ti.i32, shape=3)
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Taichi scope"):
+        for _ in x:
+            pass
+    y = ti.field(ti.i32, shape=(1, 2, 3))
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        y[0, 0] = 1
+    y[0, 1, 2] = 7
+    assert y[0, 1, 2] == 7 and len(x) == 3

@@ -555,3 +555,19 @@ def test_chained_comparison_of_a_vector_is_element_wise():
     expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)
     assert np.array_equal(out.to_numpy(), expect)
     assert inside.to_numpy().tolist() == [1, 0, 0, 0, 0]
+
+
+def test_unit_vectors_are_integer_offsets():
+    # Taichi's Vector.unit defaults to int, so `x[I + unit]` indexes a field (mgpcg_advanced).
+    x = ti.field(ti.f32, shape=(4, 4))
+
+    @ti.kernel
+    def shift():
+        for I in ti.grouped(ti.ndrange(3, 4)):
+            x[I + ti.Vector.unit(2, 0)] = I[0] * 10 + I[1]
+
+    shift()
+    expected = np.zeros((4, 4), np.float32)
+    expected[1:] = np.arange(3)[:, None] * 10 + np.arange(4)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    assert ti.Vector.unit(3, 1).to_numpy().dtype.kind == "i"

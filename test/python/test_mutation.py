@@ -71,6 +71,24 @@ def test_mutants_of_a_file_apply_cleanly(tmp_path):
         compile(m.apply(source), str(path), "exec")  # each mutant is valid Python
 
 
+def test_operands_of_commutative_calls_are_not_swapped(tmp_path, monkeypatch):
+    """Swapping the operands of `max`, `b.add` or `arith.AddfOp` means the same: an
+    equivalent mutant. A non-commutative call (`sub`, `SDivOp`) is still swapped."""
+    path = tmp_path / "m.py"
+    path.write_text(
+        "def f(b, arith, x, y):\n"
+        "    s = b.add(x, y)\n"
+        "    m = max(x, y)\n"
+        "    o = arith.AddfOp(x, y)\n"
+        "    d = b.sub(x, y)\n"
+        "    q = arith.DivSIOp(x, y)\n"
+        "    return s, m, o, d, q\n"
+    )
+    monkeypatch.setattr(mutation, "ROOT", tmp_path)
+    swapped = {m.line for m in mutation.mutants_of(path) if m.kind == "operands"}
+    assert swapped == {5, 6}
+
+
 def test_covering_keeps_the_tests_that_run_the_line(tmp_path):
     path = tmp_path / "m.py"
     source = "LIMIT = 3\n\n\ndef f(x):\n    if x > LIMIT:\n        return 1\n    return 0\n"

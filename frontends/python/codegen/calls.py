@@ -398,9 +398,17 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
         return _stop_grad(cg, args, kwargs)
+    if name == "block_local":  # a hint for CUDA's shared memory (ops.py): fields only
+        if kwargs or not args or not all(isinstance(a, FieldHandle) for a in args):
+            raise cg.error(TaichiSyntaxError, node, "ti.block_local(*fields) takes fields")
+        return None
     if name == "cast" and args and isinstance(args[0], bool | int | float):
         # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
         # the cast must not fold to an untyped Python number.
+        return intrinsic_ir(cg, name, args, kwargs, node)
+    if name in ("floor", "ceil") and (len(args) == 2 or "dtype" in kwargs):
+        # `ti.ceil(2.5, int)` of a constant is a typed value, as Taichi's cast of the
+        # rounded constant (marching_squares: `tm.ceil(grid_size * W / H, int)`).
         return intrinsic_ir(cg, name, args, kwargs, node)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time

@@ -168,12 +168,16 @@ def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
             return base.ndim
         if node.attr in ("grad", "dual") and isinstance(base, FieldHandle):
             return cg.field_handle(_companion_field(cg, base, node))
-        if node.attr in ("grad", "dual"):  # the kernel would need it as another argument
+        if node.attr in ("grad", "dual"):
+            companion = getattr(base, "companions", {}).get(node.attr)
+            if companion is not None:  # a kernel parameter's, named in the kernel body
+                return companion
             raise cg.error(
                 TaichiSyntaxError,
                 node,
-                f"'.{node.attr}' of an ndarray argument inside a kernel is not supported "
-                "by taichi-xdsl yet: pass the gradient ndarray as an argument of its own",
+                f"'.{node.attr}' of an ndarray is supported only on a kernel parameter "
+                "named in the kernel's own body: pass the gradient ndarray as an "
+                "argument of its own",
             )
         if node.attr in ("append", "length", "deactivate") and isinstance(base, FieldHandle):
             from .sparse import dynamic_list
@@ -269,7 +273,7 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
     for x in (a, b):
         if not is_scalar(x):
             raise cg.error(
-                TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
+                TaichiTypeError, node, f"unsupported operand type(s) for '{op}': {describe(x)}"
             )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)

@@ -89,6 +89,8 @@ class NdarrayHandle(Container):
         self.dtype = dtype
         self.ndim = ndim
         self.element_shape = element_shape
+        self.companions: dict[str, NdarrayHandle] = {}
+        """`x.grad` / `x.dual` when the kernel takes them as arguments (kernel.py)."""
 
     def shape(self, cg: KernelCodegen) -> tuple[Value, ...]:
         """`x.shape`: memref.dim of each axis, as i32."""

@@ -144,6 +144,10 @@ class KernelCodegen(ast.NodeVisitor):
                 self._aggregate_types(s.obj) if s.kind == "aggregate" else [self._arg_type(s)]
             )
         ]
+        # x.grad / x.dual of an ndarray parameter named in the body: one more argument
+        # each, after all the parameters' own (kernel.py's converter passes them).
+        companions = [(s, a) for s in runtime_specs for a in s.companions]
+        arg_types += [self._arg_type(s) for s, _ in companions]
         self.entry = Block(arg_types=arg_types)
         self.em.block = self.entry
         self.ctx = FunctionContext(
@@ -170,6 +174,11 @@ class KernelCodegen(ast.NodeVisitor):
             if arg is not None:
                 arg.name_hint = spec.name.replace(".", "_")
             self._bind_param(spec.name, self._bind_arg(spec, arg, assigned))
+        for spec, attr in companions:
+            arg = next(args)
+            arg.name_hint = f"{spec.name}_{attr}"
+            primal = self.ctx.scopes[0][spec.name]
+            primal.companions[attr] = self._bind_arg(spec, arg, assigned)
         self._node = tree
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
@@ -1248,6 +1257,9 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
             )
         fields.append(op)
     module = ModuleOp([*fields, kernel])
+    trees = sparse.snode_trees(program)
+    if trees is not None:
+        module.attributes[taichi.SNODE_TREES] = trees
     try:
         module.verify()
     except VerifyException as e:

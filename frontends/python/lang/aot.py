@@ -405,6 +405,12 @@ class Module:
             raise TaichiError("ti.aot: the module's program was ended by ti.init/ti.reset")
         params = kernel._resolve_params(prog)
         kernel._key_checked(args)
+        named = [f"{p.name}.{a}" for p in params for a in p.companions]
+        if named:  # kernel.py passes them as hidden arguments, which a module lacks
+            raise TaichiError(
+                f"ti.aot: kernel '{kernel.__name__}' reads {', '.join(named)}: an AOT "
+                "module cannot pass an ndarray's gradient; pass it as a parameter"
+            )
         taken = {f.symbol for f in prog.fields}
         symbol = name if name not in taken else f"{name}__kernel"
         try:

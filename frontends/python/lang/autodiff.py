@@ -126,6 +126,13 @@ def adjoint_module(
     from taichi_xdsl.utils import registry
     from xdsl.utils.exceptions import DiagnosticException
 
+    assert kernel._params is not None
+    named = [f"{p.name}.{a}" for p in kernel._params for a in p.companions]
+    if named:  # Taichi's refusal: the adjoint of a gradient read is not defined here
+        raise AutodiffError(
+            f"kernel '{kernel.__name__}' reads {', '.join(named)}: Cannot automatically "
+            "differentiate through a grad tensor"
+        )
     module = kernel.build_module(prog, args, symbol)
     counter = getattr(prog, "_rng_launch_counter", None)  # codegen/random.py's
     if not forward and counter is not None and _uses_field(module, counter.symbol):

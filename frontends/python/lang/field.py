@@ -46,6 +46,13 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
     ):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
+    if what != "ndarray":
+        for dim, s in enumerate(shape):
+            if s <= 0:  # Taichi's check and message
+                raise TaichiRuntimeError(
+                    f"Every dimension of a Taichi field should be positive, got {s} in "
+                    f"dimension {dim}."
+                )
     low = 1 if what == "ndarray" else 0
     if any(not low <= s < 2**31 for s in shape):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
@@ -53,7 +60,7 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
 
 
 def _python_index(
-    key: Any, ndim: int, index_offset: tuple[int, ...] = ()
+    key: Any, ndim: int, index_offset: tuple[int, ...] = (), field: bool = False
 ) -> tuple[int, ...]:
     """
     `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
@@ -72,6 +79,11 @@ def _python_index(
                 f"Detected illegal element of type: {type(k)}. Please be aware that "
                 "slicing a ti.field is not supported so far."
             )
+    if len(key) != ndim and field:  # Taichi's assertion on fields
+        raise AssertionError(
+            f"Slicing is not supported on ti.field: a {ndim}d field indexed with "
+            f"{len(key)}d indices: {key!r}"
+        )
     if len(key) != ndim:
         raise TaichiIndexError(
             f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
@@ -146,7 +158,7 @@ class _ArrayLike:
     """The index of the first element along each axis (ti.field's `offset=`)."""
 
     def _key(self, key: Any) -> tuple[int, ...]:
-        index = _python_index(key, len(self.shape), self.index_offset)
+        index = _python_index(key, len(self.shape), self.index_offset, isinstance(self, Field))
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
                 # ti.init(debug=True) checks bounds as Taichi does, with an assertion
@@ -261,6 +273,10 @@ class Field(_ArrayLike):
 
     element_shape: tuple[int, ...] = ()
 
+    def __iter__(self) -> Any:
+        # Taichi's error: `for i in x` visits a field only inside a kernel.
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
+
     def __init__(self, dtype: DataType, name: str | None):
         self.dtype = dtype
         self.name = name
@@ -317,6 +333,18 @@ class Field(_ArrayLike):
     def _name(self) -> str:
         """The name given at creation (`ti.field(..., name="x")`), as Taichi's `_name`."""
         return self.name
+
+    def get_scalar_field(self, *indices: int) -> MatrixMember:
+        """Taichi's member (i) / (i, j) of a Vector/Matrix field, to place: SNode.place
+        places the field when one call places all of its members."""
+        if len(indices) != len(self.element_shape) or not all(
+            0 <= i < n for i, n in zip(indices, self.element_shape)
+        ):
+            raise TaichiError(
+                f"get_scalar_field{indices}: {self.name or 'the field'} has elements "
+                f"of shape {self.element_shape}"
+            )
+        return MatrixMember(self, tuple(indices))
 
     def parent(self, n: int = 1) -> Any:
         """The SNode `n` levels above this field (`x.parent()`: its container)."""
@@ -554,6 +582,18 @@ def check_companions_placed(prog: _program.Program) -> None:
     """
     unplaced = [f for f in prog.unplaced_fields if not f.placed]
     prog.unplaced_fields = unplaced
+    for f in unplaced:  # members placed by separate place() calls
+        shapes = getattr(f, "placed_members", {})
+        if len(set(shapes.values())) > 1:
+            raise TaichiRuntimeError(
+                f"Members of the following field have different shapes: "
+                f"{f.name or 'field'} ({', '.join(f'{i}: {s}' for i, s in shapes.items())})"
+            )
+        if len(shapes) == int(np.prod(f.element_shape)):
+            raise TaichiRuntimeError(
+                f"{f.name or 'field'}: taichi-xdsl places the members of a Vector/Matrix "
+                "field together: place them in one place() call, or place the field"
+            )
     if unplaced:
         names = ", ".join(
             f"{f.name or 'field'} created at {f.created_at[0]}:{f.created_at[1]}"
@@ -597,6 +637,15 @@ ijk, ijkl = Axis(0, 1, 2), Axis(0, 1, 2, 3)
 def axes(*indices: int) -> Axis:
     """The axes `indices` (`ti.axes(0, 1)` is `ti.ij`)."""
     return Axis(*indices)
+
+
+class MatrixMember:
+    """`x.get_scalar_field(i, j)`: one member of a Vector/Matrix field, to place.
+    `placed_members` of the field records the shape each member was placed with."""
+
+    def __init__(self, field: Field, indices: tuple[int, ...]):
+        self.field = field
+        self.indices = indices
 
 
 from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)

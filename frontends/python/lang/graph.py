@@ -426,6 +426,8 @@ class CompiledGraph:
                     names.extend([None] * len(_aggregate_flattener(p.name, p.annotation)(value)))
                 elif p.kind != "template":
                     names.append(None)
+            # x.grad named in the kernel: one more ndarray, last (kernel.py's converter)
+            names += [f"{a.name}.{c}" for p, a in zip(params, spec) for c in p.companions]
             steps.append((compiled, names))
             self._converters.append(d.kernel._make_converter(params))
         return RecordedGraph(prog.backend, steps)

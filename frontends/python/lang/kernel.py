@@ -12,6 +12,7 @@ The code generator and the compiler (xDSL, llvmlite) are imported on the first c
 
 from __future__ import annotations
 
+import ast
 import inspect
 import weakref
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from typing import Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import (
+    TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiCompilationError,
     TaichiError,
@@ -57,18 +59,52 @@ class ArgSpec:
     ndim: int = 0
     obj: Any = None
     element_shape: tuple[int, ...] = ()
+    companions: tuple[str, ...] = ()  # an ndarray's "grad" / "dual" the body names
 
 
 class _Param:
-    """A kernel parameter: kind "scalar" (with dtype), "ndarray" or "template"."""
+    """A kernel parameter: kind "scalar" (with dtype), "ndarray" or "template".
+    `companions`: the gradient ("grad") and dual ("dual") ndarrays of an ndarray
+    parameter that the kernel body names (`x.grad[i]`); each is one more launch argument,
+    after all the parameters' own."""
 
-    __slots__ = ("annotation", "dtype", "kind", "name")
+    __slots__ = ("annotation", "companions", "dtype", "kind", "name")
 
     def __init__(self, name: str, kind: str, annotation: Any, dtype: DataType | None):
         self.name = name
         self.kind = kind
         self.annotation = annotation
         self.dtype = dtype
+        self.companions: tuple[str, ...] = ()
+
+
+def _companion_uses(tree: ast.AST, names: set[str]) -> dict[str, tuple[str, ...]]:
+    """The companions (`x.grad`, `x.dual`) of the parameters `names` that the kernel body
+    names directly, in the order ("grad", "dual")."""
+    used: dict[str, set[str]] = {}
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and node.attr in ("grad", "dual")
+            and isinstance(node.value, ast.Name)
+            and node.value.id in names
+        ):
+            used.setdefault(node.value.id, set()).add(node.attr)
+    return {n: tuple(a for a in ("grad", "dual") if a in attrs) for n, attrs in used.items()}
+
+
+def _companion_data(x: Any, attr: str, name: str) -> Any:
+    """The array of ndarray argument `x`'s gradient or dual, which the kernel names."""
+    companion = getattr(x, attr, None) if type(x) is Ndarray else None
+    if companion is None:
+        how = "create it with ti.ndarray(..., needs_grad=True)" if attr == "grad" else (
+            "ndarrays have no dual (forward mode differentiates fields)"
+        )
+        raise TaichiRuntimeError(
+            f"the kernel reads {name}.{attr}, but argument '{name}' has no {attr} "
+            f"ndarray: {how}"
+        )
+    return companion.arr
 
 
 def _resolve_annotation(fn: Callable[..., Any], ann: Any) -> Any:
@@ -419,6 +455,10 @@ class Kernel:
                 packs.append((i, ann))
             self._add_param(params, name, ann, cfg)
         self._packs = packs
+        assert self._source is not None
+        ndarrays = {p.name: p for p in params if p.kind == "ndarray"}
+        for name, attrs in _companion_uses(self._source.tree, set(ndarrays)).items():
+            ndarrays[name].companions = attrs
         self._returns = self._return_types(anns.get("return"), cfg)
         self._params = params
         # A call with argpacks always binds on the slow path (_bind flattens the packs).
@@ -599,7 +639,13 @@ class Kernel:
         else:
             element_shape, ndim, dt = self._check_numpy(p.name, ann, arr, dt, cfg)
         return ArgSpec(
-            p.name, "ndarray", dt, ndim, obj=ann.boundary, element_shape=element_shape
+            p.name,
+            "ndarray",
+            dt,
+            ndim,
+            obj=ann.boundary,
+            element_shape=element_shape,
+            companions=p.companions,
         )
 
     @staticmethod
@@ -688,6 +734,7 @@ class Kernel:
         from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
+        prog.settle_layout()  # the field offsets the module names are final
         specs = self._arg_specs(args, prog.config)
         symbol = symbol or prog.unique_symbol(self.__name__)
         cg = KernelCodegen(prog, symbol)
@@ -709,6 +756,7 @@ class Kernel:
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
         check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
+        prog.settle_layout()  # before the offline cache key names field offsets
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)
@@ -844,7 +892,7 @@ class Kernel:
     @staticmethod
     def _make_converter(params: list[_Param]) -> Callable[[tuple[Any, ...]], Any] | None:
         """Kernel arguments -> launch arguments (templates dropped, arrays unwrapped)."""
-        parts, scope = [], {"_nd": _ndarray_data}
+        parts, scope = [], {"_nd": _ndarray_data, "_cd": _companion_data}
         changed = False
         for i, p in enumerate(params):
             if p.kind == "template":
@@ -862,6 +910,8 @@ class Kernel:
                 changed = True
             else:
                 parts.append(f"args[{i}]")
+        for i, p in enumerate(params):  # after all the parameters' own (visitor.py)
+            parts += [f"_cd(args[{i}], {a!r}, {p.name!r})" for a in p.companions]
         if not changed:
             return None
         body = f"({', '.join(parts)},)" if parts else "()"

@@ -318,7 +318,7 @@ class Matrix:
     def unit(n: int, i: int, dt: Any = None) -> Matrix:
         arr = np.zeros(n)
         arr[i] = 1
-        return Matrix(arr, dt if dt is not None else float)
+        return Matrix(arr, dt if dt is not None else int)  # Taichi's default: int
 
     @staticmethod
     def rows(rows: Sequence[Any]) -> Matrix:

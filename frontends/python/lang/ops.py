@@ -279,6 +279,11 @@ loop_unique = Intrinsic("loop_unique", _loop_unique)
 enclosing parallel loop (Taichi uses it to skip atomics); the value itself, unchanged."""
 static_print = Intrinsic("static_print", print)
 
+block_local = Intrinsic("block_local")
+"""`ti.block_local(*fields)`: Taichi's hint to cache fields in GPU shared memory for the
+struct-for that follows (block local storage). Taichi applies it on CUDA only and ignores
+it on CPU and Vulkan, as taichi-xdsl does: the fields are checked, the values unchanged."""
+
 ATOMICS = (
     "atomic_add",
     "atomic_sub",
@@ -341,6 +346,7 @@ __all__ = [
     "static_assert",
     "static_print",
     "loop_unique",
+    "block_local",
     "tan",
     "tanh",
 ]

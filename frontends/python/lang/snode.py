@@ -191,21 +191,31 @@ class SNode:
     def place(self, *fields: Any, offset: Any = None) -> SNode:
         """Place `fields` here: each gets the shape of this node (and `offset`, the
         index of its first element along each axis; `Field.index_offset`)."""
-        from .field import Field
+        from .field import Field, MatrixMember
         from .struct import StructField
 
         shape = self.shape  # the axes used, in order (ti.root.dense(ti.j, n): 1-d)
         expanded: list[Any] = []
+        members: dict[Field, set[tuple[int, ...]]] = {}
 
         def expand(f: Any) -> None:  # a struct field places each of its members
             if isinstance(f, StructField):
                 for member in f.fields.values():
                     expand(member)
+            elif isinstance(f, MatrixMember):
+                members.setdefault(f.field, set()).add(f.indices)
             else:
                 expanded.append(f)
 
         for f in fields:
             expand(f)
+        for f, placed in members.items():  # all members here: the field; else recorded
+            if len(placed) == math.prod(f.element_shape):
+                expanded.append(f)
+            else:
+                f.__dict__.setdefault("placed_members", {}).update(
+                    {i: shape for i in sorted(placed)}
+                )
         from .field import Field
         from .pools import local_extents, nearest_pool
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import program as _program
-from ..ops import loop_unique
+from ..frontends.python.lang import program as _program
+from ..frontends.python.lang.ops import loop_unique
 
 
 def get_host_arch_list() -> list[_program.Arch]:

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from .. import dtypes as _dtypes
+from ..frontends.python.lang import dtypes as _dtypes
 
 
 def to_numpy_type(dt: Any) -> type:

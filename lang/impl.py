@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import dtypes as _dtypes
-from .. import program as _program
+from ..frontends.python.lang import dtypes as _dtypes
+from ..frontends.python.lang import program as _program
 
 
 def current_cfg() -> _program.Config:
