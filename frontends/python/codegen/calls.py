@@ -948,6 +948,10 @@ def _bind_param(
         dt = cg.cook_dtype(ann, node)
         value = cg.em.value(scalar(cg, value, node), dt)
         return cg.new_local(name, value, dt) if name in assigned else value
+    if isinstance(value, bool | int | float):
+        # Taichi copies each argument into a variable: a Python number becomes a value of
+        # its literal type (`f(2147483647)` then `p + p` wraps in i32, never folds).
+        value = cg.em.value(value)
     if is_scalar(value) and name in assigned:
         return cg.new_local(name, value)
     return value
