@@ -167,3 +167,19 @@ func.func @index_compare(%a: index, %b: index) -> i1 {
   %0 = arith.cmpi slt, %a, %b : index
   func.return %0 : i1
 }
+
+// `ori` of bools is LogicalOr, of integers BitwiseOr (likewise `andi`).
+// CHECK-LABEL: func.func @bitwise_kinds
+// CHECK-SAME:    (%[[P:.*]]: i1, %[[Q:.*]]: i1, %[[A:.*]]: i32, %[[B:.*]]: i32)
+// CHECK-NEXT:    %[[LO:.*]] = spirv.LogicalOr %[[P]], %[[Q]] : i1
+// CHECK-NEXT:    %[[BO:.*]] = spirv.BitwiseOr %[[A]], %[[B]] : i32
+// CHECK-NEXT:    %[[LA:.*]] = spirv.LogicalAnd %[[P]], %[[Q]] : i1
+// CHECK-NEXT:    %[[BA:.*]] = spirv.BitwiseAnd %[[A]], %[[B]] : i32
+// CHECK-NEXT:    func.return %[[LO]], %[[BO]], %[[LA]], %[[BA]] : i1, i32, i1, i32
+func.func @bitwise_kinds(%p: i1, %q: i1, %a: i32, %b: i32) -> (i1, i32, i1, i32) {
+  %0 = arith.ori %p, %q : i1
+  %1 = arith.ori %a, %b : i32
+  %2 = arith.andi %p, %q : i1
+  %3 = arith.andi %a, %b : i32
+  func.return %0, %1, %2, %3 : i1, i32, i1, i32
+}
