@@ -138,3 +138,30 @@ taichi.kernel @cast_and_old() {
   }
   taichi.return
 }
+
+// -----
+
+// An ndarray argument has no dual: its element is a constant of the tangent kernel.
+// CHECK-LABEL: taichi.kernel @from_array_fwd(%a: memref<8xf32>)
+// CHECK:         %[[PD:.*]] = taichi.element_ptr %x_dual[%i]
+// CHECK-NEXT:    %[[TV:.*]] = memref.load %[[PD]][] : memref<f32>
+// CHECK-NEXT:    %q = taichi.element_ptr %a[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %w = memref.load %q[] : memref<f32>
+// CHECK-NEXT:    %m = arith.mulf %v, %w : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.mulf %[[TV]], %w : f32
+// CHECK:         memref.store %[[T]], %{{.*}}[] : memref<f32>
+taichi.field @x : memref<8xf32> offset 0 {dual = @x_dual}
+taichi.field @x_dual : memref<8xf32> offset 64
+taichi.kernel @from_array(%a: memref<8xf32>) {
+  %x = taichi.get_field @x : memref<8xf32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %a[%i] : memref<8xf32> -> memref<f32>
+    %w = memref.load %q[] : memref<f32>
+    %m = arith.mulf %v, %w : f32
+    memref.store %m, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
