@@ -217,3 +217,36 @@ taichi.kernel @struct_for_task() {
   }
   taichi.return
 }
+
+// Global temporaries are packed in the order the loop first reads them, each aligned to
+// its own size: an index takes 8 bytes, an i12 2, an i8 and an i1 one each.
+// CHECK-LABEL: offload.kernel @small_tmps
+// CHECK:         %{{.*}} = offload.global_tmp 0 : memref<index>
+// CHECK:         %{{.*}} = offload.global_tmp 11 : memref<i1>
+// CHECK:         %{{.*}} = offload.global_tmp 8 : memref<i12>
+// CHECK:         %{{.*}} = offload.global_tmp 10 : memref<i8>
+// CHECK:         offload.range_for
+taichi.kernel @small_tmps(%a: i32, %b: i32) {
+  %x = taichi.get_field @x : memref<16xf32>
+  %ai = arith.index_cast %a : i32 to index
+  %one = arith.constant 1 : index
+  %k = arith.addi %ai, %one : index
+  %c = arith.cmpi slt, %a, %b : i32
+  %t = arith.trunci %b : i32 to i12
+  %u = arith.trunci %a : i32 to i8
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %ki = arith.index_cast %k : index to i32
+    %ti = arith.extsi %t : i12 to i32
+    %ui = arith.extsi %u : i8 to i32
+    %s = arith.addi %ki, %ti : i32
+    %r = arith.addi %s, %ui : i32
+    %z = arith.select %c, %r, %i : i32
+    %f = arith.sitofp %z : i32 to f32
+    %p = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    memref.store %f, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
