@@ -221,11 +221,16 @@ taichi.kernel @struct_for_task() {
 // Global temporaries are packed in the order the loop first reads them, each aligned to
 // its own size: an index takes 8 bytes, an i12 2, an i8 and an i1 one each.
 // CHECK-LABEL: offload.kernel @small_tmps
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %a = offload.arg 0 : i32
 // CHECK:         %{{.*}} = offload.global_tmp 0 : memref<index>
 // CHECK:         %{{.*}} = offload.global_tmp 11 : memref<i1>
 // CHECK:         %{{.*}} = offload.global_tmp 8 : memref<i12>
 // CHECK:         %{{.*}} = offload.global_tmp 10 : memref<i8>
 // CHECK:         offload.range_for
+// The task's arguments and loads keep the names of the values they stand for.
+// CHECK-NEXT:      %0 = offload.global_tmp 0 : memref<index>
+// CHECK-NEXT:      %k = memref.load %0[] : memref<index>
 taichi.kernel @small_tmps(%a: i32, %b: i32) {
   %x = taichi.get_field @x : memref<16xf32>
   %ai = arith.index_cast %a : i32 to index
@@ -246,6 +251,36 @@ taichi.kernel @small_tmps(%a: i32, %b: i32) {
     %f = arith.sitofp %z : i32 to f32
     %p = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
     memref.store %f, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// A local that only one serial task uses stays a local of that task (no global
+// temporary).
+// CHECK-LABEL: offload.kernel @serial_local
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %a = offload.arg 0 : f32
+// CHECK-NEXT:      %t = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %pt = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %s = memref.alloca() : memref<f32>
+// CHECK-NEXT:      memref.store %a, %s[] : memref<f32>
+// CHECK-NEXT:      %v = memref.load %s[] : memref<f32>
+// CHECK-NEXT:      memref.store %v, %pt[] : memref<f32>
+// CHECK-NEXT:    }
+taichi.kernel @serial_local(%a: f32) {
+  %x = taichi.get_field @x : memref<16xf32>
+  %s = memref.alloca() : memref<f32>
+  memref.store %a, %s[] : memref<f32>
+  %v = memref.load %s[] : memref<f32>
+  %t = taichi.get_field @total : memref<f32>
+  %pt = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+  memref.store %v, %pt[] : memref<f32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %p = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    memref.store %a, %p[] : memref<f32>
     taichi.yield
   }
   taichi.return
