@@ -48,3 +48,22 @@ offload.kernel @stack : () -> () {
     taichi.adstack_pop %s : !taichi.adstack<f32, 4>
   }
 }
+
+// At the limit: 131072 f64 are exactly 1 MiB, and an i1 takes one byte (1048576 of
+// them fit): both are accepted.
+// CHECK-LABEL: llvm.func @at_limit__task0
+// CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(131072) : i64
+// CHECK-NEXT:    %{{.*}} = llvm.alloca %[[N]] x f64 {alignment = 8 : i64} : (i64) -> !llvm.ptr
+// CHECK-LABEL: llvm.func @bits__task0
+// CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(1048576) : i64
+// CHECK-NEXT:    %{{.*}} = llvm.alloca %[[N]] x i1 {alignment = 8 : i64} : (i64) -> !llvm.ptr
+offload.kernel @at_limit : () -> () {
+  offload.serial {
+    %s = taichi.adstack_alloca : !taichi.adstack<f64, 131072>
+  }
+}
+offload.kernel @bits : () -> () {
+  offload.serial {
+    %b = taichi.adstack_alloca : !taichi.adstack<i1, 1048576>
+  }
+}
