@@ -285,3 +285,31 @@ taichi.kernel @serial_local(%a: f32) {
   }
   taichi.return
 }
+
+// A place computed in serial code from a loaded index and used only by the loop: the
+// loop recomputes it from the index's temporary, and the serial copy (and the field it
+// reads) is removed as dead.
+// CHECK-LABEL: offload.kernel @dead_in_serial
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %kf = taichi.get_field @k : memref<i32>
+// CHECK-NEXT:      %kp = taichi.element_ptr %kf[] : memref<i32> -> memref<i32>
+// CHECK-NEXT:      %v = memref.load %kp[] : memref<i32>
+// CHECK-NEXT:      %0 = offload.global_tmp 0 : memref<i32>
+// CHECK-NEXT:      memref.store %v, %0[] : memref<i32>
+// CHECK-NEXT:    }
+taichi.field @k : memref<i32> offset 64
+taichi.kernel @dead_in_serial() {
+  %x = taichi.get_field @x : memref<16xf32>
+  %kf = taichi.get_field @k : memref<i32>
+  %kp = taichi.element_ptr %kf[] : memref<i32> -> memref<i32>
+  %v = memref.load %kp[] : memref<i32>
+  %p = taichi.element_ptr %x[%v] : memref<16xf32> -> memref<f32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %f = arith.sitofp %i : i32 to f32
+    memref.store %f, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
