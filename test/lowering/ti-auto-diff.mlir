@@ -1,4 +1,7 @@
 // RUN: ti-opt %s -p ti-auto-diff --split-input-file | filecheck %s
+// Run again, the pass changes nothing: a kernel already differentiated, and the derived
+// kernels themselves, are skipped.
+// RUN: ti-opt %s -p ti-auto-diff,ti-auto-diff --split-input-file | filecheck %s
 
 // The seed's Tape example: loss += x[i]^2. The adjoint replays the body, reads the
 // gradient of the atomic's destination and adds 2 * x[i] * loss.grad into x.grad.
