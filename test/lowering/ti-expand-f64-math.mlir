@@ -109,3 +109,25 @@ func.func @left_alone(%a: f32, %b: f64) -> (f32, f64) {
   %s = math.sinh %b : f64
   func.return %e, %s : f32, f64
 }
+
+// The split constants, to the last bit: ln 2 as a double-double (log), pi/2 in three
+// Cody-Waite parts of 33, 33 and 53 bits (sin), and the first 52-bit chunk of 2/pi
+// times 2^1000 in two 26-bit halves (Payne-Hanek).
+// CHECK-LABEL: func.func @log_constants
+// CHECK:         %{{.*}} = arith.constant 0.69314718055994529 : f64
+// CHECK-NEXT:    %{{.*}} = arith.constant 2.3190468138462996e-17 : f64
+func.func @log_constants(%x: f64) -> f64 {
+  %y = math.log %x : f64
+  func.return %y : f64
+}
+// CHECK-LABEL: func.func @sin_constants
+// CHECK:         %{{.*}} = arith.constant 1.5707963267341256 : f64
+// CHECK:         %{{.*}} = arith.constant 6.077100506303966e-11 : f64
+// CHECK:         %{{.*}} = arith.constant 2.0222662487959506e-21 : f64
+// CHECK:         %{{.*}} = arith.constant 9.3326361850321888e-302 : f64
+// CHECK:         %{{.*}} = arith.constant 6.8214355404447123e+300 : f64
+// CHECK:         %{{.*}} = arith.constant 1.1552354326939692e+293 : f64
+func.func @sin_constants(%x: f64) -> f64 {
+  %y = math.sin %x : f64
+  func.return %y : f64
+}
