@@ -375,3 +375,31 @@ taichi.kernel @rules() {
   memref.store %s4, %q[] : memref<f32>
   taichi.return
 }
+
+// -----
+
+// A cast's adjoint is cast back (f64 -> f32 by truncf); a cast to its own width passes
+// the adjoint through unchanged.
+// CHECK-LABEL: taichi.kernel @same_width_grad() attributes {adjoint_of = @same_width} {
+// CHECK:         %[[DY:.*]] = memref.load %{{.*}}[] : memref<f64>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    memref.store %[[Z]], %{{.*}}[] : memref<f64>
+// CHECK-NEXT:    %[[DX:.*]] = arith.truncf %[[DY]] : f64 to f32
+// CHECK-NEXT:    %[[PX:.*]] = taichi.element_ptr %x_grad[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[PX]], %[[DX]] : memref<f32>
+// CHECK-NEXT:    taichi.return
+taichi.field @x : memref<f32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<f32> offset 64
+taichi.field @y : memref<f64> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<f64> offset 192
+taichi.kernel @same_width() {
+  %x = taichi.get_field @x : memref<f32>
+  %y = taichi.get_field @y : memref<f64>
+  %p = taichi.element_ptr %x[] : memref<f32> -> memref<f32>
+  %v = memref.load %p[] : memref<f32>
+  %w = arith.extf %v : f32 to f32
+  %d = arith.extf %w : f32 to f64
+  %q = taichi.element_ptr %y[] : memref<f64> -> memref<f64>
+  memref.store %d, %q[] : memref<f64>
+  taichi.return
+}
