@@ -293,11 +293,11 @@ offload.kernel @checked_load : (memref<?x?xf32>, i32) -> f32 {
   }
 }
 
-// The extent of the first dimension of the second argument (byte 16, the data pointer
-// being at 8); debug: an i32 load out of bounds reads 0 : i32, and each assert of a
+// The extent of the first dimension of the second ndarray (byte 32: the first takes
+// bytes 0 to 23, the second's data pointer is at 24); debug: an i32 load out of bounds reads 0 : i32, and each assert of a
 // kernel has its own message global (.assert0, .assert1).
 // CHECK-LABEL: offload.kernel @first_extent
-// CHECK:         %[[N0P:.*]] = llvm.getelementptr %args[16] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK:         %[[N0P:.*]] = llvm.getelementptr %args[32] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT:    %[[N0:.*]] = llvm.load %[[N0P]] {invariant} : !llvm.ptr -> i64
 // CHECK:         %n = arith.index_cast %[[N0]] : i64 to index
 // DEBUG-LABEL: offload.kernel @first_extent
@@ -305,7 +305,7 @@ offload.kernel @checked_load : (memref<?x?xf32>, i32) -> f32 {
 // DEBUG-NEXT:      memref.store %[[Z]], %v[] : memref<i32>
 // DEBUG:         llvm.mlir.addressof @first_extent.assert0 : !llvm.ptr
 // DEBUG:         llvm.mlir.addressof @first_extent.assert1 : !llvm.ptr
-offload.kernel @first_extent : (f32, memref<?x?xi32>) -> () {
+offload.kernel @first_extent : (memref<?x?xi32>, memref<?x?xi32>) -> () {
   offload.serial {
     %y = offload.arg 1 : memref<?x?xi32>
     %c0 = arith.constant 0 : index
