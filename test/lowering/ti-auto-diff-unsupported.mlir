@@ -171,3 +171,26 @@ taichi.kernel @old_used() {
   }
   taichi.return
 }
+
+// -----
+
+// x[i] = x[i]^2 through a local: the load and the store are in one statement (the same
+// loop) and the value reaches the product through the local; the adjoint would read the
+// squared value.
+// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 7]]:5: error: ti-auto-diff: the adjoint needs this load of @x, which the kernel also writes: it would read the written value (global data access rule)
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.kernel @square_in_place() {
+  %x = taichi.get_field @x : memref<8xf32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %s = memref.alloca() : memref<f32>
+    memref.store %v, %s[] : memref<f32>
+    %w = memref.load %s[] : memref<f32>
+    %m = arith.mulf %w, %w : f32
+    memref.store %m, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
