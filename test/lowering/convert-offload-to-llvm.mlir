@@ -263,9 +263,9 @@ offload.kernel @array_local : () -> () {
 
 // A local is aligned to its size: 2 for an i16, 1 for an i8 and for an i1 (a byte).
 // CHECK-LABEL: llvm.func @byte_locals__task0
-// CHECK:         %c = llvm.alloca %{{.*}} x i16 {alignment = 2 : i64} : (i64) -> !llvm.ptr
-// CHECK:         %b = llvm.alloca %{{.*}} x i1 {alignment = 1 : i64} : (i64) -> !llvm.ptr
-// CHECK:         %a = llvm.alloca %{{.*}} x i8 {alignment = 1 : i64} : (i64) -> !llvm.ptr
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i16 {alignment = 2 : i64} : (i64) -> !llvm.ptr
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i1 {alignment = 1 : i64} : (i64) -> !llvm.ptr
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i8 {alignment = 1 : i64} : (i64) -> !llvm.ptr
 offload.kernel @byte_locals : () -> () {
   offload.serial {
     %a = memref.alloca() : memref<i8>
