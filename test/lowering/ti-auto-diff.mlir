@@ -403,3 +403,36 @@ taichi.kernel @same_width() {
   memref.store %d, %q[] : memref<f64>
   taichi.return
 }
+
+// -----
+
+// y[i] += x[i], then x[i] = 0: the adjoint never reads x (an atomic add's reverse needs
+// only its adjoint), so writing x after the read is allowed. In reverse: x's gradient is
+// reset by the store, then gets y's.
+// CHECK-LABEL: taichi.kernel @move_grad() attributes {adjoint_of = @move} {
+// CHECK:         %[[G0:.*]] = taichi.element_ptr %x_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[Z]], %[[G0]][] : memref<f32>
+// CHECK-NEXT:    %[[PY:.*]] = taichi.element_ptr %y_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[DY:.*]] = memref.load %[[PY]][] : memref<f32>
+// CHECK-NEXT:    %[[G1:.*]] = taichi.element_ptr %x_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[G1]], %[[DY]] : memref<f32>
+// CHECK-NEXT:    taichi.yield
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.kernel @move() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %zero = arith.constant 0.0 : f32
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    %old = taichi.atomic_add %q, %v : memref<f32>
+    memref.store %zero, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
