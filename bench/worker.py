@@ -75,8 +75,15 @@ def _init(
             raise RuntimeError(f"Taichi fell back to {actual} (no {arch})")
 
 
-def _sampler(step: Any, sync: Any, calls: int, samples: int, min_sample_s: float):
-    """Seconds a call: one warm-up, then `samples` samples of >= min_sample_s each."""
+def _sampler(
+    step: Any, sync: Any, calls: int, samples: int, min_sample_s: float, reset: Any = None
+):
+    """Seconds a call: one warm-up, then `samples` samples of >= min_sample_s each.
+    `reset` (a case whose step changes its own input, as a sort does: RESET_EACH_CALL)
+    runs before every call, outside the timed span: each call sees the same input."""
+    if reset is not None:
+        reset()
+        sync()
     start = time.perf_counter()
     step()
     sync()
@@ -84,11 +91,22 @@ def _sampler(step: Any, sync: Any, calls: int, samples: int, min_sample_s: float
     reps = max(1, int(min_sample_s / once))
     out = []
     for _ in range(samples):
-        start = time.perf_counter()
+        if reset is None:
+            start = time.perf_counter()
+            for _ in range(reps):
+                step()
+            sync()
+            out.append((time.perf_counter() - start) / (reps * calls))
+            continue
+        spent = 0.0
         for _ in range(reps):
+            reset()
+            sync()
+            start = time.perf_counter()
             step()
-        sync()
-        out.append((time.perf_counter() - start) / (reps * calls))
+            sync()
+            spent += time.perf_counter() - start
+        out.append(spent / (reps * calls))
     return out
 
 
@@ -152,7 +170,10 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
     calls = int(namespace.get("CALLS", 1))
     result["calls"] = calls
     result["bytes"] = namespace.get("BYTES")
-    result["steady_s"] = _sampler(step, sync, calls, spec["samples"], spec["min_sample_s"])
+    result["steady_s"] = _sampler(
+        step, sync, calls, spec["samples"], spec["min_sample_s"],
+        namespace.get("reset") if namespace.get("RESET_EACH_CALL") else None,
+    )
     return result
 
 

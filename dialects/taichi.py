@@ -40,7 +40,7 @@ from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
 from taichi_xdsl.dialects.symbols import lookup_symbol
-from taichi_xdsl.utils.print_format import INT_CONVERSIONS, PRINT_HOLE
+from taichi_xdsl.utils.print_format import ASSERT_VALUES, INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
     I64,
     AnyFloat,
@@ -839,6 +839,159 @@ class AtomicXorOp(IntegerAtomicOp):
 
 
 # ---------------------------------------------------------------------------------------
+# The SNode tree
+# ---------------------------------------------------------------------------------------
+
+SNODE_KINDS = ("root", "dense", "pointer", "bitmasked", "dynamic")
+SPARSE_SNODE_KINDS = ("pointer", "bitmasked", "dynamic")
+SNODE_TREES = "taichi.snode_trees"
+"""The module attribute (an array of `#taichi.snode<root ...>`) holding a program's
+trees with sparse levels; passes read it (ti-lower-sparse), never the frontend's
+Python objects."""
+
+
+@irdl_attr_definition
+class SNodeAttr(ParametrizedAttribute):
+    """
+    One level of an SNode tree and the levels below it, as data: its kind, its extents
+    along its axes (Taichi's `ti.ij` is axes [0, 1]), a dynamic level's chunk size, the
+    hidden field holding its cell words (a pointer's block words, a bitmasked mask, a
+    dynamic level's lengths), the fields placed directly under it and its children.
+
+    Models `ti.root.pointer(ti.ij, 4).dense(ti.ij, 2).place(x)`.
+
+    Example:
+        `#taichi.snode<root [] axes [] children [#taichi.snode<pointer [4, 4]
+        axes [0, 1] mask @m children [#taichi.snode<dense [2, 2] axes [0, 1]
+        places [@x]>]>]>`
+    """
+
+    name = "taichi.snode"
+
+    kind: StringAttr
+    extents: ArrayAttr[IntAttr]
+    axes: ArrayAttr[IntAttr]
+    chunk_size: IntAttr
+    mask: ArrayAttr[SymbolRefAttr]
+    places: ArrayAttr[SymbolRefAttr]
+    children: ArrayAttr[Attribute]
+
+    def __init__(
+        self,
+        kind: str,
+        extents: Sequence[int],
+        axes: Sequence[int],
+        *,
+        chunk_size: int = 0,
+        mask: str | None = None,
+        places: Sequence[str] = (),
+        children: Sequence[SNodeAttr] = (),
+    ):
+        super().__init__(
+            StringAttr(kind),
+            ArrayAttr([IntAttr(e) for e in extents]),
+            ArrayAttr([IntAttr(a) for a in axes]),
+            IntAttr(chunk_size),
+            ArrayAttr([SymbolRefAttr(mask)] if mask is not None else []),
+            ArrayAttr([SymbolRefAttr(name) for name in places]),
+            ArrayAttr(list(children)),
+        )
+
+    @property
+    def mask_symbol(self) -> str | None:
+        return self.mask.data[0].root_reference.data if self.mask.data else None
+
+    def walk(self) -> Iterable[SNodeAttr]:
+        """This level and every level below it, parents first."""
+        yield self
+        for child in self.children.data:
+            assert isinstance(child, SNodeAttr)
+            yield from child.walk()
+
+    def verify(self) -> None:
+        kind = self.kind.data
+        what = f"#taichi.snode<{kind}>"
+        if kind not in SNODE_KINDS:
+            raise VerifyException(f"an SNode is one of {', '.join(SNODE_KINDS)}, got '{kind}'")
+        extents = [e.data for e in self.extents.data]
+        axes = [a.data for a in self.axes.data]
+        if len(extents) != len(axes):
+            raise VerifyException(f"{what} has {len(extents)} extents for {len(axes)} axes")
+        if any(e <= 0 for e in extents) or any(a < 0 for a in axes) or len(set(axes)) != len(axes):
+            raise VerifyException(f"{what} expects positive extents on distinct axes, got {extents} on {axes}")
+        if (kind == "root") != (not axes):
+            raise VerifyException(f"{what}: only the root has no axes")
+        chunk = self.chunk_size.data
+        if kind == "dynamic":
+            if len(axes) != 1 or not 0 < chunk <= extents[0]:
+                raise VerifyException(f"{what} expects one axis and a chunk size in 1..{extents}, got {chunk}")
+        elif chunk:
+            raise VerifyException(f"{what} has a chunk size, which only dynamic SNodes have")
+        if (kind in SPARSE_SNODE_KINDS) != bool(self.mask.data):
+            raise VerifyException(f"{what}: pointer, bitmasked and dynamic SNodes (only) have a mask field")
+        for child in self.children.data:
+            if not isinstance(child, SNodeAttr) or child.kind.data == "root":
+                raise VerifyException(f"{what} expects #taichi.snode children below the root, got {child}")
+            if kind == "dynamic":
+                raise VerifyException(f"{what}: a dynamic SNode only has fields placed under it")
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        def ints() -> list[int]:
+            return parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: parser.parse_integer(allow_boolean=False)
+            )
+
+        def symbols() -> list[SymbolRefAttr]:
+            return parser.parse_comma_separated_list(
+                parser.Delimiter.SQUARE, lambda: SymbolRefAttr(parser.parse_symbol_name())
+            )
+
+        with parser.in_angle_brackets():
+            kind = parser.parse_identifier()
+            extents = ints()
+            parser.parse_keyword("axes")
+            axes = ints()
+            chunk = parser.parse_integer() if parser.parse_optional_keyword("chunk") else 0
+            mask = [SymbolRefAttr(parser.parse_symbol_name())] if parser.parse_optional_keyword("mask") else []
+            places = symbols() if parser.parse_optional_keyword("places") else []
+            children = (
+                parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
+                if parser.parse_optional_keyword("children")
+                else []
+            )
+        return (
+            StringAttr(kind),
+            ArrayAttr([IntAttr(e) for e in extents]),
+            ArrayAttr([IntAttr(a) for a in axes]),
+            IntAttr(chunk),
+            ArrayAttr(mask),
+            ArrayAttr(places),
+            ArrayAttr(children),
+        )
+
+    def print_parameters(self, printer: Printer) -> None:
+        def ints(values: ArrayAttr[IntAttr]) -> str:
+            return "[" + ", ".join(str(v.data) for v in values.data) + "]"
+
+        printer.print_string(f"<{self.kind.data} {ints(self.extents)} axes {ints(self.axes)}")
+        if self.chunk_size.data:
+            printer.print_string(f" chunk {self.chunk_size.data}")
+        if self.mask.data:
+            printer.print_string(" mask ")
+            printer.print_attribute(self.mask.data[0])
+        if self.places.data:
+            printer.print_string(" places [")
+            printer.print_list(self.places.data, printer.print_attribute)
+            printer.print_string("]")
+        if self.children.data:
+            printer.print_string(" children [")
+            printer.print_list(self.children.data, printer.print_attribute)
+            printer.print_string("]")
+        printer.print_string(">")
+
+
+# ---------------------------------------------------------------------------------------
 # Sparse SNodes: the activity of a cell
 # ---------------------------------------------------------------------------------------
 #
@@ -1120,21 +1273,55 @@ class AssertOp(IRDLOperation):
     `always` assert is checked in every mode (a run-time error the compiler itself
     guards against, such as an adstack overflow).
 
+    A message with `values` is a format with one hole per value, as taichi.print's
+    (`{}` or `{:SPEC}`), rendered by the host when the assert fails; the values are
+    i32 or f32, at most ASSERT_VALUES of them (the error record's free words).
+
     Example: `taichi.assert %ok, "x must be positive"`,
-    `taichi.assert %fits, "adstack overflow" always`
+    `taichi.assert %fits, "adstack overflow" always`,
+    `taichi.assert %ok, "x[{}] = {:.2f}"(%i, %x : i32, f32)`
     """
 
     name = "taichi.assert"
     cond = operand_def(IntegerType(1))
+    values = var_operand_def(Scalar)
     message = prop_def(StringAttr)
     always = opt_prop_def(UnitAttr)
-    assembly_format = "$cond `,` $message (`always` $always^)? attr-dict"
+    assembly_format = (
+        "$cond `,` $message (`(` $values^ `:` type($values) `)`)? (`always` $always^)? attr-dict"
+    )
 
-    def __init__(self, cond: SSAValue | Operation, message: str, always: bool = False):
+    def __init__(
+        self,
+        cond: SSAValue | Operation,
+        message: str,
+        always: bool = False,
+        values: Sequence[SSAValue | Operation] = (),
+    ):
         properties: dict[str, Attribute] = {"message": StringAttr(message)}
         if always:
             properties["always"] = UnitAttr()
-        super().__init__(operands=[cond], properties=properties)
+        super().__init__(operands=[cond, values], properties=properties)
+
+    def verify_(self) -> None:
+        if not self.values:
+            return
+        if len(self.values) > ASSERT_VALUES:
+            raise VerifyException(
+                f"'{self.name}' formats at most {ASSERT_VALUES} values, got {len(self.values)}"
+            )
+        holes = PRINT_HOLE.findall(self.message.data)
+        if len(holes) != len(self.values):
+            raise VerifyException(
+                f"'{self.name}' message has {len(holes)} '{{}}' for {len(self.values)} values"
+            )
+        for (_, conversion), value in zip(holes, self.values):
+            if value.type not in (i32, f32):
+                raise VerifyException(f"'{self.name}' formats i32 and f32 values, got {value.type}")
+            if conversion and isinstance(value.type, IntegerType) != (conversion in INT_CONVERSIONS):
+                raise VerifyException(
+                    f"'{self.name}' conversion '{conversion}' does not fit a {value.type}"
+                )
 
 # ---------------------------------------------------------------------------------------
 # Subgroups and workgroups (ti.simt)
@@ -1942,7 +2129,7 @@ Taichi = Dialect(
         *SIMT_OPS,
         *ADSTACK_OPS,
     ],
-    [TextureType, AdStackType],
+    [TextureType, AdStackType, SNodeAttr],
 )
 
 

@@ -56,9 +56,15 @@ class Runtime:
         return _program.get_program().compiled_kernels
 
 
+ti_float = float
+"""`impl.ti_float(x)`: `float(x)` (in a kernel: x cast to the default float type)."""
+ti_int = int
+"""`impl.ti_int(x)`: `int(x)` (in a kernel: x cast to the default integer type)."""
+
+
 def get_runtime() -> Runtime:
     """The running program (see Runtime)."""
     return Runtime()
 
 
-__all__ = ["current_cfg", "get_runtime"]
+__all__ = ["current_cfg", "get_runtime", "ti_float", "ti_int"]

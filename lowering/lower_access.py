@@ -53,6 +53,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolTable,
     UnitAttr,
+    f32,
     i1,
     i32,
     i8,
@@ -73,6 +74,7 @@ from xdsl.utils.hints import isa
 from taichi_xdsl.dialects import llvm_ext, offload, taichi
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
+from taichi_xdsl.utils.print_format import assert_message
 
 PTR = llvm.LLVMPointerType()
 _CONTEXT_WORDS = {
@@ -637,11 +639,17 @@ class AssertLowering(_Pattern):
     """
     `assert cond, "msg"`: without debug, nothing (unless the assert is `always`);
     with debug, when the condition is false, the error record (2, address of the
-    NUL-terminated message, 0, 0).
+    NUL-terminated message, 0, 0). A message's values (i32/f32) fill the two free
+    words, zero-extended bits; the message then names their kinds (utils/print_format).
 
         taichi.assert %ok, "x must be positive"
         ~> %bad = arith.xori %ok, %true
            taichi.if %bad { <error record 2, ptrtoint @k.assert0, 0, 0> }
+
+        taichi.assert %ok, "x = {:.2f}"(%x : f32)
+        ~> %bits = arith.bitcast %x : f32 to i32
+           %w = arith.extui %bits : i32 to i64
+           taichi.if %bad { <error record 2, ptrtoint @k.assert0, %w, 0> }
     """
 
     @op_type_rewrite_pattern
@@ -654,7 +662,8 @@ class AssertLowering(_Pattern):
         kernel_name = reads.kernel.sym_name.data
         count = self.lowering.messages.get(kernel_name, 0)
         self.lowering.messages[kernel_name] = count + 1
-        text = op.message.data.encode() + b"\0"
+        kinds = ["f32" if v.type == f32 else "i32" for v in op.values]
+        text = assert_message(op.message.data, kinds).encode() + b"\0"
         message = llvm.GlobalOp(
             llvm.LLVMArrayType(len(text), i8),
             f"{kernel_name}.assert{count}",
@@ -668,10 +677,20 @@ class AssertLowering(_Pattern):
         address = llvm.AddressOfOp(message.sym_name.data, PTR)
         word = llvm.PtrToIntOp(address, i64)
         zero = _i64(0)
-        error = reads.error_record(
-            abi.ERROR_ASSERTION, [word.results[0], zero.result, zero.result]
+        words: list[SSAValue] = [zero.result, zero.result]
+        value_ops: list[Operation] = []
+        for position, value in enumerate(op.values):
+            if value.type == f32:
+                bits = arith.BitcastOp(value, i32)
+                value_ops.append(bits)
+                value = bits.result
+            wide = arith.ExtUIOp(value, i64)
+            value_ops.append(wide)
+            words[position] = wide.result
+        error = reads.error_record(abi.ERROR_ASSERTION, [word.results[0], *words])
+        report = taichi.IfOp(
+            bad, Block([address, word, zero, *value_ops, *error, taichi.YieldOp()])
         )
-        report = taichi.IfOp(bad, Block([address, word, zero, *error, taichi.YieldOp()]))
         for new_op in (true, bad, report):
             new_op.location = op.location
         rewriter.replace(op, [true, bad, report], [])

@@ -44,14 +44,28 @@ A pointer SNode's pool (frontends/python/lang/pools.py) is two more ops:
     ~>
     %k = taichi.atomic_add (taichi.element_ptr %state[2]), 1
     memref.store %b, (taichi.element_ptr %release[%k])
+
+When the module carries its SNode trees (the `taichi.snode_trees` attribute, which the
+frontend emits), each cell op is first checked against the level whose mask it names:
+a store of 1 or 0 is only a bitmasked cell's activation (a pointer word is a block
+index: activating one takes a pool block, deactivating one gives it back), a dynamic
+level's deactivation empties its list, is_active reads pointer and bitmasked words,
+and append / length work on a dynamic level's lengths with its extent as capacity.
+
+    builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes []
+        children [#taichi.snode<pointer [4] axes [0] mask @ptr places [@x]>]>]} {
+      ... taichi.activate %ptr[%i] : memref<4xi32> ...
+    }
+    ~> error: ti-lower-sparse: taichi.activate on @ptr, the cell words of a pointer
+       SNode: it activates bitmasked cells only
 """
 
 from __future__ import annotations
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import MemRefType, ModuleOp, i32
-from xdsl.ir import Block, Operation, SSAValue
+from xdsl.dialects.builtin import ArrayAttr, MemRefType, ModuleOp, i32
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.hints import isa
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -63,6 +77,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS, SINK_BLOCK
 
 ACTIVE = 1
@@ -212,6 +227,58 @@ class PoolReleaseLowering(RewritePattern):
         _replace(rewriter, op, ops, [])
 
 
+_LEGAL_KINDS: dict[type[taichi._CellOp], tuple[str, ...]] = {
+    taichi.ActivateOp: ("bitmasked",),
+    taichi.DeactivateOp: ("bitmasked", "dynamic"),
+    taichi.IsActiveOp: ("pointer", "bitmasked"),
+    taichi.AppendOp: ("dynamic",),
+    taichi.LengthOp: ("dynamic",),
+}
+"""The SNode kinds whose mask each cell op may name (the module docstring says why)."""
+
+
+def check_cell_ops(module: ModuleOp) -> None:
+    """Check every cell op against the level of `module`'s SNode trees whose mask it
+    names (nothing to check without trees, or for a mask that is not a field)."""
+    trees = module.attributes.get(taichi.SNODE_TREES)
+    if trees is None:
+        return
+    assert isa(trees, ArrayAttr[Attribute])
+    levels = {
+        level.mask_symbol: level
+        for tree in trees.data
+        if isinstance(tree, taichi.SNodeAttr)
+        for level in tree.walk()
+        if level.mask_symbol is not None
+    }
+    for op in module.walk():
+        if not isinstance(op, taichi._CellOp) or not isinstance(
+            field := op.mask.owner, taichi.GetFieldOp
+        ):
+            continue
+        symbol = field.field.root_reference.data
+        level = levels.get(symbol)
+        if level is None:
+            raise PassFailedAt(
+                op, f"ti-lower-sparse: {op.name} on @{symbol}, which is no sparse SNode's mask"
+            )
+        kind, legal = level.kind.data, _LEGAL_KINDS[type(op)]
+        if kind not in legal:
+            raise PassFailedAt(
+                op,
+                f"ti-lower-sparse: {op.name} on @{symbol}, the cell words of a {kind} "
+                f"SNode: it works on {' and '.join(legal)} SNodes only",
+            )
+        if isinstance(op, taichi._ListOp):
+            extent = level.extents.data[0].data
+            if op.capacity.value.data != extent:
+                raise PassFailedAt(
+                    op,
+                    f"ti-lower-sparse: {op.name} with capacity {op.capacity.value.data} "
+                    f"on @{symbol}, a dynamic SNode of {extent} cells",
+                )
+
+
 class LowerSparsePass(ModulePass):
     """Lower taichi.activate / deactivate / is_active / append / length and the pool ops
     (pool_alloc, pool_release) to word accesses and atomics."""
@@ -219,6 +286,7 @@ class LowerSparsePass(ModulePass):
     name = "ti-lower-sparse"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        check_cell_ops(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [

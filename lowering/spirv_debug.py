@@ -17,7 +17,8 @@ from taichi_xdsl.lowering.spirv_common import (
     int_const,
 )
 from taichi_xdsl.utils import spirv_abi
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, i1, i32
+from taichi_xdsl.utils.print_format import assert_message
+from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, f32, i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -131,7 +132,8 @@ class AssertLowering(TaskPattern):
     `taichi.assert`: nothing without debug (unless `always`); in debug mode (or when
     `always`), when the condition is false, the error record (2, the message's id in
     the kernel's `ti.asserts` table, 0, 0): SPIR-V has no pointers to strings, so the
-    host looks the message up.
+    host looks the message up. A message's values (i32, or an f32's bits) fill the two
+    free words.
 
         taichi.assert %ok, "x must be positive"
         ~> %bad = spirv.LogicalNot %ok : i1
@@ -146,14 +148,17 @@ class AssertLowering(TaskPattern):
             rewriter.erase(op)
             return
         ident = int_const(state.assert_base + len(state.asserts))
-        state.asserts.append(op.message.data)
+        kinds = ["f32" if v.type == f32 else "i32" for v in op.values]
+        state.asserts.append(assert_message(op.message.data, kinds))
         zero = int_const(0)
         bad = spirv.LogicalNotOp(op.cond)
+        words: list[SSAValue] = [zero.results[0], zero.results[0]]
+        bits: list[Operation] = []
+        for position, value in enumerate(op.values):  # an f32's bits as an i32 word
+            if value.type == f32:
+                bits.append(spirv.BitcastOp(value, i32))
+                value = bits[-1].results[0]
+            words[position] = value
         record: list[Operation] = []
-        _error_record(
-            state,
-            spirv_abi.ERROR_ASSERTION,
-            [ident.results[0], zero.results[0], zero.results[0]],
-            record,
-        )
-        rewriter.replace(op, [ident, zero, bad, if_then(bad.results[0], record)], [])
+        _error_record(state, spirv_abi.ERROR_ASSERTION, [ident.results[0], *words], record)
+        rewriter.replace(op, [ident, zero, *bits, bad, if_then(bad.results[0], record)], [])

@@ -22,6 +22,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.ir import Block, BlockArgument, OpResult
 from xdsl.parser import Parser
+from xdsl.utils.mlir_lexer import MLIRLexer
 from xdsl.utils.exceptions import (
     DiagnosticException,
     ParseError,
@@ -46,8 +47,10 @@ class LocatingParser(Parser):
     """Lines before this input in its file (a chunk of `--split-input-file`)."""
 
     def __init__(self, ctx, input: str, name: str = "<unknown>"):
+        # On the class: xDSL's parser lexes the first token while it is constructed (an
+        # unclosed literal there hung before an instance attribute could take effect).
+        MLIRLexer._unescaped_characters_regex = _STRING_LITERAL
         super().__init__(ctx, input, name)
-        self.lexer._unescaped_characters_regex = _STRING_LITERAL
         self._newlines = [m.start() for m in re.finditer("\n", input)]
         self._filename = StringAttr(name)
 
@@ -143,6 +146,14 @@ def verify_located(module: ModuleOp) -> None:
             except VerifyException as error:
                 message = str(error).removeprefix("Operation does not verify: ")
                 location = _location_for(op, message)
+                if not isinstance(op.location, FileLineColLoc) and not isinstance(op, ModuleOp):
+                    message += f" (in a `{op.name}` without a location, inside this op)"
+                raise LocatedDiagnostic(format_at(location, message)) from None
+            except Exception as error:  # noqa: BLE001 - a verifier raising the wrong type
+                # xDSL's scf.for verifier raises a bare Exception ("Block arguments with
+                # wrong type"): still a rejection of this op, not an internal error.
+                message = f"'{op.name}' does not verify: {error}"
+                location = _location_for(op, message)
                 raise LocatedDiagnostic(format_at(location, message)) from None
 
 
@@ -162,6 +173,9 @@ def _location_for(op: Operation, message: str) -> object:
                         return inner.location
     if isinstance(op.location, FileLineColLoc):
         return op.location
+    for ancestor in _ancestors(op):  # an op a pass made: the located op around it
+        if isinstance(ancestor.location, FileLineColLoc):
+            return ancestor.location
     redefined = re.search(r'Redefinition of symbol "([^"]*)"', message)
     first = None
     seen = False
@@ -175,6 +189,13 @@ def _location_for(op: Operation, message: str) -> object:
                 return inner.location
             seen = True
     return first or op.location
+
+
+def _ancestors(op: Operation):
+    parent = op.parent_op()
+    while parent is not None:
+        yield parent
+        parent = parent.parent_op()
 
 
 def decode_source(data: bytes | str, filename: str) -> str:

@@ -46,3 +46,9 @@ class TaichiIndexError(TaichiRuntimeError, IndexError):
 
 class TaichiAssertionError(TaichiRuntimeError, AssertionError):
     """An `assert` in a kernel failed (checked under `ti.init(debug=True)`)."""
+
+
+class TaichiIndexAssertionError(TaichiIndexError, TaichiAssertionError):
+    """An index error that Taichi reports as a failed assertion: an out-of-bound access
+    found by a kernel's debug checks ("Out of bound access ..."), or a field indexed
+    with too few or too many indices ("Slicing is not supported on ti.field")."""

@@ -185,6 +185,7 @@ class TiOptMain(xDSLOptMain):
         return super().parse_chunk(chunk, file_extension, start_offset)
 
     def apply_passes(self, prog):
+        self.module = prog  # for a diagnostic about the whole module (_index_fault)
         if not self.args.disable_verify:
             verify_located(prog)
             verify_dominance(prog)
@@ -258,7 +259,8 @@ def _op_at_fault(error: BaseException):
     """
     The op a failing pass was working on, when the traceback shows one: the innermost
     frame holding an op with a source position in a local (`op`, `operation`, ...;
-    xDSL's rewriters and walkers name it so). None when no frame does.
+    xDSL's rewriters and walkers name it so), else in a local of any name (the
+    `pdl.pattern` convert-pdl-to-pdl-interp was converting). None when no frame does.
     """
     from xdsl.dialects.builtin import FileLineColLoc
     from xdsl.ir import Operation
@@ -269,8 +271,12 @@ def _op_at_fault(error: BaseException):
         frames.append(tb.tb_frame)
         tb = tb.tb_next
     for frame in reversed(frames):
-        for name in ("op", "operation", "target", "root", "matched_op"):
+        for name in ("matched_operation", "matched_op", "op", "operation", "target", "root"):
             value = frame.f_locals.get(name)
+            if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
+                return value
+    for frame in reversed(frames):
+        for value in frame.f_locals.values():
             if isinstance(value, Operation) and isinstance(value.location, FileLineColLoc):
                 return value
     return None
@@ -283,6 +289,31 @@ def _print_fault_location(main: TiOptMain | None, error: BaseException) -> None:
     op = _op_at_fault(error)
     if op is not None:
         print(format_at(op.location, f"the pass failed at this `{op.name}`"), file=sys.stderr)
+        return
+    past = _index_past_the_end(main, error)
+    if past is not None:
+        print(format_at(*past), file=sys.stderr)
+
+
+def _index_past_the_end(main: TiOptMain | None, error: BaseException):
+    """
+    (location, message) for an op index option past the module's ops
+    (`apply-individual-rewrite{matched_operation_index=N}`, where xDSL's OpSelector raises
+    a bare IndexError): the last op, the one the index went past. None otherwise.
+    """
+    module = getattr(main, "module", None)
+    index = getattr(getattr(main, "running_pass", None), "matched_operation_index", None)
+    if not isinstance(error, IndexError) or module is None or not isinstance(index, int):
+        return None
+    from xdsl.dialects.builtin import FileLineColLoc
+
+    ops = list(module.walk())
+    last = next((op for op in reversed(ops) if isinstance(op.location, FileLineColLoc)), None)
+    if last is None:
+        return None
+    return last.location, (f"matched_operation_index={index} is past the last op: the "
+                           f"module has {len(ops)} (index 0 is builtin.module, "
+                           f"{ops.index(last)} this `{last.name}`)")
 
 
 def _in_pass(main: TiOptMain | None) -> str:

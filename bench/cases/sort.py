@@ -3,6 +3,7 @@
 
 N = 1 << 24
 BYTES = None
+RESET_EACH_CALL = True  # a sort of sorted keys is not the case: fresh keys every call
 
 keys = ti.field(ti.u32, shape=N)
 DATA = np.random.default_rng(0).integers(0, 2**32, N, dtype=np.uint64).astype(np.uint32)

@@ -563,14 +563,21 @@ def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
 
 
 _MAX_INDEX_COST = 1 << 24
+_RUNTIME_TRIPS = 512
+"""The trip count assumed for an inner loop whose bounds are known only at run time: a
+whole minimum chunk (adaptive_grain's 512), so that every index of such a loop may go
+to a thread of its own. Such loops are how a kernel hands each index a slice of work
+(the blocks of a radix sort, the rows of a CSR matrix): counting them as nothing ran
+64 blocks of 2^18 keys on one thread. Guessing high costs little when the loop is
+short: a long range still gets chunks of 128 indices (one atomic hand-out each)."""
 
 
 def _index_cost(region: Any) -> int:
     """
     Iterations that one index of a range_for task runs: 1, plus for each outermost inner
-    `taichi.range_for` of constant bounds its trip count times the cost of its body
-    (ti-split-parallel-loop's rows, an n-body's loop over every body); a loop of bounds
-    known only at run time counts as nothing.
+    `taichi.range_for` its trip count times the cost of its body (ti-split-parallel-loop's
+    rows, an n-body's loop over every body); a loop of bounds known only at run time
+    counts as _RUNTIME_TRIPS iterations.
     """
     from xdsl.dialects import arith
     from xdsl.dialects.builtin import IntegerAttr
@@ -589,7 +596,9 @@ def _index_cost(region: Any) -> int:
             for op in block.ops:
                 if isinstance(op, taichi.RangeForOp):
                     lo, hi = constant(op.lower), constant(op.upper)
-                    if lo is not None and hi is not None and hi > lo:
+                    if lo is None or hi is None:
+                        total += _RUNTIME_TRIPS * cost(op.body)
+                    elif hi > lo:
                         total += (hi - lo) * cost(op.body)
                 else:
                     for inner in op.regions:

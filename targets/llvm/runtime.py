@@ -51,12 +51,13 @@ from taichi_xdsl.targets.llvm.pool import (
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
-    TaichiIndexError,
     TaichiError,
+    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
 )
+from taichi_xdsl.utils.print_format import render_assert
 
 _CTYPES: dict[str, Any] = {
     "i1": ctypes.c_bool,
@@ -379,7 +380,7 @@ class Kernel:
 
         Raises:
             TaichiTypeError: an argument does not match the kernel's signature.
-            TaichiIndexError, TaichiAssertionError: a debug-mode check failed.
+            TaichiIndexAssertionError, TaichiAssertionError: a debug-mode check failed.
         """
         if len(args) != self._nargs:
             raise TaichiTypeError(
@@ -570,12 +571,14 @@ class Kernel:
         code, first, second, third = buffers.error
         buffers.error[:] = (0, 0, 0, 0)
         if code == abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexError(
+            raise TaichiIndexAssertionError(
+                "Out of bound access: "
                 f"kernel '{self.name}': index {second} out of bounds for dimension "
                 f"{first} of extent {third} (valid range: [0, {third}))"
             )
         if code == abi.ERROR_ASSERTION:
             message = ctypes.string_at(first).decode("utf-8", "replace") if first else ""
+            message = render_assert(message, [second, third])
             raise TaichiAssertionError(
                 message or f"assertion failed in kernel '{self.name}'"
             )

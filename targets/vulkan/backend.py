@@ -58,7 +58,7 @@ from typing import IO, Any
 
 import numpy as np
 from taichi_xdsl.utils import abi, spirv_abi
-from taichi_xdsl.utils.print_format import PRINT_HOLE
+from taichi_xdsl.utils.print_format import render_assert, render_print
 from taichi_xdsl.utils.pass_runner import (
     PassRunner,
     format_pass_statistics,
@@ -68,7 +68,7 @@ from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
-    TaichiIndexError,
+    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
@@ -659,31 +659,6 @@ def _decode(dtype: str, raw: bytes, offset: int) -> Any:
     return struct.unpack_from(code, raw, offset)[0]
 
 
-def _format_print(fmt: str, kinds: tuple[str, ...], words: np.ndarray) -> str:
-    """One print record as the CPU's printf writes it: each hole `{}` in its type's
-    default rendering, `{:SPEC}` with that printf spec; `fmt` ends with the op's end."""
-    values: list[int | float] = []
-    position = 0
-    for kind in kinds:
-        width = 2 if kind in ("i64", "f64") else 1
-        raw = words[position : position + width].tobytes()
-        position += width
-        code = {"i64": "<q", "f64": "<d", "f32": "<f"}.get(kind, "<i")
-        values.append(struct.unpack(code, raw)[0])
-    pieces = PRINT_HOLE.split(fmt)
-    out = pieces[0]
-    for k, (value, kind) in enumerate(zip(values, kinds)):
-        flags, conversion = pieces[3 * k + 1], pieces[3 * k + 2]
-        if not conversion:
-            text = "%.12f" % value if kind == "f64" else "%f" % value if kind == "f32" else str(value)
-        else:
-            if conversion in "uoxX" and isinstance(value, int) and value < 0:
-                value += 1 << (64 if kind == "i64" else 32)  # printf reads the bits unsigned
-            text = f"%{flags or ''}{conversion}" % value
-        out += text + pieces[3 * k + 3]
-    return out
-
-
 _RUNTIMES: dict[int | str | None, Any] = {}
 
 
@@ -1073,12 +1048,13 @@ class VulkanBackend:
             return
         rt.upload(self._error_buffer, np.zeros(spirv_abi.ERROR_RECORD_WORDS, np.int32))
         if code == spirv_abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexError(
+            raise TaichiIndexAssertionError(
+                "Out of bound access: "
                 f"kernel '{plan.name}': index {second} out of bounds for dimension "
                 f"{first} of extent {third} (valid range: [0, {third}))"
             )
         if code == spirv_abi.ERROR_ASSERTION:
-            message = plan.asserts.get(first, "")
+            message = render_assert(plan.asserts.get(first, ""), [second, third])
             raise TaichiAssertionError(
                 message or f"assertion failed in kernel '{plan.name}'"
             )
@@ -1095,7 +1071,7 @@ class VulkanBackend:
         while position < end:
             fmt, kinds = specs[int(words[position])]
             count = sum(2 if k in ("i64", "f64") else 1 for k in kinds)
-            sys.stdout.write(_format_print(fmt, kinds, words[position + 1 : position + 1 + count]))
+            sys.stdout.write(render_print(fmt, kinds, words[position + 1 : position + 1 + count]))
             position += 1 + count
         dropped = int(words[-1])
         if dropped:

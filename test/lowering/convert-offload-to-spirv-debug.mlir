@@ -68,3 +68,21 @@ offload.kernel @checked : (i32, i32) -> () {
     taichi.assert %ok, "x must be positive"
   }
 }
+
+// A message's values: the i32 itself and the f32's bits fill the record's two free
+// words; the message in the ti.asserts table names their kinds before the format.
+// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "\1Fi32,f32\1Fx[{}] = {:.2f}"]], ti.kernel = "formatted"
+// CHECK:           %[[I:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
+// CHECK:           %[[V:.*]] = spirv.Constant 2.500000e+00 : f32
+// CHECK:           %[[BITS:.*]] = spirv.Bitcast %[[V]] : f32 to i32
+// CHECK:             spirv.Store "StorageBuffer" %{{.*}}, %[[I]] : i32
+// CHECK:             spirv.Store "StorageBuffer" %{{.*}}, %[[BITS]] : i32
+offload.kernel @formatted : (i32) -> () {
+  offload.serial {
+    %i = offload.arg 0 : i32
+    %v = spirv.Constant 2.5 : f32
+    %z = spirv.Constant 0.0 : f32
+    %ok = spirv.FOrdLessThan %v, %z : f32
+    taichi.assert %ok, "x[{}] = {:.2f}" (%i, %v : i32, f32)
+  }
+}

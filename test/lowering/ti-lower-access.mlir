@@ -293,6 +293,31 @@ offload.kernel @checked_load : (memref<?x?xf32>, i32) -> f32 {
   }
 }
 
+// Debug: a message's values fill the two free words of the record: an f32 as its bits,
+// each zero-extended to i64; the message global names their kinds before the format.
+// DEBUG:         llvm.mlir.global internal constant @assert_values.assert0("\1Fi32,f32\1Fx[{}] = {:.2f}\00")
+// DEBUG-LABEL: offload.kernel @assert_values
+// DEBUG:         %[[BAD:.*]] = arith.xori %{{.*}}, %{{.*}} : i1
+// DEBUG-NEXT:    taichi.if %[[BAD]] {
+// DEBUG-NEXT:      %[[MSG:.*]] = llvm.mlir.addressof @assert_values.assert0 : !llvm.ptr
+// DEBUG-NEXT:      %[[WORD:.*]] = llvm.ptrtoint %[[MSG]] : !llvm.ptr to i64
+// DEBUG-NEXT:      %{{.*}} = arith.constant 0 : i64
+// DEBUG-NEXT:      %[[I:.*]] = arith.extui %[[IDX:.*]] : i32 to i64
+// DEBUG-NEXT:      %[[BITS:.*]] = arith.bitcast %[[VAL:.*]] : f32 to i32
+// DEBUG-NEXT:      %[[F:.*]] = arith.extui %[[BITS]] : i32 to i64
+// DEBUG:             llvm.store %[[WORD]], %{{.*}} : i64, !llvm.ptr
+// DEBUG:             llvm.store %[[I]], %{{.*}} : i64, !llvm.ptr
+// DEBUG:             llvm.store %[[F]], %{{.*}} : i64, !llvm.ptr
+offload.kernel @assert_values : () -> () {
+  offload.serial {
+    %i = arith.constant 3 : i32
+    %v = arith.constant 2.5 : f32
+    %zero = arith.constant 0.0 : f32
+    %ok = arith.cmpf olt, %v, %zero : f32
+    taichi.assert %ok, "x[{}] = {:.2f}" (%i, %v : i32, f32)
+  }
+}
+
 // The extent of the first dimension of the second ndarray (byte 32: the first takes
 // bytes 0 to 23, the second's data pointer is at 24); debug: an i32 load out of bounds reads 0 : i32, and each assert of a
 // kernel has its own message global (.assert0, .assert1).

@@ -18,7 +18,7 @@ from xdsl.parser import Parser
 
 from taichi_xdsl.targets.llvm.backend import CpuBackend, CpuKernel
 from taichi_xdsl.utils.pipelines import pipeline
-from taichi_xdsl.targets.llvm.runtime import Bound, NdarrayArg, ScalarArg
+from taichi_xdsl.targets.llvm.runtime import Bound, NdarrayArg, ScalarArg, adaptive_grain
 from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
@@ -463,9 +463,11 @@ taichi.kernel @bad(%n: i32, %c: i1) {
         compile_kernel(source, "bad")
 
 
-def test_index_cost_counts_inner_loops_of_constant_bounds():
+def test_index_cost_counts_inner_loops():
     """The launch plan's index_cost: 1 + trip count x body cost of each outermost inner
-    loop of constant bounds (chunking counts it); it survives the plan's JSON form."""
+    loop (chunking counts it), a loop of run-time bounds counting as _RUNTIME_TRIPS
+    iterations; it survives the plan's JSON form."""
+    from taichi_xdsl.targets.llvm.backend import _RUNTIME_TRIPS
     from taichi_xdsl.targets.llvm.cache import plan_from_json, plan_to_json
 
     ti.init(arch=ti.cpu, offline_cache=False)
@@ -485,7 +487,7 @@ def test_index_cost_counts_inner_loops_of_constant_bounds():
             for j in range(n):
                 for k in range(3):
                     s += u[j, k]
-            for j in range(m):  # bounds known at run time: not counted
+            for j in range(m):  # bounds known at run time: a guess
                 s += 1.0
             acc[i] = s
 
@@ -497,4 +499,6 @@ def test_index_cost_counts_inner_loops_of_constant_bounds():
         plan = run.compiled.plan
         assert plan_from_json(plan_to_json(plan)) == plan
         costs.append([t.index_cost for t in plan.tasks if t.kind == "range_for"])
-    assert costs == [[63], [1 + n * (1 + 3)]]
+    assert costs == [[63], [1 + n * (1 + 3) + _RUNTIME_TRIPS]]
+    # 64 indices that each loop over a run-time slice (a radix sort's blocks): one a chunk
+    assert adaptive_grain(64, 16, index_cost=1 + _RUNTIME_TRIPS) == 1

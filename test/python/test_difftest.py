@@ -16,12 +16,18 @@ from taichi_xdsl.utils import difftest
 # A fixed range that runs in well under a minute per arch on the project's VM; the long
 # run is `python -m taichi_xdsl.utils.difftest --seeds 0:10000` (README, Testing).
 SEEDS = range(0, 16)
+# Seeds past the range that once failed, each with why: 3144 passes a Python int to a
+# ti.func that shifts it past i32 (`p1 << 23`): a compile error before ti.func arguments
+# were typed as Taichi types them.
+REGRESSION_SEEDS = (3144,)
 
 
+@pytest.mark.timeout(600)  # 17 programs, each compiled: past the suite's 120 s when loaded
 def test_seed_range(arch, tmp_path):
     name = "vulkan" if arch is ti.vulkan else "cpu"
     difftest.init(ti, name)
-    outcomes = [difftest.check(ti, seed, name, str(tmp_path)) for seed in SEEDS]
+    outcomes = [difftest.check(ti, seed, name, str(tmp_path))
+                for seed in (*SEEDS, *REGRESSION_SEEDS)]
     bad = [o for o in outcomes if o.kind in ("mismatch", "error")]
     assert not bad, "\n".join(f"seed {o.seed}: {o.kind}: {o.detail}" for o in bad)
     assert sum(o.kind == "ok" for o in outcomes) >= len(SEEDS) // 5
@@ -217,3 +223,30 @@ def test_pool_counts_timeouts_and_resumes(tmp_path):
     again = difftest.run_pool(range(0, 2), ["cpu"], jobs=1, timeout=0.01, time_limit=None,
                               json_path=None, resume=path)
     assert len(again.outcomes) == len(summary.outcomes) == 2
+
+
+@pytest.mark.usefixtures("program")
+def test_python_number_passed_to_a_func_is_a_typed_value():
+    # difftest H100 run 2 (seeds 3664, 4558, 7286, 9068): a Python int given to a ti.func
+    # stayed a Python number inside it, so `(0 - 1) - (-p)` with p = -2**31 folded out of
+    # i32 (a compile error) and `p + p` with p = 2**31 - 1 gave 4294967294. Taichi copies
+    # every argument into a variable of its literal type (default_ip, default_fp): the
+    # answers below are Taichi 1.7.4's.
+    @ti.func
+    def negate_twice(p):
+        return ti.cast((0 - 1) - (-p), ti.i32)
+
+    @ti.func
+    def double(p):
+        return p + p
+
+    @ti.func
+    def half(p):
+        return p / 2
+
+    @ti.kernel
+    def k() -> ti.types.vector(3, ti.i64):
+        return ti.Vector([negate_twice(-2147483647 - 1), ti.cast(double(2147483647), ti.i64),
+                          ti.cast(half(3) * 2, ti.i64)])
+
+    assert list(k()) == [2147483647, -2, 3]

@@ -342,9 +342,12 @@ def test_local_augmented_assignment_all_ops():
         assert k(a) == ref(a)
 
 
-def test_ti_func_inlined_with_early_return():
-    @ti.func
-    def sign(x):
+def test_real_func_with_early_return():
+    """A ti.real_func may return from branches (a plain ti.func may not: Taichi's
+    rule, test_lang_checks.py)."""
+
+    @ti.real_func
+    def sign(x: ti.f32) -> ti.i32:
         if x > 0:
             return 1
         elif x < 0:

@@ -768,3 +768,16 @@ def test_loop_unique_is_the_value_itself(arch):
     scatter()
     assert y.to_numpy().tolist() == [7, 6, 5, 4, 3, 2, 1, 0]
     assert ti.loop_unique(3) == 3
+
+
+def test_arithmetic_on_a_whole_field_names_the_operand_type():
+    # Taichi: "unsupported operand type(s) for *: 'Expr' and 'ScalarField'".
+    x = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def scale():
+        a = ti.Vector([1, 1, 1])
+        b = a * x  # noqa: F841
+
+    with pytest.raises(ti.TaichiTypeError, match=r"unsupported operand type\(s\) for '\*': .*a field"):
+        scale()

@@ -228,6 +228,87 @@ def test_field_and_place_snode_names(arch):
     assert (b.snode._name, c.snode._name, c.snode.parent()._name) == ("b", "c", "")
 
 
+def test_components_placed_one_by_one_with_get_scalar_field():
+    # Each component placed on its own (Taichi's get_scalar_field): the field takes
+    # their common shape and indexing by a run-time component reads what was written.
+    temp = ti.field(ti.f32)
+    v = ti.Vector.field(2, ti.i32)
+    ti.root.dense(ti.i, 8).place(v.get_scalar_field(0), temp)
+    ti.root.dense(ti.i, 2).dense(ti.i, 4).place(v.get_scalar_field(1))
+
+    @ti.kernel
+    def write():
+        for i in range(8):
+            for j in range(2):
+                v[i][j] = i * 10 + j
+
+    write()
+    assert v.shape == (8,)
+    assert v.to_numpy().tolist() == [[i * 10, i * 10 + 1] for i in range(8)]
+    with pytest.raises(ti.TaichiError, match="has elements of shape"):
+        ti.Vector.field(2, ti.i32).get_scalar_field(2)
+
+
+def test_components_of_different_shapes_are_an_error_before_a_kernel():
+    m = ti.Matrix.field(2, 2, ti.i32)
+    for (i, j), n in (((0, 0), 10), ((0, 1), 11), ((1, 0), 10), ((1, 1), 11)):
+        ti.root.dense(ti.i, n).place(m.get_scalar_field(i, j))
+
+    @ti.kernel
+    def nothing():
+        pass
+
+    with pytest.raises(RuntimeError, match="Members of the following field have different shapes"):
+        nothing()
+
+
+def test_bool_fields_ndarrays_and_struct_members_hold_0_or_1():
+    # ti.u1 elements (stored as bytes): a kernel store of any non-zero value keeps 1,
+    # reads are bool values in kernels and 0/1 in Python scope (as in Taichi).
+    x = ti.field(ti.u1, shape=4)
+    v = ti.Vector.field(2, ti.u1, shape=3)
+    a = ti.ndarray(ti.u1, shape=3)
+
+    @ti.dataclass
+    class S:
+        a: ti.i16
+        b: bool
+        c: ti.i16
+
+    sf = S.field(shape=2)
+    x[1] = 5
+    sf[1].b = True
+    sf[1].a = sf[1].c = -1
+    a[1] = True
+
+    @ti.kernel
+    def k(n: ti.i32, arr: ti.types.ndarray()) -> ti.i32:
+        x[2] = n
+        for i in range(3):
+            v[i] = ti.Vector([i, i % 2])
+            v[i][0] = not v[i][0]
+        arr[2] = arr[1] and n
+        s = 0
+        if x[2]:
+            s = 100
+        return s + x[1] * 10 + x[2] + sf[1].b
+
+    assert k(7, a) == 112
+    assert x.dtype == ti.u1 and x.to_numpy().dtype == np.bool_
+    assert x.to_numpy().tolist() == [False, True, True, False]
+    assert x[1] == 1 and type(x[1]) is int
+    assert v.to_numpy().tolist() == [[True, False], [False, True], [False, False]]
+    assert a.to_numpy().tolist() == [False, True, True]
+    assert (sf[1].a, sf[1].b, sf[1].c, sf[0].b) == (-1, 1, -1, 0)
+
+    @ti.kernel
+    def bump():
+        x[0] += 1
+
+    with pytest.raises(ti.TaichiCompilationError, match="atomic update .* u1"):
+        bump()
+
+
 def test_python_scope_int_store_keeps_the_low_bits():
     # as Taichi: -128 into a u8 is 128, 200 into an i8 is -56, -1 into a u32 is 2**32 - 1
     a = ti.field(ti.i8, shape=2)

@@ -28,6 +28,7 @@ def test_classify():
     assert fuzz.classify(1, "ti-opt: error: bad") == "unlocated"
     assert fuzz.classify(2, "ti-opt: internal error: KeyError") == "internal"
     assert fuzz.classify(1, "ti-opt: error: Unrecognized passes: ['x']") == "no-pass"
+    assert fuzz.classify(1, "ti-opt: error in pass 'apply-eqsat-pdl' (x): mlir-opt is not available") == "no-pass"
 
 
 def test_short_run_has_no_internal_error(tmp_path, capsys):

@@ -647,3 +647,212 @@ def test_grouped_ndrange_of_no_dimensions_runs_once():
 
     with pytest.raises(ti.TaichiSyntaxError, match="only under ti.grouped"):
         plain()
+
+
+def test_floor_and_ceil_of_a_constant_with_a_dtype():
+    # `tm.ceil(grid_size * W / H, int)` of compile-time constants (marching_squares):
+    # the rounded value in that type, usable as a loop bound.
+    W, H = 7, 3
+
+    @ti.kernel
+    def k() -> ti.i32:
+        n = ti.ceil(2 * W / H, int)
+        s = 0
+        for i in range(n):
+            s += i
+        return s * 10 + ti.math.floor(W / H, dtype=ti.i32)
+
+    assert k() == 102
+
+
+def test_dict_keyed_by_kernel_values():
+    """A scalar kernel value is a dict key of its own (each evaluation one key), as a
+    Taichi expression is; several `if`s of a comprehension all filter."""
+    x = ti.field(ti.i32, 8)
+    for i in range(8):
+        x[i] = i * 2
+
+    @ti.kernel
+    def k() -> ti.i32:
+        a = {x[j]: x[j] + j for j in range(8) if j > 2 if j < 5}
+        b = {x[1]: 1, x[1]: 2}  # two evaluations, two keys
+        return sum(a.values()) * 10 + len(b)
+
+    assert k() == ((3 * 2 + 3) + (4 * 2 + 4)) * 10 + 2
+
+
+def test_break_in_loop_under_folded_if():
+    """A loop under a non-static `if` is not one of the kernel's outermost loops (it
+    runs serially and may break), even when the condition folds; under
+    `if ti.static(...)` it stays outermost."""
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.i32:
+        a = 0
+        if True:
+            for i in range(1000):
+                if i == n:
+                    break
+                a += 1
+        return a
+
+    assert k(100) == 100
+    assert k(5) == 5
+
+    @ti.kernel
+    def static_branch() -> ti.i32:
+        a = 0
+        if ti.static(True):
+            for i in range(10):
+                if i == 3:
+                    break
+                a += 1
+        return a
+
+    with pytest.raises(ti.TaichiSyntaxError, match="Cannot break in the outermost loop"):
+        static_branch()
+
+
+def test_lang_ops_binary_names_and_impl_casts():
+    """`ti.lang.ops.add(a, b)` is `a + b` (vectors included); `ti.lang.impl.ti_float(x)`
+    is `float(x)`, in a kernel and in Python scope."""
+    offsets = [ti.Vector([1, 2]), ti.Vector([2, 3])]
+    out = ti.Vector.field(2, ti.i32, 3)
+    f = ti.field(ti.f32, 2)
+
+    @ti.kernel
+    def k(x: ti.i32, y: ti.i32):
+        vec = ti.Vector([4, 5])
+        out[0] = ti.lang.ops.add(vec, ti.static(offsets)[1])
+        out[1] = ti.lang.ops.bit_shl(vec, 1) - ti.lang.ops.mod(vec, 3)
+        out[2][0] = ti.lang.ops.floordiv(x, y)
+        out[2][1] = ti.lang.ops.bit_xor(x, y)
+        f[0] = ti.lang.impl.ti_float(x) / y
+        f[1] = ti.lang.ops.truediv(x, y)
+
+    k(37, 3)
+    assert out.to_numpy().tolist() == [[6, 8], [7, 8], [12, 37 ^ 3]]
+    assert f.to_numpy() == pytest.approx([37 / 3, 37 / 3])
+    assert ti.lang.ops.add(1, 2) == 3 and ti.lang.impl.ti_float(3) == 3.0
+
+
+def test_list_elements_assigned_in_a_branch_are_variables():
+    # As in Taichi, each element of a list built in a kernel is a variable: a swap in a
+    # run-time branch swaps only where the branch runs, and the field read is a copy.
+    F = ti.Vector.field(4, ti.i32, shape=3)
+    out = ti.field(ti.i32, shape=9)
+
+    @ti.kernel
+    def swap_middle(flip: ti.i32):
+        for c in F:
+            F[c] = ti.Vector([c, c + 1, c + 2, c + 3])
+        for c in F:
+            verts = [F[c][j] for j in range(3)]
+            pair = [c * 0, c * 0 + 1.5]
+            if c == flip:
+                tmp = verts[1]
+                verts[1] = verts[2]
+                verts[2] = tmp
+                pair[1] += 1
+            for j in ti.static(range(3)):
+                out[c * 3 + j] = verts[j] + ti.cast(pair[1] * 2, ti.i32) * 100
+
+    swap_middle(1)
+    assert out.to_numpy().tolist() == [300, 301, 302, 501, 503, 502, 302, 303, 304]
+    assert F.to_numpy()[1].tolist() == [1, 2, 3, 4]
+
+
+def test_static_print_prints_at_compile_time(capsys):
+    x = ti.field(ti.f32, shape=2)
+
+    @ti.kernel
+    def k():
+        for i in range(2):
+            x[i] = abs(-i)
+            ti.static_print(x[i], 3, "a")
+
+    k()
+    k()  # compiled once: printed once
+    assert capsys.readouterr().out == "<ti.Expr> 3 a\n"
+    assert x.to_numpy().tolist() == [0, 1]
+
+
+def test_list_element_assignment_errors_name_the_index():
+    @ti.kernel
+    def past_the_end(n: ti.i32) -> ti.i32:
+        a = [n, n]
+        a[2] = 1
+        return a[0]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="list index 2 out of range"):
+        past_the_end(1)
+
+    @ti.kernel
+    def runtime_index(n: ti.i32) -> ti.i32:
+        a = [n, n]
+        a[n] = 1
+        return a[0]
+
+    with pytest.raises(ti.TaichiSyntaxError, match="assigned with a compile-time index"):
+        runtime_index(1)
+
+
+def test_list_elements_assigned_in_run_time_loops_carry_their_values():
+    # A read in a run-time loop must see what the previous iteration stored into the
+    # element (the loop body is generated once), in `while` and `for`, scalars and vectors.
+    @ti.kernel
+    def k(n: ti.i32) -> ti.types.vector(5, ti.i32):
+        fib = [0, 1]
+        i = 0
+        while i < n:
+            nxt = fib[0] + fib[1]
+            fib[0] = fib[1]
+            fib[1] = nxt
+            i += 1
+        m = [ti.Vector([1, 0]), ti.Vector([3, 4])]
+        ti.loop_config(serialize=True)
+        for j in range(n):
+            m[0] = m[0] + m[1]
+            m[1][1] += j
+        return ti.Vector([fib[0], fib[1], m[0][0], m[0][1], m[1][1]])
+
+    n = 10
+    m0, m1 = [1, 0], [3, 4]  # the same loop in Python
+    for j in range(n):
+        m0 = [m0[0] + m1[0], m0[1] + m1[1]]
+        m1[1] += j
+    assert k(n).to_numpy().tolist() == [55, 89, m0[0], m0[1], m1[1]]
+
+    @ti.kernel
+    def nested(n: ti.i32) -> ti.i32:
+        g = [[n * 0, 1], [2, 3]]
+        ti.loop_config(serialize=True)
+        for _ in range(n):
+            g[0][0] = g[0][0] + g[1][1]
+        return g[0][0]
+
+    assert nested(4) == 12
+
+
+def test_lists_passed_to_funcs_in_a_run_time_loop():
+    # A ti.template() parameter is the caller's list (its stores are seen by the next
+    # iteration); a plain parameter is a copy, as in Taichi.
+    @ti.func
+    def bump_template(lst: ti.template()):
+        lst[0] = lst[0] + 1
+
+    @ti.func
+    def bump_copy(lst):
+        lst[0] = lst[0] + 1
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.types.vector(2, ti.i32):
+        a = [n * 0]
+        b = [n * 0]
+        ti.loop_config(serialize=True)
+        for _ in range(n):
+            bump_template(a)
+            bump_copy(b)
+        return ti.Vector([a[0], b[0]])
+
+    assert k(5).to_numpy().tolist() == [5, 0]

@@ -322,8 +322,20 @@ def test_field_and_ndarray_argument_errors_as_taichi():
     with pytest.raises(ti.TaichiRuntimeError, match="not a valid shape for ndarray"):
         ti.ndarray(ti.i32, shape=(1, 0))
     x = ti.ndarray(ti.f32, shape=(4, 4))
-    with pytest.raises(ti.TaichiIndexError, match="indexed with 1d indices"):
+    with pytest.raises(ti.TaichiIndexError, match="2d ndarray indexed with 1d indices"):
         x[0]
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        a[0]
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        a[0, 0, 0] = 1
+    for bad in (0, (2, 0)):
+        with pytest.raises(ti.TaichiRuntimeError, match="dimension of a Taichi field should be positive"):
+            ti.field(ti.f32, shape=bad)
+    with pytest.raises(ti.TaichiRuntimeError, match="should be positive, got 0 in dimension 0"):
+        ti.root.dense(ti.i, 0)
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Taichi scope"):
+        for _ in a:
+            pass
     assert a[np.int64(1), np.int32(2)] == 5
 
 
@@ -428,3 +440,19 @@ def test_data_oriented_member_replaced_after_a_kernel_ran_is_used():
     h.k(2)
     assert h.x[5] == 10
     assert h.call_method(21) == 42
+
+
+def test_python_scope_field_misuse_raises_taichis_errors():
+    # Taichi's errors: a zero extent, iterating a field outside a kernel, and indexing a
+    # field with fewer indices than it has axes (an ndarray raises TaichiIndexError).
+    with pytest.raises(ti.TaichiRuntimeError, match="Every dimension of a Taichi field should be positive"):
+        ti.field(ti.f32, shape=(2, 0))
+    x = ti.field(ti.i32, shape=3)
+    with pytest.raises(NotImplementedError, match="Struct for is only available in Taichi scope"):
+        for _ in x:
+            pass
+    y = ti.field(ti.i32, shape=(1, 2, 3))
+    with pytest.raises(AssertionError, match="Slicing is not supported on ti.field"):
+        y[0, 0] = 1
+    y[0, 1, 2] = 7
+    assert y[0, 1, 2] == 7 and len(x) == 3

@@ -119,3 +119,22 @@ def test_dataclass_python_methods_on_values_and_kernel_results(arch):
     assert (c.x, c.y) == (4, 8)
     with pytest.raises(AttributeError, match="no member 'z'"):
         c.z
+
+
+def test_struct_field_copy_from_and_vector_rows_from_numpy():
+    @ti.dataclass
+    class C:
+        i: int
+        f: float
+
+    x, y = C.field(shape=4), C.field(shape=4)
+    x[1].i = 2
+    y[0].f = 1.5
+    y[2].i = 3
+    x.copy_from(y)
+    assert (x[0].f, x[1].i, x[2].i) == (1.5, 0, 3)
+    v = ti.Vector.field(3, ti.i32, shape=2)
+    v.from_numpy(np.arange(6, dtype=np.int32).reshape(2, 1, 3))  # rows, as Taichi takes
+    assert v.to_numpy().tolist() == [[0, 1, 2], [3, 4, 5]]
+    v.from_numpy(np.arange(6, dtype=np.int32).reshape(2, 3, 1) + 1)  # columns
+    assert v.to_numpy().tolist() == [[1, 2, 3], [4, 5, 6]]

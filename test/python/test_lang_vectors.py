@@ -189,6 +189,65 @@ def test_ti_math():
     )
 
 
+def test_unsigned_math_vectors_follow_default_ip(arch):
+    # ti.math.uvec* hold the unsigned type of default_ip, as Taichi's default_up: with
+    # default_ip=i64 a u64 stored into a uvec2 keeps all its bits (a u32 element made
+    # 2**63 - 1 read back as 2**32 - 1).
+    ti.init(arch=arch, default_ip=ti.i64, default_fp=ti.f64)
+    assert ti.math.uvec2.field(shape=1).dtype is ti.u64
+
+    @ti.dataclass
+    class Ray:
+        pos: ti.math.vec3
+        id: ti.math.uvec2
+
+    @ti.kernel
+    def k(n: ti.u64) -> ti.types.vector(2, ti.u64):
+        ray = Ray(ti.math.vec3(0.5), id=ti.math.uvec2(n))
+        return ti.Vector([ray.id.x, ray.id.y + 1])
+
+    assert k(2**63 - 1).to_numpy().tolist() == [2**63 - 1, 2**63]
+
+    ti.init(arch=arch)
+    assert ti.math.uvec2.field(shape=1).dtype is ti.u32
+
+
+def test_sizeless_vector_and_matrix_ndarray_annotations():
+    # ti.types.vector() / ti.types.matrix(): any size and dtype, one instance for each;
+    # an element of the other rank is Taichi's ValueError.
+    runtime = ti.lang.impl.get_runtime()
+
+    @ti.kernel
+    def bump(x: ti.types.ndarray(dtype=ti.types.vector())):
+        for I in ti.grouped(x):
+            x[I] = x[I] + x[I].x + 1
+
+    @ti.kernel
+    def fill(x: ti.types.ndarray(dtype=ti.types.matrix(), ndim=1)):
+        for I in ti.grouped(x):
+            x[I] = 2
+
+    v3 = ti.ndarray(ti.math.vec3, 2)
+    v3.from_numpy(np.array([[1, 2, 3], [4, 5, 6]], np.float32))
+    iv2 = ti.ndarray(ti.types.vector(2, ti.i32), 2)
+    m2 = ti.ndarray(ti.math.mat2, 2)
+    compiled = runtime.get_num_compiled_functions()
+    bump(v3)
+    bump(iv2)
+    fill(m2)
+    assert runtime.get_num_compiled_functions() == compiled + 3
+    assert v3.to_numpy().tolist() == [[3, 4, 5], [9, 10, 11]]
+    assert iv2.to_numpy().tolist() == [[1, 1], [1, 1]]
+    assert (m2.to_numpy() == 2).all()
+    a = np.ones((2, 4), np.float32)
+    bump(a)  # a NumPy array: the last axis is the vector
+    assert (a == 3).all()
+    with pytest.raises(ValueError, match="Invalid value for argument x"):
+        bump(m2)
+    with pytest.raises(ValueError, match="Invalid value for argument x"):
+        fill(v3)
+
+
 def test_isnan_isinf_reflect_normalize(arch):
     ti.init(arch=arch, fast_math=False)  # fast math assumes no NaN/inf (as Taichi)
 
@@ -212,9 +271,11 @@ def test_isnan_isinf_reflect_normalize(arch):
     assert k(0.0).to_numpy().tolist() == [1, 1, 0, 0, 1, 1]
 
 
-def test_vector_returned_from_func_branches():
-    @ti.func
-    def pick(c, a, b):
+def test_vector_returned_from_real_func_branches():
+    vec2 = ti.types.vector(2, ti.f32)
+
+    @ti.real_func
+    def pick(c: ti.i32, a: vec2, b: vec2) -> vec2:
         if c > 0:
             return a
         else:
@@ -555,3 +616,19 @@ def test_chained_comparison_of_a_vector_is_element_wise():
     expect = ((pts >= -0.1) & (pts <= 1.1)).astype(np.int32)
     assert np.array_equal(out.to_numpy(), expect)
     assert inside.to_numpy().tolist() == [1, 0, 0, 0, 0]
+
+
+def test_unit_vectors_are_integer_offsets():
+    # Taichi's Vector.unit defaults to int, so `x[I + unit]` indexes a field (mgpcg_advanced).
+    x = ti.field(ti.f32, shape=(4, 4))
+
+    @ti.kernel
+    def shift():
+        for I in ti.grouped(ti.ndrange(3, 4)):
+            x[I + ti.Vector.unit(2, 0)] = I[0] * 10 + I[1]
+
+    shift()
+    expected = np.zeros((4, 4), np.float32)
+    expected[1:] = np.arange(3)[:, None] * 10 + np.arange(4)
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    assert ti.Vector.unit(3, 1).to_numpy().dtype.kind == "i"

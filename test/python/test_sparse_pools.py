@@ -221,3 +221,102 @@ def test_reused_chunks_below_a_pointer_read_zero_past_the_length():
         grid.deactivate_all()  # the chunks go back with the pointer's blocks
         np.testing.assert_array_equal(x.to_numpy(), 0)
     assert lists._num_dynamically_allocated == 4 * 3
+
+
+def test_share_budget_fills_small_wants_and_splits_the_rest():
+    from taichi_xdsl.frontends.python.lang.pools import share_budget
+
+    assert share_budget([10, 100, 100], 120) == [10, 55, 55]
+    assert share_budget([100, 10, 100], 120) == [55, 10, 55]
+    assert share_budget([10, 20], 1000) == [10, 20]
+    assert share_budget([50, 50], 0) == [0, 0]
+
+
+def test_pools_whose_full_size_exceeds_the_device_buffer_fit_it():
+    # Full pools: 512^2 blocks of 8x8 f32 (64 MiB, 4 MiB of words) plus a 4096-element
+    # chunk for every list (16 KiB x 256 chunks x 512^2 lists): far beyond one Vulkan
+    # storage buffer (lavapipe: 128 MiB). The pools are sized when the root is made,
+    # from every array in their blocks (the chunk words come after the first field),
+    # within what the device binds; the few cells used work.
+    from taichi_xdsl.frontends.python.lang import program as _program
+
+    grid = ti.field(ti.f32)
+    ids = ti.field(ti.i32)
+    block = ti.root.pointer(ti.ij, 512)
+    block.dense(ti.ij, 8).place(grid)
+    block.dynamic(ti.k, 1024 * 1024, chunk_size=4096).place(ids)
+
+    @ti.kernel
+    def scatter(n: ti.i32):
+        for p in range(n):
+            i, j = (p * 37) % 200, (p * 11) % 160
+            grid[i, j] += 1.0
+            ti.append(ids.parent(), [i // 8, j // 8], p)
+
+    @ti.kernel
+    def count() -> ti.i32:
+        s = 0
+        for i, j in block:
+            s += ti.length(ids.parent(), [i, j])
+        return s
+
+    n = 5000
+    scatter(n)
+    p = np.arange(n)
+    expected = np.zeros((4096, 4096), np.float32)
+    np.add.at(expected, ((p * 37) % 200, (p * 11) % 160), 1.0)
+    np.testing.assert_array_equal(grid.to_numpy(), expected)
+    assert count() == n
+    prog = _program.get_program()
+    limit = prog.__dict__.get("root_limit")
+    if limit is not None:
+        assert prog.root_size <= limit
+
+
+def _rss_bytes() -> int:
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
+def test_a_large_cpu_pool_takes_memory_only_where_it_is_written(arch):
+    """oit_renderer's layout (a dynamic list of 2048 per pixel of a 1000x1000 image):
+    without device_memory_GB a CPU pool reserves up to a GiB of address space, more
+    than the old 256 MB budget held, and only the chunks written take memory."""
+    if arch is not ti.cpu:
+        pytest.skip("a Vulkan root is one storage buffer: pools share its limit")
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("reads the resident size from /proc")
+    colors = ti.field(ti.f32)
+    ti.root.dense(ti.ij, (1000, 1000)).dynamic(ti.k, 2048, chunk_size=64).place(colors)
+
+    @ti.kernel
+    def append_to(n: ti.i32):
+        for k in range(n):
+            for m in range(3):
+                colors[k, 7].append(k + m * 0.5)
+
+    before = _rss_bytes()
+    append_to(1000)
+    grown = _rss_bytes() - before
+    pool = colors.snode.parent()._pool
+    assert pool.capacity * 64 * 4 > 256 * 2**20  # more chunks than the old budget held
+    assert grown < 128 * 2**20, grown  # reserved, not committed
+    @ti.kernel
+    def length_of(k: ti.i32) -> ti.i32:
+        return colors[k, 7].length()
+
+    assert [length_of(0), length_of(999), length_of(1000)] == [3, 3, 0]
+    assert [colors[999, 7, m] for m in range(3)] == [999.0, 999.5, 1000.0]
+
+
+def test_fields_beyond_32_bit_offsets_are_refused_before_anything_runs(arch):
+    small = ti.field(ti.f32, shape=8)
+    with pytest.raises(TaichiError, match=r"32-bit byte offsets.*at most 2 GiB"):
+        ti.field(ti.f32, shape=2**29 + 16)  # 2 GiB and more: kernels would address it wrongly
+    small[3] = 1.5
+    assert small[3] == 1.5

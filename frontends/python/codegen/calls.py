@@ -30,18 +30,21 @@ from ..lang import dtypes, ops, types
 from ..lang.dtypes import DataType
 from . import printing, simt, sparse, structs
 from .emitter import Value, ir_type
-from .expressions import check_divisor
+from .expressions import check_divisor, integral_operand
 from ..lang.matrix import Matrix, MatrixType
 from ..lang.source import bind_arguments, closure_vars
 from ..lang.struct import Struct, StructPlace, StructType, StructVal
 from ..lang.types import NdarrayType, RefType, Template
+from .lists import KernelList
 from .values import (
     PY_BINOPS,
     Container,
     FieldHandle,
+    NdarrayHandle,
     FunctionContext,
     Place,
     assigned_names,
+    contains_return,
     stored_into,
     describe,
     is_python,
@@ -406,6 +409,10 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so
         # the cast must not fold to an untyped Python number.
         return intrinsic_ir(cg, name, args, kwargs, node)
+    if name in ("floor", "ceil") and (len(args) == 2 or "dtype" in kwargs):
+        # `ti.ceil(2.5, int)` of a constant is a typed value, as Taichi's cast of the
+        # rounded constant (marching_squares: `tm.ceil(grid_size * W / H, int)`).
+        return intrinsic_ir(cg, name, args, kwargs, node)
     if all(is_python(x) for x in (*args, *kwargs.values())):
         return cg.rvalue(func(*args, **kwargs))  # fold at compile time
     if name in ("ndrange", "grouped"):
@@ -414,6 +421,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
             node,
             f"ti.{name}() works only as the iterable of a for loop",
         )
+    if name == "static_print":  # at compile time; a run-time value prints as Taichi's
+        print(*(x if is_python(x) else "<ti.Expr>" for x in args), **kwargs)
+        return None
     return intrinsic_ir(cg, name, args, kwargs, node)
 
 def _stop_grad(cg: KernelCodegen, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -506,7 +516,8 @@ def intrinsic_ir(
         return fold_minmax(cg, name, args, node)
     if name in ("logical_not", "bit_not"):  # `not x` (1 or 0, of x's type) and `~x`
         expect_args(cg, node, args, 1)
-        x = em.value(scalar(cg, args[0], node))
+        op = "logic_not" if name == "logical_not" else "bit_not"
+        x = integral_operand(cg, op, em.value(scalar(cg, args[0], node)), node)
         return em.logical_not(x) if name == "logical_not" else em.invert(x)
     if name == "bit_shr":  # a logical shift right, signed values too
         expect_args(cg, node, args, 2)
@@ -740,6 +751,12 @@ def inline_bound_func(
     )  # type: ignore[arg-type]
     ctx.anchor = cg.em.block.last_op  # type: ignore[union-attr]
     ret_ann = annotations.get("return")
+    if ret_ann is not None and not any(contains_return(s) for s in src.tree.body):
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            "Function has a return type but does not have a return statement",
+        )
     vec_ret = struct_ret = tuple_ret = None
     if isinstance(ret_ann, tuple | list) or getattr(ret_ann, "__origin__", None) is tuple:
         # `-> (ti.f32, S)` / `tuple[...]` / `typing.Tuple[...]`: each item its own type
@@ -898,6 +915,8 @@ def _bind_param(
 
     if _is_template(ann) or isinstance(value, Place | VecPlace | StructPlace):
         return value
+    if isinstance(value, KernelList):  # a list is passed by value too: its elements' copy
+        return KernelList(cg, list(value))
     if isinstance(ann, StructType) or isinstance(value, StructVal):
         if isinstance(ann, StructType):
             value = cg.convert_to_type(ann, value, node)
@@ -922,14 +941,53 @@ def _bind_param(
                 node,
                 f"parameter '{name}' expects an ndarray or a field",
             )
+        if isinstance(ann, NdarrayType) and isinstance(value, NdarrayHandle):
+            _check_ndarray_param(cg, name, ann, value, node)
         return value
     if ann is not None and ann is not inspect.Parameter.empty:
         dt = cg.cook_dtype(ann, node)
         value = cg.em.value(scalar(cg, value, node), dt)
         return cg.new_local(name, value, dt) if name in assigned else value
+    if isinstance(value, bool | int | float):
+        # Taichi copies each argument into a variable: a Python number becomes a value of
+        # its literal type (`f(2147483647)` then `p + p` wraps in i32, never folds).
+        value = cg.em.value(value)
     if is_scalar(value) and name in assigned:
         return cg.new_local(name, value)
     return value
+
+def _check_ndarray_param(
+    cg: KernelCodegen, name: str, ann: NdarrayType, value: NdarrayHandle, node: ast.AST
+) -> None:
+    """An ndarray passed to a ti.func parameter `ti.types.ndarray(dtype, ndim)` has
+    that element type and ndim (what the annotation leaves out, any)."""
+    given = (
+        f"[Tensor {value.element_shape} {value.dtype}]".replace(",)", ")")
+        if value.element_shape
+        else str(value.dtype)
+    )
+    if ann.dtype is not None:
+        if isinstance(ann.dtype, MatrixType):
+            want_shape, want_dt = tuple(ann.dtype.shape), cg.cook_dtype(ann.dtype.dtype, node)
+        else:
+            want_shape, want_dt = (), cg.cook_dtype(ann.dtype, node)
+        if want_shape != tuple(value.element_shape) or want_dt is not value.dtype:
+            want = (
+                f"[Tensor {want_shape} {want_dt}]".replace(",)", ")") if want_shape else str(want_dt)
+            )
+            raise cg.error(
+                TaichiTypeError,
+                node,
+                f"Invalid value for argument {name} - required element type: {want}, "
+                f"but {given} is provided",
+            )
+    if ann.ndim is not None and ann.ndim != value.ndim:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"Invalid value for argument {name} - required ndim={ann.ndim}, but a "
+            f"{value.ndim}d ndarray is provided",
+        )
 
 def func_return(cg: KernelCodegen, value: Any, node: ast.Return, at_top: bool) -> None:
     """A `return` in a ti.func: the value itself at top level, else through a slot."""

@@ -50,8 +50,10 @@ def ir_type(dt: DataType) -> Attribute:
 
 
 def memref_type(dt: DataType, shape: tuple[int, ...] | list[int]) -> MemRefType:
-    """`memref<shape x T>`; -1 entries are dynamic."""
-    return MemRefType(ir_type(dt), [DYNAMIC_INDEX if s < 0 else s for s in shape])
+    """`memref<shape x T>` of a field or ndarray; -1 entries are dynamic. A u1 (bool)
+    element is stored as a byte holding 0 or 1 (`Emitter.load` / `store` convert)."""
+    element = IntegerType(8) if dt is dtypes.u1 else ir_type(dt)
+    return MemRefType(element, [DYNAMIC_INDEX if s < 0 else s for s in shape])
 
 
 @dataclass(frozen=True, slots=True)
@@ -503,10 +505,20 @@ class Emitter:
         return slot
 
     def load(self, slot: SSAValue, dt: DataType) -> Value:
+        if dt is dtypes.u1 and stored_as_byte(slot):  # a bool field element: byte != 0
+            return self.to_bool(self._v(memref.LoadOp.get(slot, []), dtypes.u8))
         return self._v(memref.LoadOp.get(slot, []), dt)
 
     def store(self, slot: SSAValue, v: Value) -> None:
+        if v.dtype is dtypes.u1 and stored_as_byte(slot):  # a bool field element: 0 or 1
+            v = self.cast(v, dtypes.u8)
         self.emit(memref.StoreOp.get(v.ssa, slot, []))
+
+
+def stored_as_byte(slot: SSAValue) -> bool:
+    """Whether `slot` holds a u1 as a byte (fields and ndarrays; locals hold an i1)."""
+    slot_type = slot.type
+    return isinstance(slot_type, MemRefType) and slot_type.element_type == IntegerType(8)
 
 
 _BINARY_HANDLERS: dict[str, Callable[[Emitter, Operand, Operand], Value]] = {

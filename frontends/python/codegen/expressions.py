@@ -34,6 +34,7 @@ from .values import (
     is_python,
     is_scalar,
 )
+from .lists import KernelList
 from .vectors import KernelMethod, Vec, VecPlace
 
 if TYPE_CHECKING:
@@ -63,10 +64,23 @@ def lower_tuple(cg: KernelCodegen, node: ast.Tuple) -> tuple[Any, ...]:
     return tuple(cg.eval(e) for e in node.elts)
 
 def lower_list(cg: KernelCodegen, node: ast.List) -> list[Any]:
-    return [cg.eval(e) for e in node.elts]
+    return KernelList(cg, [cg.eval(e) for e in node.elts])
+
+def dict_key(cg: KernelCodegen, node: ast.expr) -> Any:
+    """A key of a dict display or comprehension: a compile-time value, or a scalar
+    kernel value, which (as a Taichi expression does) is a key of its own, distinct
+    from every other evaluation (`{x[j]: ... for j in range(3)}` has three keys)."""
+    key = cg.eval(node)
+    if is_python(key) or isinstance(key, Value):
+        return key
+    raise cg.error(
+        TaichiSyntaxError,
+        node,
+        f"a dict key in a kernel must be a compile-time value or a scalar, not {describe(key)}",
+    )
 
 def lower_dict(cg: KernelCodegen, node: ast.Dict) -> dict[Any, Any]:
-    """`{k: v, **d}` with keys known at compile time (a Python dict of values)."""
+    """`{k: v, **d}` (a Python dict of values; keys as dict_key says)."""
     out: dict[Any, Any] = {}
     for key_node, value_node in zip(node.keys, node.values):
         if key_node is None:  # `**d`
@@ -75,11 +89,7 @@ def lower_dict(cg: KernelCodegen, node: ast.Dict) -> dict[Any, Any]:
                 raise cg.error(TaichiSyntaxError, value_node, "'**' of a non-dict")
             out.update(other)
             continue
-        key = cg.eval(key_node)
-        if not is_python(key):
-            raise cg.error(
-                TaichiSyntaxError, key_node, "a dict key in a kernel must be known at compile time"
-            )
+        key = dict_key(cg, key_node)
         out[key] = cg.eval(value_node)
     return out
 
@@ -117,11 +127,7 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
     def run(level: int) -> None:
         if level == len(node.generators):
             if isinstance(node, ast.DictComp):
-                key = cg.eval(node.key)
-                if not is_python(key):
-                    raise cg.error(
-                        TaichiSyntaxError, node.key, "a dict key in a kernel must be known at compile time"
-                    )
+                key = dict_key(cg, node.key)
                 out[key] = cg.eval(node.value)
             else:
                 out.append(cg.eval(node.elt))
@@ -147,7 +153,7 @@ def lower_comprehension(cg: KernelCodegen, node: ast.ListComp | ast.DictComp) ->
                     run(level + 1)
 
     run(0)
-    return out
+    return out if isinstance(out, dict) else KernelList(cg, out)  # built: its origin
 
 def lower_attribute(cg: KernelCodegen, node: ast.Attribute) -> Any:
     if isinstance(node.value, ast.Name):
@@ -270,11 +276,12 @@ def binop(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
         return cg.vec_binop(op, a, b, node)
     if is_python(a) and is_python(b):
         return PY_BINOPS[op](a, b)
-    for x in (a, b):
-        if not is_scalar(x):
-            raise cg.error(
-                TaichiTypeError, node, f"unsupported operand {describe(x)} for '{op}'"
-            )
+    if not is_scalar(a) or not is_scalar(b):
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"unsupported operand type(s) for '{op}': {describe(a)} and {describe(b)}",
+        )
     if op in ("//", "%") and cg.program.config.debug:
         check_divisor(cg, a, b, node)
     if op == "**":
@@ -421,9 +428,16 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
             return Vec(x.shape, [cg.unary_neg(e) for e in x.elems])
         if isinstance(node.op, ast.Not):
             return Vec(
-                x.shape, [cg.em.logical_not(cg.em.value(e)) for e in x.elems]
+                x.shape,
+                [
+                    cg.em.logical_not(integral_operand(cg, "logic_not", cg.em.value(e), node))
+                    for e in x.elems
+                ],
             )
-        return Vec(x.shape, [cg.em.invert(cg.em.value(e)) for e in x.elems])
+        return Vec(
+            x.shape,
+            [cg.em.invert(integral_operand(cg, "bit_not", cg.em.value(e), node)) for e in x.elems],
+        )
     if is_python(x):
         return {
             ast.USub: operator.neg,
@@ -432,14 +446,24 @@ def lower_unary_op(cg: KernelCodegen, node: ast.UnaryOp) -> Any:
             ast.Invert: operator.invert,
         }[type(node.op)](x)
     if not isinstance(x, Value):
-        raise cg.error(TaichiTypeError, node, f"unsupported operand {describe(x)}")
+        raise cg.error(TaichiTypeError, node, f"unsupported operand type for unary op: {describe(x)}")
     if isinstance(node.op, ast.USub):
         return cg.em.neg(x)
     if isinstance(node.op, ast.UAdd):
         return x
     if isinstance(node.op, ast.Not):
-        return cg.em.logical_not(x)
-    return cg.em.invert(x)
+        return cg.em.logical_not(integral_operand(cg, "logic_not", x, node))
+    return cg.em.invert(integral_operand(cg, "bit_not", x, node))
+
+def integral_operand(cg: KernelCodegen, op: str, x: Value, node: ast.AST) -> Value:
+    """`x` of `not x` / `~x`: Taichi takes integers only (`not 1.0` is an error)."""
+    if x.dtype.is_float:
+        raise cg.error(
+            TaichiTypeError,
+            node,
+            f"'{op}' takes integral inputs only, however '{x.dtype}' is provided",
+        )
+    return x
 
 def compare(cg: KernelCodegen, op: str, a: Any, b: Any, node: ast.AST) -> Any:
     if op in ("is", "is not"):  # Taichi removed them from kernels (ti.static too)

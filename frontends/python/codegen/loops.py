@@ -26,6 +26,7 @@ from . import calls
 from .emitter import Value
 from . import sparse
 from .textures import TextureHandle
+from .lists import prepare_loop
 from .values import (
     Container,
     FieldHandle,
@@ -46,6 +47,7 @@ def lower_while(cg: KernelCodegen, node: ast.While) -> None:
     if node.orelse:
         raise cg.error(TaichiSyntaxError, node, "unsupported syntax 'while ... else'")
     body = Block()
+    prepare_loop(cg, node.body)
     with cg.body(body), cg.loop(LoopInfo("while", False)):
         cond = cg.condition(node.test, what="`while`")
         if cond is False:
@@ -138,6 +140,7 @@ def lower_for(cg: KernelCodegen, node: ast.For) -> None:
     kind, payload = loop_iterable(cg, it)
     if kind != "static":
         _check_fresh_loop_variables(cg, node.target)
+        prepare_loop(cg, node.body)
     if kind == "range":
         range_for(cg, node, payload[0], payload[1], serialize)
     elif kind == "ndrange":
@@ -290,6 +293,7 @@ def loop_bound(cg: KernelCodegen, value: Any, node: ast.AST) -> Value:
 def range_for(
     cg: KernelCodegen, node: ast.For, lo: Any, hi: Any, serialize: bool
 ) -> None:
+    serialize = serialize or cg.in_folded_branch()
     lo_v, hi_v = loop_bound(cg, lo, node.iter), loop_bound(cg, hi, node.iter)
     block = Block(arg_types=[ir_i32])
     info = LoopInfo("range", cg.at_top() and not serialize, block)
@@ -303,6 +307,7 @@ def ndrange_for(
     cg: KernelCodegen, node: ast.For, bounds: list[tuple[Any, Any]], serialize: bool
 ) -> None:
     """`ti.ndrange` flattened into one range_for; indices recovered by div/rem."""
+    serialize = serialize or cg.in_folded_branch()
     if len(bounds) == 1 and not isinstance(node.target, ast.Tuple):
         range_for(cg, node, bounds[0][0], bounds[0][1], serialize)
         return

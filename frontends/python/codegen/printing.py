@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.print_format import ASSERT_VALUES
+from xdsl.dialects.builtin import IntegerType
 from xdsl.ir import SSAValue
 
 from ..lang import dtypes
@@ -194,3 +196,85 @@ def _format_str_format(cg: KernelCodegen, node: ast.Call, values: list[SSAValue]
             x = repr(x)
         text += _format_one(cg, x, values, node, spec or None)
     return text
+
+
+_PERCENT_SPEC = re.compile(r"%(?P<spec>[-+ #0]*\d*(?:\.\d*)?)(?:hh|h|ll|l|L|q|j|z|t)?(?P<conv>[diouxXeEfFgGsr%])")
+
+
+def assert_message(cg: KernelCodegen, node: ast.expr) -> tuple[str, list[SSAValue]]:
+    """
+    The message of `assert cond, msg` as taichi.assert takes it: a string known at
+    compile time, or a format with holes and the run-time values that fill them, from
+    `"x[%d] = %f" % (i, x[i])`, an f-string or `"...".format(...)`, rendered as print
+    renders them. The values become i32 / f32 (utils/print_format.ASSERT_VALUES of them
+    at most).
+    """
+    values: list[SSAValue] = []
+    if isinstance(node, ast.JoinedStr):
+        text = _format_joined(cg, node, values)
+    elif _is_str_format(node):
+        text = _format_str_format(cg, node, values)  # type: ignore[arg-type]
+    elif (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mod)
+        and isinstance(node.left, ast.Constant)
+        and isinstance(node.left.value, str)
+    ):
+        text = _format_percent(cg, node.left.value, cg.eval(node.right), values, node)
+    else:
+        message = cg.eval(node)
+        if not isinstance(message, str):
+            raise cg.error(
+                TaichiSyntaxError,
+                node,
+                f"an assert message must be a string, not {describe(message)}",
+            )
+        return message, []
+    if len(values) > ASSERT_VALUES:
+        raise cg.error(
+            TaichiSyntaxError,
+            node,
+            f"an assert message formats at most {ASSERT_VALUES} run-time values, "
+            f"got {len(values)}",
+        )
+    return text, [_as_word(cg, v) for v in values]
+
+
+def _format_percent(
+    cg: KernelCodegen, fmt: str, args: Any, values: list[SSAValue], node: ast.AST
+) -> str:
+    """`fmt % args` with printf conversions: constants formatted now, run-time values
+    as holes."""
+    items = list(args) if isinstance(args, tuple) else [args]
+    text, position, used = "", 0, 0
+    for m in _PERCENT_SPEC.finditer(fmt):
+        text += fmt[position : m.start()]
+        position = m.end()
+        if m.group("conv") == "%":
+            text += "%"
+            continue
+        if used >= len(items):
+            raise cg.error(TaichiTypeError, node, "not enough arguments for format string")
+        x, used = items[used], used + 1
+        conv = m.group("conv")
+        if is_python(x):
+            text += m.group(0) % x
+            continue
+        spec = m.group("spec") + ("" if conv in "sr" else "d" if conv in "iu" else conv)
+        text += _format_one(cg, x, values, node, spec or None)
+    if used != len(items):
+        raise cg.error(
+            TaichiTypeError, node, "not all arguments converted during string formatting"
+        )
+    return text + fmt[position:]
+
+
+def _as_word(cg: KernelCodegen, v: SSAValue) -> SSAValue:
+    """A formatted value as an i32 or f32 (the error record's words)."""
+    t = v.type
+    if isinstance(t, IntegerType):
+        bits = t.width.data
+        dt = {1: dtypes.u1, 8: dtypes.i8, 16: dtypes.i16, 32: dtypes.i32, 64: dtypes.i64}[bits]
+        return cg.em.cast(Value(v, dt), dtypes.i32).ssa
+    dt = {16: dtypes.f16, 32: dtypes.f32, 64: dtypes.f64}[t.bitwidth]  # type: ignore[attr-defined]
+    return cg.em.cast(Value(v, dt), dtypes.f32).ssa

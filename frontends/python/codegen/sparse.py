@@ -44,7 +44,8 @@ from typing import TYPE_CHECKING, Any
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
 from taichi_xdsl.utils.sparse_abi import FREE_TOP, RELEASED, SINK_BLOCK
-from xdsl.ir import Block, SSAValue
+from xdsl.dialects.builtin import ArrayAttr
+from xdsl.ir import Attribute, Block, SSAValue
 
 from ..lang import dtypes
 from ..lang.pools import cell_parts, cells, local_extents, local_parts, pool_chain
@@ -72,6 +73,37 @@ INTRINSICS = frozenset(
 """The names of the `ti.*` intrinsics this module lowers."""
 
 
+
+
+# -- the SNode trees as IR data -------------------------------------------------------
+
+
+def snode_trees(program: Any) -> ArrayAttr[Attribute] | None:
+    """The trees of `program` that hold a sparse SNode, as `#taichi.snode` attributes
+    (the module's `taichi.snode_trees`, which ti-lower-sparse checks the cell ops
+    against); None when there is none."""
+    roots: list[SNode] = []
+    for node in program.__dict__.get("sparse_snodes", []):
+        while node._parent is not None:
+            node = node._parent
+        if all(root is not node for root in roots):
+            roots.append(node)
+    return ArrayAttr([_snode_attr(root) for root in roots]) if roots else None
+
+
+def _snode_attr(node: SNode) -> taichi.SNodeAttr:
+    levels = [c for c in node.children if c.kind != "place"]
+    placed = [f.symbol for c in node.children if c.kind == "place" for f in c.fields if f.placed]
+    mask = node.mask.symbol if node.mask is not None else None
+    return taichi.SNodeAttr(
+        node.kind,
+        [node.level[a] for a in sorted(node.level)],
+        sorted(node.level),
+        chunk_size=node.chunk_size if node.kind == "dynamic" else 0,
+        mask=mask,
+        places=placed,
+        children=[_snode_attr(c) for c in levels],
+    )
 
 
 # -- helpers ------------------------------------------------------------------------

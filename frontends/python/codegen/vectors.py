@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import TaichiCompilationError, TaichiSyntaxError, TaichiTypeError
 from xdsl.dialects import arith, vector
 from xdsl.dialects.builtin import IndexType, IntegerAttr, IntegerType, VectorType
 from xdsl.ir import Block, SSAValue
@@ -35,7 +35,13 @@ from xdsl.ir import Block, SSAValue
 from ..lang import dtypes
 from ..lang.dtypes import DataType, promote
 from .emitter import Value, ir_type
-from ..lang.matrix import Matrix, MatrixType, swizzle_indices
+from ..lang.matrix import (
+    VECTOR_TRANSPOSE,
+    Matrix,
+    MatrixType,
+    swizzle_indices,
+    swizzle_mismatch,
+)
 from .values import Aggregate, Container, Place, describe, is_python
 
 if TYPE_CHECKING:
@@ -209,9 +215,11 @@ class ElementVecPlace(VecPlace):
         self.indices = indices
         self.shape = container.element_shape
         self.dtype = container.dtype
+        # a u1 (bool) component is stored as a byte (emitter.memref_type)
+        self.stored_dtype = dtypes.u8 if self.dtype is dtypes.u1 else self.dtype
 
     def _vector_type(self) -> VectorType:
-        return VectorType(ir_type(self.dtype), self.shape)
+        return VectorType(ir_type(self.stored_dtype), self.shape)
 
     def _index_operands(self, cg: KernelCodegen) -> list[SSAValue]:
         em = cg.em
@@ -228,13 +236,15 @@ class ElementVecPlace(VecPlace):
         elems = []
         for pos in itertools.product(*(range(d) for d in self.shape)):
             ext = em.emit(vector.ExtractOp(v.results[0], list(pos), vtype.element_type))
-            elems.append(Value(ext.results[0], self.dtype))
+            elems.append(em.cast(Value(ext.results[0], self.stored_dtype), self.dtype))
         return Vec(self.shape, elems)
 
     def store(self, cg: KernelCodegen, value: Vec) -> None:
         em = cg.em
         vtype = self._vector_type()
-        scalars = [em.value(x, self.dtype).ssa for x in value.elems]
+        scalars = [
+            em.cast(em.value(x, self.dtype), self.stored_dtype).ssa for x in value.elems
+        ]
         acc = em.emit(vector.BroadcastOp(scalars[0], vtype)).results[0]
         positions = list(itertools.product(*(range(d) for d in self.shape)))
         for pos, s in zip(positions[1:], scalars[1:]):
@@ -454,13 +464,14 @@ def _det(cg: KernelCodegen, m: list[list[Any]], node: ast.AST) -> Any:
 def unary_neg(cg: KernelCodegen, x: Any) -> Any:
     return -x if is_python(x) else cg.em.neg(x)
 
-def _square(cg: KernelCodegen, v: Vec, node: ast.AST, what: str) -> list[list[Any]]:
-    if len(v.shape) != 2 or v.n != v.m or v.n > 4:
-        raise cg.error(
-            TaichiTypeError,
-            node,
-            f"{what} needs a square matrix up to 4x4, got {v.shape}",
-        )
+def _square(
+    cg: KernelCodegen, v: Vec, node: ast.AST, what: str, any_size: bool = False
+) -> list[list[Any]]:
+    """The rows of square `v` (up to 4x4 unless `any_size`), else Taichi's error."""
+    if len(v.shape) != 2 or v.n != v.m:
+        raise cg.error(TaichiTypeError, node, f"expected a square matrix, got shape {v.shape}")
+    if v.n > 4 and not any_size:
+        raise cg.error(TaichiTypeError, node, f"{what} needs a matrix up to 4x4, got {v.shape}")
     return [[v.at(i, j) for j in range(v.m)] for i in range(v.n)]
 
 def inverse(cg: KernelCodegen, v: Vec, node: ast.AST) -> Vec:
@@ -489,11 +500,11 @@ def vec_attr(cg: KernelCodegen, v: Vec, name: str, node: ast.AST) -> Any:
     if name == "m":
         return v.m
     if name == "T":
-        return transpose(cg, v, node)
+        return _vm_transpose(cg, v, node)
     idx = swizzle_indices(name)
     if idx is not None and len(v.shape) == 1:
         if max(idx) >= v.n:
-            raise cg.error(TaichiSyntaxError, node, f"a {v.n}-vector has no .{name}")
+            raise cg.error(TaichiSyntaxError, node, swizzle_mismatch(v.n, name))
         return (
             v.elems[idx[0]]
             if len(idx) == 1
@@ -514,6 +525,9 @@ def transpose(cg: KernelCodegen, v: Vec, node: ast.AST) -> Vec:
     return Vec((v.m, v.n), [v.at(i, j) for j in range(v.m) for i in range(v.n)])
 
 def _vm_transpose(cg: KernelCodegen, v: Vec, node: ast.AST) -> Vec:
+    """`m.transpose()` / `m.T`; of a vector it is Taichi's error (a vector is no row)."""
+    if len(v.shape) == 1:
+        raise cg.error(TaichiCompilationError, node, VECTOR_TRANSPOSE)
     return transpose(cg, v, node)
 
 def _vm_norm_sqr(cg: KernelCodegen, v: Vec, node: ast.AST) -> Any:
@@ -576,7 +590,7 @@ def _vm_outer_product(cg: KernelCodegen, v: Vec, other: Any, node: ast.AST) -> V
     )
 
 def _vm_trace(cg: KernelCodegen, v: Vec, node: ast.AST) -> Any:
-    m = _square(cg, v, node, "trace()")
+    m = _square(cg, v, node, "trace()", any_size=True)
     return _sum(cg, [m[i][i] for i in range(len(m))], node)
 
 def _vm_determinant(cg: KernelCodegen, v: Vec, node: ast.AST) -> Any:
@@ -653,11 +667,7 @@ def vec_getitem(cg: KernelCodegen, v: Vec, index: Any, node: ast.AST) -> Any:
         return Vec(shape, [vec_getitem(cg, v, p, node) for p in positions])
     idx = _component_index(cg, v.shape, index, node)
     if all(is_python(i) for i in idx):
-        if len(idx) == 1 and len(v.shape) == 2:
-            return v.row(int(idx[0]))
         return v.elems[_flat(v.shape, idx)]
-    if len(idx) != len(v.shape):
-        raise cg.error(TaichiSyntaxError, node, "a matrix row needs a static index")
     check_component_index(cg, v.shape, idx, node)
     # a dynamic index: select among the components by the row-major position, which
     # is clamped into range (as Taichi's ti.types.ndarray(boundary="clamp") does)
@@ -679,8 +689,10 @@ def _component_index(
     if isinstance(index, Vec) and len(index.shape) == 1:  # M[I], I from ti.grouped
         index = tuple(index.elems)
     idx = list(index) if isinstance(index, tuple | list) else [index]
-    if len(idx) > len(shape):
-        raise cg.error(TaichiSyntaxError, node, f"too many indices for shape {shape}")
+    if len(idx) != len(shape):  # Taichi's rule: a matrix has no rows `m[i]`
+        raise cg.error(
+            TaichiCompilationError, node, f"Expected {len(shape)} indices, got {len(idx)}."
+        )
     for i in idx:
         if not isinstance(i, int | Value) or isinstance(i, bool):
             raise cg.error(TaichiTypeError, node, f"bad vector index {describe(i)}")
@@ -730,10 +742,6 @@ def vec_place_component(
         parts = [place.component(cg, _flat(place.shape, list(p))) for p in positions]
         return LocalVecPlace(shape, place.dtype, parts)  # type: ignore[return-value]
     idx = _component_index(cg, place.shape, index, node)
-    if len(idx) != len(place.shape):
-        raise cg.error(
-            TaichiSyntaxError, node, "assign to a matrix element with m[i, j]"
-        )
     if all(is_python(i) for i in idx):
         return place.component(cg, _flat(place.shape, idx))
     check_component_index(cg, place.shape, idx, node)

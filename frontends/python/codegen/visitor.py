@@ -55,9 +55,10 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ..lang import dtypes, ops
-from . import calls, expressions, loops, random, sparse, structs, vectors
+from . import calls, expressions, loops, printing, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
-from .emitter import Emitter, Value, ir_type, memref_type
+from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
+from .lists import KernelList
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -123,6 +124,8 @@ class KernelCodegen(ast.NodeVisitor):
         self.pending_grouped = False
         self.static_depth = 0
         """How many ti.static(...) calls enclose the expression being compiled."""
+        self.folded_branches = 0
+        """How many folded non-static `if`s enclose the statement being compiled."""
 
     # -- entry point -----------------------------------------------------------------
 
@@ -133,8 +136,11 @@ class KernelCodegen(ast.NodeVisitor):
         closure: dict[str, Any],
         specs: list[ArgSpec],
         return_types: list[DataType],
+        return_layout: list[Any] | None = None,
     ) -> taichi.KernelOp:
-        """The `taichi.kernel` of one instance."""
+        """The `taichi.kernel` of one instance; `return_layout` is the shape of each
+        returned item (Kernel._return_types: a struct's is ("struct", members, type))."""
+        self.return_layout = return_layout or []
         tree = src.tree
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
         arg_types = [
@@ -180,6 +186,12 @@ class KernelCodegen(ast.NodeVisitor):
             primal = self.ctx.scopes[0][spec.name]
             primal.companions[attr] = self._bind_arg(spec, arg, assigned)
         self._node = tree
+        if return_types and not any(contains_return(s) for s in tree.body):
+            raise self.error(
+                TaichiSyntaxError,
+                tree,
+                "Kernel has a return type but does not have a return statement",
+            )
         self.visit_stmts(tree.body)
         self._finish_kernel(tree)
         ret_ir = [ir_type(t) for t in return_types]
@@ -402,6 +414,11 @@ class KernelCodegen(ast.NodeVisitor):
         """Whether the current point is the kernel body itself (loops there are parallel)."""
         return self.em.block is self.entry
 
+    def in_folded_branch(self) -> bool:
+        """Whether the kernel body's current point is inside a non-static `if` that was
+        folded (`if True:`): Taichi runs the range loops there serially."""
+        return self.em.block is self.entry and self.folded_branches > 0
+
     def in_real_func(self) -> bool:
         """Whether a ti.real_func is being inlined (its loops are serial, its own)."""
         return any(isinstance(f, RealFunc) for f in self.inlining)
@@ -586,6 +603,8 @@ class KernelCodegen(ast.NodeVisitor):
             )
         if isinstance(node, ast.Subscript):
             base = self._place_or_value(node.value)
+            if isinstance(base, KernelList):  # `verts[1] = x`: the element's variable
+                return base.variable(self.eval(node.slice), node)
             if isinstance(base, Container):
                 return self.element(base, self.eval(node.slice), node, write=True)
             if isinstance(base, VecPlace):
@@ -599,10 +618,14 @@ class KernelCodegen(ast.NodeVisitor):
             if isinstance(base, StructPlace) and node.attr in base.places:
                 return base.places[node.attr]
             if isinstance(base, VecPlace):
-                from ..lang.matrix import swizzle_indices
+                from ..lang.matrix import swizzle_indices, swizzle_mismatch
 
                 idx = swizzle_indices(node.attr)
                 if idx is not None and len(base.shape) == 1:
+                    if max(idx) >= base.shape[0]:
+                        raise self.error(
+                            TaichiSyntaxError, node, swizzle_mismatch(base.shape[0], node.attr)
+                        )
                     if len(idx) == 1:
                         return base.component(self, idx[0])
                     return _SwizzlePlace(base, idx)
@@ -876,8 +899,15 @@ class KernelCodegen(ast.NodeVisitor):
     def visit_If(self, node: ast.If) -> None:
         cond = self.condition(node.test)
         if not isinstance(cond, Value):
-            with self.scope():
-                self.visit_stmts(node.body if cond else node.orelse)
+            # folded; unless written `if ti.static(...)`, it is still a branch to
+            # Taichi, and loops inside a branch are not the kernel's outermost loops
+            branch = not self.is_call_to(node.test, ops.static)
+            self.folded_branches += branch
+            try:
+                with self.scope():
+                    self.visit_stmts(node.body if cond else node.orelse)
+            finally:
+                self.folded_branches -= branch
             return
         then_block = Block()
         with self.body(then_block):
@@ -923,6 +953,16 @@ class KernelCodegen(ast.NodeVisitor):
 
     def visit_Return(self, node: ast.Return) -> None:
         ctx = self.ctx
+        inlined_func = not ctx.is_kernel and not isinstance(self.inlining[-1], RealFunc)
+        if inlined_func and self.em.block is not ctx.entry_block:
+            # Taichi inlines a ti.func's body: one return, outside run-time control flow
+            # (a ti.real_func is a real call, and may return from anywhere)
+            raise self.error(
+                TaichiSyntaxError,
+                node,
+                "Return inside non-static if/for is not supported: a ti.func returns "
+                "once, outside run-time if/for/while (ti.real_func may return anywhere)",
+            )
         loops = self.loops[ctx.loop_base :]
         leaves_loops = self._return_leaves_loops(node, loops)
         value = self.eval(node.value) if node.value is not None else None
@@ -962,6 +1002,9 @@ class KernelCodegen(ast.NodeVisitor):
         values = (
             [] if value is None else list(value) if isinstance(value, tuple) else [value]
         )
+        if len(values) == len(self.return_layout):
+            for v, layout in zip(values, self.return_layout):
+                self._check_struct_return(v, layout, node)
         values = [  # vectors, matrices and structs return their components
             e for v in values for e in self.flatten_value(v)
         ]
@@ -985,18 +1028,48 @@ class KernelCodegen(ast.NodeVisitor):
             self.em.store(slot, v)
         calls.mark_returned(self)
 
+    def _check_struct_return(self, value: Any, layout: Any, node: ast.Return) -> None:
+        """A struct returned where the kernel declares one has its members, each of
+        the declared scalar type (Taichi converts vectors, not struct members)."""
+        if not (isinstance(layout, tuple) and layout[:1] == ("struct",)):
+            return
+        want: StructType = layout[2]
+
+        def signature(stype: StructType) -> dict[str, Any]:
+            out: dict[str, Any] = {}
+            for name, t in stype.members.items():
+                if isinstance(t, StructType):
+                    out[name] = signature(t)
+                elif isinstance(t, MatrixType):
+                    out[name] = tuple(t.shape)
+                else:
+                    out[name] = self.cook_dtype(t, node)
+            return out
+
+        def show(stype: StructType) -> str:
+            members = ", ".join(f"{k}={v}" for k, v in signature(stype).items())
+            return f"{stype.name}({members})"
+
+        got = value.stype if isinstance(value, StructVal | StructPlace) else None
+        if got is None or signature(got) != signature(want):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                f"Return (type={show(got) if got else describe(value)}) cannot be "
+                f"converted into required type {show(want)}",
+            )
+
     def visit_Assert(self, node: ast.Assert) -> None:
         cond = self.condition(node.test)
-        if node.msg is None:
-            message = f"Assertion failed: {ast.unparse(node.test)}"
-        elif isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str):
-            message = node.msg.value
-        else:
-            message = ast.unparse(node.msg)
         if cond is True:
             return
+        values: list[SSAValue] = []
+        if node.msg is None:
+            message = f"Assertion failed: {ast.unparse(node.test)}"
+        else:  # a string, or one formatted with values (%, f-string, str.format)
+            message, values = printing.assert_message(self, node.msg)
         c = cond if isinstance(cond, Value) else self.em.const(False, dtypes.u1)
-        self.em.emit(taichi.AssertOp(c.ssa, message))
+        self.em.emit(taichi.AssertOp(c.ssa, message, values=values))
 
     # -- helpers ---------------------------------------------------------------------
 
@@ -1064,6 +1137,13 @@ class KernelCodegen(ast.NodeVisitor):
                 TaichiTypeError,
                 node,
                 f"{op_cls.name} needs an integer place, got {place.dtype}",
+            )
+        if place.dtype is dtypes.u1 and stored_as_byte(place.ptr):
+            raise self.error(
+                TaichiTypeError,
+                node,
+                "an atomic update (+=, ti.atomic_*) of a u1 (bool) field or ndarray "
+                "element is not supported; assign it (x[i] = x[i] or v)",
             )
         v = self.em.value(value, place.dtype)
         op = op_cls(place.ptr, v.ssa)
@@ -1257,6 +1337,9 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
             )
         fields.append(op)
     module = ModuleOp([*fields, kernel])
+    trees = sparse.snode_trees(program)
+    if trees is not None:
+        module.attributes[taichi.SNODE_TREES] = trees
     try:
         module.verify()
     except VerifyException as e:

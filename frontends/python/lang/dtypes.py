@@ -54,6 +54,10 @@ class DataType:
     def __repr__(self) -> str:
         return self.name
 
+    def to_string(self) -> str:
+        """The type's name (`ti.f32.to_string() == "f32"`), as Taichi's."""
+        return self.name
+
     def __call__(self, value: Any) -> Any:
         if isinstance(value, np.generic):
             value = value.item()
@@ -124,10 +128,27 @@ def float_literal(value: Any, default_fp: DataType) -> Any:
         return float(default_fp.np_dtype.type(value))
 
 
+class _DefaultUnsigned:
+    """
+    The unsigned type of `default_ip`, resolved when a type is used, as Python `int` is:
+    ti.math.uvec2 holds u32, or u64 under `ti.init(default_ip=ti.i64)` (Taichi's
+    default_up).
+    """
+
+    def __repr__(self) -> str:
+        return "default_up"
+
+    def __reduce__(self) -> str:
+        return "DEFAULT_UP"
+
+
+DEFAULT_UP = _DefaultUnsigned()
+
+
 def cook_dtype(dtype: Any, default_ip: DataType, default_fp: DataType) -> DataType:
     """
     A Taichi type from what a user may write: a DataType, Python `int`/`float`/`bool`,
-    or a NumPy dtype.
+    DEFAULT_UP, or a NumPy dtype.
 
     Raises:
         TypeError: `dtype` names no Taichi type.
@@ -140,6 +161,8 @@ def cook_dtype(dtype: Any, default_ip: DataType, default_fp: DataType) -> DataTy
         return default_fp
     if dtype is bool:
         return u1
+    if dtype is DEFAULT_UP:
+        return u64 if default_ip.bits == 64 else u32
     try:
         found = from_numpy_dtype(dtype)
     except TypeError:

@@ -17,6 +17,7 @@ from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
     TaichiError,
+    TaichiIndexAssertionError,
     TaichiIndexError,
     TaichiRuntimeError,
 )
@@ -26,13 +27,8 @@ from .dtypes import DataType, cook_dtype, float_literal
 
 
 def storage_dtype(dtype: Any, cfg: _program.Config) -> DataType:
-    """The element type of a field or ndarray (u1 is a value type only)."""
-    dt = cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
-    if dt.bits == 1:
-        raise TaichiError(
-            "ti.u1 (bool) cannot be a field or ndarray element type; use ti.u8"
-        )
-    return dt
+    """The element type of a field or ndarray (a u1 is stored as a byte, 0 or 1)."""
+    return cook_dtype(dtype, cfg.default_ip, cfg.default_fp)
 
 
 def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, ...]:
@@ -46,14 +42,15 @@ def _normalize_shape(shape: Any, what: str = "field or ndarray") -> tuple[int, .
     ):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     shape = tuple(int(s) for s in shape)
-    low = 1 if what == "ndarray" else 0
-    if any(not low <= s < 2**31 for s in shape):
+    if what != "ndarray":
+        check_field_extents(shape)
+    if any(not 1 <= s < 2**31 for s in shape):
         raise TaichiRuntimeError(f"{original!r} is not a valid shape for {what}")
     return shape
 
 
 def _python_index(
-    key: Any, ndim: int, index_offset: tuple[int, ...] = ()
+    key: Any, ndim: int, index_offset: tuple[int, ...] = (), what: str = "field"
 ) -> tuple[int, ...]:
     """
     `x[i, j]`, `x[None]`, `x[()]` in Python scope as a NumPy index into the storage,
@@ -72,10 +69,11 @@ def _python_index(
                 f"Detected illegal element of type: {type(k)}. Please be aware that "
                 "slicing a ti.field is not supported so far."
             )
-    if len(key) != ndim:
-        raise TaichiIndexError(
-            f"{ndim}d field/ndarray indexed with {len(key)}d indices: {key!r}"
-        )
+    if len(key) != ndim:  # Taichi's errors: an assertion for a field, an IndexError
+        message = f"{ndim}d {what} indexed with {len(key)}d indices: {key!r}"
+        if what == "field":
+            raise TaichiIndexAssertionError(f"Slicing is not supported on ti.field: {message}")
+        raise TaichiIndexError(message)
     index = tuple(int(k) for k in key)
     if index_offset:
         index = tuple(k - o for k, o in zip(index, index_offset))
@@ -133,6 +131,13 @@ def _wrapped_int(value: int, dtype: np.dtype) -> int:
         v -= 1 << bits
     return v
 
+def python_scalar(element: np.generic) -> Any:
+    """An element read in Python scope: a Python number; a u1 (bool) reads as 0 or 1,
+    as in Taichi."""
+    value = element.item()
+    return int(value) if isinstance(value, bool) else value
+
+
 class _ArrayLike:
     """Python-scope access shared by fields and ndarrays, on top of `_array()`."""
 
@@ -146,7 +151,8 @@ class _ArrayLike:
     """The index of the first element along each axis (ti.field's `offset=`)."""
 
     def _key(self, key: Any) -> tuple[int, ...]:
-        index = _python_index(key, len(self.shape), self.index_offset)
+        what = "field" if isinstance(self, Field) else "ndarray"
+        index = _python_index(key, len(self.shape), self.index_offset, what)
         for k, n in zip(index, self.shape):
             if not 0 <= k < n:
                 # ti.init(debug=True) checks bounds as Taichi does, with an assertion
@@ -165,7 +171,7 @@ class _ArrayLike:
             from .matrix import Matrix
 
             return Matrix._view(self._array()[index])
-        return self._array()[index].item()
+        return python_scalar(self._array()[index])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         if hasattr(value, "to_numpy"):
@@ -225,16 +231,23 @@ class _ArrayLike:
 
     def from_numpy(self, arr: Any) -> None:
         """Copy the elements of a NumPy array of the same shape in."""
+        self._array()[...] = self._conform(arr)
+
+    def _conform(self, arr: Any) -> np.ndarray:
+        """`arr` as an array of this field's or ndarray's shape; a vector's elements may
+        also come as columns (n, 1) (`to_numpy(keep_dims=True)`) or rows (1, n), as
+        Taichi takes them."""
         arr = np.asarray(arr)
-        full = self.shape + tuple(getattr(self, "element_shape", ()))
+        full = self.shape + self.element_shape
         if arr.shape != full and len(self.element_shape) == 1:
-            if arr.shape == full + (1,):  # to_numpy(keep_dims=True) of a vector
+            n = self.element_shape[0]
+            if arr.shape in (self.shape + (n, 1), self.shape + (1, n)):
                 arr = arr.reshape(full)
         if arr.shape != full:
             raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
-        self._array()[...] = arr
+        return arr
 
     def copy_from(self, other: _ArrayLike) -> None:
         """Copy the elements of another field or ndarray of the same shape."""
@@ -260,6 +273,10 @@ class Field(_ArrayLike):
     """
 
     element_shape: tuple[int, ...] = ()
+
+    def __iter__(self) -> Any:
+        # Taichi's error: `for i in x` visits a field only inside a kernel.
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
 
     def __init__(self, dtype: DataType, name: str | None):
         self.dtype = dtype
@@ -347,6 +364,10 @@ class Field(_ArrayLike):
         assert self.space is not None
         return storage_index(self.space, self.pool_owner, list(index), activate)
 
+    def __iter__(self) -> Any:
+        """`for i in x` is a struct-for: kernels only (Python scope: use x.to_numpy())."""
+        raise NotImplementedError("Struct for is only available in Taichi scope.")
+
     def __getitem__(self, key: Any) -> Any:
         if self.pool_owner is None:
             return super().__getitem__(key)
@@ -355,7 +376,7 @@ class Field(_ArrayLike):
             from .matrix import Matrix
 
             return Matrix._view(self._array()[at].copy())
-        return self._array()[at].item()
+        return python_scalar(self._array()[at])
 
     def __setitem__(self, key: Any, value: Any) -> None:
         index = self._key(key)
@@ -425,13 +446,7 @@ class Field(_ArrayLike):
         if self.pool_owner is not None:
             from .pools import scatter
 
-            full = self.shape + self.element_shape
-            arr = np.asarray(arr)
-            if arr.shape != full and arr.shape == full + (1,):
-                arr = arr.reshape(full)
-            if arr.shape != full:
-                raise ValueError(f"from_numpy: expected an array of shape {full}, got {arr.shape}")
-            scatter(self, arr)
+            scatter(self, self._conform(arr))
 
     grad: Field | None = None
     """The gradient field of a float field (ti.ad); placed with it when it has a shape
@@ -576,7 +591,8 @@ def check_companions_placed(prog: _program.Program) -> None:
         if len(shapes) == int(np.prod(f.element_shape)):
             raise TaichiRuntimeError(
                 f"{f.name or 'field'}: taichi-xdsl places the members of a Vector/Matrix "
-                "field together: place them in one place() call, or place the field"
+                "field together: members placed apart under sparse SNodes are not "
+                "supported; place them in one place() call, or place the field"
             )
     if unplaced:
         names = ", ".join(
@@ -632,7 +648,7 @@ class MatrixMember:
         self.indices = indices
 
 
-from .snode import SNode  # noqa: E402  (the layout tree; sparse SNodes live there)
+from .snode import SNode, check_field_extents  # noqa: E402  (the layout tree)
 
 
 def _place_companions(kind: str) -> None:

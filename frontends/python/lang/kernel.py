@@ -37,6 +37,7 @@ from .dtypes import DataType
 from .enums import AutodiffMode
 from .field import check_companions_placed
 from .ndarray import Ndarray
+from .matrix import AnyMatrixType
 from .source import (
     FunctionSource,
     bind_arguments,
@@ -627,7 +628,8 @@ class Kernel:
                 "np.ascontiguousarray(arr) before passing it into taichi kernel. "
                 f"(kernel '{self.__name__}', argument '{p.name}')"
             )
-        dt = dtypes.from_numpy_dtype(arr.dtype)
+        # a u1 ndarray holds NumPy bools, which no other Taichi type has
+        dt = a.dtype if isinstance(a, Ndarray) else dtypes.from_numpy_dtype(arr.dtype)
         if dt is None:
             raise TaichiTypeError(
                 f"kernel '{self.__name__}': argument '{p.name}' has "
@@ -653,6 +655,8 @@ class Kernel:
         """(element shape or None for scalars, element dtype or None, the annotation's
         element type as Taichi names it) of an ndarray parameter."""
         ann_dtype = ann.dtype
+        if isinstance(ann_dtype, AnyMatrixType):  # ti.types.vector(): any size, any dtype
+            return (None,) * ann_dtype.ndim, None, ann_dtype.taichi_name()
         if hasattr(ann_dtype, "cooked") and hasattr(ann_dtype, "shape"):  # vec3 etc.
             shape = tuple(ann_dtype.shape)
             dt = dtypes.cook_dtype(ann_dtype.dtype, cfg.default_ip, cfg.default_fp)
@@ -675,7 +679,13 @@ class Kernel:
         element_shape = tuple(a.element_shape)
         given = f"[Tensor {tuple(element_shape)} {dt}]".replace(",)", ")") if element_shape else str(dt)
         want_shape, want_dt, kind = self._wanted_element(ann, cfg)
-        if want_shape is not None and (want_shape != element_shape or want_dt is not dt):
+        if want_shape is not None and None in want_shape:  # a size-less vector()/matrix()
+            if len(element_shape) != len(want_shape):
+                raise ValueError(
+                    f"Invalid value for argument {name} - required element type: {kind}, "
+                    f"but {given} is provided"
+                )
+        elif want_shape is not None and (want_shape != element_shape or want_dt is not dt):
             raise ValueError(
                 f"Invalid value for argument {name} - required element type: {kind}, "
                 f"but {given} is provided"
@@ -718,6 +728,8 @@ class Kernel:
                 f"{prefix} array has ndim={ann.ndim} element_dim={k}, array with "
                 f"{arr.ndim} dimensions is provided"
             )
+        if None in want_shape and arr.ndim >= k:  # a size-less vector()/matrix()
+            want_shape = tuple(arr.shape[arr.ndim - k :])
         if arr.ndim < k or tuple(arr.shape[arr.ndim - k :]) != want_shape:
             raise ValueError(
                 f"{prefix} element_shape={want_shape}, array with element shape of "
@@ -734,11 +746,17 @@ class Kernel:
         from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
+        prog.settle_layout()  # the field offsets the module names are final
         specs = self._arg_specs(args, prog.config)
         symbol = symbol or prog.unique_symbol(self.__name__)
         cg = KernelCodegen(prog, symbol)
         kernel_op = cg.build_kernel(
-            self._source, self.fn.__globals__, closure_vars(self.fn), specs, self._returns
+            self._source,
+            self.fn.__globals__,
+            closure_vars(self.fn),
+            specs,
+            self._returns,
+            self._ret_layout,
         )
         module = build_module(prog, kernel_op)
         if _build_hook is not None:  # ti-opt --from-python
@@ -755,6 +773,7 @@ class Kernel:
                 f"need arch=ti.vulkan (this program runs on {prog.config.arch})",
             )
         check_companions_placed(prog)  # x.grad / x.dual placed where needs_grad asks
+        prog.settle_layout()  # before the offline cache key names field offsets
         symbol = prog.unique_symbol(self.__name__)
         backend = prog.backend
         source_key = self._source_key(prog, backend, args, symbol)
@@ -859,11 +878,15 @@ class Kernel:
                     return entry[2]._value({m: regroup(e, it) for m, e in entry[1]})
                 if entry:
                     part = [next(it) for _ in range(int(np.prod(entry)))]
-                    return Matrix(np.array(part).reshape(entry))
-                return next(it)
+                    # the element type, not NumPy's guess (2**63 in a u64 is no float)
+                    values = np.array([v for v, _ in part], dtype=part[0][1].np_dtype)
+                    return Matrix(values.reshape(entry))
+                return next(it)[0]
+
+            returns = self._returns
 
             def launch(root: Any, args: Any) -> Any:
-                it = iter(flat_launch(root, args))
+                it = iter(zip(flat_launch(root, args), returns))
                 return tuple(regroup(entry, it) for entry in layout)
 
             nret = len(layout)

@@ -17,7 +17,12 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError, TaichiSyntaxError
+from taichi_xdsl.utils.errors import (
+    TaichiCompilationError,
+    TaichiError,
+    TaichiRuntimeError,
+    TaichiSyntaxError,
+)
 
 from . import program as _program
 from .dtypes import DataType, cook_dtype
@@ -37,6 +42,19 @@ def swizzle_indices(name: str) -> list[int] | None:
         if all(c in letters for c in name):
             return [letters.index(c) for c in name]
     return None
+
+
+VECTOR_TRANSPOSE = (
+    "`transpose()` cannot apply to a vector. If you want something like `a @ b.transpose()`, "
+    "write `a.outer_product(b)` instead."
+)
+
+
+def swizzle_mismatch(n: int, name: str) -> str:
+    """Taichi's message for a swizzle `name` that a vector of `n` components lacks
+    (`vec2 only has attributes=('x', 'y'), got=('z',)`)."""
+    letters = next((ls for ls in _SWIZZLE_SETS if all(c in ls for c in name)), "xyzw")
+    return f"vec{n} only has attributes={tuple(letters[:n])}, got={tuple(name)}"
 
 
 class Matrix:
@@ -111,12 +129,10 @@ class Matrix:
         if idx is None:
             object.__setattr__(self, name, value)
             return
-        if self.data.ndim != 1 or max(idx) >= self.n:
-            letters = next(ls for ls in _SWIZZLE_SETS if all(c in ls for c in name))
-            have = tuple(letters[: self.n]) if self.data.ndim == 1 else ()
-            raise TaichiSyntaxError(
-                f"vec{self.n} only has attributes={have}, got={tuple(name)}"
-            )
+        if self.data.ndim != 1:
+            raise TaichiSyntaxError(f"a matrix has no swizzle '{name}' (vectors do)")
+        if max(idx) >= self.n:
+            raise TaichiSyntaxError(swizzle_mismatch(self.n, name))
         if len(set(idx)) != len(idx):
             raise TaichiSyntaxError(f"cannot assign to the repeating swizzle '{name}'")
         value = _np(value)
@@ -262,19 +278,29 @@ class Matrix:
         return Matrix(np.outer(self.data, _np(o)))
 
     def transpose(self) -> Matrix:
+        if self.data.ndim == 1:
+            raise TaichiCompilationError(VECTOR_TRANSPOSE)
         return Matrix(self.data.T)
 
     @property
     def T(self) -> Matrix:
         return self.transpose()
 
+    def _check_square(self) -> None:
+        if self.data.ndim != 2 or self.data.shape[0] != self.data.shape[1]:
+            raise TaichiCompilationError(
+                f"expected a square matrix, got shape {tuple(self.data.shape)}"
+            )
+
     def trace(self) -> Any:
+        self._check_square()
         return np.trace(self.data).item()
 
     def determinant(self) -> float:
         return float(np.linalg.det(self.data))
 
     def inverse(self) -> Matrix:
+        self._check_square()
         return Matrix(np.linalg.inv(self.data))
 
     def sum(self) -> Any:
@@ -318,7 +344,7 @@ class Matrix:
     def unit(n: int, i: int, dt: Any = None) -> Matrix:
         arr = np.zeros(n)
         arr[i] = 1
-        return Matrix(arr, dt if dt is not None else float)
+        return Matrix(arr, dt if dt is not None else int)  # Taichi's default: int
 
     @staticmethod
     def rows(rows: Sequence[Any]) -> Matrix:
@@ -440,14 +466,52 @@ def VectorType(n: int, dtype: Any = None) -> MatrixType:
     return MatrixType(n, None, dtype if dtype is not None else float)
 
 
-def vector(n: int, dtype: Any = None) -> MatrixType:
-    """`ti.types.vector(n, dtype)`."""
+class AnyMatrixType:
+    """
+    `ti.types.vector()` / `ti.types.matrix()` with no size: an ndarray parameter's
+    element annotation taking vectors (ndim 1) or matrices (ndim 2) of any size and
+    dtype; each one given instantiates the kernel anew. No value has this type.
+    """
+
+    def __init__(self, ndim: int):
+        self.ndim = ndim
+
+    def taichi_name(self) -> str:
+        """As Taichi's argument errors name it: `VectorType[None, ]`."""
+        return "VectorType[None, ]" if self.ndim == 1 else "MatrixType[None,None, ]"
+
+    def __call__(self, *args: Any) -> Any:
+        raise TaichiError(f"{self!r} has no size: it only annotates ndarray elements")
+
+    def __repr__(self) -> str:
+        return "ti.types.vector()" if self.ndim == 1 else "ti.types.matrix()"
+
+
+def vector(n: int | None = None, dtype: Any = None) -> MatrixType | AnyMatrixType:
+    """`ti.types.vector(n, dtype)`; `ti.types.vector()` annotates ndarray elements
+    that are vectors of any size and dtype."""
+    if n is None:
+        if dtype is not None:
+            raise TaichiError("ti.types.vector(dtype=...) needs a size n")
+        return AnyMatrixType(1)
     return VectorType(n, dtype)
 
 
-def matrix(n: int, m: int, dtype: Any = None) -> MatrixType:
-    """`ti.types.matrix(n, m, dtype)`."""
+def matrix(
+    n: int | None = None, m: int | None = None, dtype: Any = None
+) -> MatrixType | AnyMatrixType:
+    """`ti.types.matrix(n, m, dtype)`; `ti.types.matrix()` annotates ndarray elements
+    that are matrices of any size and dtype."""
+    if n is None and m is None:
+        if dtype is not None:
+            raise TaichiError("ti.types.matrix(dtype=...) needs a size n, m")
+        return AnyMatrixType(2)
+    if n is None or m is None:
+        raise TaichiError(f"ti.types.matrix({n}, {m}): give both sizes, or neither")
     return MatrixType(n, m, dtype if dtype is not None else float)
 
 
-__all__ = ["Matrix", "MatrixType", "Vector", "matrix", "swizzle_indices", "vector"]
+__all__ = [
+    "VECTOR_TRANSPOSE", "AnyMatrixType", "Matrix", "MatrixType", "Vector", "matrix",
+    "swizzle_indices", "swizzle_mismatch", "vector",
+]  # fmt: skip

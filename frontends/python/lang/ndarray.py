@@ -22,7 +22,7 @@ from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
 
 from . import program as _program
 from .dtypes import DataType, float_literal
-from .field import _ArrayLike, _normalize_shape, storage_dtype
+from .field import _ArrayLike, _normalize_shape, python_scalar, storage_dtype
 
 _OWNERS: weakref.WeakValueDictionary[int, Ndarray] = weakref.WeakValueDictionary()
 """id(Ndarray.arr) -> the Ndarray (entries go with their Ndarray)."""
@@ -90,7 +90,7 @@ class Ndarray(_ArrayLike):
             from .matrix import Matrix
 
             return Matrix._view(self._array()[index])
-        return self._read()[index].item()
+        return python_scalar(self._read()[index])
 
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
         """A NumPy copy of the elements (see Field.to_numpy for `keep_dims`)."""

@@ -29,13 +29,19 @@ A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of 
 list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
 elements of each field placed under it, and its lengths stay one word per list.
 
-Capacity rule, decided when the first arrays are placed in a pool's blocks (their
-bytes estimate a block's): a pointer with at most FULL_POOL_CELLS cells gets a block
-for every cell (it can never be exhausted); a larger one gets every cell, or as many
-blocks as a quarter of ti.init(device_memory_GB=...) holds (default 1 GB: 256 MB; on
-Vulkan at most half the device's maxStorageBufferRange), at least FULL_POOL_CELLS. A
-dynamic SNode gets every chunk of every list, or as many chunks as that budget holds
-(at least 4).
+Capacity rule: on CPU, unless ti.init is given device_memory_GB, the budget below is
+CPU_POOL_BYTES (7 GiB) of a root whose pages take memory only when written; otherwise
+a quarter of device_memory_GB. A pointer with at most FULL_POOL_CELLS cells gets a block for every
+cell (it can never be exhausted); a larger one gets every cell, or as many blocks as
+the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many chunks as
+that budget holds (at least 4). A pool gets a provisional capacity when the first array
+is placed in its blocks; when the root is materialized (size_pools), every pool is
+sized again from the bytes its blocks really hold (arrays placed later count too) and
+the root is laid out again. On Vulkan the root is one storage buffer, so the pools
+also share what it may hold (three quarters of the device's maxStorageBufferRange less
+the other fields, the rest kept for fields placed later; share_budget), minimums
+included: a program whose pools hold fewer blocks
+than it activates gets the pool-exhausted error, never a buffer the device refuses.
 """
 
 from __future__ import annotations
@@ -60,11 +66,23 @@ def _device_memory_gb() -> float:
     return float(getattr(_program.get_program().config, "device_memory_GB", 1.0) or 1.0)
 
 
+CPU_POOL_BYTES = 2**30
+"""What one pool may reserve on CPU when ti.init is given no device_memory_GB: its pages
+take memory only when written (program.py's lazy root), as Taichi's CPU pools grow in
+virtual memory. Below the 8 GiB an array may span (snode.py: element indices are 32-bit)."""
+
+
 def _budget() -> int:
-    """The bytes one pool may take: a quarter of ti.init(device_memory_GB=...), and on
-    Vulkan at most half the device's maxStorageBufferRange (the root is one buffer)."""
-    budget = int(_device_memory_gb() * 2**30 / 4)
+    """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
+    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB, and on Vulkan
+    at most half the device's maxStorageBufferRange (the root is one buffer)."""
     prog = _program.get_program()
+    if prog.config.arch is not _program.vulkan:
+        # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
+        prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
+        if "device_memory_GB" not in prog.config.options:
+            return CPU_POOL_BYTES
+    budget = int(_device_memory_gb() * 2**30 / 4)
     if prog.config.arch is _program.vulkan:
         limit = prog.backend.runtime.caps.max_storage_buffer_range
         prog.__dict__["root_limit"] = limit  # the root does not outgrow it by doubling
@@ -82,6 +100,61 @@ def pointer_capacity(n_cells: int, block_bytes: int) -> int:
 def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
     """Chunks a dynamic SNode may hold at once (the rule above)."""
     return min(n_chunks, max(4, _budget() // max(chunk_bytes, 1)))
+
+
+def share_budget(wants: list[int], budget: int) -> list[int]:
+    """
+    Split `budget` bytes among pools that want `wants` bytes each: a pool whose equal
+    share of what is left covers its want gets it all (smallest first); the others
+    split the rest equally.
+
+        share_budget([10, 100, 100], 120) == [10, 55, 55]
+    """
+    out = [0] * len(wants)
+    left, todo = max(budget, 0), sorted(range(len(wants)), key=lambda k: wants[k])
+    while todo:
+        share = left // len(todo)
+        k = todo.pop(0)
+        out[k] = min(wants[k], share)
+        left -= out[k]
+    return out
+
+
+def size_pools(prog: Any) -> None:
+    """
+    Before the root is first allocated: size every pool of `prog` from the bytes a
+    block of it holds (all arrays placed in it, plus its free and release entries),
+    by the capacity rule; on Vulkan, also within its share of the root buffer's limit
+    (module docstring). The caller lays the root out again.
+    """
+    pools: list[Pool] = prog.__dict__.get("pools", [])
+    if not pools:
+        return
+    _budget()  # on Vulkan: records the root's limit
+    row_bytes = [pool.row_bytes() for pool in pools]
+    rule = [
+        (pointer_capacity if pool.node.kind == "pointer" else chunk_capacity)(pool.cells, b)
+        for pool, b in zip(pools, row_bytes)
+    ]
+    limit = prog.__dict__.get("root_limit")
+    if limit is not None:  # Vulkan's buffer, or the CPU root's 32-bit offsets
+        scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
+        fixed = sum(
+            FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
+        ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
+        wants = [cap * b for cap, b in zip(rule, row_bytes)]
+        shares = share_budget(wants, (limit - fixed) * 3 // 4)  # LATER_FIELDS
+        rule = [max(1, min(cap, s // b)) for cap, s, b in zip(rule, shares, row_bytes)]
+    for pool, capacity in zip(pools, rule):
+        pool.resize(capacity)
+
+
+# LATER_FIELDS: a quarter of what the other fields leave of the buffer stays free for
+# fields placed after the pools are sized (a GUI's canvas, ti.random's state), so the
+# root still binds when they come.
+
+FIELD_SLACK = 64
+"""Bytes a field may lose to alignment in the root (program.FIELD_ALIGN)."""
 
 
 class Pool:
@@ -106,6 +179,23 @@ class Pool:
         self.free = hidden("_pool_free", self.capacity)
         self.release = hidden("_pool_release", self.capacity)
         _program.get_program().__dict__.setdefault("pools", []).append(self)
+
+    @property
+    def cells(self) -> int:
+        """The cells (pointer) or chunks (dynamic) that may hold a block at once."""
+        return math.prod(cells(self.node).values())
+
+    def row_bytes(self) -> int:
+        """The bytes one block takes: a row of every array in it, and its entries in
+        the free and release stacks."""
+        return sum(f.nbytes // self.rows for f in self.arrays) + 8
+
+    def resize(self, capacity: int) -> None:
+        """Hold `capacity` blocks (only before the root exists: the caller lays the
+        root out again)."""
+        self.capacity = capacity
+        self.rows = capacity + RESERVED_BLOCKS
+        self.free.shape = self.release.shape = (capacity,)
 
     # -- host side (Python scope: nothing runs on the device meanwhile) ---------------
 
@@ -184,11 +274,18 @@ class Pool:
             at = self.state.offset + 4 * EXHAUSTED
             exhausted = root[at : at + 4].view(np.int32)[0]
         if exhausted:
+            limit = _program.get_program().__dict__.get("root_limit")
+            bound = (
+                f"on this device the pools share one buffer of at most {limit} bytes "
+                "(maxStorageBufferRange)"
+                if limit is not None
+                else "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
+                f"as device_memory_GB / 4 holds, at least {FULL_POOL_CELLS} for a "
+                "pointer SNode)"
+            )
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
-                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks as "
-                "device_memory_GB / 4 holds, at least "
-                f"{FULL_POOL_CELLS} for a pointer SNode), or activate fewer cells at once"
+                f"{bound}, or activate fewer cells at once"
             )
 
     @property

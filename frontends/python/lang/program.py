@@ -175,6 +175,31 @@ _LOG_LEVELS = {
 }  # fmt: skip
 
 
+ROOT_BYTES_LIMIT = 2**31 - 1
+"""The largest root: kernels address fields with 32-bit signed byte offsets."""
+
+LAZY_ROOT_BYTES = 1 << 28
+"""A CPU root of this many bytes or more takes memory only where it is written."""
+
+
+def _zeroed_bytes(nbytes: int, lazy: bool) -> np.ndarray:
+    """
+    `nbytes` zero bytes. `lazy`: reserved address space (Linux: an anonymous private
+    mapping with MAP_NORESERVE) whose pages take memory when first written, as Taichi's
+    CPU runtime reserves its sparse pools: a pool of every cell of a large sparse field
+    costs what the program activates, not its full size. Elsewhere, numpy's zeros.
+    """
+    if lazy:
+        import mmap
+
+        flags = mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS | getattr(mmap, "MAP_NORESERVE", 0)
+        try:
+            return np.frombuffer(mmap.mmap(-1, nbytes, flags=flags), dtype=np.uint8)
+        except (OSError, ValueError, OverflowError):
+            pass  # no such mapping here: commit it as numpy does
+    return np.zeros(nbytes, dtype=np.uint8)
+
+
 def llvm_opt_level(opt_level: int) -> int:
     """LLVM's -O level for ti.init's opt_level: Taichi's 0 turns its optimisations off,
     any other level (1 by default) runs them all, so -O0 or -O3."""
@@ -261,6 +286,7 @@ class Program:
         self._root: np.ndarray | None = None
         self._root_storage: np.ndarray | None = None
         self.materialized = False
+        self.layout_settled = False
         self._backend: Any = None
         self.symbols: set[str] = set()
         self.compiled_kernels = 0
@@ -270,13 +296,24 @@ class Program:
 
     def place_field(self, f: Field, name: str | None) -> None:
         """Give `f` its byte offset and symbol name; grow the root if it exists."""
-        offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
-        f.offset = offset
         f.symbol = self.unique_symbol(name or f"field{len(self.fields)}")
-        self.root_size = offset + max(f.nbytes, 1)
+        self._put(f)
         self.fields.append(f)
         if self.materialized:
             self._grow()
+
+    def _put(self, f: Field) -> None:
+        """Place `f` at the end of the root."""
+        offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
+        if offset + f.nbytes > ROOT_BYTES_LIMIT:
+            raise TaichiError(
+                f"placing a field of shape {tuple(getattr(f, 'shape', ()))} takes the fields "
+                f"to {(offset + f.nbytes) / 2**30:.2f} GiB: taichi-xdsl addresses its fields "
+                f"with 32-bit byte offsets, so all fields together hold at most "
+                f"{ROOT_BYTES_LIMIT / 2**30:.0f} GiB"
+            )
+        f.offset = offset
+        self.root_size = f.offset + max(f.nbytes, 1)
 
     def unique_symbol(self, name: str) -> str:
         """A symbol name for the IR, made unique within this program."""
@@ -292,8 +329,24 @@ class Program:
 
     def materialize(self) -> None:
         """Allocate the root buffer (once fields exist); later fields grow it."""
+        self.settle_layout()
         self.materialized = True
         self._grow()
+
+    def settle_layout(self) -> None:
+        """Before the first kernel is built or the root allocated: size the sparse pools
+        from the arrays placed in them (lang/pools.py) and give every field its offset
+        again. Fields placed later go at the end, where they are."""
+        if self.layout_settled:
+            return
+        self.layout_settled = True
+        if self.__dict__.get("pools"):
+            from .pools import size_pools
+
+            size_pools(self)
+            self.root_size = 0
+            for f in self.fields:
+                self._put(f)
 
     @property
     def root(self) -> np.ndarray | None:
@@ -312,8 +365,17 @@ class Program:
         limit = self.__dict__.get("root_limit")  # a device's largest buffer (pools.py)
         if limit is not None:
             capacity = max(self.root_size, min(capacity, limit))
-        # Over-allocate so the buffer itself starts on a 64-byte boundary.
-        storage = np.zeros(capacity + FIELD_ALIGN, dtype=np.uint8)
+        storage = self._root_storage
+        if old is not None and storage is not None:
+            start = old.ctypes.data - storage.ctypes.data
+            if start + capacity <= storage.size:  # reserved room: grow in place, no copy
+                self._root = storage[start : start + capacity]
+                return
+        # A large CPU root is reserved address space, twice what it needs so it can grow
+        # in place (a copy would touch every page of a sparse pool); over-allocate so
+        # the buffer itself starts on a 64-byte boundary.
+        lazy = self.config.arch is not vulkan and capacity >= LAZY_ROOT_BYTES
+        storage = _zeroed_bytes((2 * capacity if lazy else capacity) + FIELD_ALIGN, lazy)
         start = (-storage.ctypes.data) % FIELD_ALIGN
         root = storage[start : start + capacity]
         if old is not None:

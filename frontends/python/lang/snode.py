@@ -33,7 +33,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiRuntimeError
 
 from . import dtypes
 from . import program as _program
@@ -41,6 +41,16 @@ from .enums import SNodeGradType
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
 _DENSE_BACKING_LIMIT = 8 * 2**30
+
+
+def check_field_extents(shape: Sequence[int]) -> None:
+    """Every extent of a field (or of an SNode) is positive, as Taichi requires."""
+    for axis, s in enumerate(shape):
+        if s <= 0:
+            raise TaichiRuntimeError(
+                "Every dimension of a Taichi field should be positive, "
+                f"got {s} in dimension {axis}."
+            )
 
 
 class SNode:
@@ -159,6 +169,7 @@ class SNode:
             raise TaichiError(f"{kind}({axis}, {dimensions}): one extent per axis needed")
         if kind == "dynamic" and len(indices) != 1:
             raise TaichiError("dynamic SNode: exactly one axis")
+        check_field_extents([int(d) for d in dims])
         child = SNode(kind, self, {a: int(d) for a, d in zip(indices, dims)}, chunk_size)
         self.children.append(child)
         return child
@@ -212,10 +223,19 @@ class SNode:
         for f, placed in members.items():  # all members here: the field; else recorded
             if len(placed) == math.prod(f.element_shape):
                 expanded.append(f)
-            else:
-                f.__dict__.setdefault("placed_members", {}).update(
-                    {i: shape for i in sorted(placed)}
-                )
+                continue
+            f.__dict__.setdefault("placed_members", {}).update(
+                {i: shape for i in sorted(placed)}
+            )
+            sparse = f.__dict__.setdefault("members_sparse", [])
+            sparse.append(self.is_sparse_tree())
+            shapes = f.placed_members
+            if (
+                len(shapes) == math.prod(f.element_shape)
+                and len(set(shapes.values())) == 1
+                and not any(sparse)
+            ):  # placed apart, one shape, dense: stored together, the values the same
+                expanded.append(f)
         from .field import Field
         from .pools import local_extents, nearest_pool
 

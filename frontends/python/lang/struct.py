@@ -20,7 +20,7 @@ import inspect
 from functools import partial
 from typing import Any
 
-from taichi_xdsl.utils.errors import TaichiError
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError
 
 from .matrix import Aggregate
 
@@ -153,6 +153,16 @@ class StructField:
         for f in self.fields.values():
             f.fill(value)
 
+    def copy_from(self, other: StructField) -> None:
+        """Copy every member of another struct field of the same type and shape."""
+        if not isinstance(other, StructField) or other.fields.keys() != self.fields.keys():
+            raise TypeError(
+                "copy_from takes a struct field with the same members, got "
+                f"{type(other).__name__}"
+            )
+        for m, f in self.fields.items():
+            f.copy_from(other.fields[m])
+
 
 class StructVal(Aggregate):
     """A struct value in a kernel: member name -> value."""
@@ -235,6 +245,8 @@ def dataclass(cls: type) -> StructType:
     from .kernel import Func
 
     annotations = dict(getattr(cls, "__annotations__", {}))
+    if any(name in vars(cls) for name in annotations):  # `b: float = 3.14`
+        raise TaichiSyntaxError("Default value in @dataclass is not supported.")
     methods = {k: v for k, v in vars(cls).items() if isinstance(v, Func)}
     py_methods = {
         k: v

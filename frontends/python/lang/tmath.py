@@ -89,7 +89,7 @@ inverse = Intrinsic("inverse", _np_fn(np.linalg.inv))
 
 vec2, vec3, vec4 = (VectorType(n, float) for n in (2, 3, 4))
 ivec2, ivec3, ivec4 = (VectorType(n, int) for n in (2, 3, 4))
-uvec2, uvec3, uvec4 = (VectorType(n, dtypes.u32) for n in (2, 3, 4))
+uvec2, uvec3, uvec4 = (VectorType(n, dtypes.DEFAULT_UP) for n in (2, 3, 4))
 dvec2, dvec3, dvec4 = (VectorType(n, dtypes.f64) for n in (2, 3, 4))
 mat2, mat3, mat4 = (MatrixType(n, n, float) for n in (2, 3, 4))
 dmat2, dmat3, dmat4 = (MatrixType(n, n, dtypes.f64) for n in (2, 3, 4))

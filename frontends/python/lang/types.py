@@ -123,15 +123,17 @@ def ndarray(
     )
 
 
-def vector(n: int, dtype: Any = None) -> Any:
-    """`ti.types.vector(n, dtype)`: the type of n-vectors."""
+def vector(n: int | None = None, dtype: Any = None) -> Any:
+    """`ti.types.vector(n, dtype)`: the type of n-vectors (size-less: see
+    matrix.AnyMatrixType)."""
     from .matrix import vector as _vector
 
     return _vector(n, dtype)
 
 
-def matrix(n: int, m: int, dtype: Any = None) -> Any:
-    """`ti.types.matrix(n, m, dtype)`: the type of n x m matrices."""
+def matrix(n: int | None = None, m: int | None = None, dtype: Any = None) -> Any:
+    """`ti.types.matrix(n, m, dtype)`: the type of n x m matrices (size-less: see
+    matrix.AnyMatrixType)."""
     from .matrix import matrix as _matrix
 
     return _matrix(n, m, dtype)

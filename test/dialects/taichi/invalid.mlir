@@ -150,3 +150,27 @@ taichi.kernel @kernel_without_return(%v: f32) {
   %s = memref.alloca() : memref<f32>
 }
 // CHECK: 'taichi.kernel' body must end in taichi.return
+
+// -----
+
+taichi.kernel @assert_three_values(%c: i1, %n: i32) {
+  taichi.assert %c, "{} {} {}" (%n, %n, %n : i32, i32, i32)
+  taichi.return
+}
+// CHECK: 'taichi.assert' formats at most 2 values, got 3
+
+// -----
+
+taichi.kernel @assert_f64_value(%c: i1, %v: f64) {
+  taichi.assert %c, "v = {}" (%v : f64)
+  taichi.return
+}
+// CHECK: 'taichi.assert' formats i32 and f32 values, got f64
+
+// -----
+
+taichi.kernel @assert_holes_and_values_differ(%c: i1, %v: f32) {
+  taichi.assert %c, "v = {} {}" (%v : f32)
+  taichi.return
+}
+// CHECK: 'taichi.assert' message has 2 '{}' for 1 values

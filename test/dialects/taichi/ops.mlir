@@ -51,6 +51,7 @@ taichi.kernel @access(%a: f32, %arr: memref<?xf32>) -> f32 {
 // CHECK-NEXT:        taichi.yield
 // CHECK-NEXT:      }
 // CHECK-NEXT:      taichi.assert %c, "c holds"
+// CHECK-NEXT:      taichi.assert %c, "n = {:d}"(%n : i32)
 // CHECK-NEXT:      taichi.break
 // CHECK-NEXT:    }
 // CHECK-NEXT:    taichi.return
@@ -75,6 +76,7 @@ taichi.kernel @control(%n: i32, %c: i1) {
       taichi.yield
     }
     taichi.assert %c, "c holds"
+    taichi.assert %c, "n = {:d}" (%n : i32)
     taichi.break
   }
   taichi.return

@@ -1,8 +1,9 @@
 """
 `ti.algorithms.parallel_sort`: a stable LSD radix sort in our kernels.
 
-The keys are mapped into an ndarray of sortable u32 bits (and back) by small kernels
-per field; the radix passes work on ndarrays only, so they compile once per program
+The first pass maps the keys into an ndarray of sortable u32 (u64) bits as it counts
+their digits, and the last scatters them back into the field: those two kernels compile
+per field; the passes between work on ndarrays only, so they compile once per program
 (and come from the offline cache after that), whatever the fields and their sizes.
 """
 
@@ -13,6 +14,7 @@ from typing import Any
 import taichi_xdsl as ti
 from taichi_xdsl.utils.errors import TaichiError
 
+from ..scratch import borrow
 from .scan import chunk_slots, inclusive_scan
 
 _RADIX_BITS = 8
@@ -21,37 +23,60 @@ _BLOCK = 4096  # keys a thread counts and scatters; at most _MAX_BLOCKS blocks
 _MAX_BLOCKS = 4096
 _CPU_BLOCKS_PER_THREAD = 4  # on CPU: few large blocks (the per-block counters are
 # transposed and scanned every pass, 256 per block), enough to balance the threads
-@ti.kernel
-def _to_sortable(keys: ti.template(), first: ti.i32, out: ti.types.ndarray(ndim=1),
-                 kind: ti.template(), bits: ti.template()):
-    """out[i]: the unsigned bits of keys[first + i] (`bits` wide), ordered as the keys."""
-    sign = ti.static(1 << (bits - 1))
-    for i in range(out.shape[0]):
-        if ti.static(kind == "float"):
-            b = ti.bit_cast(keys[first + i], out.dtype)
-            # Negative floats: flip every bit (they order backwards); others: the sign.
-            out[i] = ~b if b & ti.cast(sign, out.dtype) else b | ti.cast(sign, out.dtype)
-        elif ti.static(kind == "signed"):  # two's complement: flip the sign bit
-            out[i] = ti.cast(keys[first + i], out.dtype) ^ ti.cast(sign, out.dtype)
-        else:
-            out[i] = keys[first + i]
+@ti.func
+def _sortable(key, dtype: ti.template(), kind: ti.template(), bits: ti.template()):
+    """The unsigned bits (`dtype`, `bits` wide) of a key, ordered as the keys."""
+    sign = ti.cast(ti.static(1 << (bits - 1)), dtype)
+    out = ti.cast(0, dtype)
+    if ti.static(kind == "float"):
+        b = ti.bit_cast(key, dtype)
+        # Negative floats: flip every bit (they order backwards); others: the sign.
+        out = ~b if b & sign else b | sign
+    elif ti.static(kind == "signed"):  # two's complement: flip the sign bit
+        out = ti.cast(key, dtype) ^ sign
+    else:
+        out = key
+    return out
+
+
+@ti.func
+def _key(b, bdtype: ti.template(), dtype: ti.template(), kind: ti.template(),
+         bits: ti.template()):
+    """The inverse of _sortable: the key (of `dtype`) whose sortable bits (of `bdtype`)
+    are b."""
+    sign = ti.cast(ti.static(1 << (bits - 1)), bdtype)
+    out = ti.cast(0, dtype)
+    if ti.static(kind == "float"):
+        out = ti.bit_cast(b ^ sign if b & sign else ~b, dtype)
+    elif ti.static(kind == "signed"):
+        out = ti.cast(b ^ sign, dtype)
+    else:
+        out = b
+    return out
+
+
+@ti.func
+def _digit(u, shift, dtype: ti.template()):
+    """The radix digit of sortable bits u (of `dtype`) at `shift`."""
+    return ti.cast((u >> ti.cast(shift, dtype)) & ti.cast(_BUCKETS - 1, dtype), ti.i32)
 
 
 @ti.kernel
-def _from_sortable(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32,
-                   kind: ti.template(), bits: ti.template()):
-    """The inverse of _to_sortable."""
-    sign = ti.static(1 << (bits - 1))
-    for i in range(sk.shape[0]):
-        b = sk[i]
-        if ti.static(kind == "float"):
-            b = b ^ ti.cast(sign, sk.dtype) if b & ti.cast(sign, sk.dtype) else ~b
-            keys[first + i] = ti.bit_cast(b, keys.dtype)
-        elif ti.static(kind == "signed"):
-            keys[first + i] = ti.cast(b ^ ti.cast(sign, sk.dtype), keys.dtype)
-        else:
-            keys[first + i] = b
-
+def _to_sortable_and_count(keys: ti.template(), first: ti.i32, n: ti.i32, blocks: ti.i32,
+                           block: ti.i32, sk: ti.types.ndarray(ndim=1),
+                           counts: ti.types.ndarray(ndim=1), kind: ti.template(),
+                           bits: ti.template()):
+    """sk[i]: the sortable bits of keys[first + i], and the first pass's counts (as
+    _count_digits with shift 0), in one read of the keys."""
+    for b in range(blocks):
+        base = b * _BUCKETS
+        for d in range(_BUCKETS):
+            counts[base + d] = 0
+        for i in range(b * block, ti.min((b + 1) * block, n)):
+            u = _sortable(keys[first + i], sk.dtype, kind, bits)
+            sk[i] = u
+            d = _digit(u, 0, sk.dtype)
+            counts[base + d] = counts[base + d] + 1
 
 
 @ti.kernel
@@ -71,7 +96,7 @@ def _count_digits(sk: ti.types.ndarray(ndim=1), n: ti.i32, shift: ti.i32, blocks
         for d in range(_BUCKETS):
             counts[base + d] = 0
         for i in range(b * block, ti.min((b + 1) * block, n)):
-            d = ti.cast((sk[i] >> ti.cast(shift, ti.u32)) & ti.u32(_BUCKETS - 1), ti.i32)
+            d = _digit(sk[i], shift, sk.dtype)
             counts[base + d] = counts[base + d] + 1
 
 
@@ -106,10 +131,30 @@ def _scatter(sk: ti.types.ndarray(ndim=1), perm: ti.types.ndarray(ndim=1), n: ti
         base = b * _BUCKETS
         for i in range(b * block, ti.min((b + 1) * block, n)):
             key = sk[i]
-            d = ti.cast((key >> ti.cast(shift, ti.u32)) & ti.u32(_BUCKETS - 1), ti.i32)
+            d = _digit(key, shift, sk.dtype)
             pos = offsets[base + d]
             offsets[base + d] = pos + 1
             sk_out[pos] = key
+            if ti.static(with_perm):
+                perm_out[pos] = perm[i]
+
+
+@ti.kernel
+def _scatter_to_keys(sk: ti.types.ndarray(ndim=1), perm: ti.types.ndarray(ndim=1), n: ti.i32,
+                     shift: ti.i32, blocks: ti.i32, block: ti.i32,
+                     offsets: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.i32,
+                     perm_out: ti.types.ndarray(ndim=1), with_perm: ti.template(),
+                     kind: ti.template(), bits: ti.template()):
+    """The last pass's _scatter, writing the keys themselves (mapped back from their
+    sortable bits) rather than another ndarray to copy them from."""
+    for b in range(blocks):
+        base = b * _BUCKETS
+        for i in range(b * block, ti.min((b + 1) * block, n)):
+            u = sk[i]
+            d = _digit(u, shift, sk.dtype)
+            pos = offsets[base + d]
+            offsets[base + d] = pos + 1
+            keys[first + pos] = _key(u, sk.dtype, keys.dtype, kind, bits)
             if ti.static(with_perm):
                 perm_out[pos] = perm[i]
 
@@ -160,21 +205,29 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
     block = (n + blocks - 1) // blocks
     m = _BUCKETS * blocks
     kind, bits = _KEYS[name]
-    sk, sk2, perm, perm2, counts, offsets, sums = _scratch(n, m, bits)
-    _to_sortable(keys, first, sk, kind, bits)
-    with_perm = values is not None  # keys alone are mapped back from their bits
-    if with_perm:
-        _iota(perm)
-    for shift in range(0, bits, _RADIX_BITS):
-        _count_digits(sk, n, shift, blocks, block, counts)
-        _to_digit_major(counts, blocks, offsets)
-        inclusive_scan(offsets, m, sums)
-        _block_offsets(offsets, blocks, counts)
-        _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
-        sk, sk2, perm, perm2 = sk2, sk, perm2, perm
-    _from_sortable(sk, keys, first, kind, bits)
-    if values is not None:
-        _permute(values, vfirst, perm)
+    with borrow(("sort", n, m, bits), lambda: _scratch(n, m, bits)) as scratch:
+        sk, sk2, perm, perm2, counts, offsets, sums = scratch
+        # The first pass counts as it maps the keys to their sortable bits; the last
+        # scatters them back into the field: two passes over the keys fewer.
+        _to_sortable_and_count(keys, first, n, blocks, block, sk, counts, kind, bits)
+        with_perm = values is not None
+        if with_perm:
+            _iota(perm)
+        last = bits - _RADIX_BITS
+        for shift in range(0, bits, _RADIX_BITS):
+            if shift > 0:
+                _count_digits(sk, n, shift, blocks, block, counts)
+            _to_digit_major(counts, blocks, offsets)
+            inclusive_scan(offsets, m, sums)
+            _block_offsets(offsets, blocks, counts)
+            if shift == last:
+                _scatter_to_keys(sk, perm, n, shift, blocks, block, counts, keys, first,
+                                 perm2, with_perm, kind, bits)
+            else:
+                _scatter(sk, perm, n, shift, blocks, block, counts, sk2, perm2, with_perm)
+            sk, sk2, perm, perm2 = sk2, sk, perm2, perm
+        if values is not None:
+            _permute(values, vfirst, perm)
 
 
 def _max_blocks() -> int:
@@ -194,37 +247,19 @@ def _max_blocks() -> int:
 
 def _permute(x: Any, first: int, perm: Any) -> None:
     """x[first + i] <- x[first + perm[i]] for every i."""
-    tmp = _cached(("tmp", x.shape[0], x.dtype), lambda: ti.ndarray(x.dtype, x.shape[0]))
-    _gather(x, first, perm, tmp)
-    _copy_back(tmp, x, first)
-
-
-# Scratch ndarrays, made once per program and size, so that a sort called in a loop
-# does not allocate each time.
-_SCRATCH: dict[Any, Any] = {}
-
-
-def _cached(key: tuple[Any, ...], make: Any) -> Any:
-    from taichi_xdsl.frontends.python.lang.program import get_program
-
-    prog = get_program()
-    if _SCRATCH.get("program") is not prog:
-        _SCRATCH.clear()
-        _SCRATCH["program"] = prog
-    if key not in _SCRATCH:
-        _SCRATCH[key] = make()
-    return _SCRATCH[key]
+    make = lambda: ti.ndarray(x.dtype, x.shape[0])  # noqa: E731
+    with borrow(("sort-values", x.shape[0], x.dtype), make) as tmp:
+        _gather(x, first, perm, tmp)
+        _copy_back(tmp, x, first)
 
 
 def _scratch(n: int, m: int, bits: int) -> tuple[Any, ...]:
+    """The keys' sortable bits and their positions (twice: the passes ping-pong), the
+    per-block digit counts and offsets, and the scan's chunk sums."""
     sortable = ti.u64 if bits == 64 else ti.u32
-
-    def make() -> tuple[Any, ...]:
-        return (
-            ti.ndarray(sortable, n), ti.ndarray(sortable, n),
-            ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
-            ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
-            ti.ndarray(ti.i32, chunk_slots(m)),
-        )
-
-    return _cached(("sort", n, m, bits), make)
+    return (
+        ti.ndarray(sortable, n), ti.ndarray(sortable, n),
+        ti.ndarray(ti.i32, n), ti.ndarray(ti.i32, n),
+        ti.ndarray(ti.i32, m), ti.ndarray(ti.i32, m),
+        ti.ndarray(ti.i32, chunk_slots(m)),
+    )

@@ -24,51 +24,59 @@ from taichi_xdsl.utils.errors import TaichiTypeError
 # Cyclic Jacobi converges quadratically: these sweeps take random 3x3 matrices to full
 # f32 / f64 precision (test_linalg_decompositions checks it on thousands of them).
 _SWEEPS = {32: 5, 64: 7}
+# It stops earlier once the off-diagonal is below the unit roundoff times the diagonal
+# (squared: 2^-48, 2^-106): one more sweep would change nothing but rounding. Random
+# f32 matrices usually get there in four sweeps.
+_OFF_DIAGONAL_TOLERANCE2 = {32: 2.0**-48, 64: 2.0**-106}
 
 
 def _bits(dt: Any) -> int:
     return 64 if dt == ti.f64 else 32
 
 
-@ti.func
-def _rotation(app, aqq, apq, dt: ti.template()):
-    """(c, s) of the Jacobi rotation that zeroes the (p, q) entry of a symmetric matrix."""
-    c = ti.cast(1, dt)
-    s = ti.cast(0, dt)
-    if apq != 0:
-        theta = (aqq - app) / (2 * apq)
-        t = ti.cast(0, dt)
-        if ti.abs(theta) > ti.cast(1e15, dt):
-            t = 1 / (2 * theta)  # theta^2 would overflow; t ~ 1/(2 theta)
-        else:
-            t = 1 / (ti.abs(theta) + ti.sqrt(theta * theta + 1))
-            if theta < 0:
-                t = -t
-        c = 1 / ti.sqrt(t * t + 1)
-        s = t * c
-    return c, s
+def _tiny(dt: Any) -> float:
+    """The smallest positive normal number of `dt`."""
+    return 2.2250738585072014e-308 if dt == ti.f64 else 1.1754943508222875e-38
 
 
 @ti.func
-def _jacobi_sweep(S0, V0, p: ti.template(), q: ti.template(), dt: ti.template()):
-    """Rotate rows/columns p, q of S (S <- Jᵀ S J) and V (V <- V J)."""
-    c, s = _rotation(S0[p, p], S0[q, q], S0[p, q], dt)
+def _jacobi_rotation(S0, V0, p: ti.template(), q: ti.template(), dt: ti.template()):
+    """
+    One Jacobi rotation J of a symmetric S (S <- Jᵀ S J, which zeroes S[p, q]) and of V
+    (V <- V J), in the symmetric form of Golub & Van Loan 8.5.2: the new S[p, p] and
+    S[q, q] are S[p, p] -/+ t S[p, q], and only the other row/column r of a 3x3 mixes.
+
+    t = tan(angle) = sign(d) 2 S[p,q] / (|d| + sqrt(d² + 4 S[p,q]²)), d = S[q,q] - S[p,p]:
+    the root of smaller magnitude of t² + 2θt - 1 = 0, θ = d / (2 S[p,q]), computed
+    without a branch and without dividing by S[p, q] (t is 0 when S[p, q] is). Entries
+    must stay below ~1e18 (f32) so that d² does not overflow: sym_eig_jacobi scales S
+    to |entries| <= 1 first.
+    """
     S = S0
     V = V0
-    n = ti.static(S0.n)
-    for k in ti.static(range(n)):
-        skp = S[k, p]
-        skq = S[k, q]
-        S[k, p] = c * skp - s * skq
-        S[k, q] = s * skp + c * skq
-    for k in ti.static(range(n)):
-        spk = S[p, k]
-        sqk = S[q, k]
-        S[p, k] = c * spk - s * sqk
-        S[q, k] = s * spk + c * sqk
-    for k in ti.static(range(n)):
-        vkp = V[k, p]
-        vkq = V[k, q]
+    apq = S0[p, q]
+    d = S0[q, q] - S0[p, p]
+    two_apq = apq + apq
+    num = ti.select(d >= 0, two_apq, -two_apq)
+    den = ti.abs(d) + ti.sqrt(d * d + two_apq * two_apq)
+    t = num / ti.max(den, ti.static(_tiny(dt)))  # den == 0 only when num == 0
+    c = 1 / ti.sqrt(t * t + 1)
+    s = t * c
+    S[p, p] = S0[p, p] - t * apq
+    S[q, q] = S0[q, q] + t * apq
+    S[p, q] = ti.cast(0, dt)
+    S[q, p] = ti.cast(0, dt)
+    for r in ti.static(range(S0.n)):
+        if ti.static(r != p and r != q):
+            arp = S0[r, p]
+            arq = S0[r, q]
+            S[r, p] = c * arp - s * arq
+            S[p, r] = S[r, p]
+            S[r, q] = s * arp + c * arq
+            S[q, r] = S[r, q]
+    for k in ti.static(range(S0.n)):
+        vkp = V0[k, p]
+        vkq = V0[k, q]
         V[k, p] = c * vkp - s * vkq
         V[k, q] = s * vkp + c * vkq
     return S, V
@@ -78,31 +86,53 @@ def _jacobi_sweep(S0, V0, p: ti.template(), q: ti.template(), dt: ti.template())
 def sym_eig_jacobi(A, dt: ti.template()):
     """Eigenvalues (the diagonal of the result) and eigenvectors (columns of a rotation) of
     a symmetric 2x2 or 3x3 matrix."""
-    S = ti.cast(A, dt)
+    Af = ti.cast(A, dt)
+    S = (Af + Af.transpose()) * ti.cast(0.5, dt)  # the rotations read either triangle
     V = ti.Matrix.identity(dt, A.n)
+    # Scale to |entries| <= 1 (the rotations square differences of entries), back after.
+    m = ti.cast(0, dt)
+    for i in ti.static(range(A.n)):
+        for j in ti.static(range(i, A.n)):
+            m = ti.max(m, ti.abs(S[i, j]))
+    m = ti.max(m, ti.static(_tiny(dt)))
+    S = S * (1 / m)
     # A while loop, not range(): a range-for at a kernel's top level would run its
     # iterations in parallel, and the sweeps depend on each other.
     sweep = 0
-    while sweep < ti.static(_SWEEPS[ti.static(_bits(dt))]):
+    off2 = ti.cast(1, dt)
+    diag2 = ti.cast(0, dt)
+    tolerance2 = ti.cast(ti.static(_OFF_DIAGONAL_TOLERANCE2[_bits(dt)]), dt)
+    while sweep < ti.static(_SWEEPS[ti.static(_bits(dt))]) and off2 > tolerance2 * diag2:
         for p, q in ti.static([(0, 1), (0, 2), (1, 2)] if A.n == 3 else [(0, 1)]):
-            S, V = _jacobi_sweep(S, V, p, q, dt)
+            S, V = _jacobi_rotation(S, V, p, q, dt)
         sweep += 1
-    return S, V
+        off2 = ti.cast(0, dt)
+        diag2 = ti.cast(0, dt)
+        for i in ti.static(range(A.n)):
+            diag2 += S[i, i] * S[i, i]
+            for j in ti.static(range(i + 1, A.n)):
+                off2 += S[i, j] * S[i, j]
+    return S * m, V
 
 
 @ti.func
-def _swap_columns(M0, V0, i: ti.template(), j: ti.template()):
-    """Swap the columns i and j of M and V, negating the new column j of both so that det V stays and M = A V still holds."""
+def _order_columns(S0, M0, V0, i: ti.template(), j: ti.template()):
+    """When S[j, j] > S[i, i]: swap those, and the columns i and j of M and V, negating the
+    new column j of both so that det V stays and M = A V still holds. Selects, not a
+    branch: which way it goes is a coin toss for random matrices (a mispredicted branch
+    a time)."""
+    S = S0
     M = M0
     V = V0
-    for k in ti.static(range(M.n)):
-        m = M[k, i]
-        M[k, i] = M[k, j]
-        M[k, j] = -m
-        v = V[k, i]
-        V[k, i] = V[k, j]
-        V[k, j] = -v
-    return M, V
+    swap = S0[i, i] < S0[j, j]
+    S[i, i] = ti.select(swap, S0[j, j], S0[i, i])
+    S[j, j] = ti.select(swap, S0[i, i], S0[j, j])
+    for k in ti.static(range(M0.n)):
+        M[k, i] = ti.select(swap, M0[k, j], M0[k, i])
+        M[k, j] = ti.select(swap, -M0[k, i], M0[k, j])
+        V[k, i] = ti.select(swap, V0[k, j], V0[k, i])
+        V[k, j] = ti.select(swap, -V0[k, i], V0[k, j])
+    return S, M, V
 
 
 @ti.func
@@ -113,12 +143,10 @@ def _givens_qr(B0, dt: ti.template()):
     for p, q in ti.static([(0, 1), (0, 2), (1, 2)] if B0.n == 3 else [(0, 1)]):
         a = B[p, p]
         b = B[q, p]
-        r = ti.sqrt(a * a + b * b)
-        c = ti.cast(1, dt)
-        s = ti.cast(0, dt)
-        if r > 0:
-            c = a / r
-            s = b / r
+        r2 = a * a + b * b
+        inv = 1 / ti.sqrt(ti.max(r2, ti.static(_tiny(dt))))
+        c = ti.select(r2 > 0, a * inv, ti.cast(1, dt))
+        s = ti.select(r2 > 0, b * inv, ti.cast(0, dt))
         for k in ti.static(range(B0.n)):
             bpk = B[p, k]
             bqk = B[q, k]
@@ -140,11 +168,7 @@ def svd(A, dt: ti.template()):
     B = Af @ V
     # Sort the columns by singular value (the norms of AV's columns), largest first.
     for i, j in ti.static([(0, 1), (0, 2), (1, 2)] if A.n == 3 else [(0, 1)]):
-        if S[i, i] < S[j, j]:
-            t = S[i, i]
-            S[i, i] = S[j, j]
-            S[j, j] = t
-            B, V = _swap_columns(B, V, i, j)
+        S, B, V = _order_columns(S, B, V, i, j)
     U, R = _givens_qr(B, dt)
     sigma = ti.Matrix.zero(dt, A.n, A.n)
     for i in ti.static(range(A.n)):

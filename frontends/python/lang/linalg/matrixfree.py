@@ -15,6 +15,8 @@ from typing import Any
 import taichi_xdsl as ti
 from taichi_xdsl.utils.errors import TaichiError
 
+from ..scratch import borrow
+
 
 class LinearOperator:
     """A matrix given by its product: `matvec(v, Av)` is a kernel writing A v into Av."""
@@ -65,12 +67,16 @@ def _bicgstab_p(p: ti.template(), r: ti.template(), beta: ti.f64, omega: ti.f64,
         p[I] = r[I] + ti.cast(beta, p.dtype) * (p[I] - ti.cast(omega, p.dtype) * v[I])
 
 
-def _like(x: Any) -> Any:
+def _work_vectors(x: Any, count: int, solver: str) -> Any:
+    """`count` scalar fields shaped as x, the solver's own while its `with` block runs:
+    the same fields at every call, so the kernels over them compile once (see scratch)."""
     if not isinstance(x, ti.Field):
         raise TaichiError(
             f"matrix-free solvers take scalar fields, got {type(x).__name__}"
         )
-    return ti.field(x.dtype, shape=x.shape)
+    shape, dtype = tuple(x.shape), x.dtype
+    make = lambda: tuple(ti.field(dtype, shape=shape) for _ in range(count))  # noqa: E731
+    return borrow((solver, shape, dtype), make)
 
 
 def _check(A: Any, b: Any, x: Any, name: str) -> None:
@@ -88,7 +94,13 @@ def MatrixFreeCG(A: LinearOperator, b: Any, x: Any, tol: float = 1e-6,  # noqa: 
     would divide by zero. Returns whether the tolerance was reached.
     """
     _check(A, b, x, "MatrixFreeCG")
-    r, p, Ap = _like(b), _like(b), _like(b)
+    with _work_vectors(b, 3, "MatrixFreeCG") as (r, p, Ap):
+        return _cg(A, b, x, tol, maxiter, quiet, r, p, Ap)
+
+
+def _cg(A: LinearOperator, b: Any, x: Any, tol: float, maxiter: int, quiet: bool,
+        r: Any, p: Any, Ap: Any) -> bool:
+    Ap.fill(0)  # as a fresh field: a matvec may leave entries (a boundary) unwritten
     A.matvec(x, Ap)
     _lincomb(r, b, -1.0, Ap)  # r = b - A x
     p.copy_from(r)
@@ -120,7 +132,14 @@ def MatrixFreeBICGSTAB(A: LinearOperator, b: Any, x: Any, tol: float = 1e-6,  # 
     """Solve A x = b (A need not be symmetric) in place in x by BiCGSTAB. Returns whether
     the residual's 2-norm fell below tol."""
     _check(A, b, x, "MatrixFreeBICGSTAB")
-    r, r0, p, v, s, t = (_like(b) for _ in range(6))
+    with _work_vectors(b, 6, "MatrixFreeBICGSTAB") as (r, r0, p, v, s, t):
+        return _bicgstab(A, b, x, tol, maxiter, quiet, r, r0, p, v, s, t)
+
+
+def _bicgstab(A: LinearOperator, b: Any, x: Any, tol: float, maxiter: int, quiet: bool,
+              r: Any, r0: Any, p: Any, v: Any, s: Any, t: Any) -> bool:
+    v.fill(0)  # as fresh fields: a matvec may leave entries (a boundary) unwritten
+    t.fill(0)
     A.matvec(x, t)
     _lincomb(r, b, -1.0, t)  # r = b - A x
     r0.copy_from(r)
