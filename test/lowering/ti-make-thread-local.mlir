@@ -292,3 +292,20 @@ offload.kernel @after_a_slot : (f32) -> () {
     %old = taichi.atomic_add %p, %v : memref<f32>
   }
 }
+
+// An unsigned min starts from all bits set (-1, the largest u32).
+// CHECK-LABEL: offload.kernel @umin
+// CHECK:         } prologue {
+// CHECK-NEXT:      %[[S:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[ID:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:      memref.store %[[ID]], %[[S]][] : memref<i32>
+offload.kernel @umin : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %h = taichi.get_field @h : memref<8xi32>
+    %c0 = arith.constant 0 : i32
+    %p = taichi.element_ptr %h[%c0] : memref<8xi32> -> memref<i32>
+    %old = taichi.atomic_min unsigned %p, %i : memref<i32>
+  }
+}
