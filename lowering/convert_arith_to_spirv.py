@@ -236,8 +236,8 @@ def _narrow_extended_compare(name: str, lhs: SSAValue, rhs: SSAValue) -> Built |
     lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
     if not lo <= value <= hi:
         return None
-    if not signed and value >= 1 << (bits - 1):
-        value -= 1 << bits  # the signless attribute holds the signed pattern
+    # an unsigned value from 2**(bits-1) up: IntegerAttr keeps its signed pattern itself
+    # (200 : i8 is -56), so it is given as it is
     constant = spirv.ConstantOp.from_int(value, narrow.type)
     return _compare(name, narrow, constant.results[0], [constant])
 
@@ -331,7 +331,7 @@ def _to_float(signed: bool) -> Builder:
     return build
 
 
-def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
+def _transcendental(kind: type[Operation]) -> Builder:
     """GLSL.std.450 functions defined for 16/32-bit floats only: an f64 one is refused
     (ti-expand-f64-math expands those it can beforehand), never narrowed to f32."""
 
@@ -346,7 +346,6 @@ def _transcendental(kind: type[Operation], arity: int = 1) -> Builder:
             )
         return _one(kind(*op.operands))  # type: ignore[call-arg]
 
-    assert arity in (1, 2)
     return build
 
 
@@ -427,8 +426,8 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     math.LogOp: _transcendental(spirv.LogOp),
     math.Log2Op: _transcendental(spirv.Log2Op),
     math.Log10Op: _log10,
-    math.PowFOp: _transcendental(spirv.PowOp, 2),
-    math.Atan2Op: _transcendental(spirv.Atan2Op, 2),
+    math.PowFOp: _transcendental(spirv.PowOp),
+    math.Atan2Op: _transcendental(spirv.Atan2Op),
 }
 """How each arith/math op becomes spirv ops: builder(op) -> (new ops, the result)."""
 

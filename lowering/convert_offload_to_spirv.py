@@ -305,11 +305,11 @@ def _task_module(
     func = spirv.FuncOp(symbol, ([], []))
     entry = func.entry_block
     module = spirv.ModuleOp([gid, nwg, func])
-    state = TaskState(module, entry, kernel, fields, caps, [], len(prints))
-    state.debug = debug
-    state.preserve_nan_inf = preserve_nan_inf
     asserts = asserts if asserts is not None else []
-    state.assert_base = len(asserts)
+    state = TaskState(
+        module, entry, kernel, fields, caps, [], len(prints), debug, preserve_nan_inf,
+        len(asserts),
+    )
     ops: list[Operation] = []
     gx = _builtin_x(module, "gid", ops)
     if isinstance(task, offload.SerialTask):

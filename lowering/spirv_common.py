@@ -53,7 +53,7 @@ class Place:
     binding: int
     index: SSAValue
     element: Attribute
-    is_bool: bool = False
+    is_bool: bool
     check: Check | None = None
 
 
@@ -77,6 +77,9 @@ class TaskState:
     caps: dict[str, int]
     prints: list[tuple[str, tuple[str, ...]]]
     print_base: int
+    debug: bool
+    preserve_nan_inf: bool
+    assert_base: int
     views: dict[tuple[int, Attribute], SSAValue] = field(default_factory=dict)
     places: dict[SSAValue, Place] = field(default_factory=dict)
     thread_locals: dict[int, SSAValue] = field(default_factory=dict)
@@ -84,10 +87,7 @@ class TaskState:
     extensions: set[str] = field(default_factory=set)
     prelude_end: Operation | None = None
     images: dict[int, SSAValue] = field(default_factory=dict)
-    debug: bool = False
     asserts: list[str] = field(default_factory=list)
-    preserve_nan_inf: bool = False
-    assert_base: int = 0
 
     # -- the entry block's prelude -----------------------------------------------------
 

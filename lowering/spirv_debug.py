@@ -18,7 +18,7 @@ from taichi_xdsl.lowering.spirv_common import (
 )
 from taichi_xdsl.utils import spirv_abi
 from taichi_xdsl.utils.print_format import assert_message
-from xdsl.dialects.builtin import FloatAttr, IntegerAttr, IntegerType, f32, i1, i32
+from xdsl.dialects.builtin import FloatAttr, IntegerType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
@@ -119,11 +119,7 @@ def guarded(
 
 def _zero_of(t: Attribute) -> spirv.ConstantOp:
     if isinstance(t, IntegerType):
-        return (
-            spirv.ConstantOp.from_int(0, t)
-            if t != i1
-            else spirv.ConstantOp(IntegerAttr(0, i1))
-        )
+        return spirv.ConstantOp.from_int(0, t)  # an i1 gives `false`
     return spirv.ConstantOp(FloatAttr(0.0, t))  # type: ignore[arg-type]
 
 

@@ -323,3 +323,19 @@ func.func @unused_value_stays(%a: i32) {
   %unused = arith.addi %a, %a : i32
   func.return
 }
+
+// Not LLVM values, left alone: a bitcast to or from index (meaningless once index is
+// i64), a constant vector of index values, a constant tensor.
+// CHECK-LABEL: func.func @left_alone
+// CHECK-NEXT:    %[[B0:.*]] = arith.bitcast %{{.*}} : i64 to index
+// CHECK-NEXT:    %[[B1:.*]] = arith.bitcast %{{.*}} : index to i64
+// CHECK-NEXT:    %[[V:.*]] = arith.constant dense<[1, 2]> : vector<2xindex>
+// CHECK-NEXT:    %[[T:.*]] = arith.constant dense<1> : tensor<2xi32>
+// CHECK-NEXT:    func.return %[[B0]], %[[B1]], %[[V]], %[[T]]
+func.func @left_alone(%l: i64, %i: index) -> (index, i64, vector<2xindex>, tensor<2xi32>) {
+  %0 = arith.bitcast %l : i64 to index
+  %1 = arith.bitcast %i : index to i64
+  %2 = arith.constant dense<[1, 2]> : vector<2xindex>
+  %3 = arith.constant dense<1> : tensor<2xi32>
+  func.return %0, %1, %2, %3 : index, i64, vector<2xindex>, tensor<2xi32>
+}
