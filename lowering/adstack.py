@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from taichi_xdsl.dialects import spirv, taichi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import IntegerAttr, i32, i64
+from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, i32, i64
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.rewriter import InsertPoint
@@ -166,8 +166,8 @@ class AdStackToLLVM(RewritePattern):
         stack_type = op.stack.type
         assert isinstance(stack_type, taichi.AdStackType)
         element = stack_type.element_type
-        width = getattr(element, "bitwidth", 64)
-        if stack_type.size * max(width // 8, 1) > MAX_STACK_BYTES:
+        assert isinstance(element, IntegerType | AnyFloat)  # AdStackType.verify
+        if stack_type.size * max(element.bitwidth // 8, 1) > MAX_STACK_BYTES:
             raise PassFailedAt(
                 op,
                 f"an adstack of {stack_type.size} values of {element} is more than "

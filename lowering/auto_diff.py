@@ -195,7 +195,7 @@ class _Adjoint:
         kernel: taichi.KernelOp,
         grads: dict[str, str],
         field_types: dict[str, MemRefType],
-        ad_stack_size: int = 0,
+        ad_stack_size: int,
     ):
         self.kernel = kernel
         self.ad_stack_size = ad_stack_size
@@ -958,7 +958,7 @@ def add_adjoint(
     kernel: taichi.KernelOp,
     grads: dict[str, str],
     field_types: dict[str, MemRefType],
-    ad_stack_size: int = 0,
+    ad_stack_size: int,
 ) -> None:
     """
     Add `@k_grad` right after the primal `taichi.kernel @k` (see the module docstring for

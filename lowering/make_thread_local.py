@@ -171,7 +171,8 @@ def _identity(family: str, unsigned: bool, element_type: Attribute) -> arith.Con
     assert isinstance(element_type, IntegerType)
     width = element_type.width.data
     if unsigned:
-        value = {"add": 0, "min": -1, "max": 0}[family]  # -1: all bits set
+        # only atomic_min / atomic_max carry `unsigned`; -1: all bits set
+        value = {"min": -1, "max": 0}[family]
     else:
         value = {"add": 0, "min": 2 ** (width - 1) - 1, "max": -(2 ** (width - 1))}[family]
     return arith.ConstantOp(IntegerAttr(value, element_type))

@@ -48,3 +48,47 @@ offload.kernel @stack : () -> () {
     taichi.adstack_pop %s : !taichi.adstack<f32, 4>
   }
 }
+
+// At the limit: 131072 f64 are exactly 1 MiB, and an i1 takes one byte (1048576 of
+// them fit): both are accepted.
+// CHECK-LABEL: llvm.func @at_limit__task0
+// CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(131072) : i64
+// CHECK-NEXT:    %{{.*}} = llvm.alloca %[[N]] x f64 {alignment = 8 : i64} : (i64) -> !llvm.ptr
+// CHECK-LABEL: llvm.func @bits__task0
+// CHECK-NEXT:    %[[N:.*]] = llvm.mlir.constant(1048576) : i64
+// CHECK-NEXT:    %{{.*}} = llvm.alloca %[[N]] x i1 {alignment = 8 : i64} : (i64) -> !llvm.ptr
+offload.kernel @at_limit : () -> () {
+  offload.serial {
+    %s = taichi.adstack_alloca : !taichi.adstack<f64, 131072>
+  }
+}
+offload.kernel @bits : () -> () {
+  offload.serial {
+    %b = taichi.adstack_alloca : !taichi.adstack<i1, 1048576>
+  }
+}
+
+// A stack made in a loop body (inside an offload.cfg): its buffer and count are still
+// allocated once, at the function's entry; only the count's reset is in the loop.
+// CHECK-LABEL: llvm.func @in_loop__task0
+// CHECK-NEXT:    %[[SIZE:.*]] = llvm.mlir.constant(4) : i64
+// CHECK-NEXT:    %{{.*}} = llvm.alloca %[[SIZE]] x f32 {alignment = 8 : i64} : (i64) -> !llvm.ptr
+// CHECK-NEXT:    %[[ONE:.*]] = llvm.mlir.constant(1) : i64
+// CHECK-NEXT:    %[[COUNT:.*]] = llvm.alloca %[[ONE]] x i32 {alignment = 4 : i64} : (i64) -> !llvm.ptr
+// CHECK-NEXT:    %{{.*}} = arith.constant 2.500000e+00 : f32
+// CHECK-NEXT:    cf.br ^bb1(%{{.*}} : i32)
+// CHECK:       ^bb2:
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    llvm.store %[[Z]], %[[COUNT]] : i32, !llvm.ptr
+offload.kernel @in_loop : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    offload.cfg {
+      %s = taichi.adstack_alloca : !taichi.adstack<f32, 4>
+      %v = arith.constant 2.5 : f32
+      %ok = taichi.adstack_push %s, %v : !taichi.adstack<f32, 4>
+      offload.cfg_exit
+    }
+  }
+}

@@ -34,3 +34,23 @@ offload.kernel @access_not_lowered : () -> f32 {
     offload.set_return 0, %v : f32
   }
 }
+
+// -----
+
+// printf has no conversion for a 128-bit integer: rejected by name, never truncated.
+// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 4]]:5: error: convert-offload-to-llvm: cannot print a i128
+offload.kernel @print_i128 : () -> () {
+  offload.serial {
+    %i = arith.constant 3 : i128
+    taichi.print "{}" %i : i128
+  }
+}
+
+// -----
+
+// A print's format string is a global of its kernel: a print outside any kernel has none.
+// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 2]]:3: error: convert-offload-to-llvm: 'taichi.print' outside a kernel
+func.func @not_a_kernel(%v: i32) {
+  taichi.print "{}" %v : i32
+  func.return
+}

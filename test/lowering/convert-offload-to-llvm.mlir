@@ -204,3 +204,72 @@ offload.kernel @specs : () -> () {
     taichi.print "{:.10d} {:08x} {:.2e}" %i, %l, %f : i32, i64, f32 {end = "%"}
   }
 }
+
+// Each kernel numbers its own strings: two texts are .str0 and .str1, a text printed
+// again reuses its global.
+// CHECK-LABEL: llvm.mlir.global internal constant @two_texts.str0("a\0A\00")
+// CHECK-NEXT:  llvm.mlir.global internal constant @two_texts.str1("b\0A\00")
+// CHECK-LABEL: llvm.func @two_texts__task0
+// CHECK-NEXT:    %{{.*}} = llvm.mlir.addressof @two_texts.str0 : !llvm.ptr
+// CHECK:         %{{.*}} = llvm.mlir.addressof @two_texts.str1 : !llvm.ptr
+// CHECK:         %{{.*}} = llvm.mlir.addressof @two_texts.str0 : !llvm.ptr
+// CHECK:       llvm.mlir.global internal constant @hoist.str0("%d %d\0A\00")
+
+// Hoisting out of a range_for: a getelementptr of constants moves before the loop, one
+// of the loop index stays in the body.
+// CHECK-LABEL: llvm.func @hoist__task0
+// CHECK-NEXT:    %[[C:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:    %{{.*}} = arith.constant 5 : i32
+// CHECK-NEXT:    %[[Q:.*]] = llvm.getelementptr %{{.*}}[%[[C]]] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+// CHECK-NEXT:    cf.br ^[[HEAD:.*]](%{{.*}} : i32)
+// CHECK-NEXT:  ^[[HEAD]](%[[I:.*]]: i32):
+// CHECK:         %[[P:.*]] = llvm.getelementptr %{{.*}}[%[[I]]] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+// CHECK-NEXT:    %{{.*}} = llvm.load %[[P]] : !llvm.ptr -> i8
+// CHECK-NEXT:    %{{.*}} = llvm.load %[[Q]] : !llvm.ptr -> i8
+
+// Only a scalar local becomes an llvm.alloca here; a local array is left as it is.
+// CHECK-LABEL: llvm.func @array_local__task0
+// CHECK-NEXT:    %{{.*}} = memref.alloca() : memref<4xf32>
+// CHECK-NEXT:    llvm.return
+offload.kernel @two_texts : () -> () {
+  offload.serial {
+    taichi.print "a"
+    taichi.print "b"
+    taichi.print "a"
+  }
+}
+offload.kernel @hoist : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %c = arith.constant 3 : i32
+    %k = arith.constant 5 : i32
+    %m = arith.muli %c, %k : i32
+    %j = arith.addi %i, %m : i32
+    %j2 = arith.addi %i, %c : i32
+    %ctx = offload.context : !llvm.ptr
+    %p = llvm.getelementptr %ctx[%i] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+    %q = llvm.getelementptr %ctx[%c] : (!llvm.ptr, i32) -> !llvm.ptr, i8
+    %v = llvm.load %p : !llvm.ptr -> i8
+    %w = llvm.load %q : !llvm.ptr -> i8
+    taichi.print "{} {}" %j, %j2 : i32, i32
+  }
+}
+offload.kernel @array_local : () -> () {
+  offload.serial {
+    %a = memref.alloca() : memref<4xf32>
+  }
+}
+
+// A local is aligned to its size: 2 for an i16, 1 for an i8 and for an i1 (a byte).
+// CHECK-LABEL: llvm.func @byte_locals__task0
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i16 {alignment = 2 : i64} : (i64) -> !llvm.ptr
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i1 {alignment = 1 : i64} : (i64) -> !llvm.ptr
+// CHECK:         %{{.*}} = llvm.alloca %{{.*}} x i8 {alignment = 1 : i64} : (i64) -> !llvm.ptr
+offload.kernel @byte_locals : () -> () {
+  offload.serial {
+    %a = memref.alloca() : memref<i8>
+    %b = memref.alloca() : memref<i1>
+    %c = memref.alloca() : memref<i16>
+  }
+}

@@ -150,3 +150,33 @@ offload.kernel @straight_line : () -> () {
     %b = arith.constant 2 : i32
   }
 }
+
+// Control flow outside any task's flow graph (a kernel not yet offloaded) is left as it
+// is: only an offload.cfg gives its blocks a region.
+// CHECK-LABEL: taichi.kernel @not_offloaded
+// CHECK-NEXT:    taichi.if %{{.*}} {
+// CHECK-NEXT:      %{{.*}} = arith.constant 1 : i32
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %{{.*}} = arith.constant 0 : i32
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    taichi.while {
+// CHECK-NEXT:      taichi.break
+// CHECK-NEXT:    }
+// CHECK-NEXT:    taichi.return
+taichi.kernel @not_offloaded(%c: i1, %n: i32) {
+  taichi.if %c {
+    %a = arith.constant 1 : i32
+    taichi.yield
+  }
+  %lo = arith.constant 0 : i32
+  taichi.range_for %i = %lo to %n : i32 {
+    taichi.yield
+  }
+  taichi.while {
+    taichi.break
+  }
+  taichi.return
+}

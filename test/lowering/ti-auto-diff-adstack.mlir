@@ -88,3 +88,41 @@ taichi.kernel @fib(%n: i32) {
   }
   taichi.return
 }
+
+// Constant bounds that do not start at 0: the stack holds upper - lower values (3 for
+// 2..5), and at least one (1 for 4..5).
+// CHECK-LABEL: taichi.kernel @offset_bounds_grad() attributes {adjoint_of = @offset_bounds} {
+// CHECK:         %[[S3:.*]] = taichi.adstack_alloca : !taichi.adstack<f32, 3>
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %two to %five : i32 {
+// CHECK:         %[[S1:.*]] = taichi.adstack_alloca : !taichi.adstack<f32, 1>
+// CHECK-NEXT:    taichi.range_for %{{.*}} = %four to %five : i32 {
+taichi.kernel @offset_bounds() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %two = arith.constant 2 : i32
+  %four = arith.constant 4 : i32
+  %five = arith.constant 5 : i32
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %px = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %p = memref.alloca() : memref<f32>
+    memref.store %v, %p[] : memref<f32>
+    taichi.range_for %j = %two to %five : i32 {
+      %a = memref.load %p[] : memref<f32>
+      %b = arith.mulf %a, %v : f32
+      memref.store %b, %p[] : memref<f32>
+      taichi.yield
+    }
+    taichi.range_for %j = %four to %five : i32 {
+      %a = memref.load %p[] : memref<f32>
+      %b = arith.mulf %a, %v : f32
+      memref.store %b, %p[] : memref<f32>
+      taichi.yield
+    }
+    %r = memref.load %p[] : memref<f32>
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %r, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}

@@ -39,3 +39,18 @@ taichi.kernel @local_array(%i: index) {
   %v = memref.load %a[%i] : memref<4xf32>
   taichi.return
 }
+
+// -----
+
+// An op of a float result with no differentiation rule: rejected by name.
+// CHECK: ti-auto-diff-forward-unsupported.mlir:[[# @LINE + 7]]:3: error: ti-auto-diff: cannot differentiate 'math.erf' in forward mode
+taichi.field @x : memref<f32> offset 0 {dual = @x_dual}
+taichi.field @x_dual : memref<f32> offset 64
+taichi.kernel @no_rule() {
+  %x = taichi.get_field @x : memref<f32>
+  %p = taichi.element_ptr %x[] : memref<f32> -> memref<f32>
+  %v = memref.load %p[] : memref<f32>
+  %e = math.erf %v : f32
+  memref.store %e, %p[] : memref<f32>
+  taichi.return
+}

@@ -93,3 +93,75 @@ taichi.kernel @grow(%a: f32) {
   memref.store %xv, %s[] : memref<f32>
   taichi.return
 }
+
+// -----
+
+// The old value of an atomic add on a field with a dual has the old dual as its tangent
+// (loaded before the dual's own atomic add); a cast carries its operand's tangent to the
+// new width.
+// CHECK-LABEL: taichi.kernel @cast_and_old_fwd()
+// CHECK:         %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK-NEXT:    %[[PXD:.*]] = taichi.element_ptr %x_dual[%i]
+// CHECK-NEXT:    %[[TV:.*]] = memref.load %[[PXD]][] : memref<f32>
+// CHECK:         %old = taichi.atomic_add %sp, %v : memref<f32>
+// CHECK-NEXT:    %[[PSD:.*]] = taichi.element_ptr %s_dual[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[TOLD:.*]] = memref.load %[[PSD]][] : memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[PSD]], %[[TV]] : memref<f32>
+// CHECK-NEXT:    %m = arith.mulf %old, %v : f32
+// CHECK-NEXT:    %[[A:.*]] = arith.mulf %[[TOLD]], %v : f32
+// CHECK:         %[[B:.*]] = arith.mulf %[[TV]], %old : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK-NEXT:    %w = arith.extf %m : f32 to f64
+// CHECK-NEXT:    %[[TW:.*]] = arith.extf %[[T]] : f32 to f64
+// CHECK:         %[[PYD:.*]] = taichi.element_ptr %y_dual[%i]
+// CHECK-NEXT:    memref.store %[[TW]], %[[PYD]][] : memref<f64>
+taichi.field @x : memref<8xf32> offset 0 {dual = @x_dual}
+taichi.field @x_dual : memref<8xf32> offset 64
+taichi.field @y : memref<8xf64> offset 128 {dual = @y_dual}
+taichi.field @y_dual : memref<8xf64> offset 192
+taichi.field @s : memref<f32> offset 256 {dual = @s_dual}
+taichi.field @s_dual : memref<f32> offset 320
+taichi.kernel @cast_and_old() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf64>
+  %s = taichi.get_field @s : memref<f32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %sp = taichi.element_ptr %s[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %sp, %v : memref<f32>
+    %m = arith.mulf %old, %v : f32
+    %w = arith.extf %m : f32 to f64
+    %q = taichi.element_ptr %y[%i] : memref<8xf64> -> memref<f64>
+    memref.store %w, %q[] : memref<f64>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// An ndarray argument has no dual: its element is a constant of the tangent kernel.
+// CHECK-LABEL: taichi.kernel @from_array_fwd(%a: memref<8xf32>)
+// CHECK:         %[[PD:.*]] = taichi.element_ptr %x_dual[%i]
+// CHECK-NEXT:    %[[TV:.*]] = memref.load %[[PD]][] : memref<f32>
+// CHECK-NEXT:    %q = taichi.element_ptr %a[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %w = memref.load %q[] : memref<f32>
+// CHECK-NEXT:    %m = arith.mulf %v, %w : f32
+// CHECK-NEXT:    %[[T:.*]] = arith.mulf %[[TV]], %w : f32
+// CHECK:         memref.store %[[T]], %{{.*}}[] : memref<f32>
+taichi.field @x : memref<8xf32> offset 0 {dual = @x_dual}
+taichi.field @x_dual : memref<8xf32> offset 64
+taichi.kernel @from_array(%a: memref<8xf32>) {
+  %x = taichi.get_field @x : memref<8xf32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %a[%i] : memref<8xf32> -> memref<f32>
+    %w = memref.load %q[] : memref<f32>
+    %m = arith.mulf %v, %w : f32
+    memref.store %m, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}

@@ -145,3 +145,52 @@ taichi.field @x_grad : memref<4xf32> offset 64
 // CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 1]]:1: error: ti-auto-diff: @n needs a float type for a gradient
 taichi.field @n : memref<8xi32> offset 0 {grad = @n_grad}
 taichi.field @n_grad : memref<8xi32> offset 64
+
+// -----
+
+// The old value of an atomic add on a local, used in a differentiated value: its adjoint
+// would need the order of the adds, so it is rejected.
+// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 13]]:5: error: ti-auto-diff: the old value of 'taichi.atomic_add' cannot be differentiated
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.kernel @old_used() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %s = memref.alloca() : memref<f32>
+    memref.store %v, %s[] : memref<f32>
+    %old = taichi.atomic_add %s, %v : memref<f32>
+    %m = arith.mulf %old, %v : f32
+    %py = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    memref.store %m, %py[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// x[i] = x[i]^2 through a local: the load and the store are in one statement (the same
+// loop) and the value reaches the product through the local; the adjoint would read the
+// squared value.
+// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 7]]:5: error: ti-auto-diff: the adjoint needs this load of @x, which the kernel also writes: it would read the written value (global data access rule)
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.kernel @square_in_place() {
+  %x = taichi.get_field @x : memref<8xf32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %s = memref.alloca() : memref<f32>
+    memref.store %v, %s[] : memref<f32>
+    %w = memref.load %s[] : memref<f32>
+    %m = arith.mulf %w, %w : f32
+    memref.store %m, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}

@@ -1,4 +1,7 @@
 // RUN: ti-opt %s -p ti-auto-diff --split-input-file | filecheck %s
+// Run again, the pass changes nothing: a kernel already differentiated, and the derived
+// kernels themselves, are skipped.
+// RUN: ti-opt %s -p ti-auto-diff,ti-auto-diff --split-input-file | filecheck %s
 
 // The seed's Tape example: loss += x[i]^2. The adjoint replays the body, reads the
 // gradient of the atomic's destination and adds 2 * x[i] * loss.grad into x.grad.
@@ -294,6 +297,141 @@ taichi.kernel @shift_double() {
     %n = arith.addi %i, %c1 : i32
     %q = taichi.element_ptr %x[%n] : memref<8xf32> -> memref<f32>
     memref.store %d, %q[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// The rules of negf, log2, fma, maxnumf and atan2, each operand's delta pinned: which
+// operand of a max gets the adjoint, atan2's x / (x^2 + y^2) and -y / (x^2 + y^2), log2's
+// ln 2, fma's a*b + c.
+// CHECK-LABEL: taichi.kernel @rules_grad() attributes {adjoint_of = @rules} {
+// CHECK:         %q = taichi.element_ptr %y[%c3] : memref<4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[V0:.*]] = taichi.element_ptr %y_grad[%c3] : memref<4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[V1:.*]] = memref.load %[[V0]][] : memref<f32>
+// CHECK-NEXT:    %[[V2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[V2]], %[[V0]][] : memref<f32>
+// CHECK-NEXT:    %[[V3:.*]] = arith.mulf %b, %b : f32
+// CHECK-NEXT:    %[[V4:.*]] = arith.mulf %a, %a : f32
+// CHECK-NEXT:    %[[V5:.*]] = arith.addf %[[V3]], %[[V4]] : f32
+// CHECK-NEXT:    %[[V6:.*]] = arith.mulf %[[V1]], %b : f32
+// CHECK-NEXT:    %[[V7:.*]] = arith.divf %[[V6]], %[[V5]] : f32
+// CHECK-NEXT:    %[[V8:.*]] = arith.mulf %[[V1]], %a : f32
+// CHECK-NEXT:    %[[V9:.*]] = arith.divf %[[V8]], %[[V5]] : f32
+// CHECK-NEXT:    %[[V10:.*]] = arith.negf %[[V9]] : f32
+// CHECK-NEXT:    %[[V11:.*]] = arith.cmpf oge, %a, %b : f32
+// CHECK-NEXT:    %[[V12:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[V13:.*]] = arith.select %[[V11]], %[[V1]], %[[V12]] : f32
+// CHECK-NEXT:    %[[V14:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[V15:.*]] = arith.select %[[V11]], %[[V14]], %[[V1]] : f32
+// CHECK-NEXT:    %[[V16:.*]] = arith.addf %[[V7]], %[[V13]] : f32
+// CHECK-NEXT:    %[[V17:.*]] = arith.addf %[[V10]], %[[V15]] : f32
+// CHECK-NEXT:    %[[V18:.*]] = arith.mulf %[[V1]], %b : f32
+// CHECK-NEXT:    %[[V19:.*]] = arith.mulf %[[V1]], %a : f32
+// CHECK-NEXT:    %[[V20:.*]] = arith.addf %[[V16]], %[[V18]] : f32
+// CHECK-NEXT:    %[[V21:.*]] = arith.addf %[[V17]], %[[V19]] : f32
+// CHECK-NEXT:    %[[V22:.*]] = arith.constant 0.693147182 : f32
+// CHECK-NEXT:    %[[V23:.*]] = arith.mulf %b, %[[V22]] : f32
+// CHECK-NEXT:    %[[V24:.*]] = arith.divf %[[V1]], %[[V23]] : f32
+// CHECK-NEXT:    %[[V25:.*]] = arith.addf %[[V21]], %[[V24]] : f32
+// CHECK-NEXT:    %[[V26:.*]] = arith.negf %[[V1]] : f32
+// CHECK-NEXT:    %[[V27:.*]] = arith.addf %[[V20]], %[[V26]] : f32
+// CHECK-NEXT:    %[[V28:.*]] = taichi.element_ptr %x_grad[%c2] : memref<4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[V29:.*]] = taichi.atomic_add %[[V28]], %[[V1]] : memref<f32>
+// CHECK-NEXT:    %[[V30:.*]] = taichi.element_ptr %x_grad[%c1] : memref<4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[V31:.*]] = taichi.atomic_add %[[V30]], %[[V25]] : memref<f32>
+// CHECK-NEXT:    %[[V32:.*]] = taichi.element_ptr %x_grad[%c0] : memref<4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[V33:.*]] = taichi.atomic_add %[[V32]], %[[V27]] : memref<f32>
+// CHECK-NEXT:    taichi.return
+taichi.field @x : memref<4xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<4xf32> offset 64
+taichi.field @y : memref<4xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<4xf32> offset 192
+taichi.kernel @rules() {
+  %x = taichi.get_field @x : memref<4xf32>
+  %y = taichi.get_field @y : memref<4xf32>
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %c2 = arith.constant 2 : i32
+  %c3 = arith.constant 3 : i32
+  %p0 = taichi.element_ptr %x[%c0] : memref<4xf32> -> memref<f32>
+  %p1 = taichi.element_ptr %x[%c1] : memref<4xf32> -> memref<f32>
+  %p2 = taichi.element_ptr %x[%c2] : memref<4xf32> -> memref<f32>
+  %a = memref.load %p0[] : memref<f32>
+  %b = memref.load %p1[] : memref<f32>
+  %c = memref.load %p2[] : memref<f32>
+  %n = arith.negf %a : f32
+  %l = math.log2 %b : f32
+  %f = math.fma %a, %b, %c : f32
+  %m = arith.maxnumf %a, %b : f32
+  %t = math.atan2 %a, %b : f32
+  %s1 = arith.addf %n, %l : f32
+  %s2 = arith.addf %f, %m : f32
+  %s3 = arith.addf %s1, %s2 : f32
+  %s4 = arith.addf %s3, %t : f32
+  %q = taichi.element_ptr %y[%c3] : memref<4xf32> -> memref<f32>
+  memref.store %s4, %q[] : memref<f32>
+  taichi.return
+}
+
+// -----
+
+// A cast's adjoint is cast back (f64 -> f32 by truncf); a cast to its own width passes
+// the adjoint through unchanged.
+// CHECK-LABEL: taichi.kernel @same_width_grad() attributes {adjoint_of = @same_width} {
+// CHECK:         %[[DY:.*]] = memref.load %{{.*}}[] : memref<f64>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT:    memref.store %[[Z]], %{{.*}}[] : memref<f64>
+// CHECK-NEXT:    %[[DX:.*]] = arith.truncf %[[DY]] : f64 to f32
+// CHECK-NEXT:    %[[PX:.*]] = taichi.element_ptr %x_grad[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[PX]], %[[DX]] : memref<f32>
+// CHECK-NEXT:    taichi.return
+taichi.field @x : memref<f32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<f32> offset 64
+taichi.field @y : memref<f64> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<f64> offset 192
+taichi.kernel @same_width() {
+  %x = taichi.get_field @x : memref<f32>
+  %y = taichi.get_field @y : memref<f64>
+  %p = taichi.element_ptr %x[] : memref<f32> -> memref<f32>
+  %v = memref.load %p[] : memref<f32>
+  %w = arith.extf %v : f32 to f32
+  %d = arith.extf %w : f32 to f64
+  %q = taichi.element_ptr %y[] : memref<f64> -> memref<f64>
+  memref.store %d, %q[] : memref<f64>
+  taichi.return
+}
+
+// -----
+
+// y[i] += x[i], then x[i] = 0: the adjoint never reads x (an atomic add's reverse needs
+// only its adjoint), so writing x after the read is allowed. In reverse: x's gradient is
+// reset by the store, then gets y's.
+// CHECK-LABEL: taichi.kernel @move_grad() attributes {adjoint_of = @move} {
+// CHECK:         %[[G0:.*]] = taichi.element_ptr %x_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[Z]], %[[G0]][] : memref<f32>
+// CHECK-NEXT:    %[[PY:.*]] = taichi.element_ptr %y_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[DY:.*]] = memref.load %[[PY]][] : memref<f32>
+// CHECK-NEXT:    %[[G1:.*]] = taichi.element_ptr %x_grad[%i] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[G1]], %[[DY]] : memref<f32>
+// CHECK-NEXT:    taichi.yield
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<8xf32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<8xf32> offset 192
+taichi.kernel @move() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<8xf32>
+  %zero = arith.constant 0.0 : f32
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %y[%i] : memref<8xf32> -> memref<f32>
+    %old = taichi.atomic_add %q, %v : memref<f32>
+    memref.store %zero, %p[] : memref<f32>
     taichi.yield
   }
   taichi.return

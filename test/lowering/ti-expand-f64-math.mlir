@@ -1,4 +1,14 @@
 // RUN: ti-opt %s -p ti-expand-f64-math | filecheck %s
+// RUN: ti-opt %s -p ti-expand-f64-math | filecheck %s --check-prefix=SERIES
+
+// Each series has exactly its terms: exp to 1/13!, atanh to 1/25, sin to 1/27!, cos to
+// 1/26!, atan to 1/49; the next term of each is absent.
+// SERIES-NOT: arith.constant 1.1470745597729725e-11 : f64
+// SERIES-NOT: arith.constant 0.037037037037037035 : f64
+// SERIES-NOT: arith.constant 1.1309962886447716e-31 : f64
+// SERIES-NOT: arith.constant 3.2798892370698378e-30 : f64
+// SERIES-NOT: arith.constant -0.019607843137254902 : f64
+// SERIES: func.func @left_alone
 
 // f64 exp: range check, x = k ln2 + r (ln2 in two parts), expm1(r) by Horner with fma,
 // then 1 + q scaled by two powers of two built from their bits; inf above, 0 below,
@@ -108,4 +118,26 @@ func.func @left_alone(%a: f32, %b: f64) -> (f32, f64) {
   %e = math.exp %a : f32
   %s = math.sinh %b : f64
   func.return %e, %s : f32, f64
+}
+
+// The split constants, to the last bit: ln 2 as a double-double (log), pi/2 in three
+// Cody-Waite parts of 33, 33 and 53 bits (sin), and the first 52-bit chunk of 2/pi
+// times 2^1000 in two 26-bit halves (Payne-Hanek).
+// CHECK-LABEL: func.func @log_constants
+// CHECK:         %{{.*}} = arith.constant 0.69314718055994529 : f64
+// CHECK-NEXT:    %{{.*}} = arith.constant 2.3190468138462996e-17 : f64
+func.func @log_constants(%x: f64) -> f64 {
+  %y = math.log %x : f64
+  func.return %y : f64
+}
+// CHECK-LABEL: func.func @sin_constants
+// CHECK:         %{{.*}} = arith.constant 1.5707963267341256 : f64
+// CHECK:         %{{.*}} = arith.constant 6.077100506303966e-11 : f64
+// CHECK:         %{{.*}} = arith.constant 2.0222662487959506e-21 : f64
+// CHECK:         %{{.*}} = arith.constant 9.3326361850321888e-302 : f64
+// CHECK:         %{{.*}} = arith.constant 6.8214355404447123e+300 : f64
+// CHECK:         %{{.*}} = arith.constant 1.1552354326939692e+293 : f64
+func.func @sin_constants(%x: f64) -> f64 {
+  %y = math.sin %x : f64
+  func.return %y : f64
 }

@@ -317,3 +317,34 @@ offload.kernel @assert_values : () -> () {
     taichi.assert %ok, "x[{}] = {:.2f}" (%i, %v : i32, f32)
   }
 }
+
+// The extent of the first dimension of the second ndarray (byte 32: the first takes
+// bytes 0 to 23, the second's data pointer is at 24); debug: an i32 load out of bounds reads 0 : i32, and each assert of a
+// kernel has its own message global (.assert0, .assert1).
+// CHECK-LABEL: offload.kernel @first_extent
+// CHECK:         %[[N0P:.*]] = llvm.getelementptr %args[32] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT:    %[[N0:.*]] = llvm.load %[[N0P]] {invariant} : !llvm.ptr -> i64
+// CHECK:         %n = arith.index_cast %[[N0]] : i64 to index
+// DEBUG-LABEL: offload.kernel @first_extent
+// DEBUG:           %[[Z:.*]] = arith.constant 0 : i32
+// DEBUG-NEXT:      memref.store %[[Z]], %v[] : memref<i32>
+// DEBUG:         llvm.mlir.addressof @first_extent.assert0 : !llvm.ptr
+// DEBUG:         llvm.mlir.addressof @first_extent.assert1 : !llvm.ptr
+offload.kernel @first_extent : (memref<?x?xi32>, memref<?x?xi32>) -> () {
+  offload.serial {
+    %y = offload.arg 1 : memref<?x?xi32>
+    %c0 = arith.constant 0 : index
+    %n = memref.dim %y, %c0 : memref<?x?xi32>
+    %ni = arith.index_cast %n : index to i32
+    %i = arith.constant 2 : i32
+    %p = taichi.element_ptr %y[%i, %i] : memref<?x?xi32> -> memref<i32>
+    %v = memref.load %p[] : memref<i32>
+    %s = arith.addi %v, %ni : i32
+    %t = offload.global_tmp 0 : memref<i32>
+    memref.store %s, %t[] : memref<i32>
+    %zero = arith.constant 0 : i32
+    %ok = arith.cmpi sgt, %s, %zero : i32
+    taichi.assert %ok, "first"
+    taichi.assert %ok, "second"
+  }
+}

@@ -272,3 +272,40 @@ offload.kernel @product : () -> () {
     %old = taichi.atomic_mul %p, %v : memref<f32>
   }
 }
+
+// A task that already has a thread-local slot (0, an i32): the new slot starts after it.
+// CHECK-LABEL: offload.kernel @after_a_slot
+// CHECK:         offload.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 4 : memref<f32>
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 0 : memref<i32>
+// CHECK:         } prologue {
+// CHECK-NEXT:      %{{.*}} = offload.thread_local 4 : memref<f32>
+offload.kernel @after_a_slot : (f32) -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %s = offload.thread_local 0 : memref<i32>
+    memref.store %i, %s[] : memref<i32>
+    %v = offload.arg 0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %v : memref<f32>
+  }
+}
+
+// An unsigned min starts from all bits set (-1, the largest u32).
+// CHECK-LABEL: offload.kernel @umin
+// CHECK:         } prologue {
+// CHECK-NEXT:      %[[S:.*]] = offload.thread_local 0 : memref<i32>
+// CHECK-NEXT:      %[[ID:.*]] = arith.constant -1 : i32
+// CHECK-NEXT:      memref.store %[[ID]], %[[S]][] : memref<i32>
+offload.kernel @umin : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %h = taichi.get_field @h : memref<8xi32>
+    %c0 = arith.constant 0 : i32
+    %p = taichi.element_ptr %h[%c0] : memref<8xi32> -> memref<i32>
+    %old = taichi.atomic_min unsigned %p, %i : memref<i32>
+  }
+}

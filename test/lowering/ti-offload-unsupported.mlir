@@ -39,3 +39,23 @@ taichi.kernel @local_array_in_parallel_loop(%v: f32) {
   }
   taichi.return
 }
+
+// -----
+
+// A vector read in serial code and used by a loop: only scalars go through global
+// temporaries (ti-scalarize runs first in the pipeline).
+// CHECK: ti-offload-unsupported.mlir:[[# @LINE + 5]]:3: error: ti-offload: a vector<2xf32> computed in one task cannot reach another
+taichi.field @v : memref<16x2xf32> offset 0
+taichi.kernel @vector_across(%j: index) {
+  %x = taichi.get_field @v : memref<16x2xf32>
+  %c0 = arith.constant 0 : index
+  %w = vector.load %x[%j, %c0] : memref<16x2xf32>, vector<2xf32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %ii = arith.index_cast %i : i32 to index
+    vector.store %w, %x[%ii, %c0] : memref<16x2xf32>, vector<2xf32>
+    taichi.yield
+  }
+  taichi.return
+}

@@ -217,3 +217,99 @@ taichi.kernel @struct_for_task() {
   }
   taichi.return
 }
+
+// Global temporaries are packed in the order the loop first reads them, each aligned to
+// its own size: an index takes 8 bytes, an i12 2, an i8 and an i1 one each.
+// CHECK-LABEL: offload.kernel @small_tmps
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %a = offload.arg 0 : i32
+// CHECK:         %{{.*}} = offload.global_tmp 0 : memref<index>
+// CHECK:         %{{.*}} = offload.global_tmp 11 : memref<i1>
+// CHECK:         %{{.*}} = offload.global_tmp 8 : memref<i12>
+// CHECK:         %{{.*}} = offload.global_tmp 10 : memref<i8>
+// CHECK:         offload.range_for
+// The task's arguments and loads keep the names of the values they stand for.
+// CHECK-NEXT:      %0 = offload.global_tmp 0 : memref<index>
+// CHECK-NEXT:      %k = memref.load %0[] : memref<index>
+taichi.kernel @small_tmps(%a: i32, %b: i32) {
+  %x = taichi.get_field @x : memref<16xf32>
+  %ai = arith.index_cast %a : i32 to index
+  %one = arith.constant 1 : index
+  %k = arith.addi %ai, %one : index
+  %c = arith.cmpi slt, %a, %b : i32
+  %t = arith.trunci %b : i32 to i12
+  %u = arith.trunci %a : i32 to i8
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %ki = arith.index_cast %k : index to i32
+    %ti = arith.extsi %t : i12 to i32
+    %ui = arith.extsi %u : i8 to i32
+    %s = arith.addi %ki, %ti : i32
+    %r = arith.addi %s, %ui : i32
+    %z = arith.select %c, %r, %i : i32
+    %f = arith.sitofp %z : i32 to f32
+    %p = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    memref.store %f, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// A local that only one serial task uses stays a local of that task (no global
+// temporary).
+// CHECK-LABEL: offload.kernel @serial_local
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %a = offload.arg 0 : f32
+// CHECK-NEXT:      %t = taichi.get_field @total : memref<f32>
+// CHECK-NEXT:      %pt = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:      %s = memref.alloca() : memref<f32>
+// CHECK-NEXT:      memref.store %a, %s[] : memref<f32>
+// CHECK-NEXT:      %v = memref.load %s[] : memref<f32>
+// CHECK-NEXT:      memref.store %v, %pt[] : memref<f32>
+// CHECK-NEXT:    }
+taichi.kernel @serial_local(%a: f32) {
+  %x = taichi.get_field @x : memref<16xf32>
+  %s = memref.alloca() : memref<f32>
+  memref.store %a, %s[] : memref<f32>
+  %v = memref.load %s[] : memref<f32>
+  %t = taichi.get_field @total : memref<f32>
+  %pt = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+  memref.store %v, %pt[] : memref<f32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %p = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    memref.store %a, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// A place computed in serial code from a loaded index and used only by the loop: the
+// loop recomputes it from the index's temporary, and the serial copy (and the field it
+// reads) is removed as dead.
+// CHECK-LABEL: offload.kernel @dead_in_serial
+// CHECK-NEXT:    offload.serial {
+// CHECK-NEXT:      %kf = taichi.get_field @k : memref<i32>
+// CHECK-NEXT:      %kp = taichi.element_ptr %kf[] : memref<i32> -> memref<i32>
+// CHECK-NEXT:      %v = memref.load %kp[] : memref<i32>
+// CHECK-NEXT:      %0 = offload.global_tmp 0 : memref<i32>
+// CHECK-NEXT:      memref.store %v, %0[] : memref<i32>
+// CHECK-NEXT:    }
+taichi.field @k : memref<i32> offset 64
+taichi.kernel @dead_in_serial() {
+  %x = taichi.get_field @x : memref<16xf32>
+  %kf = taichi.get_field @k : memref<i32>
+  %kp = taichi.element_ptr %kf[] : memref<i32> -> memref<i32>
+  %v = memref.load %kp[] : memref<i32>
+  %p = taichi.element_ptr %x[%v] : memref<16xf32> -> memref<f32>
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  taichi.range_for %i = %lo to %hi : i32 {
+    %f = arith.sitofp %i : i32 to f32
+    memref.store %f, %p[] : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}

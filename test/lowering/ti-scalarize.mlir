@@ -105,3 +105,67 @@ taichi.kernel @scalar_only(%i: i32) -> f32 {
 // CHECK-NEXT:    %[[P:.*]] = taichi.element_ptr %[[X]][%{{.*}}] : memref<4xf32> -> memref<f32>
 // CHECK-NEXT:    %[[V:.*]] = memref.load %[[P]][] : memref<f32>
 // CHECK-NEXT:    taichi.return %[[V]] : f32
+
+// -----
+
+// Index operands that are not casts of an i32: each is cast once per place, and a
+// component past the first adds its offset to the cast.
+taichi.field @v : memref<8x4xf32> offset 0
+taichi.kernel @index_operands(%n: index, %k: index) -> (f32, f32) {
+  %x = taichi.get_field @v : memref<8x4xf32>
+  %vec = vector.load %x[%n, %k] : memref<8x4xf32>, vector<2xf32>
+  %a = vector.extract %vec[0] : f32 from vector<2xf32>
+  %b = vector.extract %vec[1] : f32 from vector<2xf32>
+  taichi.return %a, %b : f32, f32
+}
+
+// CHECK-LABEL: taichi.kernel @index_operands
+// CHECK-SAME:    (%[[N:.*]]: index, %[[K:.*]]: index)
+// CHECK-NEXT:    %[[X:.*]] = taichi.get_field @v : memref<8x4xf32>
+// CHECK-NEXT:    %[[N32:.*]] = arith.index_cast %[[N]] : index to i32
+// CHECK-NEXT:    %[[K32:.*]] = arith.index_cast %[[K]] : index to i32
+// CHECK-NEXT:    %[[P0:.*]] = taichi.element_ptr %[[X]][%[[N32]], %[[K32]]] : memref<8x4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[K32B:.*]] = arith.index_cast %[[K]] : index to i32
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[K1:.*]] = arith.addi %[[K32B]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[P1:.*]] = taichi.element_ptr %[[X]][%[[N32]], %[[K1]]] : memref<8x4xf32> -> memref<f32>
+// CHECK-NEXT:    %[[A:.*]] = memref.load %[[P0]][] : memref<f32>
+// CHECK-NEXT:    %[[B:.*]] = memref.load %[[P1]][] : memref<f32>
+// CHECK-NEXT:    taichi.return %[[A]], %[[B]] : f32, f32
+
+// -----
+
+// A select of vectors keeps its scalar condition.
+taichi.kernel @select_components(%c: i1, %a: f32, %b: f32) -> f32 {
+  %va = vector.broadcast %a : f32 to vector<2xf32>
+  %vb = vector.broadcast %b : f32 to vector<2xf32>
+  %s = arith.select %c, %va, %vb : vector<2xf32>
+  %r = vector.extract %s[1] : f32 from vector<2xf32>
+  taichi.return %r : f32
+}
+
+// CHECK-LABEL: taichi.kernel @select_components
+// CHECK-SAME:    (%[[C:.*]]: i1, %[[A:.*]]: f32, %[[B:.*]]: f32)
+// CHECK-NEXT:    %[[R:.*]] = arith.select %[[C]], %[[A]], %[[B]] : f32
+// CHECK-NEXT:    taichi.return %[[R]] : f32
+
+// -----
+
+// An integer constant of distinct components gives its own component as an integer; a
+// one-component constant its only one.
+taichi.kernel @int_components(%a: i32) -> (i32, f32) {
+  %c = arith.constant dense<[7, 9]> : vector<2xi32>
+  %va = vector.broadcast %a : i32 to vector<2xi32>
+  %m = arith.addi %va, %c : vector<2xi32>
+  %r = vector.extract %m[1] : i32 from vector<2xi32>
+  %one = arith.constant dense<[5.0]> : vector<1xf32>
+  %f = vector.extract %one[0] : f32 from vector<1xf32>
+  taichi.return %r, %f : i32, f32
+}
+
+// CHECK-LABEL: taichi.kernel @int_components
+// CHECK-SAME:    (%[[A:.*]]: i32)
+// CHECK-NEXT:    %[[NINE:.*]] = arith.constant 9 : i32
+// CHECK-NEXT:    %[[R:.*]] = arith.addi %[[A]], %[[NINE]] : i32
+// CHECK-NEXT:    %[[F:.*]] = arith.constant 5.000000e+00 : f32
+// CHECK-NEXT:    taichi.return %[[R]], %[[F]] : i32, f32

@@ -989,3 +989,32 @@ def test_matrix_field_members_placed_with_get_scalar_field(arch) -> None:
 
     fill_c()
     assert c.shape == (4,) and c.to_numpy()[3].tolist() == [3.0, -3.0]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="wrong gradient: the adjoint's replay of the inner loop drops an `if` that only "
+    "holds a `continue` (auto_diff.forward_op replays a region op only when it writes "
+    "outside), so the replay counts every iteration; Taichi 1.7.4 refuses this kernel",
+)
+def test_continue_in_a_replayed_integer_loop(arch) -> None:
+    # k counts the odd j of range(4): 2. y = k * x, so dy/dx = 2, not 4.
+    x = ti.field(ti.f64, shape=4, needs_grad=True)
+    y = ti.field(ti.f64, shape=4, needs_grad=True)
+
+    @ti.kernel
+    def count_odd():
+        for i in x:
+            k = 0
+            for j in range(4):
+                if j % 2 == 0:
+                    continue
+                k += 1
+            y[i] = k * x[i]
+
+    x.from_numpy(np.ones(4))
+    count_odd()
+    np.testing.assert_allclose(y.to_numpy(), 2.0)
+    y.grad.from_numpy(np.ones(4))
+    count_odd.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), 2.0)
