@@ -106,6 +106,13 @@ from xdsl.utils.hints import isa
 
 _LOOPS = (taichi.RangeForOp, taichi.StructForOp, taichi.WhileOp)
 _REGION_OPS = (taichi.IfOp, *_LOOPS)
+
+
+def _exits_a_loop(op: Operation) -> bool:
+    """Whether an `if` holds a `continue` or `break` of an enclosing loop."""
+    return isinstance(op, taichi.IfOp) and any(
+        isinstance(inner, taichi.BreakOp | taichi.ContinueOp) for inner in op.walk()
+    )
 _LINEAR = (
     arith.AddfOp,
     arith.SubfOp,
@@ -474,7 +481,10 @@ class _Adjoint:
                 ctx.snapshots[op] = {
                     s: self.emit(memref.LoadOp.get(self.lookup(s, ctx), [])) for s in read
                 }
-            if self.writes_outside(op):
+            # An `if` holding a `continue` or `break` changes which iterations of its
+            # loop reach the writes after it: replay it as well (a replay without it
+            # counted every iteration: a gradient twice too large).
+            if self.writes_outside(op) or _exits_a_loop(op):
                 push = None
                 if snapshot and op in self.live:
                     push = self.stack_carried(op, ctx)

@@ -991,14 +991,9 @@ def test_matrix_field_members_placed_with_get_scalar_field(arch) -> None:
     assert c.shape == (4,) and c.to_numpy()[3].tolist() == [3.0, -3.0]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="wrong gradient: the adjoint's replay of the inner loop drops an `if` that only "
-    "holds a `continue` (auto_diff.forward_op replays a region op only when it writes "
-    "outside), so the replay counts every iteration; Taichi 1.7.4 refuses this kernel",
-)
 def test_continue_in_a_replayed_integer_loop(arch) -> None:
-    # k counts the odd j of range(4): 2. y = k * x, so dy/dx = 2, not 4.
+    # k counts the odd j of range(4): 2. y = k * x, so dy/dx = 2, not 4. The adjoint
+    # replayed the loop without the `if` that only holds a `continue` (a wrong gradient).
     x = ti.field(ti.f64, shape=4, needs_grad=True)
     y = ti.field(ti.f64, shape=4, needs_grad=True)
 
@@ -1018,3 +1013,26 @@ def test_continue_in_a_replayed_integer_loop(arch) -> None:
     y.grad.from_numpy(np.ones(4))
     count_odd.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), 2.0)
+
+
+def test_break_in_a_replayed_integer_loop(arch) -> None:
+    # k counts j of range(8) until j == 3 breaks: 3. y = k * x, so dy/dx = 3, not 8.
+    x = ti.field(ti.f64, shape=4, needs_grad=True)
+    y = ti.field(ti.f64, shape=4, needs_grad=True)
+
+    @ti.kernel
+    def count_until_three():
+        for i in x:
+            k = 0
+            for j in range(8):
+                if j == 3:
+                    break
+                k += 1
+            y[i] = k * x[i]
+
+    x.from_numpy(np.ones(4))
+    count_until_three()
+    np.testing.assert_allclose(y.to_numpy(), 3.0)
+    y.grad.from_numpy(np.ones(4))
+    count_until_three.grad()
+    np.testing.assert_allclose(x.grad.to_numpy(), 3.0)
