@@ -31,6 +31,12 @@ def test_reference_names_every_pass_and_option() -> None:
     assert "| `caps` | `str` |" in text  # convert-offload-to-spirv's options
 
 
+def _env_with_our_tools() -> dict[str, str]:
+    """The environment with this interpreter's scripts (`ti-opt`) first on PATH."""
+    bindir = str(Path(sys.executable).parent)
+    return {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
+
+
 def _readme_ti_opt_commands() -> list[str]:
     """The `ti-opt ...` lines of the README's first ```sh block under `## ti-opt`."""
     text = (ROOT / "README.md").read_text()
@@ -43,8 +49,7 @@ def _readme_ti_opt_commands() -> list[str]:
 def test_readme_ti_opt_examples_run_on_files_of_the_repository(tmp_path: Path) -> None:
     commands = _readme_ti_opt_commands()
     assert len(commands) >= 6
-    bindir = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
+    env = _env_with_our_tools()
     for command in commands:
         # Outputs (`-o file`) go to a scratch folder, not into the checkout.
         command = command.replace(" -o ", f" -o {tmp_path}/")
@@ -57,8 +62,7 @@ def test_readme_ti_opt_examples_run_on_files_of_the_repository(tmp_path: Path) -
 
 def test_ti_opt_stops_quietly_when_its_reader_goes_away() -> None:
     """`ti-opt ... | head`: no "internal error ... BrokenPipeError" on stderr."""
-    bindir = str(Path(sys.executable).parent)
-    env = {**os.environ, "PATH": bindir + os.pathsep + os.environ.get("PATH", "")}
+    env = _env_with_our_tools()
     done = subprocess.run(
         ["bash", "-c", "ti-opt test/Inputs/saxpy.mlir -p ti-to-offload --print-between-passes | head -1"],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300,
