@@ -44,6 +44,7 @@ from xdsl.dialects.builtin import (
     i32,
     i64,
 )
+from xdsl.dialects.func import FuncOp
 from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
@@ -467,7 +468,8 @@ class ContextOp(IRDLOperation):
     """
     The RuntimeContext pointer of the running task (utils/abi.py). `ti-lower-access`
     reads buffers through it while tasks are still ops; `convert-offload-to-llvm`
-    replaces it with the `%ctx` argument of the task's function.
+    replaces it with the `%ctx` argument of the task's function. Inside a real
+    function (`func.func`) it is the context of the task that called the function.
 
     Example: `%ctx = offload.context : !llvm.ptr`
     """
@@ -475,7 +477,9 @@ class ContextOp(IRDLOperation):
     name = "offload.context"
     result = result_def(LLVMPointerType)
     assembly_format = "attr-dict `:` type($result)"
-    traits = traits_def(Pure(), HasAncestor(SerialTask, RangeForTask, StructForTask))
+    traits = traits_def(
+        Pure(), HasAncestor(SerialTask, RangeForTask, StructForTask, FuncOp)
+    )
 
     def __init__(self):
         super().__init__(result_types=[LLVMPointerType()])

@@ -33,7 +33,7 @@ arith, math and cf ops are left to the conversions that follow.
 from __future__ import annotations
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf, llvm, memref
+from xdsl.dialects import arith, cf, func, llvm, memref
 from xdsl.dialects.arith import IntegerOverflowAttr, IntegerOverflowFlag
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -191,7 +191,7 @@ class PrintLowering(RewritePattern):
         rewriter.replace(op, new_ops, [])
 
     def _string(
-        self, text: str, kernel: offload.KernelOp, rewriter: PatternRewriter
+        self, text: str, kernel: offload.KernelOp | func.FuncOp, rewriter: PatternRewriter
     ) -> str:
         key = (kernel.sym_name.data, text)
         if key not in self.strings:
@@ -209,9 +209,10 @@ class PrintLowering(RewritePattern):
         return self.strings[key]
 
 
-def _kernel_of(op: Operation) -> offload.KernelOp:
+def _kernel_of(op: Operation) -> offload.KernelOp | func.FuncOp:
+    """The kernel, or the real function, that holds `op`."""
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, offload.KernelOp):
+    while parent is not None and not isinstance(parent, offload.KernelOp | func.FuncOp):
         parent = parent.parent_op()
     if parent is None:
         raise PassFailedAt(op, f"convert-offload-to-llvm: '{op.name}' outside a kernel")
@@ -380,16 +381,77 @@ def _kernel_functions(kernel: offload.KernelOp) -> list[llvm.FuncOp]:
     name = kernel.sym_name.data
     functions = [_task_function(name, n, task) for n, task in enumerate(kernel.tasks)]
     for function in functions:
-        for inner in function.walk():
-            if inner.dialect_name() in ("taichi", "offload") and not isinstance(
-                inner, taichi.ADSTACK_OPS
-            ):
-                raise PassFailedAt(
-                    inner,
-                    f"convert-offload-to-llvm: '{inner.name}' left in a task; run "
-                    "ti-lower-access and convert-taichi-to-cf first",
-                )
+        _check_lowered(function)
     return functions
+
+
+def _check_lowered(function: llvm.FuncOp) -> None:
+    for inner in function.walk():
+        if inner.dialect_name() in ("taichi", "offload") and not isinstance(
+            inner, taichi.ADSTACK_OPS
+        ):
+            raise PassFailedAt(
+                inner,
+                f"convert-offload-to-llvm: '{inner.name}' left in a task; run "
+                "ti-lower-access and convert-taichi-to-cf first",
+            )
+
+
+def _real_function(function: func.FuncOp) -> llvm.FuncOp:
+    """
+    A real function (`func.func`, a ti.real_func) -> an `llvm.func` whose first
+    parameter is the RuntimeContext of the calling task (what `offload.context` is in
+    its body), internal to the module; `func.return` -> `llvm.return`.
+    """
+    if not function.body.blocks:
+        raise PassFailedAt(function, "convert-offload-to-llvm: a real function without body")
+    if len(function.function_type.outputs) > 1:
+        raise PassFailedAt(
+            function, "convert-offload-to-llvm: a real function returns one value at most"
+        )
+    ctx = function.body.blocks[0].insert_arg(PTR, 0)
+    ctx.name_hint = "ctx"
+    for op in list(function.body.walk()):
+        if isinstance(op, offload.ContextOp):
+            op.result.replace_all_uses_with(ctx)
+            op.detach()
+            op.erase()
+        elif isinstance(op, func.ReturnOp):
+            Rewriter.replace_op(op, llvm.ReturnOp(*op.arguments))
+    outputs = function.function_type.outputs.data
+    signature = llvm.LLVMFunctionType(
+        [PTR, *function.function_type.inputs.data],
+        outputs[0] if outputs else None,
+    )
+    region = Region()
+    function.body.move_blocks(region)
+    new = llvm.FuncOp(
+        function.sym_name.data,
+        signature,
+        linkage=llvm.LinkageAttr("internal"),
+        body=region,
+    )
+    new.location = function.location  # pyright: ignore[reportAttributeAccessIssue]
+    _check_lowered(new)
+    return new
+
+
+def _lower_calls(module: ModuleOp) -> None:
+    """`func.call @f(args)` -> `llvm.call @f(%ctx, args)`: the calling function's own
+    context (its first parameter, in tasks and real functions alike) goes on."""
+    for op in list(module.walk()):
+        if not isinstance(op, func.CallOp):
+            continue
+        function = op.parent_op()
+        while function is not None and not isinstance(function, llvm.FuncOp):
+            function = function.parent_op()
+        if function is None:
+            raise PassFailedAt(op, "convert-offload-to-llvm: a call outside a function")
+        ctx = function.body.blocks[0].args[0]
+        result = op.res[0].type if op.res else None
+        call = llvm.CallOp(op.callee, ctx, *op.arguments, return_type=result)
+        call.location = op.location  # pyright: ignore[reportAttributeAccessIssue]
+        Rewriter.replace_op(op, call, call.results)
 
 
 class LocalSlotLowering(RewritePattern):
@@ -443,8 +505,11 @@ class ConvertOffloadToLLVMPass(ModulePass):
         for top in list(op.ops):
             if isinstance(top, offload.KernelOp):
                 Rewriter.replace_op(top, _kernel_functions(top), [])
+            elif isinstance(top, func.FuncOp):
+                Rewriter.replace_op(top, _real_function(top), [])
             elif isinstance(top, taichi.FieldOp):  # its uses are offsets now
                 Rewriter.erase_op(top)
+        _lower_calls(op)
         PatternRewriteWalker(
             GreedyRewritePatternApplier([LocalSlotLowering(), AdStackToLLVM()])
         ).rewrite_module(op)

@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from xdsl.context import Context
-from xdsl.dialects import arith, cf
+from xdsl.dialects import arith, cf, func
 from xdsl.dialects.arith import IntegerOverflowAttr, IntegerOverflowFlag
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region
@@ -242,9 +242,10 @@ class StructForRejection(RewritePattern):
 
 
 def _in_flow_graph(op: Operation) -> bool:
-    """Whether `op` is inside an `offload.cfg` that WrapTaskRegion made."""
+    """Whether `op` is inside an `offload.cfg` that WrapTaskRegion made, or inside a
+    real function (a `func.func`, whose region takes the blocks itself)."""
     parent = op.parent_op()
-    while parent is not None and not isinstance(parent, offload.CfgOp):
+    while parent is not None and not isinstance(parent, offload.CfgOp | func.FuncOp):
         parent = parent.parent_op()
     return parent is not None
 

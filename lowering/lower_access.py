@@ -40,7 +40,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
-from xdsl.dialects import arith, llvm, memref
+from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
@@ -141,15 +141,18 @@ class _Lowering:
     messages: dict[str, int] = field(default_factory=dict)
 
     def at(self, op: Operation, rewriter: PatternRewriter) -> _Reads | None:
-        """The reads of the task region holding `op`; None outside tasks."""
+        """The reads of the task region, or of the real function (`func.func`),
+        holding `op`; None elsewhere."""
         inner = op
         while (parent := inner.parent_op()) is not None and not isinstance(
-            parent, offload.TaskOp
+            parent, offload.TaskOp | func.FuncOp
         ):
             inner = parent
         block = inner.parent_block()
         if parent is None or block is None:
             return None
+        if isinstance(parent, func.FuncOp):  # a real function: its own context reads
+            return _Reads(self, block, parent, parent, rewriter)
         kernel = parent.parent_op()
         assert isinstance(kernel, offload.KernelOp)
         return _Reads(self, block, parent, kernel, rewriter)
@@ -160,12 +163,14 @@ class _Reads:
     """
     The launch-invariant values of one task region (context words, arguments, buffer
     starts), each made on first use at the top of the region and shared by its ops.
+    In a real function (`func.func`, which has no kernel arguments), `task` and
+    `kernel` are the function.
     """
 
     lowering: _Lowering
     block: Block
-    task: offload.TaskOp
-    kernel: offload.KernelOp
+    task: offload.TaskOp | func.FuncOp
+    kernel: offload.KernelOp | func.FuncOp
     rewriter: PatternRewriter
 
     def _get(
@@ -201,6 +206,7 @@ class _Reads:
         return self._get(key, name, lambda: [_offset(base, offset)])
 
     def arg_offset(self, index: int) -> int:
+        assert isinstance(self.kernel, offload.KernelOp)
         inputs = self.kernel.function_type.inputs.data
         ranks = [t.get_num_dims() if isa(t, MemRefType) else None for t in inputs]
         return abi.arg_offsets(ranks)[index]

@@ -462,6 +462,8 @@ def to_llvm_module(
             variable.initializer = ir.Constant(variable.value_type, None)  # zeroinitializer
     for function in functions:
         _declare_func(function, llvm_module)
+        if function.linkage.linkage.data == "internal":  # a real function of a kernel
+            llvm_module.get_global(function.sym_name.data).linkage = "internal"
     for function in functions:
         if function.body.blocks:
             _convert_func(function, llvm_module)

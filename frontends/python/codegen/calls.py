@@ -718,9 +718,17 @@ def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
     """Inline a ti.func: its body is compiled here with its parameters bound."""
     from ..lang.kernel import BoundFunc
 
+    from ..lang.kernel import RealFunc
+    from . import real_funcs
+
     bound_self = func.obj if isinstance(func, BoundFunc) else None
     func = func.func if isinstance(func, BoundFunc) else func
     arguments = _bind_func_args(cg, func, bound_self, func.annotations(), node)
+    if isinstance(func, RealFunc):
+        _check_real_func(cg, func, func.source(), func.annotations(), node)
+        result = real_funcs.call(cg, func, arguments, node)
+        if result is not real_funcs.INLINE:
+            return result
     return inline_bound_func(cg, func, arguments, node)
 
 
@@ -737,10 +745,6 @@ def inline_bound_func(
         )
     src = func.source()
     annotations = func.annotations()
-    from ..lang.kernel import RealFunc
-
-    if isinstance(func, RealFunc):
-        _check_real_func(cg, func, src, annotations, node)
     ctx = FunctionContext(
         src,
         func.fn.__globals__,
@@ -824,14 +828,7 @@ def inline_bound_func(
 def _check_real_func(
     cg: KernelCodegen, func: Any, src: Any, annotations: dict[str, Any], node: ast.Call
 ) -> None:
-    """A ti.real_func returns what its annotation says, and does not recurse."""
-    if func in cg.inlining:
-        raise cg.error(
-            TaichiCompilationError,
-            node,
-            f"ti.real_func '{func.__name__}' calls itself: recursion is not supported by "
-            "taichi-xdsl yet (real functions are inlined)",
-        )
+    """A ti.real_func that returns a value says its type."""
     returns_value = any(
         isinstance(n, ast.Return) and n.value is not None for n in ast.walk(src.tree)
     )

@@ -117,6 +117,10 @@ class KernelCodegen(ast.NodeVisitor):
         self.terminated = False
         self.func_depth = 0
         self.inlining: list[Any] = []  # the ti.funcs being inlined, outermost first
+        self.real_functions: dict[tuple[Any, ...], str] = {}
+        """The symbol of each ti.real_func instantiation called for real (real_funcs.py)."""
+        self.function_ops: list[Operation] = []
+        """Their `func.func`s, which build_module puts before the kernel."""
         self.ctx: FunctionContext
         self._node: ast.AST | None = None
         self._locs: dict[tuple[str, int, int], Attribute] = {}
@@ -1321,8 +1325,11 @@ class KernelCodegen(ast.NodeVisitor):
         return vectors.vec_map(self, fn, *xs, node=node)
 
 
-def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
-    """The module handed to the compiler: every field of the program, then the kernel."""
+def build_module(
+    program: Any, kernel: taichi.KernelOp, functions: Sequence[Operation] = ()
+) -> ModuleOp:
+    """The module handed to the compiler: every field of the program, the real functions
+    the kernel calls (`func.func`), then the kernel."""
     fields = []
     for f in program.fields:
         if not f.placed:
@@ -1336,7 +1343,7 @@ def build_module(program: Any, kernel: taichi.KernelOp) -> ModuleOp:
                 StringAttr(file), IntAttr(line), IntAttr(1)
             )
         fields.append(op)
-    module = ModuleOp([*fields, kernel])
+    module = ModuleOp([*fields, *functions, kernel])
     trees = sparse.snode_trees(program)
     if trees is not None:
         module.attributes[taichi.SNODE_TREES] = trees

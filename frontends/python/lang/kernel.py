@@ -758,7 +758,7 @@ class Kernel:
             self._returns,
             self._ret_layout,
         )
-        module = build_module(prog, kernel_op)
+        module = build_module(prog, kernel_op, cg.function_ops)
         if _build_hook is not None:  # ti-opt --from-python
             _build_hook(self, module)
         return module

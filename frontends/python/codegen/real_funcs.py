@@ -1,0 +1,203 @@
+"""
+`@ti.real_func` as a real call (CPU): each instantiation of a real function becomes one
+`func.func` of the kernel's module, and each call a `func.call`; so a real function may
+call itself (Taichi's recursion).
+
+    @ti.real_func                             func.func private @k__fn0_sum(%n: i32) -> i32 {
+    def sum(n: ti.i32) -> ti.i32:               ... (the body, in the taichi dialect;
+        if n == 0:                                   early returns through a slot)
+            return 0                            %r = func.call @k__fn0_sum(%m) : (i32) -> i32
+        return sum(n - 1) + n                    ...
+                                                func.return %s : i32
+    @ti.kernel                                }
+    def k(n: ti.i32) -> ti.i32:               taichi.kernel @k(%n: i32) -> i32 {
+        return sum(n)                           %r = func.call @k__fn0_sum(%n) : (i32) -> i32
+                                                taichi.return %r : i32
+                                              }
+
+An instantiation is the function and its template arguments (fields by identity, Python
+numbers by value), as in Taichi. Its body is compiled by a code generator of its own (the
+function's fields are read through `taichi.get_field` in the function; its loops are
+serial). The passes that follow run inside the functions too; the LLVM conversion gives
+each function the task's RuntimeContext as its first parameter, so the function reaches the
+kernel's fields.
+
+What goes through a real call: parameters that are scalars (primitive annotations) or
+template arguments naming Python objects (a field, a number); a scalar or no return value.
+Other real functions (vector, matrix, struct or ti.ref parameters, vector or struct
+returns) and every real function on Vulkan (SPIR-V forbids recursion) are inlined, which
+gives the same results for every call that does not recurse; a recursive one of those is
+a compile error naming it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.utils.errors import TaichiCompilationError
+from xdsl.dialects import func
+from xdsl.dialects.builtin import FileLineColLoc, FunctionType, IntAttr, StringAttr
+from xdsl.ir import Block, Region
+
+from ..lang import dtypes
+from ..lang.dtypes import DataType
+from .emitter import Value, ir_type
+from .values import Container, FieldHandle, NdarrayHandle, Place, is_python
+
+if TYPE_CHECKING:
+    from .visitor import KernelCodegen
+
+INLINE = object()
+"""What `call` returns for a real function it leaves to inlining."""
+
+
+def call(cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call) -> Any:
+    """
+    The call of the real function `fn` with `arguments` bound to its parameters: a
+    `func.call` of its instantiation (built on first use), whose result it returns; or
+    INLINE where the function is inlined instead (see the module docstring).
+
+    Raises:
+        TaichiCompilationError: a recursive real function that must be inlined.
+    """
+    signature = _signature(cg, fn, arguments, node) if _real_calls(cg) else None
+    if signature is None:
+        if fn in cg.inlining:
+            raise cg.error(
+                TaichiCompilationError,
+                node,
+                f"ti.real_func '{fn.__name__}' calls itself: {_why_inlined(cg)}",
+            )
+        return INLINE
+    key, params, ret = signature
+    symbol = cg.real_functions.get(key)
+    if symbol is None:
+        symbol = _instantiate(cg, fn, key, params, ret, arguments, node)
+    operands = [cg.em.value(arguments[name], dt).ssa for name, dt in params]
+    result_types = [ir_type(ret)] if ret is not None else []
+    op = cg.em.emit(func.CallOp(symbol, operands, result_types))
+    return Value(op.results[0], ret) if ret is not None else None
+
+
+def _real_calls(cg: KernelCodegen) -> bool:
+    """Whether real functions are called for real on this program's arch (CPU)."""
+    from ..lang.program import vulkan
+
+    return cg.program.config.arch is not vulkan
+
+
+def _why_inlined(cg: KernelCodegen) -> str:
+    if not _real_calls(cg):
+        return (
+            "recursion needs a cpu arch (SPIR-V forbids recursion: on Vulkan real "
+            "functions are inlined)"
+        )
+    return (
+        "recursion is supported for real functions whose parameters are scalars or "
+        "ti.template() arguments (fields, numbers) and whose return value is a scalar; "
+        "this one is inlined"
+    )
+
+
+def _signature(
+    cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call
+) -> tuple[tuple[Any, ...], list[tuple[str, DataType]], DataType | None] | None:
+    """
+    (instantiation key, runtime parameters with their types, return type) of a call
+    that can be a real call; None when the function must be inlined.
+    """
+    from .calls import _is_template
+
+    annotations = fn.annotations()
+    key: list[Any] = [fn]
+    params: list[tuple[str, DataType]] = []
+    for name, value in arguments.items():
+        ann = annotations.get(name)
+        if _is_template(ann):
+            template = _template_key(value)
+            if template is None:
+                return None
+            key.append((name, template))
+        elif _is_scalar_type(ann) and isinstance(value, Value | bool | int | float):
+            params.append((name, cg.cook_dtype(ann, node)))
+        else:
+            return None
+    ret_ann = annotations.get("return")
+    if ret_ann is not None and not _is_scalar_type(ret_ann):
+        return None
+    ret = cg.cook_dtype(ret_ann, node) if ret_ann is not None else None
+    return tuple(key), params, ret
+
+
+def _is_scalar_type(ann: Any) -> bool:
+    return isinstance(ann, DataType) or ann in (int, float, bool)
+
+
+def _template_key(value: Any) -> Any:
+    """What tells template argument `value` apart; None for one a call cannot pass (a
+    variable of the caller, an ndarray argument, a run-time value)."""
+    if isinstance(value, FieldHandle):
+        return ("field", id(value.field))
+    if isinstance(value, bool | int | float | str) or value is None:
+        return ("value", type(value).__name__, value)
+    if isinstance(value, Value | Place | Container | NdarrayHandle):
+        return None
+    if is_python(value) and not hasattr(value, "ssa"):
+        return ("object", id(value))
+    return None
+
+
+def _instantiate(
+    cg: KernelCodegen,
+    fn: Any,
+    key: tuple[Any, ...],
+    params: list[tuple[str, DataType]],
+    ret: DataType | None,
+    arguments: dict[str, Any],
+    node: ast.Call,
+) -> str:
+    """Build the `func.func` of one instantiation of `fn`; returns its symbol."""
+    from .calls import inline_bound_func
+
+    symbol = f"{cg.symbol}__fn{len(cg.real_functions)}_{fn.__name__}"
+    cg.real_functions[key] = symbol  # before the body: a recursive call finds it
+    body = type(cg)(cg.program, cg.symbol)
+    body.real_functions = cg.real_functions
+    body.function_ops = cg.function_ops
+    body.entry = Block(arg_types=[ir_type(dt) for _, dt in params])
+    body.em.block = body.entry
+    body.em.loc = cg.em.loc
+    body.ctx = cg.ctx  # the caller: errors inside name the call too
+    bound = dict(arguments)
+    for (name, dt), arg in zip(params, body.entry.args):
+        arg.name_hint = name
+        bound[name] = Value(arg, dt)
+    for name, value in arguments.items():
+        if isinstance(value, FieldHandle):  # the function reads the field itself
+            bound[name] = body.field_handle(value.field)
+    result = inline_bound_func(body, fn, bound, node)
+    if body.rng_used:
+        raise cg.error(
+            TaichiCompilationError,
+            node,
+            f"ti.real_func '{fn.__name__}': ti.random inside a real function is not "
+            "supported on this arch",
+        )
+    results = [body.em.value(result, ret).ssa] if ret is not None else []
+    body.em.emit(func.ReturnOp(*results))
+    function = func.FuncOp(
+        symbol,
+        FunctionType.from_lists([ir_type(dt) for _, dt in params], [ir_type(ret)] if ret else []),
+        Region(body.entry),
+        visibility=StringAttr("private"),
+    )
+    src = fn.source()
+    function.location = FileLineColLoc(  # pyright: ignore[reportAttributeAccessIssue]
+        StringAttr(src.filename), IntAttr(src.file_line(src.tree)), IntAttr(1)
+    )
+    cg.function_ops.append(function)
+    return symbol
+
+
+__all__ = ["INLINE", "call"]
