@@ -114,7 +114,7 @@ def _signature(
     params: list[tuple[str, DataType]] = []
     for name, value in arguments.items():
         ann = annotations.get(name)
-        if _is_template(ann):
+        if _is_template(ann) or (name == "self" and ann is None):  # a data-oriented object
             template = _template_key(value)
             if template is None:
                 return None
