@@ -24,10 +24,11 @@ kernel's fields.
 
 What goes through a real call: parameters that are scalars (primitive annotations) or
 template arguments naming Python objects (a field, a number); a scalar or no return value.
-Other real functions (vector, matrix, struct or ti.ref parameters, vector or struct
-returns) and every real function on Vulkan (SPIR-V forbids recursion) are inlined, which
-gives the same results for every call that does not recurse; a recursive one of those is
-a compile error naming it.
+Other real functions (vector, matrix, struct, ndarray or ti.ref parameters, vector or
+struct returns), every real function on Vulkan (SPIR-V forbids recursion) and those of a
+kernel being differentiated (ti-auto-diff differentiates a kernel's own code) are
+inlined, which gives the same results for every call that does not recurse; a recursive
+one of those is a compile error naming it.
 """
 
 from __future__ import annotations
@@ -81,13 +82,19 @@ def call(cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call) 
 
 
 def _real_calls(cg: KernelCodegen) -> bool:
-    """Whether real functions are called for real on this program's arch (CPU)."""
+    """Whether real functions are called for real: on CPU, in a kernel that is not
+    being differentiated (ti-auto-diff differentiates a kernel's own code)."""
     from ..lang.program import vulkan
 
-    return cg.program.config.arch is not vulkan
+    return cg.real_calls and cg.program.config.arch is not vulkan
 
 
 def _why_inlined(cg: KernelCodegen) -> str:
+    if not cg.real_calls:
+        return (
+            "autodiff through a recursive real function is not supported (the "
+            "differentiated kernel inlines its real functions)"
+        )
     if not _real_calls(cg):
         return (
             "recursion needs a cpu arch (SPIR-V forbids recursion: on Vulkan real "
@@ -163,6 +170,7 @@ def _instantiate(
     symbol = f"{cg.symbol}__fn{len(cg.real_functions)}_{fn.__name__}"
     cg.real_functions[key] = symbol  # before the body: a recursive call finds it
     body = type(cg)(cg.program, cg.symbol)
+    body.real_calls = cg.real_calls
     body.real_functions = cg.real_functions
     body.function_ops = cg.function_ops
     body.entry = Block(arg_types=[ir_type(dt) for _, dt in params])

@@ -121,6 +121,8 @@ class KernelCodegen(ast.NodeVisitor):
         """The symbol of each ti.real_func instantiation called for real (real_funcs.py)."""
         self.function_ops: list[Operation] = []
         """Their `func.func`s, which build_module puts before the kernel."""
+        self.real_calls = True
+        """Whether ti.real_funcs may be called for real (off: inlined, for autodiff)."""
         self.ctx: FunctionContext
         self._node: ast.AST | None = None
         self._locs: dict[tuple[str, int, int], Attribute] = {}

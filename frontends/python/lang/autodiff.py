@@ -133,7 +133,7 @@ def adjoint_module(
             f"kernel '{kernel.__name__}' reads {', '.join(named)}: Cannot automatically "
             "differentiate through a grad tensor"
         )
-    module = kernel.build_module(prog, args, symbol)
+    module = kernel.build_module(prog, args, symbol, real_calls=False)
     counter = getattr(prog, "_rng_launch_counter", None)  # codegen/random.py's
     if not forward and counter is not None and _uses_field(module, counter.symbol):
         raise AutodiffError(
@@ -314,7 +314,7 @@ def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) 
     checked: set[Any] = k.__dict__.setdefault("_gdar_checked", set())
     if key in checked:
         return
-    module = k.build_module(prog, bound, k.__name__)
+    module = k.build_module(prog, bound, k.__name__, real_calls=False)
     _annotate_grads(module, prog)
     from taichi_xdsl.utils import registry
 

@@ -740,9 +740,15 @@ class Kernel:
     # -- instantiation ---------------------------------------------------------------
 
     def build_module(
-        self, prog: _program.Program, args: tuple[Any, ...], symbol: str | None = None
+        self,
+        prog: _program.Program,
+        args: tuple[Any, ...],
+        symbol: str | None = None,
+        real_calls: bool = True,
     ) -> Any:
-        """The module (fields + taichi.kernel) of the instance these arguments select."""
+        """The module (fields + taichi.kernel) of the instance these arguments select;
+        without `real_calls`, ti.real_funcs are inlined (autodiff differentiates the
+        kernel's own code, not calls)."""
         from ..codegen.visitor import KernelCodegen, build_module
 
         assert self._source is not None
@@ -750,6 +756,7 @@ class Kernel:
         specs = self._arg_specs(args, prog.config)
         symbol = symbol or prog.unique_symbol(self.__name__)
         cg = KernelCodegen(prog, symbol)
+        cg.real_calls = real_calls
         kernel_op = cg.build_kernel(
             self._source,
             self.fn.__globals__,
@@ -1069,9 +1076,11 @@ def data_oriented(cls: type) -> type:
 class RealFunc(Func):
     """
     A `@ti.real_func`: Taichi compiles it as a function of its own, with typed
-    parameters (every one annotated) and a typed return value. taichi-xdsl inlines it
-    like a ti.func, which gives the same results for every call that does not recurse;
-    a recursive real_func is a compile error naming it.
+    parameters (every one annotated) and a typed return value, so it may recurse. On
+    CPU, taichi-xdsl calls it for real (codegen/real_funcs.py says which signatures);
+    otherwise, and on Vulkan (SPIR-V forbids recursion), it is inlined like a ti.func,
+    which gives the same results for every call that does not recurse; a recursive one
+    there is a compile error naming it.
 
     Raises:
         TaichiSyntaxError: a parameter without a type annotation.
