@@ -992,6 +992,9 @@ def func_return(cg: KernelCodegen, value: Any, node: ast.Return, at_top: bool) -
     if at_top and ctx.ret_slots is None and ctx.ret_vec is None:
         ctx.result = value
         return
+    if value is None and not ctx.return_types:  # a bare `return` of a void real func
+        mark_returned(cg)
+        return
     v = (
         cg.as_vec(value)
         if not isinstance(value, Value | bool | int | float)

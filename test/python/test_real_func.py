@@ -1,0 +1,275 @@
+"""
+End-to-end: `@ti.real_func` as a real call on CPU (codegen/real_funcs.py): recursion
+(binary split, deep linear, mutual), early returns, template arguments (one function per
+instantiation), fields written inside the function, calls from parallel loops, the
+offline cache, and autodiff. On Vulkan real functions are inlined (SPIR-V forbids
+recursion): the same results for every call that does not recurse, and a recursive one
+is refused by name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import taichi_xdsl as ti
+
+pytestmark = pytest.mark.usefixtures("program")
+
+
+def _function_names(module) -> list[str]:
+    return [op.sym_name.data for op in module.ops if op.name == "func.func"]
+
+
+def test_recursive_binary_split_sum_over_a_field(arch):
+    @ti.real_func
+    def split_sum(f: ti.template(), lo: ti.i32, hi: ti.i32) -> ti.i32:
+        if lo == hi:
+            return f[lo]
+        mid = (lo + hi) // 2
+        return split_sum(f, lo, mid) + split_sum(f, mid + 1, hi)
+
+    f = ti.field(ti.i32, shape=100)
+    f.from_numpy(np.arange(100, dtype=np.int32) * 3)
+
+    @ti.kernel
+    def total(lo: ti.i32, hi: ti.i32) -> ti.i32:
+        return split_sum(f, lo, hi)
+
+    if arch is ti.vulkan:
+        with pytest.raises(ti.TaichiCompilationError) as info:
+            total(0, 99)
+        message = str(info.value)
+        assert "'split_sum' calls itself: recursion needs a cpu arch" in message
+        assert "test_real_func.py" in message  # names the file and line of the call
+        return
+    assert total(0, 99) == 3 * 99 * 50
+    assert total(10, 10) == 30
+    assert total(5, 8) == 3 * (5 + 6 + 7 + 8)
+
+
+@pytest.mark.cpu_only("recursion needs a real call; Vulkan refuses it (tested above)")
+def test_deep_linear_recursion_on_the_kernel_and_worker_threads(arch):
+    @ti.real_func
+    def sum_to(n: ti.i32) -> ti.i32:
+        if n == 0:
+            return 0
+        return sum_to(n - 1) + n
+
+    @ti.kernel
+    def serial(n: ti.i32) -> ti.i32:
+        return sum_to(n)
+
+    out = ti.field(ti.i32, shape=32)
+
+    @ti.kernel
+    def parallel(depth: ti.i32):
+        for i in range(32):
+            out[i] = sum_to(depth + i)
+
+    assert serial(100) == 5050
+    assert serial(0) == 0
+    parallel(3000)
+    want = [(3000 + i) * (3001 + i) // 2 for i in range(32)]
+    assert out.to_numpy().tolist() == want
+
+
+@pytest.mark.cpu_only("recursion needs a real call; Vulkan refuses it (tested above)")
+def test_mutual_recursion(arch):
+    @ti.real_func
+    def is_even(n: ti.i32) -> ti.i32:
+        r = 1
+        if n > 0:
+            r = is_odd(n - 1)
+        return r
+
+    @ti.real_func
+    def is_odd(n: ti.i32) -> ti.i32:
+        r = 0
+        if n > 0:
+            r = is_even(n - 1)
+        return r
+
+    @ti.kernel
+    def even(n: ti.i32) -> ti.i32:
+        return is_even(n)
+
+    assert [even(n) for n in (0, 1, 7, 10, 51)] == [1, 0, 0, 1, 0]
+
+
+def test_early_returns_and_field_writes_inside_the_function(arch):
+    x = ti.field(ti.i32, shape=())
+    log = ti.field(ti.i32, shape=8)
+
+    @ti.real_func
+    def step(val: ti.i32, slot: ti.i32) -> ti.i32:
+        log[slot] = val
+        if x[None] > 10:
+            if x[None] > 20:
+                return 1
+            x[None] += 1
+        x[None] += val
+        return 0
+
+    @ti.kernel
+    def run() -> ti.types.vector(3, ti.i32):
+        return ti.Vector([step(15, 0), step(10, 1), step(100, 2)])
+
+    x[None] = 0
+    assert run().to_list() == [0, 0, 1]
+    assert x[None] == 26
+    assert log.to_numpy()[:3].tolist() == [15, 10, 100]
+
+
+def test_void_real_function_called_from_a_parallel_loop(arch):
+    y = ti.field(ti.f32, shape=64)
+
+    @ti.real_func
+    def put(i: ti.i32, scale: ti.f32):
+        if i % 2 == 1:
+            return  # an early return of a void function
+        y[i] = i * scale
+
+    @ti.kernel
+    def fill(scale: ti.f32):
+        for i in range(64):
+            put(i, scale)
+
+    fill(0.5)
+    want = np.array([i * 0.5 if i % 2 == 0 else 0 for i in range(64)], dtype=np.float32)
+    np.testing.assert_array_equal(y.to_numpy(), want)
+
+
+def test_template_arguments_give_one_function_per_instantiation(arch):
+    a = ti.field(ti.i32, shape=4)
+    b = ti.field(ti.i32, shape=4)
+
+    @ti.real_func
+    def bump(f: ti.template(), k: ti.template(), i: ti.i32) -> ti.i32:
+        f[i] += k
+        return f[i]
+
+    @ti.kernel
+    def run() -> ti.types.vector(4, ti.i32):
+        return ti.Vector([bump(a, 1, 0), bump(a, 1, 0), bump(b, 5, 3), bump(a, 7, 2)])
+
+    assert run().to_list() == [1, 2, 5, 7]
+    assert a.to_numpy().tolist() == [2, 0, 7, 0]
+    assert b.to_numpy().tolist() == [0, 0, 0, 5]
+    names = _function_names(run.get_ir())
+    if arch is ti.vulkan:
+        assert names == []  # inlined
+    else:  # (a, 1), (b, 5), (a, 7): three instantiations, called four times
+        assert len(names) == 3 and all("bump" in n for n in names)
+
+
+def test_arguments_are_converted_to_the_parameter_types(arch):
+    @ti.real_func
+    def halve(v: ti.f32) -> ti.i32:
+        return v / 2  # the f32 result becomes the declared i32
+
+    @ti.kernel
+    def k(n: ti.i32) -> ti.i32:
+        return halve(n) + halve(7)
+
+    assert k(9) == 4 + 3
+
+
+def test_autodiff_inlines_real_functions(arch):
+    """A differentiated kernel inlines its real functions: the gradient of a real call
+    is that of its body; a recursive real function there is refused by name."""
+    x = ti.field(ti.f32, shape=4, needs_grad=True)
+    loss = ti.field(ti.f32, shape=(), needs_grad=True)
+
+    @ti.real_func
+    def cube(v: ti.f32) -> ti.f32:
+        return v * v * v
+
+    @ti.kernel
+    def compute():
+        for i in x:
+            loss[None] += cube(x[i])
+
+    x.from_numpy(np.array([0, 1, 2, 3], dtype=np.float32))
+    with ti.ad.Tape(loss):
+        compute()
+    assert loss[None] == 36
+    np.testing.assert_allclose(x.grad.to_numpy(), [0, 3, 12, 27])
+
+    @ti.real_func
+    def power(v: ti.f32, n: ti.i32) -> ti.f32:
+        r = 1.0
+        if n > 0:
+            r = v * power(v, n - 1)
+        return r
+
+    @ti.kernel
+    def compute_power():
+        for i in x:
+            loss[None] += power(x[i], 2)
+
+    with pytest.raises(ti.TaichiCompilationError, match="'power' calls itself"):
+        with ti.ad.Tape(loss):
+            compute_power()
+
+
+_CACHE_SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    import taichi_xdsl as ti
+    from taichi_xdsl.targets.llvm import cache
+    cache.source_fingerprint = lambda: "pinned"
+    cache.stat_fingerprint = lambda root, dirs: "pinned"
+    ti.init(arch=ti.cpu, offline_cache_file_path=sys.argv[1])
+
+    @ti.real_func
+    def total(lo: ti.i32, hi: ti.i32) -> ti.i32:
+        if lo == hi:
+            return lo * WEIGHT
+        mid = (lo + hi) // 2
+        return total(lo, mid) + total(mid + 1, hi)
+
+    @ti.kernel
+    def run() -> ti.i32:
+        return total(0, 99)
+
+    value = run()
+    from taichi_xdsl.frontends.python.lang import program
+    backend = program.get_program()._backend
+    print(json.dumps({"value": value, "hits": backend.cache_hits}))
+    """
+)
+
+
+def _cached_run(path: Path, weight: int) -> dict:
+    script = path / "real_func_kernel.py"
+    script.write_text(_CACHE_SCRIPT.replace("WEIGHT", str(weight)))
+    env = dict(os.environ)
+    env.pop("TI_OFFLINE_CACHE", None)
+    done = subprocess.run(
+        [sys.executable, str(script), str(path / "cache")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.cpu_only("the offline cache of CPU kernels; recursion needs a real call")
+def test_offline_cache_keys_the_real_functions_source(arch, tmp_path: Path):
+    """A kernel calling a recursive real function is cached and reloads; an edit of
+    the function's source alone misses (never stale code)."""
+    assert _cached_run(tmp_path, 1) == {"value": 4950, "hits": 0}
+    assert _cached_run(tmp_path, 1) == {"value": 4950, "hits": 1}
+    assert _cached_run(tmp_path, 2) == {"value": 9900, "hits": 0}
+    assert _cached_run(tmp_path, 2) == {"value": 9900, "hits": 1}
