@@ -9,7 +9,8 @@ see (taichi/transforms/demote_atomics.cpp); so do we, for:
 - any place in an `offload.serial` task, which runs on one thread;
 - in an `offload.range_for` task, an element `x[i]` of a 1-d field or ndarray indexed by
   the task's own loop index, when the task accesses `x` nowhere else: each iteration
-  owns its element.
+  owns its element. A task that calls a real function (`func.call`) may access `x`
+  anywhere through it: its atomics on fields stay.
 
 The demoted op's result is the value *loaded* before the update, as the atomic's was
 (Taichi issue #332).
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
+from xdsl.dialects import arith, func, memref
 from xdsl.dialects.builtin import IntegerType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -96,6 +97,8 @@ def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
     ptr = place.owner
     if not isinstance(ptr, taichi.ElementPtrOp) or tuple(ptr.indices) != (task.index,):
         return False
+    if calls_functions(task):  # the callee may touch another iteration's element
+        return False
     # An address of unknown origin is only known to be itself.
     key = container(ptr.base) or ptr.base
     return all(
@@ -104,6 +107,11 @@ def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
         if isinstance(other, taichi.ElementPtrOp)
         and (container(other.base) or other.base) == key
     )
+
+
+def calls_functions(task: offload.TaskOp) -> bool:
+    """Whether `task` calls a real function, which may access any field."""
+    return any(isinstance(op, func.CallOp) for op in task.walk())
 
 
 def cannot_race(op: taichi.AtomicOp) -> bool:

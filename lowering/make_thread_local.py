@@ -36,7 +36,8 @@ A place qualifies when it is computed from pure ops only, none depending on the 
 (a 0-d field element, `x[3, 0]`, an ndarray argument's element at constant indices, a
 global temporary), every atomic on it is one of add/sub (mixed), or all min, or all max
 (same signedness), their results are unused, and nothing else in the task reads, writes
-or may alias it (another element of the same container at non-constant indices counts).
+or may alias it (another element of the same container at non-constant indices counts;
+so does a call of a real function, `func.call`, which may access any field).
 The identities: 0 for add, +inf / the type's maximum for min, -inf / minimum for max.
 
 f16 reductions stay atomic: with 11 bits of mantissa a running f16 sum stops growing
@@ -79,7 +80,7 @@ from xdsl.traits import is_side_effect_free
 from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import offload, taichi
-from taichi_xdsl.lowering.demote_atomics import DemoteAtomic, container
+from taichi_xdsl.lowering.demote_atomics import DemoteAtomic, calls_functions, container
 from taichi_xdsl.lowering.offload import byte_size
 
 _FAMILY: dict[type[taichi.AtomicOp], str] = {
@@ -145,6 +146,8 @@ def _family(op: Operation) -> tuple[str, bool] | None:
 def _reductions(task: offload.RangeForTask) -> dict[Place, list[taichi.AtomicOp]]:
     """The body's reductions that may become thread-local, by place, in program order."""
     groups: dict[Place, list[taichi.AtomicOp]] = {}
+    if calls_functions(task):
+        return groups
     for op in task.body.walk():
         if (
             isinstance(op, taichi.AtomicOp)

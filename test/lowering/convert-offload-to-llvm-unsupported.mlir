@@ -48,9 +48,16 @@ offload.kernel @print_i128 : () -> () {
 
 // -----
 
-// A print's format string is a global of its kernel: a print outside any kernel has none.
-// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 2]]:3: error: convert-offload-to-llvm: 'taichi.print' outside a kernel
-func.func @not_a_kernel(%v: i32) {
-  taichi.print "{}" %v : i32
-  func.return
+// A print's format string is a global of its kernel or real function: a print
+// outside both has none.
+// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 2]]:1: error: convert-offload-to-llvm: 'taichi.print' outside a kernel
+%v = arith.constant 1 : i32
+taichi.print "{}" %v : i32
+
+// -----
+
+// A real function returns one value at most (ti.real_func's scalar return).
+// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 1]]:1: error: convert-offload-to-llvm: a real function returns one value at most
+func.func private @k__fn0_pair(%v: i32) -> (i32, i32) {
+  func.return %v, %v : i32, i32
 }

@@ -232,3 +232,35 @@ offload.kernel @local_multiply : () -> i32 {
     offload.set_return 0, %old : i32
   }
 }
+
+// A task that calls a real function keeps its atomics on fields: the function may add
+// to another iteration's element `x[j]` at the same time. Inside the function, an
+// atomic on a field stays (no task tells who else runs); one on its own slot goes.
+// CHECK-LABEL: func.func private @calls__fn0_bump
+// CHECK:         %{{.*}} = taichi.atomic_add %{{.*}}, %{{.*}} : memref<f32>
+// CHECK:         %[[OLD:.*]] = memref.load %[[SLOT:.*]][] : memref<f32>
+// CHECK-NEXT:    %[[NEW:.*]] = arith.addf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:    memref.store %[[NEW]], %[[SLOT]][] : memref<f32>
+// CHECK-LABEL: offload.kernel @calls
+// CHECK:         %{{.*}} = taichi.atomic_add %{{.*}}, %{{.*}} : memref<f32>
+// CHECK-NEXT:    func.call @calls__fn0_bump(%i) : (i32) -> ()
+func.func private @calls__fn0_bump(%j: i32) {
+  %x = taichi.get_field @x : memref<16xf32>
+  %one = arith.constant 1.0 : f32
+  %p = taichi.element_ptr %x[%j] : memref<16xf32> -> memref<f32>
+  %0 = taichi.atomic_add %p, %one : memref<f32>
+  %slot = memref.alloca() : memref<f32>
+  %1 = taichi.atomic_add %slot, %one : memref<f32>
+  func.return
+}
+offload.kernel @calls : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<16xf32>
+    %one = arith.constant 1.0 : f32
+    %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
+    %0 = taichi.atomic_add %own, %one : memref<f32>
+    func.call @calls__fn0_bump(%i) : (i32) -> ()
+  }
+}

@@ -309,3 +309,28 @@ offload.kernel @umin : () -> () {
     %old = taichi.atomic_min unsigned %p, %i : memref<i32>
   }
 }
+
+// A task that calls a real function keeps its reductions atomic: the function may read
+// or write the same place.
+// CHECK-LABEL: offload.kernel @calls
+// CHECK-NOT:     offload.thread_local
+// CHECK:         %{{.*}} = taichi.atomic_add %{{.*}}, %{{.*}} : memref<f32>
+// CHECK-NEXT:    func.call @calls__fn0_peek() : () -> f32
+// CHECK-NOT:     prologue
+func.func private @calls__fn0_peek() -> f32 {
+  %t = taichi.get_field @total : memref<f32>
+  %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+  %v = memref.load %p[] : memref<f32>
+  func.return %v : f32
+}
+offload.kernel @calls : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 1024 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %one = arith.constant 1.0 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %p = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %p, %one : memref<f32>
+    %seen = func.call @calls__fn0_peek() : () -> f32
+  }
+}

@@ -273,3 +273,29 @@ def test_offline_cache_keys_the_real_functions_source(arch, tmp_path: Path):
     assert _cached_run(tmp_path, 1) == {"value": 4950, "hits": 1}
     assert _cached_run(tmp_path, 2) == {"value": 9900, "hits": 0}
     assert _cached_run(tmp_path, 2) == {"value": 9900, "hits": 1}
+
+
+def test_a_called_function_sharing_the_loops_elements_keeps_atomics(arch):
+    """Each iteration adds to its own x[i] and, through a real call, to x[i + n/2]: the
+    loop's own `x[i] += 1` must stay atomic (ti-demote-atomics), and so must a reduction
+    the callee also touches (ti-make-thread-local)."""
+    n = 1024
+    x = ti.field(ti.i32, shape=n)
+    s = ti.field(ti.i32, shape=())
+
+    @ti.real_func
+    def bump(j: ti.i32):
+        x[j] += 1
+        s[None] += 2
+
+    @ti.kernel
+    def run():
+        for i in range(n):
+            for _ in range(100):
+                x[i] += 1
+                s[None] += 1
+                bump((i + n // 2) % n)
+
+    run()
+    assert (x.to_numpy() == 200).all()
+    assert s[None] == 3 * 100 * n
