@@ -299,3 +299,33 @@ def test_a_called_function_sharing_the_loops_elements_keeps_atomics(arch):
     run()
     assert (x.to_numpy() == 200).all()
     assert s[None] == 3 * 100 * n
+
+
+def test_random_numbers_inside_a_real_function(arch):
+    """A real function that draws ti.random numbers is inlined (the kernel's random
+    state is its own); a recursive one is refused by name."""
+
+    @ti.real_func
+    def draw() -> ti.f32:
+        return ti.random()
+
+    @ti.kernel
+    def k() -> ti.f32:
+        return draw() + draw()
+
+    values = [k() for _ in range(4)]
+    assert all(0.0 <= v < 2.0 for v in values) and len(set(values)) > 1
+
+    @ti.real_func
+    def walk(n: ti.i32) -> ti.f32:
+        r = 0.0
+        if n > 0:
+            r = ti.random() + walk(n - 1)
+        return r
+
+    @ti.kernel
+    def k2() -> ti.f32:
+        return walk(3)
+
+    with pytest.raises(ti.TaichiCompilationError, match="'walk' calls itself"):
+        k2()

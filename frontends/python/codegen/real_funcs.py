@@ -75,6 +75,8 @@ def call(cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call) 
     symbol = cg.real_functions.get(key)
     if symbol is None:
         symbol = _instantiate(cg, fn, key, params, ret, arguments, node)
+        if symbol is None:
+            return INLINE
     operands = [cg.em.value(arguments[name], dt).ssa for name, dt in params]
     result_types = [ir_type(ret)] if ret is not None else []
     op = cg.em.emit(func.CallOp(symbol, operands, result_types))
@@ -163,8 +165,10 @@ def _instantiate(
     ret: DataType | None,
     arguments: dict[str, Any],
     node: ast.Call,
-) -> str:
-    """Build the `func.func` of one instantiation of `fn`; returns its symbol."""
+) -> str | None:
+    """Build the `func.func` of one instantiation of `fn`; returns its symbol, or None
+    when the body draws ti.random numbers (the kernel's random state is not passed to
+    functions: such a function is inlined instead, unless it recurses)."""
     from .calls import inline_bound_func
 
     symbol = f"{cg.symbol}__fn{len(cg.real_functions)}_{fn.__name__}"
@@ -186,12 +190,20 @@ def _instantiate(
             bound[name] = body.field_handle(value.field)
     result = inline_bound_func(body, fn, bound, node)
     if body.rng_used:
-        raise cg.error(
-            TaichiCompilationError,
-            node,
-            f"ti.real_func '{fn.__name__}': ti.random inside a real function is not "
-            "supported on this arch",
+        del cg.real_functions[key]
+        recursive = any(  # directly, or through a function it called
+            isinstance(op, func.CallOp) and op.callee.string_value() == symbol
+            for holder in (body.entry, *cg.function_ops)
+            for op in holder.walk()
         )
+        if recursive:
+            raise cg.error(
+                TaichiCompilationError,
+                node,
+                f"ti.real_func '{fn.__name__}' calls itself and draws ti.random numbers: "
+                "not supported (a real function does not share the kernel's random state)",
+            )
+        return None
     results = [body.em.value(result, ret).ssa] if ret is not None else []
     body.em.emit(func.ReturnOp(*results))
     function = func.FuncOp(
