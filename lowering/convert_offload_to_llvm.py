@@ -18,7 +18,18 @@ convert-offload-to-llvm: each task of an `offload.kernel @k` becomes the LLVM fu
                                                      E ; llvm.return
                                                    }
 
-A serial task is its body then `llvm.return`. Inside tasks:
+A serial task is its body then `llvm.return`. A real function (`func.func`, a
+ti.real_func called for real) becomes an internal `llvm.func` whose first parameter is
+the RuntimeContext, and each `func.call` an `llvm.call` that passes the caller's own
+context on (the first parameter of a task and of a real function alike):
+
+    func.func private @k__fn0_f(%n: i32) -> i32 {     llvm.func internal @k__fn0_f(
+      %ctx = offload.context : !llvm.ptr        ~>        %ctx: !llvm.ptr, %n: i32) -> i32 {
+      %r = func.call @k__fn0_f(%m) : ...                %r = llvm.call @k__fn0_f(%ctx, %m)
+      func.return %r : i32                              llvm.return %r : i32
+    }                                                 }
+
+Inside tasks (and real functions):
 - `offload.context` is `%ctx`; `offload.thread_local_buffer` the task's stack buffer;
 - loads that ti-lower-access marked `invariant` (context and argument words) move out of
   a range_for's loop, to run once per call;

@@ -24,6 +24,9 @@ those blocks into the task's function.
                                                }
                                              }
 
+In a real function (`func.func`, a ti.real_func called for real) the blocks go into the
+function's own region, which ends in its `func.return`: no `offload.cfg` is needed.
+
 A loop keeps its index as the argument of its header block:
 
     taichi.range_for %j = %lo to %hi : i32 { ... }

@@ -4,7 +4,9 @@ stores and atomics become LLVM memory ops (the "access lowering" of Taichi's pip
 taichi/transforms/lower_access.cpp).
 
 Every address starts from the task's RuntimeContext (utils/abi.py), which is
-`offload.context` until convert-offload-to-llvm makes tasks functions:
+`offload.context` until convert-offload-to-llvm makes tasks functions. A real function
+(`func.func`, a ti.real_func called for real) reads its own `offload.context` (the
+context of the task that called it) at the top of its body:
 
     taichi.element_ptr (taichi.get_field @x)[i, j]   root + offset(@x) + (i*n1 + j) * size
     taichi.element_ptr (offload.arg N ndarray)[i]    data(N) + i * size, shape(N) in args

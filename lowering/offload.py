@@ -52,6 +52,11 @@ serial task before it and loaded at kernel level.
     }
 
 Global temporaries get byte offsets in order of first use, each aligned to its size.
+
+A real function of the module (`func.func`, a ti.real_func called for real) stays
+outside the tasks, as it is; its calls (`func.call`) are ordinary ops of the tasks they
+fall in (never cloned: a call may write fields), their results carried across tasks like
+any other scalar.
 """
 
 from __future__ import annotations

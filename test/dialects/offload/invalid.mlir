@@ -99,8 +99,9 @@ offload.kernel @cfg_entry_with_arguments : () -> () {
 
 // -----
 
-func.func @context_outside_task() -> !llvm.ptr {
+// The context of a task, or of a real function (func.func): nowhere else.
+taichi.kernel @context_outside_task() {
   %ctx = offload.context : !llvm.ptr
-  func.return %ctx : !llvm.ptr
+  taichi.return
 }
-// CHECK: 'offload.context' expects ancestor op to be one of 'offload.serial', 'offload.range_for', 'offload.struct_for'
+// CHECK: 'offload.context' expects ancestor op to be one of 'offload.serial', 'offload.range_for', 'offload.struct_for', 'func.func'

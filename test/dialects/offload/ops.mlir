@@ -107,3 +107,15 @@ offload.kernel @lowered : (i1) -> () {
     }
   }
 }
+
+// A real function (a ti.real_func called for real) reads the context it was called with.
+// CHECK-LABEL: func.func private @k__fn0_root() -> !llvm.ptr {
+// CHECK-NEXT:    %[[CTX:.*]] = offload.context : !llvm.ptr
+// CHECK-NEXT:    %[[ROOT:.*]] = llvm.load %[[CTX]] : !llvm.ptr -> !llvm.ptr
+// CHECK-NEXT:    func.return %[[ROOT]] : !llvm.ptr
+// CHECK-NEXT:  }
+func.func private @k__fn0_root() -> !llvm.ptr {
+  %ctx = offload.context : !llvm.ptr
+  %root = llvm.load %ctx : !llvm.ptr -> !llvm.ptr
+  func.return %root : !llvm.ptr
+}
