@@ -329,3 +329,43 @@ def test_random_numbers_inside_a_real_function(arch):
 
     with pytest.raises(ti.TaichiCompilationError, match="'walk' calls itself"):
         k2()
+
+
+def test_tuples_of_fields_and_data_oriented_objects_as_template_arguments(arch):
+    """A template argument `(a, b)` built in the kernel is told apart by its items (each
+    call builds a new tuple); a data-oriented object's real methods are specialised on
+    the object."""
+    a = ti.field(ti.i32, shape=4)
+    b = ti.field(ti.i32, shape=4)
+
+    @ti.real_func
+    def pair_sum(fs: ti.template(), i: ti.i32) -> ti.i32:
+        return fs[0][i] + fs[1][i]
+
+    @ti.kernel
+    def k(i: ti.i32) -> ti.i32:
+        return pair_sum((a, b), i) * 100 + pair_sum((b, b), i) * 10 + pair_sum((a, a), i)
+
+    a.fill(1)
+    b.fill(2)
+    assert k(1) == 300 + 40 + 2
+
+    @ti.data_oriented
+    class Counter:
+        def __init__(self, start):
+            self.cells = ti.field(ti.i32, shape=3)
+            self.cells.fill(start)
+
+        @ti.real_func
+        def take(self, i: ti.i32) -> ti.i32:
+            self.cells[i] += 1
+            return self.cells[i]
+
+        @ti.kernel
+        def run(self, other: ti.template()) -> ti.i32:
+            return self.take(0) * 100 + other.take(2)
+
+    first, second = Counter(10), Counter(50)
+    assert first.run(second) == 11 * 100 + 51
+    assert first.cells.to_numpy().tolist() == [11, 10, 10]
+    assert second.cells.to_numpy().tolist() == [50, 50, 51]

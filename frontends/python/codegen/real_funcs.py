@@ -34,6 +34,7 @@ one of those is a compile error naming it.
 from __future__ import annotations
 
 import ast
+import types
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.utils.errors import TaichiCompilationError
@@ -44,7 +45,8 @@ from xdsl.ir import Block, Region
 from ..lang import dtypes
 from ..lang.dtypes import DataType
 from .emitter import Value, ir_type
-from .values import Container, FieldHandle, NdarrayHandle, Place, is_python
+from .lists import KernelList
+from .values import Container, FieldHandle, NdarrayHandle, Place
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -147,14 +149,47 @@ def _template_key(value: Any) -> Any:
     """What tells template argument `value` apart; None for one a call cannot pass (a
     variable of the caller, an ndarray argument, a run-time value)."""
     if isinstance(value, FieldHandle):
-        return ("field", id(value.field))
+        return ("field", _Identity(value.field))
     if isinstance(value, bool | int | float | str) or value is None:
         return ("value", type(value).__name__, value)
-    if isinstance(value, Value | Place | Container | NdarrayHandle):
+    if isinstance(value, Value | Place | Container | NdarrayHandle | KernelList):
         return None
-    if is_python(value) and not hasattr(value, "ssa"):
-        return ("object", id(value))
+    if type(value) in (tuple, list):  # `(a, b)` of fields: by its items
+        items = [_template_key(item) for item in value]
+        if any(item is None for item in items):
+            return None
+        return ("items", type(value).__name__, tuple(items))
+    if getattr(type(value), "_ti_data_oriented", False) or isinstance(
+        value, types.FunctionType | types.ModuleType | type | DataType
+    ):  # an object whose fields the function reads; a function, module or type
+        return ("object", _Identity(value))
     return None
+
+
+def _rebind(body: KernelCodegen, value: Any) -> Any:
+    """A template argument as the function's body sees it: a field through the
+    function's own `taichi.get_field`, inside tuples and lists too."""
+    if isinstance(value, FieldHandle):
+        return body.field_handle(value.field)
+    if type(value) in (tuple, list):
+        return type(value)(_rebind(body, item) for item in value)
+    return value
+
+
+class _Identity:
+    """An object compared by identity, kept alive by the key that holds it (so that no
+    later object reuses its id while the kernel is compiled)."""
+
+    __slots__ = ("obj",)
+
+    def __init__(self, obj: Any):
+        self.obj = obj
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Identity) and other.obj is self.obj
+
+    def __hash__(self) -> int:
+        return id(self.obj)
 
 
 def _instantiate(
@@ -186,8 +221,8 @@ def _instantiate(
         arg.name_hint = name
         bound[name] = Value(arg, dt)
     for name, value in arguments.items():
-        if isinstance(value, FieldHandle):  # the function reads the field itself
-            bound[name] = body.field_handle(value.field)
+        if name not in dict(params):
+            bound[name] = _rebind(body, value)
     result = inline_bound_func(body, fn, bound, node)
     if body.rng_used:
         del cg.real_functions[key]
