@@ -181,6 +181,16 @@ def test_arguments_are_converted_to_the_parameter_types(arch):
 
     assert k(9) == 4 + 3
 
+    @ti.real_func
+    def sub(a: ti.i32, b: ti.i32) -> ti.i32:
+        return a - b
+
+    @ti.kernel
+    def keywords() -> ti.types.vector(3, ti.i32):  # one function, whatever the order
+        return ti.Vector([sub(a=10, b=3), sub(b=3, a=10), sub(10, b=3)])
+
+    assert keywords().to_list() == [7, 7, 7]
+
 
 def test_autodiff_inlines_real_functions(arch):
     """A differentiated kernel inlines its real functions: the gradient of a real call
