@@ -379,3 +379,37 @@ def test_tuples_of_fields_and_data_oriented_objects_as_template_arguments(arch):
     assert first.run(second) == 11 * 100 + 51
     assert first.cells.to_numpy().tolist() == [11, 10, 10]
     assert second.cells.to_numpy().tolist() == [50, 50, 51]
+
+
+def test_vector_and_matrix_parameters(arch):
+    """Vectors and matrices are passed as their elements (a scalar fills one); a
+    parameter the body assigns into is the function's own copy."""
+
+    @ti.real_func
+    def weigh(m: ti.math.mat2, v: ti.math.vec2) -> ti.f32:
+        return (m @ v).sum()
+
+    @ti.kernel
+    def k() -> ti.f32:
+        return weigh(ti.math.mat2(1, 2, 3, 4), ti.math.vec2(5, 6)) + weigh(1.0, ti.math.vec2(1, 0))
+
+    assert k() == (5 + 12 + 15 + 24) + 2
+
+    if arch is ti.vulkan:
+        return  # the recursive part: Vulkan refuses recursion (tested above)
+
+    @ti.real_func
+    def walk(v: ti.math.vec3, n: ti.i32) -> ti.f32:
+        r = 0.0
+        if n > 0:
+            v[0] += 1.0
+            r = v.norm_sqr() + walk(v, n - 1)
+        return r
+
+    @ti.kernel
+    def k2() -> ti.f32:
+        v = ti.Vector([0.0, 1.0, 2.0])
+        total = walk(v, 3)
+        return total + v[0]  # the caller's v is unchanged
+
+    assert k2() == (1 + 1 + 4) + (4 + 1 + 4) + (9 + 1 + 4)

@@ -22,10 +22,11 @@ serial). The passes that follow run inside the functions too; the LLVM conversio
 each function the task's RuntimeContext as its first parameter, so the function reaches the
 kernel's fields.
 
-What goes through a real call: parameters that are scalars (primitive annotations) or
-template arguments naming Python objects (a field, a number); a scalar or no return value.
-Other real functions (vector, matrix, struct, ndarray or ti.ref parameters, vector or
-struct returns), every real function on Vulkan (SPIR-V forbids recursion) and those of a
+What goes through a real call: parameters that are scalars (primitive annotations),
+vectors or matrices (passed as their elements), or template arguments naming Python
+objects (a field, a number, a tuple of fields, a data-oriented object); a scalar or no
+return value. Other real functions (struct, ndarray or ti.ref parameters, vector,
+matrix, struct or tuple returns), every real function on Vulkan (SPIR-V forbids recursion) and those of a
 kernel being differentiated (ti-auto-diff differentiates a kernel's own code) are
 inlined, which gives the same results for every call that does not recurse; a recursive
 one of those is a compile error naming it.
@@ -35,6 +36,7 @@ from __future__ import annotations
 
 import ast
 import types
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.utils.errors import TaichiCompilationError
@@ -44,9 +46,11 @@ from xdsl.ir import Block, Region
 
 from ..lang import dtypes
 from ..lang.dtypes import DataType
+from ..lang.matrix import MatrixType
 from .emitter import Value, ir_type
 from .lists import KernelList
 from .values import Container, FieldHandle, NdarrayHandle, Place
+from .vectors import Vec
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
@@ -79,7 +83,7 @@ def call(cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call) 
         symbol = _instantiate(cg, fn, key, params, ret, arguments, node)
         if symbol is None:
             return INLINE
-    operands = [cg.em.value(arguments[name], dt).ssa for name, dt in params]
+    operands = [cg.em.value(x, p.dtype).ssa for p in params for x in p.values]
     result_types = [ir_type(ret)] if ret is not None else []
     op = cg.em.emit(func.CallOp(symbol, operands, result_types))
     return Value(op.results[0], ret) if ret is not None else None
@@ -105,24 +109,35 @@ def _why_inlined(cg: KernelCodegen) -> str:
             "functions are inlined)"
         )
     return (
-        "recursion is supported for real functions whose parameters are scalars or "
-        "ti.template() arguments (fields, numbers) and whose return value is a scalar; "
-        "this one is inlined"
+        "recursion is supported for real functions whose parameters are scalars, "
+        "vectors, matrices or ti.template() arguments (fields, numbers) and whose return "
+        "value is a scalar or nothing; this one is inlined"
     )
+
+
+@dataclass
+class _Param:
+    """A run-time parameter of a real function: a scalar (shape None) or a vector /
+    matrix of `shape`, passed as its elements; `values` are what this call passes."""
+
+    name: str
+    dtype: DataType
+    shape: tuple[int, ...] | None
+    values: list[Any]
 
 
 def _signature(
     cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call
-) -> tuple[tuple[Any, ...], list[tuple[str, DataType]], DataType | None] | None:
+) -> tuple[tuple[Any, ...], list[_Param], DataType | None] | None:
     """
-    (instantiation key, runtime parameters with their types, return type) of a call
-    that can be a real call; None when the function must be inlined.
+    (instantiation key, run-time parameters, return type) of a call that can be a real
+    call; None when the function must be inlined.
     """
     from .calls import _is_template
 
     annotations = fn.annotations()
     key: list[Any] = [fn]
-    params: list[tuple[str, DataType]] = []
+    params: list[_Param] = []
     for name, value in arguments.items():
         ann = annotations.get(name)
         if _is_template(ann) or (name == "self" and ann is None):  # a data-oriented object
@@ -131,7 +146,9 @@ def _signature(
                 return None
             key.append((name, template))
         elif _is_scalar_type(ann) and isinstance(value, Value | bool | int | float):
-            params.append((name, cg.cook_dtype(ann, node)))
+            params.append(_Param(name, cg.cook_dtype(ann, node), None, [value]))
+        elif isinstance(ann, MatrixType) and (vec := _vector_arg(cg, ann, value, node)):
+            params.append(_Param(name, vec[0], tuple(ann.shape), vec[1]))
         else:
             return None
     ret_ann = annotations.get("return")
@@ -139,6 +156,24 @@ def _signature(
         return None
     ret = cg.cook_dtype(ret_ann, node) if ret_ann is not None else None
     return tuple(key), params, ret
+
+
+def _vector_arg(
+    cg: KernelCodegen, ann: MatrixType, value: Any, node: ast.Call
+) -> tuple[DataType, list[Any]] | None:
+    """The element type and elements of a vector / matrix argument (a scalar fills
+    it, as Taichi's); None when its shape differs (inlining then names the error)."""
+    if len(ann.shape) not in (1, 2) or any(not isinstance(n, int) for n in ann.shape):
+        return None
+    v = cg.as_vec(value)
+    if v is None:
+        if not isinstance(value, Value | bool | int | float):
+            return None
+        v = cg.construct_type(ann, [value], node)
+    if tuple(v.shape) != tuple(ann.shape):
+        return None
+    dt = cg.cook_dtype(ann.dtype, node)
+    return dt, list(cg.vec_cast(v, dt).elems)
 
 
 def _is_scalar_type(ann: Any) -> bool:
@@ -196,7 +231,7 @@ def _instantiate(
     cg: KernelCodegen,
     fn: Any,
     key: tuple[Any, ...],
-    params: list[tuple[str, DataType]],
+    params: list[_Param],
     ret: DataType | None,
     arguments: dict[str, Any],
     node: ast.Call,
@@ -212,17 +247,20 @@ def _instantiate(
     body.real_calls = cg.real_calls
     body.real_functions = cg.real_functions
     body.function_ops = cg.function_ops
-    body.entry = Block(arg_types=[ir_type(dt) for _, dt in params])
+    input_types = [ir_type(p.dtype) for p in params for _ in p.values]
+    body.entry = Block(arg_types=input_types)
     body.em.block = body.entry
     body.em.loc = cg.em.loc
     body.ctx = cg.ctx  # the caller: errors inside name the call too
-    bound = dict(arguments)
-    for (name, dt), arg in zip(params, body.entry.args):
-        arg.name_hint = name
-        bound[name] = Value(arg, dt)
-    for name, value in arguments.items():
-        if name not in dict(params):
-            bound[name] = _rebind(body, value)
+    bound = {name: _rebind(body, value) for name, value in arguments.items()}
+    args = iter(body.entry.args)
+    for p in params:
+        elems = []
+        for index in range(len(p.values)):
+            arg = next(args)
+            arg.name_hint = p.name if p.shape is None else f"{p.name}_{index}"
+            elems.append(Value(arg, p.dtype))
+        bound[p.name] = elems[0] if p.shape is None else Vec(p.shape, elems)
     result = inline_bound_func(body, fn, bound, node)
     if body.rng_used:
         del cg.real_functions[key]
@@ -243,7 +281,7 @@ def _instantiate(
     body.em.emit(func.ReturnOp(*results))
     function = func.FuncOp(
         symbol,
-        FunctionType.from_lists([ir_type(dt) for _, dt in params], [ir_type(ret)] if ret else []),
+        FunctionType.from_lists(input_types, [ir_type(ret)] if ret else []),
         Region(body.entry),
         visibility=StringAttr("private"),
     )
