@@ -44,7 +44,6 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, FunctionType, IntAttr, StringAttr
 from xdsl.ir import Block, Region
 
-from ..lang import dtypes
 from ..lang.dtypes import DataType
 from ..lang.matrix import MatrixType
 from .emitter import Value, ir_type
