@@ -413,3 +413,27 @@ def test_vector_and_matrix_parameters(arch):
         return total + v[0]  # the caller's v is unchanged
 
     assert k2() == (1 + 1 + 4) + (4 + 1 + 4) + (9 + 1 + 4)
+
+
+def test_identical_calls_each_run(arch):
+    """Two identical calls of a function that writes a field both run (cse and dce
+    never merge or drop a call)."""
+    x = ti.field(ti.i32, shape=())
+
+    @ti.real_func
+    def inc() -> ti.i32:
+        x[None] += 1
+        return x[None]
+
+    @ti.real_func
+    def touch():
+        x[None] += 1000
+
+    @ti.kernel
+    def k() -> ti.i32:
+        touch()
+        touch()
+        return inc() * 100 + inc() * 10
+
+    assert k() == 2001 * 100 + 2002 * 10
+    assert x[None] == 2002
