@@ -29,6 +29,9 @@ context on (the first parameter of a task and of a real function alike):
       func.return %r : i32                              llvm.return %r : i32
     }                                                 }
 
+A real function with several results (a vector's elements) returns them as one LLVM
+struct (insertvalue), which each call takes apart (extractvalue).
+
 Inside tasks (and real functions):
 - `offload.context` is `%ctx`; `offload.thread_local_buffer` the task's stack buffer;
 - loads that ti-lower-access marked `invariant` (context and argument words) move out of
@@ -43,11 +46,14 @@ arith, math and cf ops are left to the conversions that follow.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from xdsl.context import Context
 from xdsl.dialects import arith, cf, func, llvm, memref
 from xdsl.dialects.arith import IntegerOverflowAttr, IntegerOverflowFlag
 from xdsl.dialects.builtin import (
     AnyFloat,
+    DenseArrayBase,
     IntegerAttr,
     IntegerType,
     ModuleOp,
@@ -416,23 +422,18 @@ def _real_function(function: func.FuncOp) -> llvm.FuncOp:
     """
     if not function.body.blocks:
         raise PassFailedAt(function, "convert-offload-to-llvm: a real function without body")
-    if len(function.function_type.outputs) > 1:
-        raise PassFailedAt(
-            function, "convert-offload-to-llvm: a real function returns one value at most"
-        )
     ctx = function.body.blocks[0].insert_arg(PTR, 0)
     ctx.name_hint = "ctx"
+    outputs = function.function_type.outputs.data
     for op in list(function.body.walk()):
         if isinstance(op, offload.ContextOp):
             op.result.replace_all_uses_with(ctx)
             op.detach()
             op.erase()
         elif isinstance(op, func.ReturnOp):
-            Rewriter.replace_op(op, llvm.ReturnOp(*op.arguments))
-    outputs = function.function_type.outputs.data
+            Rewriter.replace_op(op, _packed_return(op))
     signature = llvm.LLVMFunctionType(
-        [PTR, *function.function_type.inputs.data],
-        outputs[0] if outputs else None,
+        [PTR, *function.function_type.inputs.data], _packed_type(outputs)
     )
     region = Region()
     function.body.move_blocks(region)
@@ -447,6 +448,31 @@ def _real_function(function: func.FuncOp) -> llvm.FuncOp:
     return new
 
 
+def _packed_type(outputs: Sequence[Attribute]) -> Attribute | None:
+    """The LLVM return type of a function with these results: none, the one, or a
+    struct of them (a ti.real_func returning a vector returns its elements)."""
+    if len(outputs) <= 1:
+        return outputs[0] if outputs else None
+    return llvm.LLVMStructType.from_type_list(list(outputs))
+
+
+def _packed_return(op: func.ReturnOp) -> list[Operation]:
+    """`func.return %a, %b` -> the struct {a, b} built by insertvalue, returned."""
+    values = list(op.arguments)
+    if len(values) <= 1:
+        return [llvm.ReturnOp(*values)]
+    struct_type = _packed_type([v.type for v in values])
+    assert struct_type is not None
+    ops: list[Operation] = [llvm.UndefOp(struct_type)]
+    for index, value in enumerate(values):
+        ops.append(
+            llvm.InsertValueOp(
+                DenseArrayBase.from_list(i64, [index]), ops[-1].results[0], value
+            )
+        )
+    return [*ops, llvm.ReturnOp(ops[-1].results[0])]
+
+
 def _lower_calls(module: ModuleOp) -> None:
     """`func.call @f(args)` -> `llvm.call @f(%ctx, args)`: the calling function's own
     context (its first parameter, in tasks and real functions alike) goes on."""
@@ -459,10 +485,19 @@ def _lower_calls(module: ModuleOp) -> None:
         if function is None:
             raise PassFailedAt(op, "convert-offload-to-llvm: a call outside a function")
         ctx = function.body.blocks[0].args[0]
-        result = op.res[0].type if op.res else None
+        result = _packed_type(list(op.res.types))
         call = llvm.CallOp(op.callee, ctx, *op.arguments, return_type=result)
         call.location = op.location  # pyright: ignore[reportAttributeAccessIssue]
-        Rewriter.replace_op(op, call, call.results)
+        unpack: list[Operation] = []
+        if len(op.res) > 1:  # the elements out of the returned struct
+            unpack = [
+                llvm.ExtractValueOp(
+                    DenseArrayBase.from_list(i64, [index]), call.returned, r.type
+                )
+                for index, r in enumerate(op.res)
+            ]
+        results = [u.results[0] for u in unpack] if unpack else call.results
+        Rewriter.replace_op(op, [call, *unpack], results)
 
 
 class LocalSlotLowering(RewritePattern):

@@ -78,3 +78,34 @@ offload.kernel @k : () -> i32 {
     offload.set_return 0, %r : i32
   }
 }
+
+// A real function with several results (a vector's elements) returns them as one
+// struct; the call takes them out with extractvalue.
+// CHECK-LABEL: llvm.func internal @k__fn2_pair(%ctx_3: !llvm.ptr, %v: i32) -> !llvm.struct<(i32, i32)> {
+// CHECK-NEXT:    %one_1 = arith.constant 1 : i32
+// CHECK-NEXT:    %w = arith.addi %v, %one_1 : i32
+// CHECK-NEXT:    %[[U:.*]] = llvm.mlir.undef : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %[[S0:.*]] = llvm.insertvalue %v, %[[U]][0] : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %[[S1:.*]] = llvm.insertvalue %w, %[[S0]][1] : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    llvm.return %[[S1]] : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:  }
+// CHECK-LABEL: llvm.func @k2__task0(
+// CHECK-NEXT:    %c_1 = arith.constant 5 : i32
+// CHECK-NEXT:    %[[P:.*]] = llvm.call @k__fn2_pair(%{{.*}}, %c_1) : (!llvm.ptr, i32) -> !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %[[A:.*]] = llvm.extractvalue %[[P]][0] : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %[[B:.*]] = llvm.extractvalue %[[P]][1] : !llvm.struct<(i32, i32)>
+// CHECK-NEXT:    %{{.*}} = arith.addi %[[A]], %[[B]] : i32
+func.func private @k__fn2_pair(%v: i32) -> (i32, i32) {
+  %one = arith.constant 1 : i32
+  %w = arith.addi %v, %one : i32
+  func.return %v, %w : i32, i32
+}
+
+offload.kernel @k2 : () -> i32 {
+  offload.serial {
+    %c = arith.constant 5 : i32
+    %a, %b = func.call @k__fn2_pair(%c) : (i32) -> (i32, i32)
+    %s = arith.addi %a, %b : i32
+    offload.set_return 0, %s : i32
+  }
+}

@@ -53,11 +53,3 @@ offload.kernel @print_i128 : () -> () {
 // CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 2]]:1: error: convert-offload-to-llvm: 'taichi.print' outside a kernel
 %v = arith.constant 1 : i32
 taichi.print "{}" %v : i32
-
-// -----
-
-// A real function returns one value at most (ti.real_func's scalar return).
-// CHECK: convert-offload-to-llvm-unsupported.mlir:[[# @LINE + 1]]:1: error: convert-offload-to-llvm: a real function returns one value at most
-func.func private @k__fn0_pair(%v: i32) -> (i32, i32) {
-  func.return %v, %v : i32, i32
-}

@@ -437,3 +437,32 @@ def test_identical_calls_each_run(arch):
 
     assert k() == 2001 * 100 + 2002 * 10
     assert x[None] == 2002
+
+
+def test_vector_and_matrix_returns(arch):
+    @ti.real_func
+    def rows() -> ti.math.mat2:
+        return ti.math.mat2(1, 2, 3, 4)
+
+    @ti.kernel
+    def k() -> ti.math.mat2:
+        return rows() + rows().transpose()
+
+    assert k().to_list() == [[2, 5], [5, 8]]
+
+    if arch is ti.vulkan:
+        return  # the recursive part: Vulkan refuses recursion (tested above)
+
+    @ti.real_func
+    def fib_pair(n: ti.i32) -> ti.types.vector(2, ti.i64):
+        r = ti.Vector([0, 1], dt=ti.i64)
+        if n > 0:
+            p = fib_pair(n - 1)
+            r = ti.Vector([p[1], p[0] + p[1]], dt=ti.i64)
+        return r
+
+    @ti.kernel
+    def fib(n: ti.i32) -> ti.i64:
+        return fib_pair(n)[0]
+
+    assert [fib(n) for n in (0, 1, 10, 50)] == [0, 1, 55, 12586269025]

@@ -24,9 +24,9 @@ kernel's fields.
 
 What goes through a real call: parameters that are scalars (primitive annotations),
 vectors or matrices (passed as their elements), or template arguments naming Python
-objects (a field, a number, a tuple of fields, a data-oriented object); a scalar or no
-return value. Other real functions (struct, ndarray or ti.ref parameters, vector,
-matrix, struct or tuple returns), every real function on Vulkan (SPIR-V forbids recursion) and those of a
+objects (a field, a number, a tuple of fields, a data-oriented object); a scalar, a
+vector or matrix (the function's results are its elements) or no return value. Other
+real functions (struct, ndarray or ti.ref parameters, struct or tuple returns), every real function on Vulkan (SPIR-V forbids recursion) and those of a
 kernel being differentiated (ti-auto-diff differentiates a kernel's own code) are
 inlined, which gives the same results for every call that does not recurse; a recursive
 one of those is a compile error naming it.
@@ -39,10 +39,12 @@ import types
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from taichi_xdsl.utils.errors import TaichiCompilationError
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FileLineColLoc, FunctionType, IntAttr, StringAttr
-from xdsl.ir import Block, Region
+from xdsl.ir import Attribute, Block, Region
 
 from ..lang.dtypes import DataType
 from ..lang.matrix import MatrixType
@@ -83,9 +85,28 @@ def call(cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call) 
         if symbol is None:
             return INLINE
     operands = [cg.em.value(x, p.dtype).ssa for p in params for x in p.values]
-    result_types = [ir_type(ret)] if ret is not None else []
-    op = cg.em.emit(func.CallOp(symbol, operands, result_types))
-    return Value(op.results[0], ret) if ret is not None else None
+    op = cg.em.emit(func.CallOp(symbol, operands, _result_types(ret)))
+    if ret is None:
+        return None
+    values = [Value(r, ret.dtype) for r in op.results]
+    return values[0] if ret.shape is None else Vec(ret.shape, values)
+
+
+@dataclass
+class _Return:
+    """What a real function returns: a scalar (shape None) or a vector / matrix of
+    `shape`, as its elements (the function's results)."""
+
+    dtype: DataType
+    shape: tuple[int, ...] | None
+
+    @property
+    def size(self) -> int:
+        return 1 if self.shape is None else int(np.prod(self.shape))
+
+
+def _result_types(ret: _Return | None) -> list[Attribute]:
+    return [] if ret is None else [ir_type(ret.dtype)] * ret.size
 
 
 def _real_calls(cg: KernelCodegen) -> bool:
@@ -110,7 +131,7 @@ def _why_inlined(cg: KernelCodegen) -> str:
     return (
         "recursion is supported for real functions whose parameters are scalars, "
         "vectors, matrices or ti.template() arguments (fields, numbers) and whose return "
-        "value is a scalar or nothing; this one is inlined"
+        "value is a scalar, a vector, a matrix or nothing; this one is inlined"
     )
 
 
@@ -127,7 +148,7 @@ class _Param:
 
 def _signature(
     cg: KernelCodegen, fn: Any, arguments: dict[str, Any], node: ast.Call
-) -> tuple[tuple[Any, ...], list[_Param], DataType | None] | None:
+) -> tuple[tuple[Any, ...], list[_Param], _Return | None] | None:
     """
     (instantiation key, run-time parameters, return type) of a call that can be a real
     call; None when the function must be inlined.
@@ -151,10 +172,18 @@ def _signature(
         else:
             return None
     ret_ann = annotations.get("return")
-    if ret_ann is not None and not _is_scalar_type(ret_ann):
+    ret: _Return | None = None
+    if _is_scalar_type(ret_ann):
+        ret = _Return(cg.cook_dtype(ret_ann, node), None)
+    elif isinstance(ret_ann, MatrixType) and _fixed_shape(ret_ann):
+        ret = _Return(cg.cook_dtype(ret_ann.dtype, node), tuple(ret_ann.shape))
+    elif ret_ann is not None:
         return None
-    ret = cg.cook_dtype(ret_ann, node) if ret_ann is not None else None
     return tuple(key), params, ret
+
+
+def _fixed_shape(t: MatrixType) -> bool:
+    return len(t.shape) in (1, 2) and all(isinstance(n, int) for n in t.shape)
 
 
 def _vector_arg(
@@ -162,7 +191,7 @@ def _vector_arg(
 ) -> tuple[DataType, list[Any]] | None:
     """The element type and elements of a vector / matrix argument (a scalar fills
     it, as Taichi's); None when its shape differs (inlining then names the error)."""
-    if len(ann.shape) not in (1, 2) or any(not isinstance(n, int) for n in ann.shape):
+    if not _fixed_shape(ann):
         return None
     v = cg.as_vec(value)
     if v is None:
@@ -231,7 +260,7 @@ def _instantiate(
     fn: Any,
     key: tuple[Any, ...],
     params: list[_Param],
-    ret: DataType | None,
+    ret: _Return | None,
     arguments: dict[str, Any],
     node: ast.Call,
 ) -> str | None:
@@ -276,11 +305,16 @@ def _instantiate(
                 "not supported (a real function does not share the kernel's random state)",
             )
         return None
-    results = [body.em.value(result, ret).ssa] if ret is not None else []
+    if ret is None:
+        results = []
+    elif ret.shape is None:
+        results = [body.em.value(result, ret.dtype).ssa]
+    else:  # inline_bound_func gave a vector of the annotated shape and type
+        results = [body.em.value(e, ret.dtype).ssa for e in result.elems]
     body.em.emit(func.ReturnOp(*results))
     function = func.FuncOp(
         symbol,
-        FunctionType.from_lists(input_types, [ir_type(ret)] if ret else []),
+        FunctionType.from_lists(input_types, _result_types(ret)),
         Region(body.entry),
         visibility=StringAttr("private"),
     )
