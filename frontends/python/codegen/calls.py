@@ -715,10 +715,9 @@ def call_lambda(cg: KernelCodegen, fn: Any, node: ast.Call) -> Any:
 
 
 def inline_func(cg: KernelCodegen, func: Any, node: ast.Call) -> Any:
-    """Inline a ti.func: its body is compiled here with its parameters bound."""
-    from ..lang.kernel import BoundFunc
-
-    from ..lang.kernel import RealFunc
+    """Inline a ti.func: its body is compiled here with its parameters bound (a
+    ti.real_func is called for real where real_funcs.call can)."""
+    from ..lang.kernel import BoundFunc, RealFunc
     from . import real_funcs
 
     bound_self = func.obj if isinstance(func, BoundFunc) else None

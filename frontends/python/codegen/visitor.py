@@ -426,7 +426,8 @@ class KernelCodegen(ast.NodeVisitor):
         return self.em.block is self.entry and self.folded_branches > 0
 
     def in_real_func(self) -> bool:
-        """Whether a ti.real_func is being inlined (its loops are serial, its own)."""
+        """Whether a ti.real_func's body is being compiled, inlined or as a function of
+        its own (real_funcs.py): its loops are serial, its own."""
         return any(isinstance(f, RealFunc) for f in self.inlining)
 
     def insert_prologue(self, op: Operation) -> Operation:
