@@ -472,3 +472,36 @@ taichi.kernel @store_then_divide() {
   }
   taichi.return
 }
+
+// -----
+
+// ti.atomic_max into a field: the gradient of y reaches the value equal to y's final
+// value (read back after the primal), nothing else; y's own gradient stays.
+// CHECK-LABEL: taichi.kernel @highest_grad() attributes {adjoint_of = @highest} {
+// CHECK:         %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:         %[[YG:.*]] = taichi.element_ptr %y_grad[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[YP:.*]] = taichi.element_ptr %y[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[Y:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:    %[[G:.*]] = memref.load %[[YG]][] : memref<f32>
+// CHECK-NEXT:    %[[HIT:.*]] = arith.cmpf oeq, %[[V]], %[[Y]] : f32
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.select %[[HIT]], %[[G]], %[[Z]] : f32
+// CHECK-NEXT:    %[[XG:.*]] = taichi.element_ptr %x_grad[%{{.*}}] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[XG]], %[[D]] : memref<f32>
+// CHECK-NOT:     taichi.store
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<f32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<f32> offset 192
+taichi.kernel @highest() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<f32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %y[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_max %q, %v : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
