@@ -307,6 +307,27 @@ def test_struct_values_in_python_scope():
     assert (s.a, s["b"]) == (1, 3.0)
 
 
+def test_vector_and_matrix_fields_take_a_layout():
+    """`layout=ti.Layout.SOA / AOS` (with any `order`) changes where members sit, never
+    the values: a kernel and Python scope read what was written."""
+    a = ti.Vector.field(2, ti.i32, shape=(4, 2), order="ji", layout=ti.Layout.SOA)
+    m = ti.Matrix.field(2, 2, ti.f32, shape=3, layout=ti.Layout.AOS)
+
+    @ti.kernel
+    def fill():
+        for i, j in a:
+            a[i, j] = [i, j]
+        for k in m:
+            m[k] = [[k, 1], [2, a[k, 1].x]]
+
+    fill()
+    i, j = np.meshgrid(np.arange(4), np.arange(2), indexing="ij")
+    np.testing.assert_array_equal(a.to_numpy(), np.stack([i, j], axis=-1))
+    assert m[2].to_list() == [[2, 1], [2, 2]]
+    with pytest.raises(ti.TaichiError, match="layout= takes ti.Layout"):
+        ti.Vector.field(2, ti.i32, shape=3, layout="soa")
+
+
 def test_field_and_ndarray_argument_errors_as_taichi():
     with pytest.raises(ti.TaichiCompilationError, match="shape and offset must be the same"):
         ti.field(ti.f32, shape=3, offset=(3, 4))
