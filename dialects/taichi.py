@@ -1210,6 +1210,102 @@ class PoolReleaseOp(_PoolOp):
         super().__init__(operands=[state, release, block])
 
 
+# A cell list: the active cells of one sparse level, as a struct-for over a sparse SNode
+# generates them (Taichi's list generation, taichi/transforms/offload.cpp's listgen
+# tasks). A list is an i32 field `%list` of 1 + (the level's cell count) words: word 0
+# counts the entries, word 1 + k holds entry k (a cell index, flattened over the level's
+# cell space). ti-lower-sparse turns these ops into loads, stores and atomics.
+
+
+class _CellListOp(IRDLOperation, ABC):
+    """Shared shape: a cell list `%list` (memref<Nxi32>, N >= 1)."""
+
+    cell_list = operand_def(MemRefType.constr(i32))
+
+    def verify_(self) -> None:
+        list_type = self.cell_list.type
+        assert isa(list_type, MemRefType)
+        shape = list_type.get_shape()
+        if len(shape) != 1 or shape[0] < 1:
+            raise VerifyException(
+                f"'{self.name}' expects a cell list memref<Nxi32> with N >= 1, got {list_type}"
+            )
+
+
+@irdl_op_definition
+class ListClearOp(_CellListOp):
+    """
+    Empty a cell list (before a list generation fills it).
+
+    Example: `taichi.list_clear %list : memref<17xi32>`
+    """
+
+    name = "taichi.list_clear"
+    assembly_format = "$cell_list attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation):
+        super().__init__(operands=[cell_list])
+
+
+@irdl_op_definition
+class ListAppendOp(_CellListOp):
+    """
+    Append `cell` to a cell list; parallel appends claim distinct entries (atomically),
+    in no particular order.
+
+    Example: `taichi.list_append %list, %cell : memref<17xi32>`
+    """
+
+    name = "taichi.list_append"
+    cell_list = operand_def(MemRefType.constr(i32))
+    cell = operand_def(i32)
+    assembly_format = "$cell_list `,` $cell attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation, cell: SSAValue | Operation):
+        super().__init__(operands=[cell_list, cell])
+
+
+@irdl_op_definition
+class ListLengthOp(_CellListOp):
+    """
+    The number of entries of a cell list.
+
+    Example: `%n = taichi.list_length %list : memref<17xi32>`
+    """
+
+    name = "taichi.list_length"
+    result = result_def(i32)
+    assembly_format = "$cell_list attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation):
+        super().__init__(operands=[cell_list], result_types=[i32])
+
+
+@irdl_op_definition
+class ListGetOp(_CellListOp):
+    """
+    Entry `index` of a cell list (0 <= index < its length): a flattened cell index.
+
+    Example: `%cell = taichi.list_get %list[%k] : memref<17xi32>`
+    """
+
+    name = "taichi.list_get"
+    cell_list = operand_def(MemRefType.constr(i32))
+    index = operand_def(i32)
+    result = result_def(i32)
+    assembly_format = "$cell_list `[` $index `]` attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[cell_list, index], result_types=[i32])
+
+
+LIST_OPS = (ListClearOp, ListAppendOp, ListLengthOp, ListGetOp)
+
+
 # ---------------------------------------------------------------------------------------
 # Print and assert
 # ---------------------------------------------------------------------------------------
@@ -2119,6 +2215,7 @@ Taichi = Dialect(
         AtomicCasOp,
         PoolAllocOp,
         PoolReleaseOp,
+        *LIST_OPS,
         PrintOp,
         AssertOp,
         TextureFetchOp,

@@ -45,6 +45,21 @@ A pointer SNode's pool (frontends/python/lang/pools.py) is two more ops:
     %k = taichi.atomic_add (taichi.element_ptr %state[2]), 1
     memref.store %b, (taichi.element_ptr %release[%k])
 
+A cell list (a struct-for's list generation, codegen/sparse.py) keeps its count in
+word 0 and entry k in word 1 + k:
+
+    taichi.list_clear %l : memref<17xi32>
+    ~>
+    memref.store 0, (taichi.element_ptr %l[0])
+
+    taichi.list_append %l, %cell : memref<17xi32>
+    ~>
+    %k = taichi.atomic_add (taichi.element_ptr %l[0]), 1
+    memref.store %cell, (taichi.element_ptr %l[%k + 1])
+
+    %n = taichi.list_length %l : memref<17xi32>      ~> %n = memref.load (taichi.element_ptr %l[0])
+    %c = taichi.list_get %l[%e] : memref<17xi32>     ~> %c = memref.load (taichi.element_ptr %l[%e + 1])
+
 When the module carries its SNode trees (the `taichi.snode_trees` attribute, which the
 frontend emits), each cell op is first checked against the level whose mask it names:
 a store of 1 or 0 is only a bitmasked cell's activation (a pointer word is a block
@@ -227,6 +242,50 @@ class PoolReleaseLowering(RewritePattern):
         _replace(rewriter, op, ops, [])
 
 
+class ListClearLowering(RewritePattern):
+    """The count (word 0) becomes 0."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListClearOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops += [zero := _const(0), memref.StoreOp.get(zero, count, [])]
+        _replace(rewriter, op, ops, [])
+
+
+class ListAppendLowering(RewritePattern):
+    """An atomic add on the count claims entry k; the cell goes to word 1 + k."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListAppendOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops += [one := _const(1), k := taichi.AtomicAddOp(count, one)]
+        ops.append(word := arith.AddiOp(k.old, one))
+        entry_ops, entry = _at(op.cell_list, word.result)
+        ops += [*entry_ops, memref.StoreOp.get(op.cell, entry, [])]
+        _replace(rewriter, op, ops, [])
+
+
+class ListLengthLowering(RewritePattern):
+    """A load of the count."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListLengthOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops.append(n := memref.LoadOp.get(count, []))
+        _replace(rewriter, op, ops, [n.res])
+
+
+class ListGetLowering(RewritePattern):
+    """A load of word 1 + index."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListGetOp, rewriter: PatternRewriter):
+        ops: list[Operation] = [one := _const(1), word := arith.AddiOp(op.index, one)]
+        entry_ops, entry = _at(op.cell_list, word.result)
+        ops += [*entry_ops, cell := memref.LoadOp.get(entry, [])]
+        _replace(rewriter, op, ops, [cell.res])
+
+
 _LEGAL_KINDS: dict[type[taichi._CellOp], tuple[str, ...]] = {
     taichi.ActivateOp: ("bitmasked",),
     taichi.DeactivateOp: ("bitmasked", "dynamic"),
@@ -280,8 +339,9 @@ def check_cell_ops(module: ModuleOp) -> None:
 
 
 class LowerSparsePass(ModulePass):
-    """Lower taichi.activate / deactivate / is_active / append / length and the pool ops
-    (pool_alloc, pool_release) to word accesses and atomics."""
+    """Lower taichi.activate / deactivate / is_active / append / length, the pool ops
+    (pool_alloc, pool_release) and the cell-list ops (list_clear, list_append,
+    list_length, list_get) to word accesses and atomics."""
 
     name = "ti-lower-sparse"
 
@@ -297,6 +357,10 @@ class LowerSparsePass(ModulePass):
                     LengthLowering(),
                     PoolAllocLowering(),
                     PoolReleaseLowering(),
+                    ListClearLowering(),
+                    ListAppendLowering(),
+                    ListLengthLowering(),
+                    ListGetLowering(),
                 ]
             )
         ).rewrite_module(op)
