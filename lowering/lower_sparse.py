@@ -65,7 +65,9 @@ frontend emits), each cell op is first checked against the level whose mask it n
 a store of 1 or 0 is only a bitmasked cell's activation (a pointer word is a block
 index: activating one takes a pool block, deactivating one gives it back), a dynamic
 level's deactivation empties its list, is_active reads pointer and bitmasked words,
-and append / length work on a dynamic level's lengths with its extent as capacity.
+and append / length work on a dynamic level's lengths with its extent as capacity. A
+cell-list op names a level's cell list (`cells @sym`), of 1 + the level's cell count
+words (its cells along each axis times those of the levels above).
 
     builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes []
         children [#taichi.snode<pointer [4] axes [0] mask @ptr places [@x]>]>]} {
@@ -76,6 +78,9 @@ and append / length work on a dynamic level's lengths with its extent as capacit
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Iterable
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
@@ -298,7 +303,8 @@ _LEGAL_KINDS: dict[type[taichi._CellOp], tuple[str, ...]] = {
 
 def check_cell_ops(module: ModuleOp) -> None:
     """Check every cell op against the level of `module`'s SNode trees whose mask it
-    names (nothing to check without trees, or for a mask that is not a field)."""
+    names, and every cell-list op against the level whose list it names (nothing to
+    check without trees, or for a mask or list that is not a field)."""
     trees = module.attributes.get(taichi.SNODE_TREES)
     if trees is None:
         return
@@ -310,7 +316,15 @@ def check_cell_ops(module: ModuleOp) -> None:
         for level in tree.walk()
         if level.mask_symbol is not None
     }
+    lists = {
+        symbol: cells
+        for tree in trees.data
+        if isinstance(tree, taichi.SNodeAttr)
+        for symbol, cells in _cell_lists(tree, {})
+    }
     for op in module.walk():
+        if isinstance(op, taichi._CellListOp):
+            _check_cell_list(op, lists)
         if not isinstance(op, taichi._CellOp) or not isinstance(
             field := op.mask.owner, taichi.GetFieldOp
         ):
@@ -336,6 +350,37 @@ def check_cell_ops(module: ModuleOp) -> None:
                     f"ti-lower-sparse: {op.name} with capacity {op.capacity.value.data} "
                     f"on @{symbol}, a dynamic SNode of {extent} cells",
                 )
+
+
+def _cell_lists(level: taichi.SNodeAttr, above: dict[int, int]) -> Iterable[tuple[str, int]]:
+    """(cell list symbol, the level's cell count) of `level` and the levels below it;
+    `above` holds the cells along each axis above `level`."""
+    extents = dict(above)
+    for axis, extent in zip(level.axes.data, level.extents.data):
+        extents[axis.data] = extents.get(axis.data, 1) * extent.data
+    if level.cells_symbol is not None:
+        yield level.cells_symbol, math.prod(extents.values())
+    for child in level.children.data:
+        assert isinstance(child, taichi.SNodeAttr)
+        yield from _cell_lists(child, extents)
+
+
+def _check_cell_list(op: taichi._CellListOp, lists: dict[str, int]) -> None:
+    """A list op names a level's cell list, of 1 + the level's cell count words."""
+    field = op.cell_list.owner
+    if not isinstance(field, taichi.GetFieldOp):
+        return
+    symbol = field.field.root_reference.data
+    if symbol not in lists:
+        raise PassFailedAt(op, f"ti-lower-sparse: {op.name} on @{symbol}, which is no sparse SNode's cell list")
+    list_type = op.cell_list.type
+    assert isa(list_type, MemRefType)
+    if list_type.get_shape() != (1 + lists[symbol],):
+        raise PassFailedAt(
+            op,
+            f"ti-lower-sparse: {op.name} on @{symbol} as {list_type}, the cell list of a "
+            f"level of {lists[symbol]} cells (memref<{1 + lists[symbol]}xi32>)",
+        )
 
 
 class LowerSparsePass(ModulePass):

@@ -118,6 +118,7 @@ def _snode_attr(node: SNode) -> taichi.SNodeAttr:
         mask=mask,
         places=placed,
         children=[_snode_attr(c) for c in levels],
+        cells=node.cell_list.symbol if node.cell_list is not None else None,
     )
 
 
