@@ -307,7 +307,8 @@ class _Adjoint:
         The operands of a live op whose values its reverse reads. A store or atomic
         needs its destination (the gradient's index), not its value; a sum, a
         difference and a cast are linear (their adjoints need no operand); a product
-        needs the factor that scales the other, active, one; a select its condition.
+        needs the factor that scales the other, active, one; a quotient its divisor (and
+        its numerator only when the divisor is active); a select its condition.
         So `x[i + 1] = x[i] * 2`
         may write the x it read (Taichi's test_loop_grad): the adjoint never reads x.
         """
@@ -319,6 +320,8 @@ class _Adjoint:
             return []
         if isinstance(op, arith.MulfOp):
             return [a for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if b in self.active]
+        if isinstance(op, arith.DivfOp):  # the numerator only for an active divisor
+            return [op.rhs, op.lhs] if op.rhs in self.active else [op.rhs]
         if isinstance(op, arith.SelectOp):  # routes the adjoint by its condition alone
             return [op.cond]
         return list(op.operands)

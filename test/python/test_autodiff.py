@@ -1036,3 +1036,27 @@ def test_break_in_a_replayed_integer_loop(arch) -> None:
     y.grad.from_numpy(np.ones(4))
     count_until_three.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), 3.0)
+
+
+def test_field_stored_then_read_in_one_iteration_divided_by_a_constant(arch) -> None:
+    # Taichi's diff_sph compute_loss: d[b] is stored, then read in the same iteration and
+    # divided by a constant. The quotient's adjoint needs only its divisor, so the load
+    # of d is not replayed: was rejected as a global data access rule break.
+    x = ti.field(float, 4, needs_grad=True)
+    d = ti.field(float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def compute_loss():
+        for b in range(4):
+            d[b] = ti.sqrt(x[b] * x[b] + 1.0)
+            loss[None] += (x[b] + 0.2 * d[b]) / 4
+
+    xs = np.array([0.5, -1.0, 1.5, 2.0])
+    x.from_numpy(xs)
+    with ti.ad.Tape(loss=loss):
+        compute_loss()
+    np.testing.assert_allclose(loss[None], np.sum(xs + 0.2 * np.sqrt(xs**2 + 1)) / 4, rtol=1e-5)
+    np.testing.assert_allclose(
+        x.grad.to_numpy(), (1 + 0.2 * xs / np.sqrt(xs**2 + 1)) / 4, rtol=1e-5
+    )
