@@ -436,8 +436,11 @@ class _Adjoint:
     # -- forward replay --------------------------------------------------------------
 
     def writes_outside(self, region_op: Operation) -> bool:
-        """Whether a region op stores into a local defined outside it."""
+        """Whether a region op stores into a local defined outside it, or appends to a
+        cell list (a struct-for's list generation, which the adjoint's loops walk)."""
         for op in region_op.walk():
+            if isinstance(op, taichi.ListAppendOp):
+                return True
             if isinstance(op, memref.StoreOp | taichi.AtomicOp):
                 dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
                 if _is_slot(dest) and not region_op.is_ancestor(dest.owner):  # pyright: ignore
