@@ -157,6 +157,51 @@ def test_set_image_kinds():
         g.set_image(np.zeros((6, 8, 3), np.float32))
 
 
+def expected_words(img: np.ndarray) -> np.ndarray:
+    """0xRRGGBB of each pixel of a (w, h, c) image as set_image converts it: grey, RG
+    (blue 0), RGB(A); floats clamped to [0, 1] and truncated to 8 bits."""
+    if img.dtype == np.uint8:
+        q = img.astype(np.uint32)
+    else:
+        scale = np.iinfo(img.dtype).max if img.dtype.kind == "u" else 1
+        f = img.astype(np.float32) * np.float32(1 / scale) if scale != 1 else img
+        q = (np.clip(f.astype(np.float32), 0, 1) * np.float32(255)).astype(np.uint32)
+    c = img.shape[2]
+    r = q[..., 0]
+    g = q[..., 1] if c >= 2 else r
+    b = q[..., 2] if c >= 3 else (np.zeros_like(r) if c == 2 else r)
+    return (r << 16) | (g << 8) | b
+
+
+@pytest.mark.parametrize("res", [(7, 5), (16, 9)])  # odd pixel count: a part-filled group
+def test_set_image_every_channel_count_and_dtype(res):
+    g = gui(res)
+    rng = np.random.default_rng(4)
+    g.circle((0.5, 0.5), radius=2, color=0xFF0000)  # drawn, then covered by the image
+    for channels in (1, 2, 3, 4):
+        for dtype in (np.float32, np.float64, np.uint8, np.uint16):
+            shape = res + (channels,)
+            if dtype in (np.float32, np.float64):
+                img = (rng.random(shape) * 1.4 - 0.2).astype(dtype)  # some out of [0, 1]
+            else:
+                img = rng.integers(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
+            g.set_image(img)
+            assert np.array_equal(g.surface.read(), expected_words(img)), (channels, dtype)
+    grey = rng.integers(0, 256, res, dtype=np.uint8)  # (w, h): one channel
+    g.set_image(grey)
+    assert np.array_equal(g.surface.read(), expected_words(grey[..., None]))
+
+
+def test_clear_then_draw_keeps_the_background():
+    g = gui((9, 7))
+    g.set_image(np.ones((9, 7, 3), np.float32))
+    g.clear(0x123456)  # pending until drawn over or read
+    g.circle((0.5, 0.5), radius=1.0, color=0xFF0000)
+    pixels = g.surface.read()
+    assert pixels[0, 0] == 0x123456 and pixels[8, 6] == 0x123456
+    assert pixels[4, 3] != 0x123456
+
+
 def test_show_writes_file_then_clears(tmp_path):
     g = gui((32, 16))
     g.circle((0.25, 0.75), radius=2, color=0xFF0000)

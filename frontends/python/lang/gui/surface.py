@@ -175,12 +175,35 @@ class Surface:
         if a.dtype.kind not in "uf":
             raise ValueError(f"set_image: data type {a.dtype} not supported")
         self._pending_fill = None  # every pixel is overwritten
-        if a.dtype == np.uint8:
-            raster.image_u8(self._pixels, self._on_device("image_u8", a, np.uint8))
-            return
-        if a.dtype.kind == "u":
+        dtype = np.uint8 if a.dtype == np.uint8 else np.float32
+        if a.dtype.kind == "u" and dtype is np.float32:
             a = a.astype(np.float32) * (1.0 / np.iinfo(a.dtype).max)
-        raster.image_f32(self._pixels, self._on_device("image", a, np.float32))
+        if not self.on_cpu() and self._device_has_int64():
+            channels, size = a.shape[2], np.dtype(dtype).itemsize
+            raster.image_words(
+                self._pixels, self._packed_words(a, dtype), channels, size, self.res[1]
+            )
+        elif dtype is np.uint8:
+            raster.image_u8(self._pixels, self._on_device("image", a, np.uint8))
+        else:
+            raster.image_f32(self._pixels, self._on_device("image", a, np.float32))
+
+    @staticmethod
+    def _device_has_int64() -> bool:
+        from taichi_xdsl.frontends.python import program
+
+        return bool(program.get_program().backend.caps.get("spirv_has_int64"))
+
+    def _packed_words(self, a: np.ndarray, dtype: Any) -> Any:
+        """A u64 ndarray of ours holding `a`'s elements, row-major, as `dtype` (converted
+        while copied in; the last word zero-padded), for raster.image_words."""
+        n = a.size
+        words = -(-n * np.dtype(dtype).itemsize // 8)
+        held = self._inputs.get("image words")
+        if held is None or held.arr.shape != (words,):
+            held = self._inputs["image words"] = ti.ndarray(ti.u64, (words,))
+        held._overwritten().view(dtype)[:n].reshape(a.shape)[...] = a
+        return held
 
     # -- primitives -------------------------------------------------------------
     def circles(self, pos: Any, radius: Any, color: Any) -> None:
