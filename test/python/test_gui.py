@@ -52,6 +52,38 @@ def test_circle_covers_its_disc_with_blended_edge():
     assert xs.min() == 18 and xs.max() == 22 and ys.min() == 28 and ys.max() == 32
 
 
+def test_scattered_discs_match_the_coverage_formula():
+    # Discs of random radii at random sub-pixel centres, apart from each other: every
+    # pixel (x, y) within r of the centre (cx, cy) = pos * res is covered by
+    # min(r - d, 1), blended over the background, and no other pixel changes.
+    res = (96, 80)
+    rng = np.random.default_rng(5)
+    cells = [(i, j) for i in range(6) for j in range(5)]  # one disc per 16x16 cell
+    centre = np.array([(16 * i + 8, 16 * j + 8) for i, j in cells], np.float64)
+    centre += rng.uniform(-1.5, 1.5, centre.shape)
+    pos = (centre / res).astype(np.float32)
+    radius = rng.uniform(0.3, 6.0, len(cells)).astype(np.float32)
+    radius[:4] = [1.0, 1.5, 2.0, 0.5]  # whole and half radii
+    color = rng.integers(0, 1 << 24, len(cells)).astype(np.uint32)
+    g = gui(res)
+    g.circles(pos, radius=radius, color=color)
+    got = g.surface.read()
+    expect = np.full(res, BG, np.uint32)
+    x, y = np.meshgrid(np.arange(res[0]), np.arange(res[1]), indexing="ij")
+    for p, r, c in zip(pos, radius, color):
+        cx, cy = p[0] * np.float32(res[0]), p[1] * np.float32(res[1])
+        d2 = (x - cx) ** 2 + (y - cy) ** 2
+        inside = d2 < r * r
+        a = np.minimum(r - np.sqrt(d2[inside]), 1.0)[:, None]
+        old, new = np.array(hexrgb(BG)), np.array(hexrgb(int(c)))
+        mixed = np.floor(old + (new - old) * a + 0.5).astype(np.uint32)
+        expect[inside] = (mixed[:, 0] << 16) | (mixed[:, 1] << 8) | mixed[:, 2]
+    changed = got != BG
+    assert np.array_equal(changed, expect != BG)
+    diff = np.abs(np.stack(hexrgb(got), -1).astype(int) - np.stack(hexrgb(expect), -1))
+    assert diff.max() <= 1
+
+
 def test_circles_per_item_radius_color_and_palette():
     g = gui()
     pos = np.array([[0.25, 0.5], [0.75, 0.5]], np.float32)

@@ -209,6 +209,11 @@ def image_words(
                     canvas[p // h, p % h] = (r << 16) | (gr << 8) | b
 
 
+EDGE_MARGIN = 0.01
+"""Pixels past a disc's radius by less than this are visited too (and then tested):
+more than the rounding of `x - cx` in f32 on canvases up to 16k pixels wide."""
+
+
 @ti.kernel
 def circles(
     canvas: canvas_t, pos: f32_2, radius: f32_1, color: u32_1, bands: ti.template()
@@ -224,14 +229,16 @@ def circles(
         cy = pos[k, 1] * h
         r = radius[k]
         c = color[k]
-        x0 = ti.max(ti.cast(ti.floor(cx - r), ti.i32), 0)
-        x1 = ti.min(ti.cast(ti.ceil(cx + r), ti.i32), w - 1)
+        # the pixels within r of the centre (a margin for rounding): 3 x 3 at r = 1.5
+        reach = r + EDGE_MARGIN
+        x0 = ti.max(ti.cast(ti.ceil(cx - reach), ti.i32), 0)
+        x1 = ti.min(ti.cast(ti.floor(cx + reach), ti.i32), w - 1)
         y0, y1 = band_rows(
             h,
             bands,
             band,
-            ti.max(ti.cast(ti.floor(cy - r), ti.i32), 0),
-            ti.min(ti.cast(ti.ceil(cy + r), ti.i32), h - 1),
+            ti.max(ti.cast(ti.ceil(cy - reach), ti.i32), 0),
+            ti.min(ti.cast(ti.floor(cy + reach), ti.i32), h - 1),
         )
         for x in range(x0, x1 + 1):
             for y in range(y0, y1 + 1):

@@ -212,7 +212,7 @@ class Surface:
         if n == 0:
             return
         r = _per_item(radius, n, np.float32, "circles radius")
-        side = 2.0 * float(np.max(np.abs(r))) + 3.0  # floor(c - r) .. ceil(c + r)
+        side = 2.0 * float(np.max(np.abs(r))) + 3.0  # ceil(c - r) .. floor(c + r), and more
         raster.circles(
             self.pixels,
             self._on_device("circles pos", p, np.float32),
