@@ -15,7 +15,7 @@ major axis), so the cost follows what is drawn, not the canvas size:
     triangles(canvas, a, b, c, color)
     glyphs(canvas, font, codes, x, y, scale, color)
     image_f32 / image_u8(canvas, src)            # src: (w, h, channels)
-    image_words(canvas, words, channels, bytes, h)  # src packed in u64 words (Vulkan)
+    image_words(canvas, words, channels, bytes, h, whole)  # packed in u64 words (Vulkan)
     rows_top_first(canvas, rows)                 # rows: (h, w), for a window
 
 Overlapping primitives of one batch may land in any order (they run in parallel);
@@ -166,47 +166,68 @@ def word_element(v: ti.template(), e: ti.template(), size: ti.template()) -> ti.
     return ti.cast(v[ti.static(e * size // 8)] >> ti.static(e * size % 8 * 8), ti.u32)
 
 
+@ti.func
+def put_words_pixel(
+    canvas: ti.template(), v: ti.template(), e: ti.template(), p, h: ti.template(),
+    channels: ti.template(), size: ti.template(),
+):
+    """canvas pixel p (= x * h + y) from the elements e, e + 1, ... of the words v."""
+    if ti.static(size == 4):
+        r = ti.bit_cast(word_element(v, e, 4), ti.f32)
+        gr = r
+        b = r
+        if ti.static(channels >= 2):
+            gr = ti.bit_cast(word_element(v, e + 1, 4), ti.f32)
+            b = 0.0
+        if ti.static(channels >= 3):
+            b = ti.bit_cast(word_element(v, e + 2, 4), ti.f32)
+        canvas[p // h, p % h] = pack(r, gr, b)
+    else:
+        r = word_element(v, e, 1) & 0xFF
+        gr = r
+        b = r
+        if ti.static(channels >= 2):
+            gr = word_element(v, e + 1, 1) & 0xFF
+            b = ti.u32(0)
+        if ti.static(channels >= 3):
+            b = word_element(v, e + 2, 1) & 0xFF
+        canvas[p // h, p % h] = (r << 16) | (gr << 8) | b
+
+
+def words_group(channels: int, size: int) -> int:
+    """Pixels per thread of image_words: the fewest that fill whole u64 words."""
+    return 8 // math.gcd(8, channels * size)
+
+
 @ti.kernel
 def image_words(
-    canvas: canvas_t, src: u64_1, channels: ti.template(), size: ti.template(), h: ti.template()
+    canvas: canvas_t,
+    src: u64_1,
+    channels: ti.template(),
+    size: ti.template(),
+    h: ti.template(),
+    whole: ti.template(),
 ):
     """image_f32 (size 4) or image_u8 (size 1) of an image whose elements (x, y, c),
     row-major, are packed into u64 words: each thread converts the `group` pixels that
     fill a whole number of words (2 RGB f32 pixels: 3 words; 8 RGB u8 pixels: 3 words),
     pixel p = x * h + y at canvas[p // h, p % h] (h: the canvas height, a constant).
+    `whole`: the pixel count is a multiple of the group (no thread passes the end).
 
     For Vulkan on a CPU (lavapipe): a load there costs a loop over the SIMD lanes, the
     same for 8 bytes as for 1 (a 512x512 RGB f32 image: 15.8 ms of CPU as f32 loads,
     9.5 ms as words; RGB u8: 14.6 ms, 5.6 ms); adjacent threads take adjacent pixels."""
-    group = ti.static(8 // math.gcd(8, channels * size))
+    group = ti.static(words_group(channels, size))
     words = ti.static(group * channels * size // 8)
     n = canvas.shape[0] * h
     for k in range((n + group - 1) // group):
         v = ti.Vector([src[k * words + i] for i in ti.static(range(words))])
         for g in ti.static(range(group)):
             p = k * group + g
-            e = ti.static(g * channels)  # the pixel's first element in v
-            if p < n:
-                if ti.static(size == 4):
-                    r = ti.bit_cast(word_element(v, e, 4), ti.f32)
-                    gr = r
-                    b = r
-                    if ti.static(channels >= 2):
-                        gr = ti.bit_cast(word_element(v, e + 1, 4), ti.f32)
-                        b = 0.0
-                    if ti.static(channels >= 3):
-                        b = ti.bit_cast(word_element(v, e + 2, 4), ti.f32)
-                    canvas[p // h, p % h] = pack(r, gr, b)
-                else:
-                    r = word_element(v, e, 1) & 0xFF
-                    gr = r
-                    b = r
-                    if ti.static(channels >= 2):
-                        gr = word_element(v, e + 1, 1) & 0xFF
-                        b = ti.u32(0)
-                    if ti.static(channels >= 3):
-                        b = word_element(v, e + 2, 1) & 0xFF
-                    canvas[p // h, p % h] = (r << 16) | (gr << 8) | b
+            if ti.static(whole):
+                put_words_pixel(canvas, v, g * channels, p, h, channels, size)
+            elif p < n:
+                put_words_pixel(canvas, v, g * channels, p, h, channels, size)
 
 
 EDGE_MARGIN = 0.01

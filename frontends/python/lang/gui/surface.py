@@ -180,8 +180,9 @@ class Surface:
             a = a.astype(np.float32) * (1.0 / np.iinfo(a.dtype).max)
         if not self.on_cpu() and self._device_has_int64():
             channels, size = a.shape[2], np.dtype(dtype).itemsize
+            whole = (self.res[0] * self.res[1]) % raster.words_group(channels, size) == 0
             raster.image_words(
-                self._pixels, self._packed_words(a, dtype), channels, size, self.res[1]
+                self._pixels, self._packed_words(a, dtype), channels, size, self.res[1], whole
             )
         elif dtype is np.uint8:
             raster.image_u8(self._pixels, self._on_device("image", a, np.uint8))
