@@ -90,6 +90,7 @@ class Surface:
         self._inputs: dict[str, Any] = {}  # _on_device: name -> ti.ndarray
         self._depth = None
         self._rows = None  # rows(): the (height, width) buffer a window is handed
+        self._rows_host: np.ndarray | None = None  # rows() on Vulkan
         self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
 
     @property
@@ -295,8 +296,11 @@ class Surface:
         transposes the canvas into a buffer of ours (raster.rows_top_first: 0.3 ms at
         512x512, NumPy's strided copy 0.6 ms); on Vulkan the canvas is read back and
         NumPy transposes it (the kernel's few long threads take 10 ms on lavapipe)."""
-        if not self.on_cpu():
-            return np.ascontiguousarray(self.read().T[::-1])
+        if not self.on_cpu():  # into a buffer of ours, from the ndarray's host copy
+            if self._rows_host is None:
+                self._rows_host = np.empty((self.res[1], self.res[0]), np.uint32)
+            np.copyto(self._rows_host, self.pixels._read().T[::-1])
+            return self._rows_host
         if self._rows is None:
             self._rows = ti.ndarray(ti.u32, (self.res[1], self.res[0]))
         raster.rows_top_first(self.pixels, self._rows)
