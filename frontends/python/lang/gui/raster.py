@@ -267,11 +267,9 @@ def circles(
                 dy = y - cy
                 d2 = dx * dx + dy * dy
                 if d2 < r * r:
-                    a = r - ti.sqrt(d2)
-                    if a >= 1.0:
-                        canvas[x, y] = c
-                    else:
-                        canvas[x, y] = blend(canvas[x, y], c, a)
+                    # one load and one store whatever the coverage (blend gives c
+                    # where it is 1): lavapipe runs both sides of an `if`
+                    canvas[x, y] = blend(canvas[x, y], c, r - ti.sqrt(d2))
 
 
 @ti.kernel
@@ -350,11 +348,9 @@ def lines(
                     if swap:
                         x = v
                         y = u
-                    a = r - ti.sqrt(d2)
-                    if a >= 1.0:
-                        canvas[x, y] = c
-                    else:
-                        canvas[x, y] = blend(canvas[x, y], c, a)
+                    # one load and one store whatever the coverage (blend gives c
+                    # where it is 1): lavapipe runs both sides of an `if`
+                    canvas[x, y] = blend(canvas[x, y], c, r - ti.sqrt(d2))
 
 
 @ti.kernel
