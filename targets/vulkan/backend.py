@@ -570,6 +570,7 @@ class DeviceNdarray:
         copy.device_newer = True                 # after the launch
         copy.host_read()    # Python-scope read: download if a kernel may have written
         copy.host_wrote()   # Python-scope write: upload before the next launch
+        copy.host_replaced(data)  # from_numpy: straight to the device, no host copy
     """
 
     __slots__ = ("array", "buffer", "device_newer", "host_newer", "runtime")
@@ -599,6 +600,14 @@ class DeviceNdarray:
         """The host wrote the array (after `host_read`, or all of it)."""
         self.device_newer = False
         self.host_newer = True
+
+    def host_replaced(self, data: np.ndarray) -> None:
+        """The host overwrote every element with `data` (C-contiguous, the array's dtype
+        and size): copied straight to the buffer (ordered after the recorded work), not
+        through the host array, which is stale until the next `host_read`."""
+        self.runtime.upload(self.buffer, data)
+        self.host_newer = False
+        self.device_newer = True
 
 
 def _texture_image(

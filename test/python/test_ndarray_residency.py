@@ -107,6 +107,30 @@ def test_vulkan_uploads_only_host_writes(arch) -> None:
     assert y[0] == 3.0
 
 
+def test_from_numpy_after_launches(arch) -> None:
+    # After a launch a Vulkan ndarray has a device copy: from_numpy of an array of its
+    # dtype goes straight there (no host copy); other arrays through the host array.
+    x, y = make()
+    axpy(1.0, x, y)
+    assert x[3] == 3.0  # host and device agree now
+    src = np.full(N, 2.0, np.float32)
+    x.from_numpy(src)
+    src[:] = 7.0  # the caller's array, changed after the call: not seen
+    np.testing.assert_array_equal(x.to_numpy(), np.full(N, 2.0))  # read back, no launch
+    axpy(1.0, x, y)  # y = x0 + 1 + 2
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(N) + 3)
+    x.from_numpy(np.arange(N, dtype=np.float64)[::-1])  # converted, via the host
+    y.from_numpy(np.zeros(N, np.float32))
+    axpy(2.0, x, y)
+    np.testing.assert_array_equal(y.to_numpy(), 2 * np.arange(N, dtype=np.float32)[::-1])
+    x.from_numpy(np.ones(N, np.float32))
+    x[0] = 5.0  # one element after a device-only write: the rest stays
+    axpy(1.0, x, y)
+    want = 2 * np.arange(N, dtype=np.float32)[::-1] + 1
+    want[0] += 4.0
+    np.testing.assert_array_equal(y.to_numpy(), want)
+
+
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
 def test_dynamic_groups(arch) -> None:
     from taichi_xdsl.frontends.python.lang import program as _program
@@ -124,6 +148,30 @@ def test_dynamic_groups(arch) -> None:
         assert groups == min(GPU_FILL_GROUPS, (1 << 24) // 128, limit)
         assert backend.dynamic_groups(128, 10) == 1
         assert backend.dynamic_groups(128, 0) == min(GPU_FILL_GROUPS, limit)
+
+
+def test_from_numpy_after_launches(arch) -> None:
+    # After a launch a Vulkan ndarray has a device copy: from_numpy of an array of its
+    # dtype goes straight there (no host copy); other arrays through the host array.
+    x, y = make()
+    axpy(1.0, x, y)
+    assert x[3] == 3.0  # host and device agree now
+    src = np.full(N, 2.0, np.float32)
+    x.from_numpy(src)
+    src[:] = 7.0  # the caller's array, changed after the call: not seen
+    np.testing.assert_array_equal(x.to_numpy(), np.full(N, 2.0))  # read back, no launch
+    axpy(1.0, x, y)  # y = x0 + 1 + 2
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(N) + 3)
+    x.from_numpy(np.arange(N, dtype=np.float64)[::-1])  # converted, via the host
+    y.from_numpy(np.zeros(N, np.float32))
+    axpy(2.0, x, y)
+    np.testing.assert_array_equal(y.to_numpy(), 2 * np.arange(N, dtype=np.float32)[::-1])
+    x.from_numpy(np.ones(N, np.float32))
+    x[0] = 5.0  # one element after a device-only write: the rest stays
+    axpy(1.0, x, y)
+    want = 2 * np.arange(N, dtype=np.float32)[::-1] + 1
+    want[0] += 4.0
+    np.testing.assert_array_equal(y.to_numpy(), want)
 
 
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")

@@ -106,13 +106,24 @@ class Ndarray(_ArrayLike):
         self._overwritten()[...] = value
 
     def from_numpy(self, arr: Any) -> None:
-        """Copy the elements of a NumPy array of the same shape in."""
+        """Copy the elements of a NumPy array of the same shape in. On a device, an
+        array of the same dtype, C-contiguous, goes straight to the device copy (if
+        there is one already: after a launch) rather than through the host array."""
         arr = np.asarray(arr)
         full = self.shape + self.element_shape
         if arr.shape != full:
             raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
+        copy = self.device_copy
+        if (
+            copy is not None
+            and not copy.runtime.closed
+            and arr.dtype == self.arr.dtype
+            and arr.flags.c_contiguous
+        ):
+            copy.host_replaced(arr)
+            return
         self._overwritten()[...] = arr
 
     def copy_from(self, other: _ArrayLike) -> None:

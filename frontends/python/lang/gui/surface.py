@@ -112,7 +112,7 @@ class Surface:
         if held is None or held.arr.shape != a.shape or held.arr.dtype != dtype:
             held = ti.ndarray(_TI_DTYPES[np.dtype(dtype)], a.shape)
             self._inputs[name] = held
-        held._overwritten()[...] = a
+        held.from_numpy(np.ascontiguousarray(a, dtype))
         return held
 
     def depth_buffer(self):
@@ -200,11 +200,15 @@ class Surface:
         """A u64 ndarray of ours holding `a`'s elements, row-major, as `dtype` (converted
         while copied in; the last word zero-padded), for raster.image_words."""
         n = a.size
-        words = -(-n * np.dtype(dtype).itemsize // 8)
+        nbytes = n * np.dtype(dtype).itemsize
+        words = -(-nbytes // 8)
         held = self._inputs.get("image words")
         if held is None or held.arr.shape != (words,):
             held = self._inputs["image words"] = ti.ndarray(ti.u64, (words,))
-        held._overwritten().view(dtype)[:n].reshape(a.shape)[...] = a
+        if a.dtype == dtype and a.flags.c_contiguous and nbytes % 8 == 0:
+            held.from_numpy(a.reshape(-1).view(np.uint64))  # no copy on the host
+        else:
+            held._overwritten().view(dtype)[:n].reshape(a.shape)[...] = a
         return held
 
     # -- primitives -------------------------------------------------------------
