@@ -14,6 +14,7 @@ import numpy as np
 
 import taichi_xdsl as ti
 
+from .. import program as _program
 from . import font, raster
 
 
@@ -134,9 +135,7 @@ class Surface:
 
     @staticmethod
     def on_cpu() -> bool:
-        from taichi_xdsl.frontends.python import program
-
-        return program.get_program().config.arch is not program.vulkan
+        return _program.get_program().config.arch is not _program.vulkan
 
     def bands(self, most_pixels: float | None = None, budget: int = 32768) -> int:
         """Row bands per primitive (see raster.py): 1 on the CPU; on Vulkan enough that
@@ -192,9 +191,7 @@ class Surface:
 
     @staticmethod
     def _device_has_int64() -> bool:
-        from taichi_xdsl.frontends.python import program
-
-        return bool(program.get_program().backend.caps.get("spirv_has_int64"))
+        return bool(_program.get_program().backend.caps.get("spirv_has_int64"))
 
     def _packed_words(self, a: np.ndarray, dtype: Any) -> Any:
         """A u64 ndarray of ours holding `a`'s elements, row-major, as `dtype` (converted
