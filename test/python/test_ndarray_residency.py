@@ -131,6 +131,35 @@ def test_from_numpy_after_launches(arch) -> None:
     np.testing.assert_array_equal(y.to_numpy(), want)
 
 
+@pytest.mark.parametrize("dtype", [ti.f32, ti.i32, ti.u32, ti.u8, ti.f64])
+def test_fill_after_launches(arch, dtype) -> None:
+    # After a launch, fill of a 32-bit ndarray is a fill of its device copy (Vulkan):
+    # read back with and without a launch between, also for vector ndarrays.
+    @ti.kernel
+    def bump(a: ti.types.ndarray(), v: ti.types.ndarray()):
+        for i in range(a.shape[0]):  # no atomics: u8 has none in SPIR-V
+            a[i] = a[i] + 1
+            v[i] = v[i] + 1
+
+    a = ti.ndarray(dtype, shape=N)
+    v = ti.Vector.ndarray(3, dtype, shape=N)
+    bump(a, v)
+    assert a[0] == 1 and v[0][0] == 1  # host and device agree now
+    a.fill(5)
+    v.fill(2)
+    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 5))  # no launch between
+    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 2))
+    bump(a, v)
+    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 6))
+    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 3))
+    a.fill(-1 if dtype in (ti.f32, ti.i32, ti.f64) else 7)
+    a[3] = 9  # one element after a device fill: the rest stays filled
+    bump(a, v)
+    want = np.full(N, 0 if dtype in (ti.f32, ti.i32, ti.f64) else 8)
+    want[3] = 10
+    np.testing.assert_array_equal(a.to_numpy(), want)
+
+
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
 def test_dynamic_groups(arch) -> None:
     from taichi_xdsl.frontends.python.lang import program as _program
@@ -172,6 +201,35 @@ def test_from_numpy_after_launches(arch) -> None:
     want = 2 * np.arange(N, dtype=np.float32)[::-1] + 1
     want[0] += 4.0
     np.testing.assert_array_equal(y.to_numpy(), want)
+
+
+@pytest.mark.parametrize("dtype", [ti.f32, ti.i32, ti.u32, ti.u8, ti.f64])
+def test_fill_after_launches(arch, dtype) -> None:
+    # After a launch, fill of a 32-bit ndarray is a fill of its device copy (Vulkan):
+    # read back with and without a launch between, also for vector ndarrays.
+    @ti.kernel
+    def bump(a: ti.types.ndarray(), v: ti.types.ndarray()):
+        for i in range(a.shape[0]):  # no atomics: u8 has none in SPIR-V
+            a[i] = a[i] + 1
+            v[i] = v[i] + 1
+
+    a = ti.ndarray(dtype, shape=N)
+    v = ti.Vector.ndarray(3, dtype, shape=N)
+    bump(a, v)
+    assert a[0] == 1 and v[0][0] == 1  # host and device agree now
+    a.fill(5)
+    v.fill(2)
+    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 5))  # no launch between
+    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 2))
+    bump(a, v)
+    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 6))
+    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 3))
+    a.fill(-1 if dtype in (ti.f32, ti.i32, ti.f64) else 7)
+    a[3] = 9  # one element after a device fill: the rest stays filled
+    bump(a, v)
+    want = np.full(N, 0 if dtype in (ti.f32, ti.i32, ti.f64) else 8)
+    want[3] = 10
+    np.testing.assert_array_equal(a.to_numpy(), want)
 
 
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")

@@ -101,8 +101,15 @@ class Ndarray(_ArrayLike):
         return arr
 
     def fill(self, value: Any) -> None:
-        """Set every element to `value`."""
+        """Set every element to `value`. On a device, for a 32-bit dtype, a fill of the
+        device copy (if there is one already: after a launch), not of the host array."""
         value = float_literal(value, _program.get_program().config.default_fp)
+        copy = self.device_copy
+        if copy is not None and not copy.runtime.closed and self.arr.dtype.itemsize == 4:
+            element = np.empty((), self.arr.dtype)
+            element[...] = value  # converted as the host array's assignment converts
+            copy.host_filled(int(element.view(np.uint32)))
+            return
         self._overwritten()[...] = value
 
     def from_numpy(self, arr: Any) -> None:

@@ -9,7 +9,6 @@ Each primitive is one kernel launch per batch, parallel over primitives; a primi
 visits only the pixels near it (a circle its bounding box, a line a band along its
 major axis), so the cost follows what is drawn, not the canvas size:
 
-    fill(canvas, 0x112F41)                       # every pixel
     circles(canvas, pos, radius, color)          # pos: (n, 2) in [0, 1]
     lines(canvas, begin, end, radius, color)     # radius: half the width, in pixels
     triangles(canvas, a, b, c, color)
@@ -23,14 +22,14 @@ batches land in call order.
 
 `bands` splits each primitive's rows among that many threads (loop `for k, band in
 ti.ndrange(n, bands)`; band b takes canvas rows [b * rows, (b + 1) * rows)). The CPU
-passes 1. Vulkan passes enough bands that no thread loops more than ~32k times: Mesa's
-lavapipe stops any shader loop after 65,535 iterations, which would leave a large
-triangle half drawn.
+passes 1. Vulkan passes enough bands that no thread loops more than ~32k times when a
+primitive is larger than that (Surface.bands), else 1: Mesa's lavapipe stops any shader
+loop after 65,535 iterations, which would leave a large triangle half drawn.
 
 Columns: a kernel over the whole canvas runs in parallel over its columns x, each
 thread walking the column's rows y (contiguous in memory) in a serial inner loop. A
 2-D `ti.ndrange` would split one linear index into (x, y) with an integer division and
-a remainder per pixel, which costs more than the pixel's own work (fill: 20 times).
+a remainder per pixel, which costs more than the pixel's own work (a clear: 20 times).
 """
 
 from __future__ import annotations
@@ -88,14 +87,6 @@ def mix3(ca: ti.u32, cb: ti.u32, cc: ti.u32, wa: ti.f32, wb: ti.f32, wc: ti.f32)
             )
             out |= ti.cast(ti.min(ti.max(v + 0.5, 0.0), 255.0), ti.u32) << shift
     return out
-
-
-@ti.kernel
-def fill(canvas: canvas_t, color: ti.u32):
-    h = canvas.shape[1]
-    for x in range(canvas.shape[0]):  # whole-image kernels: see "Columns" above
-        for y in range(h):
-            canvas[x, y] = color
 
 
 ROW_TILE = 16

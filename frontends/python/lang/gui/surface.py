@@ -97,8 +97,8 @@ class Surface:
     @property
     def pixels(self):
         """The canvas ndarray, (width, height) u32, with any pending fill done."""
-        if self._pending_fill is not None:
-            raster.fill(self._pixels, self._pending_fill)
+        if self._pending_fill is not None:  # on Vulkan a device fill command (ndarray.py)
+            self._pixels.fill(self._pending_fill)
             self._pending_fill = None
         return self._pixels
 
