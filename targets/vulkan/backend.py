@@ -574,6 +574,8 @@ class DeviceNdarray:
         copy.device_newer = True                 # after the launch
         copy.host_read()    # Python-scope read: download if a kernel may have written
         copy.host_wrote()   # Python-scope write: upload before the next launch
+        copy.host_replaced(data)  # from_numpy: straight to the device, no host copy
+        copy.host_filled(word)    # fill of a 32-bit type: a device fill command
     """
 
     __slots__ = ("array", "buffer", "device_newer", "host_newer", "runtime")
@@ -603,6 +605,21 @@ class DeviceNdarray:
         """The host wrote the array (after `host_read`, or all of it)."""
         self.device_newer = False
         self.host_newer = True
+
+    def host_filled(self, word: int) -> None:
+        """The host set every element to the 32-bit pattern `word`: a fill recorded on
+        the device (vkCmdFillBuffer), not a write of the host array (stale until read)."""
+        self.runtime.fill(self.buffer, word)
+        self.host_newer = False
+        self.device_newer = True
+
+    def host_replaced(self, data: np.ndarray) -> None:
+        """The host overwrote every element with `data` (C-contiguous, the array's dtype
+        and size): copied straight to the buffer (ordered after the recorded work), not
+        through the host array, which is stale until the next `host_read`."""
+        self.runtime.upload(self.buffer, data)
+        self.host_newer = False
+        self.device_newer = True
 
 
 def _texture_image(
