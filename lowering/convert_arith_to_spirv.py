@@ -93,9 +93,21 @@ def _min_max_of(kind: type[Operation], signed: bool, a: SSAValue, b: SSAValue) -
     return ops, ops[-1].results[0]
 
 
-def _min_max(kind: type[Operation], signed: bool) -> Builder:
-    """Integer min/max, at 32 bits for narrow types (see `_widened`)."""
-    return lambda op: _min_max_of(kind, signed, op.operands[0], op.operands[1])
+def _min_max(kind: type[Operation], signed: bool, on_bools: type[Operation]) -> Builder:
+    """
+    Integer min/max, at 32 bits for narrow types (see `_widened`). On bools, which
+    GLSL.std.450's min/max do not take, the logical op `on_bools` that gives the same:
+    unsigned, true is 1 (max is `or`, min is `and`); signed, an i1's true is -1 (max is
+    `and`, min is `or`).
+    """
+
+    def build(op: Operation) -> Built:
+        a, b = op.operands
+        if _is_bool(a):
+            return _one(on_bools(a, b))  # type: ignore[call-arg]
+        return _min_max_of(kind, signed, a, b)
+
+    return build
 
 
 def _absi(op: Operation) -> Built:
@@ -404,10 +416,10 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     arith.ExtFOp: _convert(spirv.FConvertOp),
     arith.TruncFOp: _convert(spirv.FConvertOp),
     arith.BitcastOp: _convert(spirv.BitcastOp),
-    arith.MaxSIOp: _min_max(spirv.SMaxOp, True),
-    arith.MinSIOp: _min_max(spirv.SMinOp, True),
-    arith.MaxUIOp: _min_max(spirv.UMaxOp, False),
-    arith.MinUIOp: _min_max(spirv.UMinOp, False),
+    arith.MaxSIOp: _min_max(spirv.SMaxOp, True, spirv.LogicalAndOp),
+    arith.MinSIOp: _min_max(spirv.SMinOp, True, spirv.LogicalOrOp),
+    arith.MaxUIOp: _min_max(spirv.UMaxOp, False, spirv.LogicalOrOp),
+    arith.MinUIOp: _min_max(spirv.UMinOp, False, spirv.LogicalAndOp),
     arith.MaximumfOp: _binary(spirv.FMaxOp),
     arith.MinimumfOp: _binary(spirv.FMinOp),
     arith.MaxnumfOp: _binary(spirv.FMaxOp),

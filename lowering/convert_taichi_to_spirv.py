@@ -38,7 +38,7 @@ global places (convert-offload-to-spirv) are converted by their own passes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import offload, spirv, taichi
 from taichi_xdsl.lowering.adstack import AdStackToSpirv
@@ -222,9 +222,21 @@ LOOP_CUT_SHORT = (
 class RangeForLowering(RewritePattern):
     """
     A serial `taichi.range_for` -> a `spirv.mlir.loop` over a Function variable.
-    With `check_exits`, the loop is followed by an `always` assert that it ran to its
-    bound (or left by a break): `taichi.assert %done, LOOP_CUT_SHORT always`, where
-    %done = (iv >= %hi) or the break flag. Some drivers end long loops silently.
+    With `check_exits`, the loop is checked to have run to its bound (or been left by a
+    break): %done = (iv >= %hi) or the break flag. Some drivers end long loops silently.
+    Outside a task: `taichi.assert %done, LOOP_CUT_SHORT always` right after the loop.
+    Inside an offload task: the loop ORs `not %done` into a flag of the task body
+    (`cut_flags`: a Function variable cleared at the body's top), and `finish_checks`
+    asserts the flag once at the body's end: on lavapipe, which runs every branch of an
+    invocation masked, an assert after each inner loop cost as much as the loop itself
+    (a check is an atomic and three stores, each a loop over the SIMD lanes).
+
+        offload.range_for %k ... {            offload.range_for %k ... {
+          taichi.range_for %i ... { A }         %cut = spirv.Variable; store false
+          taichi.range_for %j ... { B }   ~>    loop A; %cut |= !done_i
+        }                                       loop B; %cut |= !done_j
+                                                taichi.assert !%cut, LOOP_CUT_SHORT always
+                                              }
 
         taichi.range_for %i = %lo to %hi : i32 { ... }
         ~>
@@ -243,6 +255,8 @@ class RangeForLowering(RewritePattern):
     """
 
     check_exits: bool
+    cut_flags: dict[Block, SSAValue] = field(default_factory=dict)
+    """A task body -> its loop-cut flag (check_exits)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.RangeForOp, rewriter: PatternRewriter) -> None:
@@ -264,14 +278,48 @@ class RangeForLowering(RewritePattern):
         loop = _loop(header_ops, go, body, latch)
         new_ops = [iv, init, *_store_false(brk), loop]
         if self.check_exits:
-            new_ops += _exit_check(iv, op.upper, brk)
+            body = _task_body(op)
+            if body is None:
+                new_ops += _exit_check(iv, op.upper, brk)
+            else:
+                new_ops += _note_exit(iv, op.upper, brk, self._cut_flag(body, rewriter))
         for new_op in new_ops:
             new_op.location = op.location
         rewriter.replace(op, new_ops, [])
 
+    def _cut_flag(self, body: Block, rewriter: PatternRewriter) -> SSAValue:
+        """The loop-cut flag of task body `body`, made (and cleared) at its top."""
+        flag = self.cut_flags.get(body)
+        if flag is None:
+            var = spirv.VariableOp(spirv.PointerType(i1, "Function"))
+            rewriter.insert([var, *_store_false(var.results[0])], InsertPoint.at_start(body))
+            flag = self.cut_flags[body] = var.results[0]
+        return flag
 
-def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Operation]:
-    """After a loop: assert (always) that its counter reached `upper` or it broke out."""
+    def finish_checks(self) -> None:
+        """At the end of each task body with a flag: assert that no loop was cut."""
+        for body, flag in self.cut_flags.items():
+            cut = spirv.LoadOp(flag)
+            ok = spirv.LogicalNotOp(cut)
+            check = taichi.AssertOp(ok, LOOP_CUT_SHORT, always=True)
+            task = body.parent_op()
+            for new_op in (cut, ok, check):
+                if task is not None:
+                    new_op.location = task.location
+                body.add_op(new_op)
+        self.cut_flags.clear()
+
+
+def _task_body(op: Operation) -> Block | None:
+    """The body of the offload task `op` lies in, None outside one."""
+    parent = op.parent_op()
+    while parent is not None and not isinstance(parent, offload.TaskOp):
+        parent = parent.parent_op()
+    return parent.body.block if parent is not None else None
+
+
+def _loop_done(iv: SSAValue, upper: SSAValue, brk: SSAValue | None):
+    """(ops, %done): the loop's counter reached `upper`, or it broke out."""
     end = spirv.LoadOp(iv)
     reached = spirv.SGreaterThanEqualOp(end, upper)
     ops: list[Operation] = [end, reached]
@@ -281,6 +329,23 @@ def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Ope
         either = spirv.LogicalOrOp(broke, done)
         ops += [broke, either]
         done = either.results[0]
+    return ops, done
+
+
+def _note_exit(
+    iv: SSAValue, upper: SSAValue, brk: SSAValue | None, flag: SSAValue
+) -> list[Operation]:
+    """After a loop in a task: flag |= the loop ended before its bound, without a break."""
+    ops, done = _loop_done(iv, upper, brk)
+    cut = spirv.LogicalNotOp(done)
+    before = spirv.LoadOp(flag)
+    either = spirv.LogicalOrOp(before, cut)
+    return [*ops, cut, before, either, spirv.StoreOp(flag, either)]
+
+
+def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Operation]:
+    """After a loop: assert (always) that its counter reached `upper` or it broke out."""
+    ops, done = _loop_done(iv, upper, brk)
     return [*ops, taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)]
 
 
@@ -434,9 +499,10 @@ def _check_supported(op: Operation) -> None:
 @dataclass(frozen=True)
 class ConvertTaichiToSpirvPass(ModulePass):
     """Structured taichi control flow and local slots -> spirv. With
-    `check-loop-exits`, each serial range_for is checked, after it, to have run to its
-    bound (the Vulkan backend asks for it on lavapipe, which ends loops of more than
-    65535 iterations silently)."""
+    `check-loop-exits`, each serial range_for is checked to have run to its bound: in an
+    offload task once, at the end of the task body, for all its loops (a flag); elsewhere
+    right after the loop (RangeForLowering). The Vulkan backend asks for it on lavapipe,
+    which ends loops of more than 65535 iterations silently."""
 
     name = "convert-taichi-to-spirv"
 
@@ -445,11 +511,12 @@ class ConvertTaichiToSpirvPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for inner in op.walk():
             _check_supported(inner)
+        range_for = RangeForLowering(self.check_loop_exits)
         PatternRewriteWalker(
             GreedyRewritePatternApplier(
                 [
                     TaskContinueLowering(),
-                    RangeForLowering(self.check_loop_exits),
+                    range_for,
                     WhileLowering(),
                     IfLowering(),
                     AllocaLowering(),
@@ -460,3 +527,4 @@ class ConvertTaichiToSpirvPass(ModulePass):
             ),
             apply_recursively=True,
         ).rewrite_module(op)
+        range_for.finish_checks()

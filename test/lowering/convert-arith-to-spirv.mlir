@@ -268,3 +268,20 @@ func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64, %y: i8) -> (i16, i16, i
   %4 = math.absi %y : i8
   func.return %0, %1, %2, %3, %4 : i16, i16, i1, i64, i8
 }
+
+// min/max of bools: GLSL.std.450's UMax / SMin take no bools, so logical ops that give
+// the same. Unsigned, true is 1: max is or, min is and. Signed, an i1's true is -1:
+// max is and, min is or.
+// CHECK-LABEL: func.func @bool_min_max
+// CHECK-NEXT:    %[[UMAX:.*]] = spirv.LogicalOr %[[A:.*]], %[[B:.*]] : i1
+// CHECK-NEXT:    %[[UMIN:.*]] = spirv.LogicalAnd %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[SMAX:.*]] = spirv.LogicalAnd %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[SMIN:.*]] = spirv.LogicalOr %[[A]], %[[B]] : i1
+// CHECK-NEXT:    func.return %[[UMAX]], %[[UMIN]], %[[SMAX]], %[[SMIN]] : i1, i1, i1, i1
+func.func @bool_min_max(%a: i1, %b: i1) -> (i1, i1, i1, i1) {
+  %0 = arith.maxui %a, %b : i1
+  %1 = arith.minui %a, %b : i1
+  %2 = arith.maxsi %a, %b : i1
+  %3 = arith.minsi %a, %b : i1
+  func.return %0, %1, %2, %3 : i1, i1, i1, i1
+}

@@ -52,6 +52,38 @@ def test_circle_covers_its_disc_with_blended_edge():
     assert xs.min() == 18 and xs.max() == 22 and ys.min() == 28 and ys.max() == 32
 
 
+def test_scattered_discs_match_the_coverage_formula():
+    # Discs of random radii at random sub-pixel centres, apart from each other: every
+    # pixel (x, y) within r of the centre (cx, cy) = pos * res is covered by
+    # min(r - d, 1), blended over the background, and no other pixel changes.
+    res = (96, 80)
+    rng = np.random.default_rng(5)
+    cells = [(i, j) for i in range(6) for j in range(5)]  # one disc per 16x16 cell
+    centre = np.array([(16 * i + 8, 16 * j + 8) for i, j in cells], np.float64)
+    centre += rng.uniform(-1.5, 1.5, centre.shape)
+    pos = (centre / res).astype(np.float32)
+    radius = rng.uniform(0.3, 6.0, len(cells)).astype(np.float32)
+    radius[:4] = [1.0, 1.5, 2.0, 0.5]  # whole and half radii
+    color = rng.integers(0, 1 << 24, len(cells)).astype(np.uint32)
+    g = gui(res)
+    g.circles(pos, radius=radius, color=color)
+    got = g.surface.read()
+    expect = np.full(res, BG, np.uint32)
+    x, y = np.meshgrid(np.arange(res[0]), np.arange(res[1]), indexing="ij")
+    for p, r, c in zip(pos, radius, color):
+        cx, cy = p[0] * np.float32(res[0]), p[1] * np.float32(res[1])
+        d2 = (x - cx) ** 2 + (y - cy) ** 2
+        inside = d2 < r * r
+        a = np.minimum(r - np.sqrt(d2[inside]), 1.0)[:, None]
+        old, new = np.array(hexrgb(BG)), np.array(hexrgb(int(c)))
+        mixed = np.floor(old + (new - old) * a + 0.5).astype(np.uint32)
+        expect[inside] = (mixed[:, 0] << 16) | (mixed[:, 1] << 8) | mixed[:, 2]
+    changed = got != BG
+    assert np.array_equal(changed, expect != BG)
+    diff = np.abs(np.stack(hexrgb(got), -1).astype(int) - np.stack(hexrgb(expect), -1))
+    assert diff.max() <= 1
+
+
 def test_circles_per_item_radius_color_and_palette():
     g = gui()
     pos = np.array([[0.25, 0.5], [0.75, 0.5]], np.float32)
@@ -155,6 +187,51 @@ def test_set_image_kinds():
     assert np.array_equal(np.rint(g.get_image()[..., :3] * 255), np.floor(f * 255))
     with pytest.raises(ValueError, match="resolution"):
         g.set_image(np.zeros((6, 8, 3), np.float32))
+
+
+def expected_words(img: np.ndarray) -> np.ndarray:
+    """0xRRGGBB of each pixel of a (w, h, c) image as set_image converts it: grey, RG
+    (blue 0), RGB(A); floats clamped to [0, 1] and truncated to 8 bits."""
+    if img.dtype == np.uint8:
+        q = img.astype(np.uint32)
+    else:
+        scale = np.iinfo(img.dtype).max if img.dtype.kind == "u" else 1
+        f = img.astype(np.float32) * np.float32(1 / scale) if scale != 1 else img
+        q = (np.clip(f.astype(np.float32), 0, 1) * np.float32(255)).astype(np.uint32)
+    c = img.shape[2]
+    r = q[..., 0]
+    g = q[..., 1] if c >= 2 else r
+    b = q[..., 2] if c >= 3 else (np.zeros_like(r) if c == 2 else r)
+    return (r << 16) | (g << 8) | b
+
+
+@pytest.mark.parametrize("res", [(7, 5), (16, 9)])  # odd pixel count: a part-filled group
+def test_set_image_every_channel_count_and_dtype(res):
+    g = gui(res)
+    rng = np.random.default_rng(4)
+    g.circle((0.5, 0.5), radius=2, color=0xFF0000)  # drawn, then covered by the image
+    for channels in (1, 2, 3, 4):
+        for dtype in (np.float32, np.float64, np.uint8, np.uint16):
+            shape = res + (channels,)
+            if dtype in (np.float32, np.float64):
+                img = (rng.random(shape) * 1.4 - 0.2).astype(dtype)  # some out of [0, 1]
+            else:
+                img = rng.integers(0, np.iinfo(dtype).max + 1, shape).astype(dtype)
+            g.set_image(img)
+            assert np.array_equal(g.surface.read(), expected_words(img)), (channels, dtype)
+    grey = rng.integers(0, 256, res, dtype=np.uint8)  # (w, h): one channel
+    g.set_image(grey)
+    assert np.array_equal(g.surface.read(), expected_words(grey[..., None]))
+
+
+def test_clear_then_draw_keeps_the_background():
+    g = gui((9, 7))
+    g.set_image(np.ones((9, 7, 3), np.float32))
+    g.clear(0x123456)  # pending until drawn over or read
+    g.circle((0.5, 0.5), radius=1.0, color=0xFF0000)
+    pixels = g.surface.read()
+    assert pixels[0, 0] == 0x123456 and pixels[8, 6] == 0x123456
+    assert pixels[4, 3] != 0x123456
 
 
 def test_show_writes_file_then_clears(tmp_path):

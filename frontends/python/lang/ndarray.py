@@ -101,18 +101,36 @@ class Ndarray(_ArrayLike):
         return arr
 
     def fill(self, value: Any) -> None:
-        """Set every element to `value`."""
+        """Set every element to `value`. On a device, for a 32-bit dtype, a fill of the
+        device copy (if there is one already: after a launch), not of the host array."""
         value = float_literal(value, _program.get_program().config.default_fp)
+        copy = self.device_copy
+        if copy is not None and not copy.runtime.closed and self.arr.dtype.itemsize == 4:
+            element = np.empty((), self.arr.dtype)
+            element[...] = value  # converted as the host array's assignment converts
+            copy.host_filled(int(element.view(np.uint32)))
+            return
         self._overwritten()[...] = value
 
     def from_numpy(self, arr: Any) -> None:
-        """Copy the elements of a NumPy array of the same shape in."""
+        """Copy the elements of a NumPy array of the same shape in. On a device, an
+        array of the same dtype, C-contiguous, goes straight to the device copy (if
+        there is one already: after a launch) rather than through the host array."""
         arr = np.asarray(arr)
         full = self.shape + self.element_shape
         if arr.shape != full:
             raise ValueError(
                 f"from_numpy: expected an array of shape {full}, got {arr.shape}"
             )
+        copy = self.device_copy
+        if (
+            copy is not None
+            and not copy.runtime.closed
+            and arr.dtype == self.arr.dtype
+            and arr.flags.c_contiguous
+        ):
+            copy.host_replaced(arr)
+            return
         self._overwritten()[...] = arr
 
     def copy_from(self, other: _ArrayLike) -> None:

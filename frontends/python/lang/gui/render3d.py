@@ -43,7 +43,7 @@ it differently than in the depth pass (fast math); 8 steps are 2^-27 of z_far.""
 @ti.kernel
 def fill_depth(depth: i32_2):
     h = depth.shape[1]
-    for x in range(depth.shape[0]):  # columns, as raster.fill
+    for x in range(depth.shape[0]):  # columns, as raster.image_f32
         for y in range(h):
             depth[x, y] = 2147483647
 

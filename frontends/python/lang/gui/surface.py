@@ -14,7 +14,12 @@ import numpy as np
 
 import taichi_xdsl as ti
 
+from .. import program as _program
 from . import font, raster
+
+
+_TI_DTYPES = {np.dtype(np.float32): ti.f32, np.dtype(np.uint32): ti.u32, np.dtype(np.uint8): ti.u8}
+"""The Taichi types of the primitives' inputs (Surface._on_device)."""
 
 
 def to_numpy(x: Any) -> np.ndarray:
@@ -71,14 +76,45 @@ def _per_item(value: Any, n: int, dtype: Any, name: str) -> np.ndarray:
 
 
 class Surface:
-    """A (width, height) canvas of packed pixels on the program's arch."""
+    """A (width, height) canvas of packed pixels on the program's arch.
+
+    A fill is kept pending until something reads or draws over the canvas (`pixels`):
+    a frame that starts with set_image (mpm88's loop: show() clears, then set_image
+    covers every pixel) never runs it. On Vulkan the primitives' inputs go through
+    device-resident ndarrays of ours (`_on_device`): a NumPy array given to a kernel
+    would be copied back after the launch, and the launch would wait for it."""
 
     def __init__(self, res: tuple[int, int]):
         self.res = (int(res[0]), int(res[1]))
-        self.pixels = ti.ndarray(ti.u32, self.res)
+        self._pixels = ti.ndarray(ti.u32, self.res)
+        self._pending_fill: int | None = None
+        self._inputs: dict[str, Any] = {}  # _on_device: name -> ti.ndarray
         self._depth = None
         self._rows = None  # rows(): the (height, width) buffer a window is handed
+        self._rows_host: np.ndarray | None = None  # rows() on Vulkan
         self.depth_range = (0.1, 1000.0)  # the last 3-D render's (z_near, z_far)
+
+    @property
+    def pixels(self):
+        """The canvas ndarray, (width, height) u32, with any pending fill done."""
+        if self._pending_fill is not None:  # on Vulkan a device fill command (ndarray.py)
+            self._pixels.fill(self._pending_fill)
+            self._pending_fill = None
+        return self._pixels
+
+    def _on_device(self, name: str, a: np.ndarray, dtype: Any) -> Any:
+        """`a` as a kernel argument of NumPy `dtype`: on the CPU a contiguous array of
+        it (kernels read NumPy arrays in place); on Vulkan a device-resident ndarray of
+        ours (kept per `name`, reused while shape and dtype stay) that `a` is converted
+        into as it is copied in, and which a launch uploads and never reads back."""
+        if self.on_cpu():
+            return np.ascontiguousarray(a, dtype)
+        held = self._inputs.get(name)
+        if held is None or held.arr.shape != a.shape or held.arr.dtype != dtype:
+            held = ti.ndarray(_TI_DTYPES[np.dtype(dtype)], a.shape)
+            self._inputs[name] = held
+        held.from_numpy(np.ascontiguousarray(a, dtype))
+        return held
 
     def depth_buffer(self):
         """The i32 depth buffer of 3-D renders (render3d), allocated on first use."""
@@ -99,22 +135,27 @@ class Surface:
 
     @staticmethod
     def on_cpu() -> bool:
-        from taichi_xdsl.frontends.python import program
+        return _program.get_program().config.arch is not _program.vulkan
 
-        return program.get_program().config.arch is not program.vulkan
-
-    def bands(self, budget: int = 32768) -> int:
+    def bands(self, most_pixels: float | None = None, budget: int = 32768) -> int:
         """Row bands per primitive (see raster.py): 1 on the CPU; on Vulkan enough that
         a thread visits at most `budget` pixels (lavapipe ends a shader invocation's
-        loops after 65,535 steps in all, counting every loop's iterations)."""
+        loops after 65,535 steps in all, counting every loop's iterations).
+        `most_pixels`: the most pixels one primitive's loops visit (its bounding box);
+        None: the whole canvas. At most `budget` of them: one band. Else bands of
+        ceil(h / bands) rows each, which a full-width primitive visits within budget
+        (every band thread of a primitive but the few on it finds an empty range)."""
         if self.on_cpu():
             return 1
         w, h = self.res
+        if most_pixels is not None and most_pixels <= budget:
+            return 1
         return max(1, -(-(w * h) // budget))
 
     # -- whole image ------------------------------------------------------------
     def fill(self, color: int) -> None:
-        raster.fill(self.pixels, int(color) & 0xFFFFFF)
+        """Fill with 0xRRGGBB `color` (done when the canvas is next used)."""
+        self._pending_fill = int(color) & 0xFFFFFF
 
     def set_image(self, img: Any) -> None:
         """img: (w, h), (w, h, 1..4) or a vector field/ndarray of 2..4 channels; floats
@@ -131,16 +172,41 @@ class Surface:
                 f"set_image: image resolution {tuple(a.shape[:2])} does not match the GUI "
                 f"resolution {self.res}"
             )
-        if a.dtype == np.uint8:
-            raster.image_u8(self.pixels, np.ascontiguousarray(a))
-            return
-        if a.dtype.kind == "u":
-            a = a.astype(np.float32) * (1.0 / np.iinfo(a.dtype).max)
-        elif a.dtype.kind == "f":
-            a = a.astype(np.float32, copy=False)
-        else:
+        if a.dtype.kind not in "uf":
             raise ValueError(f"set_image: data type {a.dtype} not supported")
-        raster.image_f32(self.pixels, np.ascontiguousarray(a))
+        self._pending_fill = None  # every pixel is overwritten
+        dtype = np.uint8 if a.dtype == np.uint8 else np.float32
+        if a.dtype.kind == "u" and dtype is np.float32:
+            a = a.astype(np.float32) * (1.0 / np.iinfo(a.dtype).max)
+        if not self.on_cpu() and self._device_has_int64():
+            channels, size = a.shape[2], np.dtype(dtype).itemsize
+            whole = (self.res[0] * self.res[1]) % raster.words_group(channels, size) == 0
+            raster.image_words(
+                self._pixels, self._packed_words(a, dtype), channels, size, self.res[1], whole
+            )
+        elif dtype is np.uint8:
+            raster.image_u8(self._pixels, self._on_device("image", a, np.uint8))
+        else:
+            raster.image_f32(self._pixels, self._on_device("image", a, np.float32))
+
+    @staticmethod
+    def _device_has_int64() -> bool:
+        return bool(_program.get_program().backend.caps.get("spirv_has_int64"))
+
+    def _packed_words(self, a: np.ndarray, dtype: Any) -> Any:
+        """A u64 ndarray of ours holding `a`'s elements, row-major, as `dtype` (converted
+        while copied in; the last word zero-padded), for raster.image_words."""
+        n = a.size
+        nbytes = n * np.dtype(dtype).itemsize
+        words = -(-nbytes // 8)
+        held = self._inputs.get("image words")
+        if held is None or held.arr.shape != (words,):
+            held = self._inputs["image words"] = ti.ndarray(ti.u64, (words,))
+        if a.dtype == dtype and a.flags.c_contiguous and nbytes % 8 == 0:
+            held.from_numpy(a.reshape(-1).view(np.uint64))  # no copy on the host
+        else:
+            held._overwritten().view(dtype)[:n].reshape(a.shape)[...] = a
+        return held
 
     # -- primitives -------------------------------------------------------------
     def circles(self, pos: Any, radius: Any, color: Any) -> None:
@@ -148,12 +214,14 @@ class Surface:
         n = p.shape[0]
         if n == 0:
             return
+        r = _per_item(radius, n, np.float32, "circles radius")
+        side = 2.0 * float(np.max(np.abs(r))) + 3.0  # ceil(c - r) .. floor(c + r), and more
         raster.circles(
             self.pixels,
-            p,
-            _per_item(radius, n, np.float32, "circles radius"),
-            _per_item(color, n, np.uint32, "circles color"),
-            self.bands(),
+            self._on_device("circles pos", p, np.float32),
+            self._on_device("circles radius", r, np.float32),
+            self._on_device("circles color", _per_item(color, n, np.uint32, "circles color"), np.uint32),
+            self.bands(min(side, self.res[0]) * min(side, self.res[1])),
         )
 
     def lines(self, begin: Any, end: Any, radius: Any, color: Any, color_end: Any = None) -> None:
@@ -167,9 +235,17 @@ class Surface:
             return
         c0 = _per_item(color, n, np.uint32, "lines color")
         c1 = c0 if color_end is None else _per_item(color_end, n, np.uint32, "lines color")
+        r = _per_item(radius, n, np.float32, "lines radius")
+        # the loops: along the major axis |d| + 2r + 3 pixels, across it 4r + 5
+        w, h = self.res
+        major = np.maximum(np.abs(b[:, 0] - a[:, 0]) * w, np.abs(b[:, 1] - a[:, 1]) * h)
+        along = np.minimum(major + 2.0 * np.abs(r) + 3.0, max(w, h))
+        across = np.minimum(4.0 * np.abs(r) + 5.0, max(w, h))
+        on = self._on_device
         raster.lines(
-            self.pixels, a, b, _per_item(radius, n, np.float32, "lines radius"), c0, c1,
-            self.bands(),
+            self.pixels, on("lines begin", a, np.float32), on("lines end", b, np.float32),
+            on("lines radius", r, np.float32), on("lines color", c0, np.uint32),
+            on("lines color_end", c1, np.uint32), self.bands(float(np.max(along * across))),
         )  # fmt: skip
 
     def triangles(self, a: Any, b: Any, c: Any, color: Any, corner_colors: Any = None) -> None:
@@ -182,7 +258,17 @@ class Surface:
             ca = cb = cc = _per_item(color, n, np.uint32, "triangles color")
         else:
             ca, cb, cc = (_per_item(k, n, np.uint32, "triangles color") for k in corner_colors)
-        raster.triangles(self.pixels, pa, pb, pc, ca, cb, cc, self.bands())
+        w, h = self.res
+        xs = np.stack([pa[:, 0], pb[:, 0], pc[:, 0]]) * w
+        ys = np.stack([pa[:, 1], pb[:, 1], pc[:, 1]]) * h
+        box = np.minimum(np.ptp(xs, axis=0) + 2.0, w) * np.minimum(np.ptp(ys, axis=0) + 2.0, h)
+        on = self._on_device
+        raster.triangles(
+            self.pixels, on("triangles a", pa, np.float32), on("triangles b", pb, np.float32),
+            on("triangles c", pc, np.float32), on("triangles color_a", ca, np.uint32),
+            on("triangles color_b", cb, np.uint32), on("triangles color_c", cc, np.uint32),
+            self.bands(float(np.max(box))),
+        )  # fmt: skip
 
     def text(self, content: str, left: float, top: float, size: float, color: int) -> None:
         """Text at (left, top) in pixels, y up, `size` Taichi's font_size (the capitals'
@@ -211,8 +297,11 @@ class Surface:
         transposes the canvas into a buffer of ours (raster.rows_top_first: 0.3 ms at
         512x512, NumPy's strided copy 0.6 ms); on Vulkan the canvas is read back and
         NumPy transposes it (the kernel's few long threads take 10 ms on lavapipe)."""
-        if not self.on_cpu():
-            return np.ascontiguousarray(self.read().T[::-1])
+        if not self.on_cpu():  # into a buffer of ours, from the ndarray's host copy
+            if self._rows_host is None:
+                self._rows_host = np.empty((self.res[1], self.res[0]), np.uint32)
+            np.copyto(self._rows_host, self.pixels._read().T[::-1])
+            return self._rows_host
         if self._rows is None:
             self._rows = ti.ndarray(ti.u32, (self.res[1], self.res[0]))
         raster.rows_top_first(self.pixels, self._rows)
