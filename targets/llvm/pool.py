@@ -40,6 +40,8 @@ import os
 import threading
 from typing import Any, Protocol
 
+from taichi_xdsl.targets.llvm.native_launch import launch_py_ir
+
 TaskFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
 """ctypes prototype of a task function `void(ptr ctx, i32 begin, i32 end)`."""
 
@@ -563,7 +565,7 @@ def native_pool_ir(triple: str | None = None) -> str:
         fn=_FN, ctx=_CTX, begin=_BEGIN, end=_END, grain=_GRAIN, nchunks=_NCHUNKS,
         shutdown=_SHUTDOWN, main_waiting=_MAIN_WAITING, sleepers=_SLEEPERS,
         spin=_SPIN, mutex=_MUTEX, work_cond=_WORK_COND, done_cond=_DONE_COND,
-    )  # fmt: skip
+    ) + launch_py_ir()  # fmt: skip
 
 
 def _bind_native_functions(module: Any) -> dict[str, Any]:
@@ -581,6 +583,10 @@ def _bind_native_functions(module: Any) -> dict[str, Any]:
         functions["ti_run_serial"] = ctypes.CFUNCTYPE(i64, vp)(module.address("ti_run_serial"))
     except KeyError:
         functions["ti_run_serial"] = None
+    try:  # likewise: the native Python entry of serial kernels (native_launch.py)
+        functions["ti_launch_py"] = module.address("ti_launch_py")
+    except KeyError:
+        functions["ti_launch_py"] = None
     functions["module"] = module
     return functions
 
@@ -593,6 +599,14 @@ def serial_runner() -> Any:
     """
     try:
         return _native_pool_functions()["ti_run_serial"]
+    except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
+        return None
+
+
+def launch_py_entry() -> int | None:
+    """The address of the pool's `ti_launch_py` (native_launch.py), or None."""
+    try:
+        return _native_pool_functions()["ti_launch_py"]
     except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
         return None
 
