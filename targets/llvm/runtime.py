@@ -368,6 +368,12 @@ class Kernel:
             self._native = native_launcher(
                 plan, self._new_buffers(), self._buffers.offsets, launch_py_entry()
             )
+        self.native_call: Callable[[object, tuple], Any] | None = (
+            None if self._native is None else self._native.call
+        )
+        """The native launcher's builtin, or None: `native_call(root, args)` returns the
+        tuple of return values like `launch`, or something else (the launch was declined
+        or failed) that the caller hands to `after_native` with the same arguments."""
         # The kernel's own buffers while no launch uses them: a launch pops them (a
         # list's pop and append are atomic under the GIL, and cost a sixth of a Lock's
         # acquire(False) + release); one that finds the list empty runs while another
@@ -496,7 +502,7 @@ class Kernel:
     def _native_fast_launch(self) -> Callable[[object, Sequence[object]], tuple[Any, ...]]:
         """`launch` through the native launcher; what it declines takes the ctypes path."""
         native_call = self._native.call
-        missed = self._native_missed
+        missed = self.after_native
 
         def launch(root: object, args: Sequence[object]) -> tuple[Any, ...]:
             result = native_call(root, args)
@@ -506,9 +512,10 @@ class Kernel:
 
         return launch
 
-    def _native_missed(self, result: object, root: object, args: Sequence[object]) -> tuple:
-        """After the native launcher returned `result` (not a tuple): raise the error a
-        task recorded, or point it at a new root and retry, or take the generic path."""
+    def after_native(self, result: object, root: object, args: Sequence[object]) -> tuple:
+        """After `native_call(root, args)` returned `result` (not a tuple): raise the error
+        a task recorded, or point the launcher at a new root and retry, or take the ctypes
+        path. Returns what `launch` would."""
         native = self._native
         if result is FAILED:
             self._raise_error(native.buffers)
