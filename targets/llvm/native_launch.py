@@ -3,13 +3,13 @@ A native Python entry point for kernels of serial tasks: one call from Python th
 unpacks the scalar arguments, runs the tasks and boxes the return values, with no
 ctypes and no Python frame in between.
 
-    native = native_launcher(plan, task_addresses)   # None where it cannot be built
+    native = native_launcher(plan, buffers, offsets, launch_py_entry())  # or None
     result = native.call(root, (41, 1.5))   # a tuple, or NOT_RUN / FAILED (below)
 
 Why: a small kernel's launch is mostly overhead. Through ctypes it costs a Python frame
 that writes each argument through a ctypes view, plus the ctypes call itself (argument
-conversion, libffi, GIL release): ~8k machine instructions a launch, where Numba's
-dispatcher needs ~2k. A CPython builtin function (METH_FASTCALL) whose C body is the
+conversion, libffi, GIL release): ~8k machine instructions a launch of the bench's
+`launch` case (callgrind), where Numba's dispatcher needs ~2k. A CPython builtin function (METH_FASTCALL) whose C body is the
 pool module's `ti_launch_py` (pool.py's IR, below) does the same work in a few hundred.
 
 `ti_launch_py(self, argv, argc)` is that body. `self` is the kernel's launch record (a
@@ -17,12 +17,15 @@ ctypes array; its data pointer sits right after the object header, checked at st
 by `_layout_ok`); `argv` is (root, args): `root` must be the very object the record
 was last pointed at, `args` a tuple of exactly the kernel's argument count, each an
 exact `int` (integer slots; wrapped to the slot's width as ctypes does) or an exact
-`float` or `int` (float slots). Then it releases the GIL, runs the job record of
-`ti_run_serial`, takes the GIL back and returns a new tuple of the return values.
-Anything else - a bool, a NumPy scalar, an int past 64 bits, a launch already under
-way on another thread (the GIL is released while tasks run) - returns NotImplemented
-before any task runs, and the caller takes the ctypes path, which converts or reports
-exactly as before. A task that sets the error record makes it return None.
+`float` or `int` (float slots). Then it runs the job record of `ti_run_serial` and
+returns a new tuple of the return values. Anything else - a bool, a NumPy scalar, an
+int past 64 bits, another root buffer - returns NotImplemented before any task runs,
+and the caller takes the ctypes path, which converts or reports exactly as before. A task that sets the error record makes it return None.
+
+The GIL stays held while the tasks run, as Taichi 1.7 and Numba hold it through a
+launch (another Python thread does not run during a serial kernel; releasing and taking
+back the GIL would cost as much as the rest of the launch). Kernels with parallel loops
+go through ctypes, which releases it.
 
 The C API functions and type objects it uses are read from a table of addresses filled
 from `ctypes.pythonapi` (no symbol is resolved by the JIT, so an AOT module's pool
@@ -43,14 +46,13 @@ from typing import Any
 (
     R_NARGS,
     R_NRETS,
-    R_BUSY,
     R_ROOT,
     R_API,
     R_ARGS,
     R_RETURNS,
     R_JOB,
-) = range(8)
-R_DESCRIPTORS = 8
+) = range(7)
+R_DESCRIPTORS = 7
 
 KINDS = {"i1": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "index": 5, "f32": 6, "f64": 7}
 """Slot kinds the native launcher converts; a plan with any other type gets none."""
@@ -65,8 +67,6 @@ API = (
     "PyLong_AsDouble",
     "PyErr_Occurred",
     "PyErr_Clear",
-    "PyEval_SaveThread",
-    "PyEval_RestoreThread",
     "Py_IncRef",
     "Py_DecRef",
     "PyLong_FromLongLong",
@@ -247,12 +247,8 @@ entry:
   %rec = load ptr, ptr %recp
   %apip = call ptr @word(ptr %rec, i64 {R_API})
   %api = load ptr, ptr %apip
-  %busyp = call ptr @word(ptr %rec, i64 {R_BUSY})
-  %busy = load i64, ptr %busyp
-  %idle = icmp eq i64 %busy, 0
   %two = icmp eq i64 %argc, 2
-  %go = and i1 %idle, %two
-  br i1 %go, label %check_root, label %decline
+  br i1 %two, label %check_root, label %decline
 check_root:
   %root = load ptr, ptr %argv
   %rootp = call ptr @word(ptr %rec, i64 {R_ROOT})
@@ -298,15 +294,9 @@ arg:
 arg_stored:
   br label %arg_loop
 run:
-  store i64 1, ptr %busyp
-  %save = call ptr @api(ptr %api, i64 {PyEval_SaveThread})
-  %tstate = call ptr %save()
   %jobp = call ptr @word(ptr %rec, i64 {R_JOB})
   %job = load ptr, ptr %jobp
   %code = call i64 @ti_run_serial(ptr %job)
-  %restore = call ptr @api(ptr %api, i64 {PyEval_RestoreThread})
-  call void %restore(ptr %tstate)
-  store i64 0, ptr %busyp
   %failed = icmp ne i64 %code, 0
   br i1 %failed, label %fail, label %returns
 returns:
@@ -364,7 +354,6 @@ def launch_py_ir() -> str:
     constants.update(
         R_NARGS=R_NARGS,
         R_NRETS=R_NRETS,
-        R_BUSY=R_BUSY,
         R_ROOT=R_ROOT,
         R_API=R_API,
         R_ARGS=R_ARGS,
@@ -475,13 +464,10 @@ class NativeLauncher:
         self.call = _builtin(self._method, record)
         self.set_root(buffers.root)
 
-    def set_root(self, root: object) -> bool:
-        """Point the launcher at `root`; False while a launch is under way (no change)."""
-        if self._record[R_BUSY]:
-            return False
+    def set_root(self, root: object) -> None:
+        """Point the launcher at `root` (None or a C-contiguous numpy array)."""
         self.buffers.set_root(root)
         self._record[R_ROOT] = id(self.buffers.root)  # held by the buffers
-        return True
 
 
 NOT_RUN = NotImplemented

@@ -521,7 +521,8 @@ class Kernel:
             self._raise_error(native.buffers)
         if root is not native.buffers.root and (
             root is None or isinstance(root, np.ndarray) and root.flags.c_contiguous
-        ) and native.set_root(root):
+        ):
+            native.set_root(root)
             result = native.call(root, args)
             if result.__class__ is tuple:
                 return result
