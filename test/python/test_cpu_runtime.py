@@ -740,6 +740,28 @@ def test_unknown_symbol():
         module.address("g")
 
 
+@pytest.mark.parametrize("threads", [2, 3, 7, 13])
+@pytest.mark.parametrize(("n", "grain"), [(5000, 100), (250, 100), (700, 100), (13, 1)])
+def test_native_pool_blocks_cover_every_chunk_once(threads: int, n: int, grain: int):
+    """The native pool splits the chunks into one block a thread (fewer chunks than
+    threads leaves some blocks empty; an uneven count gives blocks of two sizes) and
+    steals across blocks: every index runs exactly once, launch after launch."""
+    module = jit.compile_ir(PRELUDE + SUM_IR)
+    address = module.address("sum__task0")
+    fn = TaskFunction(address)
+    root = np.zeros(64 + 4 * n, dtype=np.uint8)
+    root[64:].view(np.float32)[:] = 1.0
+    ctx = (ctypes.c_uint64 * 5)(root.ctypes.data)
+    pool = NativeThreadPool(threads)
+    try:
+        for launch in range(1, 31):
+            pool.parallel_for(fn, address, ctypes.addressof(ctx), 0, n, grain)
+            assert root[8:16].view(np.int64)[0] == launch * n * (n - 1) // 2
+            assert root[16:24].view(np.int64)[0] == launch * -(-n // grain)
+    finally:
+        pool.shutdown()
+
+
 @pytest.mark.parametrize("pool_type", [NativeThreadPool, PythonThreadPool])
 def test_pool_shutdown(pool_type: type):
     module = jit.compile_ir(PRELUDE + SUM_IR)
