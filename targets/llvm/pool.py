@@ -256,7 +256,10 @@ open:
   %k_next = add i64 %k, 1
   %stop = call i64 @block_start(i64 %k_next, i64 %nchunks, i64 %nparts)
   %cur = call ptr @cursor(ptr %p, i64 %k)
-  br label %take
+  ; a block already emptied is passed over with a load, not an atomic add on its line
+  %peek = load atomic i64, ptr %cur monotonic, align 8
+  %open_block = icmp slt i64 %peek, %stop
+  br i1 %open_block, label %take, label %next_block
 take:
   %chunk = atomicrmw add ptr %cur, i64 1 seq_cst
   %more = icmp slt i64 %chunk, %stop
