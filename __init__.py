@@ -169,6 +169,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Texture": (f"{_FRONTEND}.texture", "Texture"),
     "DeviceCapability": (f"{_FRONTEND}.aot", "DeviceCapability"),
     "Format": (f"{_FRONTEND}.texture", "Format"),
+    "Layout": (f"{_FRONTEND}.enums", "Layout"),
     "Struct": (f"{_FRONTEND}.struct", "Struct"),
     "dataclass": (f"{_FRONTEND}.struct", "dataclass"),
     "random": (f"{_FRONTEND}.ops", "random"),

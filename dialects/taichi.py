@@ -856,13 +856,15 @@ class SNodeAttr(ParametrizedAttribute):
     One level of an SNode tree and the levels below it, as data: its kind, its extents
     along its axes (Taichi's `ti.ij` is axes [0, 1]), a dynamic level's chunk size, the
     hidden field holding its cell words (a pointer's block words, a bitmasked mask, a
-    dynamic level's lengths), the fields placed directly under it and its children.
+    dynamic level's lengths), the hidden field of a pointer/bitmasked level's cell list
+    (the active cells a struct-for generates: taichi.list_*), the fields placed
+    directly under it and its children.
 
     Models `ti.root.pointer(ti.ij, 4).dense(ti.ij, 2).place(x)`.
 
     Example:
         `#taichi.snode<root [] axes [] children [#taichi.snode<pointer [4, 4]
-        axes [0, 1] mask @m children [#taichi.snode<dense [2, 2] axes [0, 1]
+        axes [0, 1] mask @m cells @l children [#taichi.snode<dense [2, 2] axes [0, 1]
         places [@x]>]>]>`
     """
 
@@ -875,6 +877,7 @@ class SNodeAttr(ParametrizedAttribute):
     mask: ArrayAttr[SymbolRefAttr]
     places: ArrayAttr[SymbolRefAttr]
     children: ArrayAttr[Attribute]
+    cells: ArrayAttr[SymbolRefAttr]
 
     def __init__(
         self,
@@ -886,6 +889,7 @@ class SNodeAttr(ParametrizedAttribute):
         mask: str | None = None,
         places: Sequence[str] = (),
         children: Sequence[SNodeAttr] = (),
+        cells: str | None = None,
     ):
         super().__init__(
             StringAttr(kind),
@@ -895,11 +899,16 @@ class SNodeAttr(ParametrizedAttribute):
             ArrayAttr([SymbolRefAttr(mask)] if mask is not None else []),
             ArrayAttr([SymbolRefAttr(name) for name in places]),
             ArrayAttr(list(children)),
+            ArrayAttr([SymbolRefAttr(cells)] if cells is not None else []),
         )
 
     @property
     def mask_symbol(self) -> str | None:
         return self.mask.data[0].root_reference.data if self.mask.data else None
+
+    @property
+    def cells_symbol(self) -> str | None:
+        return self.cells.data[0].root_reference.data if self.cells.data else None
 
     def walk(self) -> Iterable[SNodeAttr]:
         """This level and every level below it, parents first."""
@@ -929,6 +938,8 @@ class SNodeAttr(ParametrizedAttribute):
             raise VerifyException(f"{what} has a chunk size, which only dynamic SNodes have")
         if (kind in SPARSE_SNODE_KINDS) != bool(self.mask.data):
             raise VerifyException(f"{what}: pointer, bitmasked and dynamic SNodes (only) have a mask field")
+        if self.cells.data and kind not in ("pointer", "bitmasked"):
+            raise VerifyException(f"{what}: only pointer and bitmasked SNodes have a cell list")
         for child in self.children.data:
             if not isinstance(child, SNodeAttr) or child.kind.data == "root":
                 raise VerifyException(f"{what} expects #taichi.snode children below the root, got {child}")
@@ -954,6 +965,7 @@ class SNodeAttr(ParametrizedAttribute):
             axes = ints()
             chunk = parser.parse_integer() if parser.parse_optional_keyword("chunk") else 0
             mask = [SymbolRefAttr(parser.parse_symbol_name())] if parser.parse_optional_keyword("mask") else []
+            cells = [SymbolRefAttr(parser.parse_symbol_name())] if parser.parse_optional_keyword("cells") else []
             places = symbols() if parser.parse_optional_keyword("places") else []
             children = (
                 parser.parse_comma_separated_list(parser.Delimiter.SQUARE, parser.parse_attribute)
@@ -968,6 +980,7 @@ class SNodeAttr(ParametrizedAttribute):
             ArrayAttr(mask),
             ArrayAttr(places),
             ArrayAttr(children),
+            ArrayAttr(cells),
         )
 
     def print_parameters(self, printer: Printer) -> None:
@@ -980,6 +993,9 @@ class SNodeAttr(ParametrizedAttribute):
         if self.mask.data:
             printer.print_string(" mask ")
             printer.print_attribute(self.mask.data[0])
+        if self.cells.data:
+            printer.print_string(" cells ")
+            printer.print_attribute(self.cells.data[0])
         if self.places.data:
             printer.print_string(" places [")
             printer.print_list(self.places.data, printer.print_attribute)
@@ -1208,6 +1224,102 @@ class PoolReleaseOp(_PoolOp):
 
     def __init__(self, state: SSAValue | Operation, release: SSAValue | Operation, block: SSAValue | Operation):
         super().__init__(operands=[state, release, block])
+
+
+# A cell list: the active cells of one sparse level, as a struct-for over a sparse SNode
+# generates them (Taichi's list generation, taichi/transforms/offload.cpp's listgen
+# tasks). A list is an i32 field `%list` of 1 + (the level's cell count) words: word 0
+# counts the entries, word 1 + k holds entry k (a cell index, flattened over the level's
+# cell space). ti-lower-sparse turns these ops into loads, stores and atomics.
+
+
+class _CellListOp(IRDLOperation, ABC):
+    """Shared shape: a cell list `%list` (memref<Nxi32>, N >= 1)."""
+
+    cell_list = operand_def(MemRefType.constr(i32))
+
+    def verify_(self) -> None:
+        list_type = self.cell_list.type
+        assert isa(list_type, MemRefType)
+        shape = list_type.get_shape()
+        if len(shape) != 1 or shape[0] < 1:
+            raise VerifyException(
+                f"'{self.name}' expects a cell list memref<Nxi32> with N >= 1, got {list_type}"
+            )
+
+
+@irdl_op_definition
+class ListClearOp(_CellListOp):
+    """
+    Empty a cell list (before a list generation fills it).
+
+    Example: `taichi.list_clear %list : memref<17xi32>`
+    """
+
+    name = "taichi.list_clear"
+    assembly_format = "$cell_list attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryWriteEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation):
+        super().__init__(operands=[cell_list])
+
+
+@irdl_op_definition
+class ListAppendOp(_CellListOp):
+    """
+    Append `cell` to a cell list; parallel appends claim distinct entries (atomically),
+    in no particular order.
+
+    Example: `taichi.list_append %list, %cell : memref<17xi32>`
+    """
+
+    name = "taichi.list_append"
+    cell_list = operand_def(MemRefType.constr(i32))
+    cell = operand_def(i32)
+    assembly_format = "$cell_list `,` $cell attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation, cell: SSAValue | Operation):
+        super().__init__(operands=[cell_list, cell])
+
+
+@irdl_op_definition
+class ListLengthOp(_CellListOp):
+    """
+    The number of entries of a cell list.
+
+    Example: `%n = taichi.list_length %list : memref<17xi32>`
+    """
+
+    name = "taichi.list_length"
+    result = result_def(i32)
+    assembly_format = "$cell_list attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation):
+        super().__init__(operands=[cell_list], result_types=[i32])
+
+
+@irdl_op_definition
+class ListGetOp(_CellListOp):
+    """
+    Entry `index` of a cell list (0 <= index < its length): a flattened cell index.
+
+    Example: `%cell = taichi.list_get %list[%k] : memref<17xi32>`
+    """
+
+    name = "taichi.list_get"
+    cell_list = operand_def(MemRefType.constr(i32))
+    index = operand_def(i32)
+    result = result_def(i32)
+    assembly_format = "$cell_list `[` $index `]` attr-dict `:` type($cell_list)"
+    traits = traits_def(MemoryReadEffect())
+
+    def __init__(self, cell_list: SSAValue | Operation, index: SSAValue | Operation):
+        super().__init__(operands=[cell_list, index], result_types=[i32])
+
+
+LIST_OPS = (ListClearOp, ListAppendOp, ListLengthOp, ListGetOp)
 
 
 # ---------------------------------------------------------------------------------------
@@ -2119,6 +2231,7 @@ Taichi = Dialect(
         AtomicCasOp,
         PoolAllocOp,
         PoolReleaseOp,
+        *LIST_OPS,
         PrintOp,
         AssertOp,
         TextureFetchOp,

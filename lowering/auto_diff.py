@@ -307,18 +307,23 @@ class _Adjoint:
         The operands of a live op whose values its reverse reads. A store or atomic
         needs its destination (the gradient's index), not its value; a sum, a
         difference and a cast are linear (their adjoints need no operand); a product
-        needs the factor that scales the other, active, one; a select its condition.
+        needs the factor that scales the other, active, one; a quotient its divisor (and
+        its numerator only when the divisor is active); a select its condition.
         So `x[i + 1] = x[i] * 2`
         may write the x it read (Taichi's test_loop_grad): the adjoint never reads x.
         """
         if isinstance(op, memref.StoreOp):
             return [op.memref]
+        if isinstance(op, taichi.AtomicMaxOp | taichi.AtomicMinOp):
+            return [op.dest, op.value]  # the value is compared with the final one
         if isinstance(op, taichi.AtomicOp):
             return [op.dest]
         if isinstance(op, _LINEAR):
             return []
         if isinstance(op, arith.MulfOp):
             return [a for a, b in ((op.lhs, op.rhs), (op.rhs, op.lhs)) if b in self.active]
+        if isinstance(op, arith.DivfOp):  # the numerator only for an active divisor
+            return [op.rhs, op.lhs] if op.rhs in self.active else [op.rhs]
         if isinstance(op, arith.SelectOp):  # routes the adjoint by its condition alone
             return [op.cond]
         return list(op.operands)
@@ -431,8 +436,11 @@ class _Adjoint:
     # -- forward replay --------------------------------------------------------------
 
     def writes_outside(self, region_op: Operation) -> bool:
-        """Whether a region op stores into a local defined outside it."""
+        """Whether a region op stores into a local defined outside it, or appends to a
+        cell list (a struct-for's list generation, which the adjoint's loops walk)."""
         for op in region_op.walk():
+            if isinstance(op, taichi.ListAppendOp):
+                return True
             if isinstance(op, memref.StoreOp | taichi.AtomicOp):
                 dest = op.memref if isinstance(op, memref.StoreOp) else op.dest
                 if _is_slot(dest) and not region_op.is_ancestor(dest.owner):  # pyright: ignore
@@ -692,9 +700,13 @@ class _Adjoint:
     def reverse_atomic(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
         if op.value not in self.active:
             return
+        if isinstance(op, taichi.AtomicMaxOp | taichi.AtomicMinOp) and not _is_slot(op.dest):
+            return self.reverse_extremum(op, ctx)
         if not isinstance(op, taichi.AtomicAddOp | taichi.AtomicSubOp):
             raise PassFailedAt(
-                op, f"ti-auto-diff: cannot differentiate '{op.name}' (only atomic add/sub)"
+                op,
+                f"ti-auto-diff: cannot differentiate '{op.name}' (only atomic add/sub, "
+                "and atomic max/min into a field)",
             )
         if op.old in self.active and op.old.uses:
             raise PassFailedAt(
@@ -710,6 +722,40 @@ class _Adjoint:
         if isinstance(op, taichi.AtomicSubOp):
             adjoint = self.emit(arith.NegfOp(adjoint))
         self.accumulate(op.value, adjoint, ctx)
+
+    def reverse_extremum(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
+        """
+        `ti.atomic_max(y[j], v)` (or min): the gradient of y reaches the v that is y's
+        final value, read back after the primal (ties each receive it), and no other
+        v. y's gradient stays, for the value y held before (as Taichi, which treats
+        every atomic as an add: all v would receive it).
+
+            %old = taichi.atomic_max %p, %v            (forward, %p into @y)
+            ~>
+            %g = memref.load (taichi.element_ptr %y_grad[...])[]
+            %y = memref.load %p[]                      (y after the primal)
+            %d = arith.select (arith.cmpf oeq, %v, %y), %g, 0.0   ; into v's adjoint
+        """
+        if op.old in self.active and op.old.uses:
+            raise PassFailedAt(
+                op, f"ti-auto-diff: the old value of '{op.name}' cannot be differentiated"
+            )
+        grad = self.grad_ptr(op.dest, ctx)
+        if grad is None:
+            return
+        owner = op.dest.owner
+        assert isinstance(owner, taichi.ElementPtrOp)
+        primal = self.emit(
+            taichi.ElementPtrOp(
+                self.lookup(owner.base, ctx), [self.lookup(i, ctx) for i in owner.indices]
+            )
+        )
+        final = self.emit(memref.LoadOp.get(primal, []))
+        adjoint = self.emit(memref.LoadOp.get(grad, []))
+        value = self.lookup(op.value, ctx)
+        hit = self.emit(arith.CmpfOp(value, final, "oeq"))
+        zero = self.const(0.0, op.value.type)
+        self.accumulate(op.value, self.emit(arith.SelectOp(hit, adjoint, zero)), ctx)
 
     def restore(self, op: Operation, ctx: _Ctx, values: _Scope) -> None:
         """Fresh slots for the outer locals `op` uses, holding their values at its entry."""

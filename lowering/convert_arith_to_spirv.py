@@ -93,19 +93,41 @@ def _min_max_of(kind: type[Operation], signed: bool, a: SSAValue, b: SSAValue) -
     return ops, ops[-1].results[0]
 
 
-def _min_max(kind: type[Operation], signed: bool) -> Builder:
-    """Integer min/max, at 32 bits for narrow types (see `_widened`)."""
-    return lambda op: _min_max_of(kind, signed, op.operands[0], op.operands[1])
+def _min_max(kind: type[Operation], signed: bool, on_bools: type[Operation]) -> Builder:
+    """
+    Integer min/max, at 32 bits for narrow types (see `_widened`). On bools, which
+    GLSL.std.450's min/max do not take, the logical op `on_bools` that gives the same:
+    unsigned, true is 1 (max is `or`, min is `and`); signed, an i1's true is -1 (max is
+    `and`, min is `or`).
+    """
+
+    def build(op: Operation) -> Built:
+        a, b = op.operands
+        if _is_bool(a):
+            return _one(on_bools(a, b))  # type: ignore[call-arg]
+        return _min_max_of(kind, signed, a, b)
+
+    return build
 
 
 def _absi(op: Operation) -> Built:
-    """Integer abs as SMax(x, -x), not GLSL.std.450 SAbs: NVIDIA's driver (580) takes
-    SAbs(x) >= 0 as known, so `2**25 // (abs(INT_MIN) | 1)` divided as if the divisor
-    were positive and gave 0, not -1 (H100 differential run; bench/nvidia_i64_probe.py).
-    SMax(INT_MIN, -INT_MIN) is INT_MIN, what SAbs means with wrapping negation."""
-    negated = spirv.SNegateOp(op.operands[0])
-    ops, result = _min_max_of(spirv.SMaxOp, True, op.operands[0], negated.results[0])
-    return [negated, *ops], result
+    """Integer abs as select(x < 0, -x, x), compared at 32 bits for narrow types
+    (`_widened`). NVIDIA's driver (580) miscompiles both other spellings: GLSL SAbs it
+    takes as never negative, so `2**25 // (abs(INT_MIN) | 1)` divided as if the divisor
+    were positive (0, not -1); SMax(x, -x) came out as an unsigned max, abs(-83) = -83,
+    in 19 of 10,000 differential programs on the H200. The select is right at 8 to 32
+    bits there; at 64 bits the driver still takes it as never negative, so
+    abs(INT64_MIN) used as a divisor can differ on NVIDIA (README, differential testing)."""
+    ops: list[Operation] = []
+    (x,) = _widened(True, ops, op.operands[0])
+    zero = spirv.ConstantOp(IntegerAttr(0, x.type))
+    negated = spirv.SNegateOp(x)
+    negative = spirv.SLessThanOp(x, zero.results[0])
+    select = spirv.SelectOp(negative.results[0], negated.results[0], x)
+    ops += [zero, negated, negative, select]
+    if x is not op.operands[0]:
+        ops.append(spirv.SConvertOp(select.results[0], op.operands[0].type))
+    return ops, ops[-1].results[0]
 
 
 def _convert(kind: type[Operation]) -> Builder:
@@ -394,10 +416,10 @@ _LOWERINGS: dict[type[Operation], Builder] = {
     arith.ExtFOp: _convert(spirv.FConvertOp),
     arith.TruncFOp: _convert(spirv.FConvertOp),
     arith.BitcastOp: _convert(spirv.BitcastOp),
-    arith.MaxSIOp: _min_max(spirv.SMaxOp, True),
-    arith.MinSIOp: _min_max(spirv.SMinOp, True),
-    arith.MaxUIOp: _min_max(spirv.UMaxOp, False),
-    arith.MinUIOp: _min_max(spirv.UMinOp, False),
+    arith.MaxSIOp: _min_max(spirv.SMaxOp, True, spirv.LogicalAndOp),
+    arith.MinSIOp: _min_max(spirv.SMinOp, True, spirv.LogicalOrOp),
+    arith.MaxUIOp: _min_max(spirv.UMaxOp, False, spirv.LogicalOrOp),
+    arith.MinUIOp: _min_max(spirv.UMinOp, False, spirv.LogicalAndOp),
     arith.MaximumfOp: _binary(spirv.FMaxOp),
     arith.MinimumfOp: _binary(spirv.FMinOp),
     arith.MaxnumfOp: _binary(spirv.FMaxOp),

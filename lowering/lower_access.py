@@ -72,6 +72,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import llvm_ext, offload, taichi
+from taichi_xdsl.lowering.field_access import access_elements
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from taichi_xdsl.utils.print_format import assert_message
@@ -538,18 +539,21 @@ def _field(get_field: taichi.GetFieldOp) -> taichi.FieldOp:
 
 class FieldLowering(_Pattern):
     """
-    A 0-d field read or written directly (without taichi.element_ptr): its start.
+    A 0-d field updated atomically without taichi.element_ptr: its start. Its loads
+    and stores (of any rank: `memref.load %x[%c3]`) become element accesses first
+    (lowering/field_access.py).
 
-        %s = taichi.get_field @s : memref<i32> ; memref.load %s[]
-        ~> llvm.load (root + offset of @s)
+        %s = taichi.get_field @s : memref<i32> ; taichi.atomic_add %s, %v
+        ~> llvm.atomicrmw add (root + offset of @s), %v
     """
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.GetFieldOp, rewriter: PatternRewriter):
+        if (reads := self.lowering.at(op, rewriter)) is None:
+            return  # not in a task yet: nothing to address from
+        access_elements(op, rewriter)  # its loads and stores: element_ptrs, lowered above
         if all(isinstance(use.operation, taichi.ElementPtrOp) for use in op.result.uses):
             return  # element_ptr users are lowered on their own
-        if (reads := self.lowering.at(op, rewriter)) is None:
-            return
         start = reads.field(_field(op))
         _lower_accesses(op.result, start, reads, others=(taichi.ElementPtrOp,))
 

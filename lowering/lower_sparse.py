@@ -45,12 +45,29 @@ A pointer SNode's pool (frontends/python/lang/pools.py) is two more ops:
     %k = taichi.atomic_add (taichi.element_ptr %state[2]), 1
     memref.store %b, (taichi.element_ptr %release[%k])
 
+A cell list (a struct-for's list generation, codegen/sparse.py) keeps its count in
+word 0 and entry k in word 1 + k:
+
+    taichi.list_clear %l : memref<17xi32>
+    ~>
+    memref.store 0, (taichi.element_ptr %l[0])
+
+    taichi.list_append %l, %cell : memref<17xi32>
+    ~>
+    %k = taichi.atomic_add (taichi.element_ptr %l[0]), 1
+    memref.store %cell, (taichi.element_ptr %l[%k + 1])
+
+    %n = taichi.list_length %l : memref<17xi32>      ~> %n = memref.load (taichi.element_ptr %l[0])
+    %c = taichi.list_get %l[%e] : memref<17xi32>     ~> %c = memref.load (taichi.element_ptr %l[%e + 1])
+
 When the module carries its SNode trees (the `taichi.snode_trees` attribute, which the
 frontend emits), each cell op is first checked against the level whose mask it names:
 a store of 1 or 0 is only a bitmasked cell's activation (a pointer word is a block
 index: activating one takes a pool block, deactivating one gives it back), a dynamic
 level's deactivation empties its list, is_active reads pointer and bitmasked words,
-and append / length work on a dynamic level's lengths with its extent as capacity.
+and append / length work on a dynamic level's lengths with its extent as capacity. A
+cell-list op names a level's cell list (`cells @sym`), of 1 + the level's cell count
+words (its cells along each axis times those of the levels above).
 
     builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes []
         children [#taichi.snode<pointer [4] axes [0] mask @ptr places [@x]>]>]} {
@@ -61,6 +78,9 @@ and append / length work on a dynamic level's lengths with its extent as capacit
 """
 
 from __future__ import annotations
+
+import math
+from collections.abc import Iterable
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
@@ -227,6 +247,50 @@ class PoolReleaseLowering(RewritePattern):
         _replace(rewriter, op, ops, [])
 
 
+class ListClearLowering(RewritePattern):
+    """The count (word 0) becomes 0."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListClearOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops += [zero := _const(0), memref.StoreOp.get(zero, count, [])]
+        _replace(rewriter, op, ops, [])
+
+
+class ListAppendLowering(RewritePattern):
+    """An atomic add on the count claims entry k; the cell goes to word 1 + k."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListAppendOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops += [one := _const(1), k := taichi.AtomicAddOp(count, one)]
+        ops.append(word := arith.AddiOp(k.old, one))
+        entry_ops, entry = _at(op.cell_list, word.result)
+        ops += [*entry_ops, memref.StoreOp.get(op.cell, entry, [])]
+        _replace(rewriter, op, ops, [])
+
+
+class ListLengthLowering(RewritePattern):
+    """A load of the count."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListLengthOp, rewriter: PatternRewriter):
+        ops, count = _at(op.cell_list, 0)
+        ops.append(n := memref.LoadOp.get(count, []))
+        _replace(rewriter, op, ops, [n.res])
+
+
+class ListGetLowering(RewritePattern):
+    """A load of word 1 + index."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ListGetOp, rewriter: PatternRewriter):
+        ops: list[Operation] = [one := _const(1), word := arith.AddiOp(op.index, one)]
+        entry_ops, entry = _at(op.cell_list, word.result)
+        ops += [*entry_ops, cell := memref.LoadOp.get(entry, [])]
+        _replace(rewriter, op, ops, [cell.res])
+
+
 _LEGAL_KINDS: dict[type[taichi._CellOp], tuple[str, ...]] = {
     taichi.ActivateOp: ("bitmasked",),
     taichi.DeactivateOp: ("bitmasked", "dynamic"),
@@ -239,7 +303,8 @@ _LEGAL_KINDS: dict[type[taichi._CellOp], tuple[str, ...]] = {
 
 def check_cell_ops(module: ModuleOp) -> None:
     """Check every cell op against the level of `module`'s SNode trees whose mask it
-    names (nothing to check without trees, or for a mask that is not a field)."""
+    names, and every cell-list op against the level whose list it names (nothing to
+    check without trees, or for a mask or list that is not a field)."""
     trees = module.attributes.get(taichi.SNODE_TREES)
     if trees is None:
         return
@@ -251,7 +316,15 @@ def check_cell_ops(module: ModuleOp) -> None:
         for level in tree.walk()
         if level.mask_symbol is not None
     }
+    lists = {
+        symbol: cells
+        for tree in trees.data
+        if isinstance(tree, taichi.SNodeAttr)
+        for symbol, cells in _cell_lists(tree, {})
+    }
     for op in module.walk():
+        if isinstance(op, taichi._CellListOp):
+            _check_cell_list(op, lists)
         if not isinstance(op, taichi._CellOp) or not isinstance(
             field := op.mask.owner, taichi.GetFieldOp
         ):
@@ -279,9 +352,41 @@ def check_cell_ops(module: ModuleOp) -> None:
                 )
 
 
+def _cell_lists(level: taichi.SNodeAttr, above: dict[int, int]) -> Iterable[tuple[str, int]]:
+    """(cell list symbol, the level's cell count) of `level` and the levels below it;
+    `above` holds the cells along each axis above `level`."""
+    extents = dict(above)
+    for axis, extent in zip(level.axes.data, level.extents.data):
+        extents[axis.data] = extents.get(axis.data, 1) * extent.data
+    if level.cells_symbol is not None:
+        yield level.cells_symbol, math.prod(extents.values())
+    for child in level.children.data:
+        assert isinstance(child, taichi.SNodeAttr)
+        yield from _cell_lists(child, extents)
+
+
+def _check_cell_list(op: taichi._CellListOp, lists: dict[str, int]) -> None:
+    """A list op names a level's cell list, of 1 + the level's cell count words."""
+    field = op.cell_list.owner
+    if not isinstance(field, taichi.GetFieldOp):
+        return
+    symbol = field.field.root_reference.data
+    if symbol not in lists:
+        raise PassFailedAt(op, f"ti-lower-sparse: {op.name} on @{symbol}, which is no sparse SNode's cell list")
+    list_type = op.cell_list.type
+    assert isa(list_type, MemRefType)
+    if list_type.get_shape() != (1 + lists[symbol],):
+        raise PassFailedAt(
+            op,
+            f"ti-lower-sparse: {op.name} on @{symbol} as {list_type}, the cell list of a "
+            f"level of {lists[symbol]} cells (memref<{1 + lists[symbol]}xi32>)",
+        )
+
+
 class LowerSparsePass(ModulePass):
-    """Lower taichi.activate / deactivate / is_active / append / length and the pool ops
-    (pool_alloc, pool_release) to word accesses and atomics."""
+    """Lower taichi.activate / deactivate / is_active / append / length, the pool ops
+    (pool_alloc, pool_release) and the cell-list ops (list_clear, list_append,
+    list_length, list_get) to word accesses and atomics."""
 
     name = "ti-lower-sparse"
 
@@ -297,6 +402,10 @@ class LowerSparsePass(ModulePass):
                     LengthLowering(),
                     PoolAllocLowering(),
                     PoolReleaseLowering(),
+                    ListClearLowering(),
+                    ListAppendLowering(),
+                    ListLengthLowering(),
+                    ListGetLowering(),
                 ]
             )
         ).rewrite_module(op)

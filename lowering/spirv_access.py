@@ -18,6 +18,7 @@ from taichi_xdsl.lowering.spirv_common import (
     load_value,
     shape_word,
 )
+from taichi_xdsl.lowering.field_access import access_elements
 from taichi_xdsl.lowering.spirv_debug import bounds_check, guarded
 from taichi_xdsl.lowering.spirv_simt import shared_element_ptr
 from taichi_xdsl.utils import spirv_abi
@@ -79,6 +80,15 @@ class ThreadLocalLowering(TaskPattern):
             self.state.at_entry([var])
             self.state.thread_locals[offset] = var.results[0]
         rewriter.replace(op, [], [self.state.thread_locals[offset]])
+
+
+class FieldAccessLowering(TaskPattern):
+    """A field's own loads and stores (`memref.load %x[%i]`) -> loads and stores of its
+    `taichi.element_ptr` (lowering/field_access.py), which ElementPtrLowering converts."""
+
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if isinstance(op, taichi.GetFieldOp):
+            access_elements(op, rewriter, constant=int_const)
 
 
 class ElementPtrLowering(TaskPattern):
@@ -199,6 +209,9 @@ class IndexCastLowering(TaskPattern):
         target = op.result.type
         if isinstance(source.type, IndexType):
             return  # its producer is not converted yet
+        if isinstance(target, IndexType) and not op.result.uses:
+            rewriter.erase(op)  # an index a field's own load took (FieldAccessLowering)
+            return
         if isinstance(target, IndexType):
             raise fail(op, "index values have no SPIR-V lowering")
         if source.type == target:

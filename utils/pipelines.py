@@ -74,6 +74,22 @@ OFFLOAD_TO_SPIRV: tuple[str, ...] = (
 )
 """offload -> spirv dialect: one spirv.module per task."""
 
+OPTIONAL_PASSES: frozenset[str] = frozenset(
+    {
+        "ti-mem2reg",
+        "canonicalize",
+        "cse",
+        "ti-split-parallel-loop",
+        "ti-make-thread-local",
+        "ti-unroll-loops",
+    }
+)
+"""The optimisation passes: every pipeline computes the same results without them (the
+others lower or guard). `ti.init(opt_level=0)` runs the pipeline without them, as
+Taichi's opt_level 0 turns its optimisations off (on the CPU LLVM then runs at -O0 too).
+ti-demote-atomics stays: the LLVM path has no atomic on a local slot but its demotion;
+ti-fast-reciprocal follows `fast_math` instead, as it changes results by a rounding."""
+
 
 # -- pipelines -----------------------------------------------------------------------------
 
@@ -150,6 +166,21 @@ class Pipeline:
             self,
             stages=tuple(
                 replace(s, passes=tuple(add(p) for p in s.passes)) for s in self.stages
+            ),
+        )
+
+    def unoptimised(self) -> Pipeline:
+        """This pipeline without its OPTIONAL_PASSES (what `opt_level=0` runs)."""
+        return replace(
+            self,
+            stages=tuple(
+                replace(
+                    s,
+                    passes=tuple(
+                        q for q in s.passes if pass_base_name(q) not in OPTIONAL_PASSES
+                    ),
+                )
+                for s in self.stages
             ),
         )
 
@@ -427,6 +458,7 @@ def stage_names(p: Pipeline) -> Sequence[str]:
 __all__ = [
     "OFFLOAD_TO_LLVM",
     "OFFLOAD_TO_SPIRV",
+    "OPTIONAL_PASSES",
     "PIPELINES_BY_ARCH",
     "Pipeline",
     "PipelineEdits",

@@ -136,12 +136,18 @@ def compile_pool_object(target: CpuTarget) -> bytes:
 
 
 def lower_kernel(
-    module: Any, kernel_name: str, *, debug: bool = False, passes: Any = None
+    module: Any,
+    kernel_name: str,
+    *,
+    debug: bool = False,
+    passes: Any = None,
+    opt_level: int = 3,
 ) -> tuple[Any, str]:
     """
     `taichi.kernel @kernel_name` of `module` (left unchanged) -> (LaunchPlan, LLVM IR),
     through the same pipeline as the JIT (utils/pipelines.py, with the program's
-    PipelineEdits `passes`).
+    PipelineEdits `passes`; LLVM's `opt_level` 0 leaves out the optional passes, as
+    CpuBackend does).
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
@@ -150,7 +156,9 @@ def lower_kernel(
     from taichi_xdsl.targets.llvm.translate import to_llvm_ir
     from taichi_xdsl.utils import registry
 
-    backend = CpuBackend(debug=debug, pool_kind="python", passes=passes)
+    backend = CpuBackend(
+        debug=debug, pool_kind="python", passes=passes, opt_level=opt_level
+    )
     module = module.clone()
     plan = backend._lower(registry.make_context(), module, kernel_name, backend.pipeline(), None)
     assert plan is not None

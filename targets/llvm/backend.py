@@ -118,7 +118,8 @@ class CpuBackend:
         print_ir: print the IR after every pass, then the LLVM IR (to `ir_stream`).
         fast_math: fast-math flags and function attributes on the generated code
             (targets/llvm/jit.py), Taichi's default.
-        opt_level: LLVM optimisation level, 0 to 3.
+        opt_level: LLVM optimisation level, 0 to 3; 0 also leaves out our optional passes
+            (utils/pipelines.OPTIONAL_PASSES).
         pool_kind: "native" (default) or "python" thread pool (targets/llvm/pool.py).
         ir_stream: where print_ir writes; None: sys.stdout at the time of printing.
         offline_cache: where compiled kernels are kept across processes (None: nowhere).
@@ -183,6 +184,8 @@ class CpuBackend:
         mode), its edits and then `passes` (a kernel's own edits).
         """
         p = pipeline("cpu").with_options("ti-lower-access", "debug=true" if self.debug else "")
+        if self.opt_level == 0:  # ti.init(opt_level=0): no optimisation, ours or LLVM's
+            p = p.unoptimised()
         edits = self.passes.merged(passes) if self.passes is not None else passes
         return p.edited(edits)
 

@@ -111,12 +111,18 @@ class VulkanAotKernel:
 
 
 def lower_kernel(
-    module: Any, kernel_name: str, caps: dict[str, int], *, passes: Any = None
+    module: Any,
+    kernel_name: str,
+    caps: dict[str, int],
+    *,
+    passes: Any = None,
+    optimize: bool = True,
 ) -> VulkanAotKernel:
     """
     `taichi.kernel @kernel_name` of `module` (left unchanged) -> plan and SPIR-V per task,
     through VulkanBackend's pipeline (utils/pipelines.py) with `caps` and the program's
-    PipelineEdits `passes`.
+    PipelineEdits `passes`; `optimize=False` (opt_level 0) leaves out the optional
+    passes.
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
@@ -140,7 +146,7 @@ def lower_kernel(
                         bounds[(index, side)] = owner.memref.owner.offset.value.data
 
     module = module.clone()
-    p = vulkan_pipeline(caps, passes=passes)
+    p = vulkan_pipeline(caps, optimize=optimize, passes=passes)
     plan = lower(PassRunner(), module, kernel_name, p, on_offload=read_bounds)
     assert plan is not None
     binaries: dict[int, bytes] = {}

@@ -208,10 +208,12 @@ def vulkan_pipeline(
     preserve_nan_inf: bool = False,
     fast_math: bool = True,
     check_loop_exits: bool = False,
+    optimize: bool = True,
     passes: PipelineEdits | None = None,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
-    program's edits `passes`."""
+    program's edits `passes`. `optimize=False` (`ti.init(opt_level=0)`) leaves out the
+    optional passes (utils/pipelines.OPTIONAL_PASSES)."""
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
         f" spread-groups={SPREAD_GROUPS}"
@@ -225,6 +227,8 @@ def vulkan_pipeline(
         vulkan = vulkan.with_options("convert-taichi-to-spirv", "check_loop_exits=true")
     if not fast_math:  # divisions stay divisions
         vulkan = vulkan.edited(PipelineEdits(drop=("ti-fast-reciprocal",)))
+    if not optimize:
+        vulkan = vulkan.unoptimised()
     return vulkan.edited(passes)
 
 
@@ -690,6 +694,8 @@ class VulkanBackend:
         fast_math: False (`ti.init(fast_math=False)`): kernels declare
             SignedZeroInfNanPreserve (`convert-offload-to-spirv{preserve-nan-inf=true}`)
             so NaN and Inf survive, where the device allows it (`preserves_nan_inf`).
+        opt_level: 0 (`ti.init(opt_level=0)`) leaves the optional passes out
+            (utils/pipelines.OPTIONAL_PASSES); any other level runs them.
         passes: edits to the arch's pipeline (utils/pipelines.py PipelineEdits).
         dump_ir: a folder: each kernel's IR at each stage goes to `<kernel>.<stage>.mlir`.
         print_pass_times, print_pass_statistics: report each pass's time, and the ops it
@@ -711,6 +717,7 @@ class VulkanBackend:
         runtime: Any = None,
         ndarray_owner: Callable[[Any], Any] | None = None,
         fast_math: bool = True,
+        opt_level: int = 1,
         passes: PipelineEdits | None = None,
         dump_ir: str | None = None,
         print_pass_times: bool = False,
@@ -727,6 +734,7 @@ class VulkanBackend:
         self.caps = dict(caps) if caps is not None else runtime.caps.taichi_caps()
         self.debug = debug
         self.fast_math = fast_math
+        self.opt_level = opt_level
         self.preserve_nan_inf = not fast_math and preserves_nan_inf(runtime.caps)
         self.print_ir = print_ir
         self.ir_stream = ir_stream
@@ -819,6 +827,7 @@ class VulkanBackend:
             preserve_nan_inf=self.preserve_nan_inf,
             fast_math=self.fast_math,
             check_loop_exits=self._cpu_device,
+            optimize=self.opt_level > 0,
             passes=edits,
         )
 

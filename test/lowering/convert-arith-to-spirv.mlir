@@ -246,16 +246,20 @@ func.func @ordered_bool_compare(%p: i1, %q: i1) -> i1 {
 // CHECK-NEXT:    %[[AU2:.*]] = spirv.UConvert %[[A]] : i16 to i32
 // CHECK-NEXT:    %[[BU2:.*]] = spirv.UConvert %[[B]] : i16 to i32
 // CHECK-NEXT:    %[[R2:.*]] = spirv.ULessThan %[[AU2]], %[[BU2]] : i32
+// CHECK-NEXT:    %[[Z:.*]] = spirv.Constant 0 : i64
 // CHECK-NEXT:    %[[NEG:.*]] = spirv.SNegate %[[X]] : i64
-// CHECK-NEXT:    %[[R3:.*]] = spirv.GL.SMax %[[X]], %[[NEG]] : i64
-// CHECK-NEXT:    %[[NEG8:.*]] = spirv.SNegate %[[Y]] : i8
+// CHECK-NEXT:    %[[LT:.*]] = spirv.SLessThan %[[X]], %[[Z]] : i64
+// CHECK-NEXT:    %[[R3:.*]] = spirv.Select %[[LT]], %[[NEG]], %[[X]] : i1, i64
 // CHECK-NEXT:    %[[YS:.*]] = spirv.SConvert %[[Y]] : i8 to i32
-// CHECK-NEXT:    %[[NS:.*]] = spirv.SConvert %[[NEG8]] : i8 to i32
-// CHECK-NEXT:    %[[MAX8:.*]] = spirv.GL.SMax %[[YS]], %[[NS]] : i32
-// CHECK-NEXT:    %[[R4:.*]] = spirv.SConvert %[[MAX8]] : i32 to i8
+// CHECK-NEXT:    %[[Z8:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[NEG8:.*]] = spirv.SNegate %[[YS]] : i32
+// CHECK-NEXT:    %[[LT8:.*]] = spirv.SLessThan %[[YS]], %[[Z8]] : i32
+// CHECK-NEXT:    %[[ABS8:.*]] = spirv.Select %[[LT8]], %[[NEG8]], %[[YS]] : i1, i32
+// CHECK-NEXT:    %[[R4:.*]] = spirv.SConvert %[[ABS8]] : i32 to i8
 // CHECK-NEXT:    func.return %[[R0]], %[[R1]], %[[R2]], %[[R3]], %[[R4]] : i16, i16, i1, i64, i8
-// Integer abs is SMax(x, -x), never GLSL SAbs: NVIDIA's driver assumes SAbs(x) >= 0,
-// false for INT_MIN (abs(INT_MIN) wraps to INT_MIN).
+// Integer abs is select(x < 0, -x, x) (narrow types at 32 bits), never GLSL SAbs nor
+// SMax(x, -x): NVIDIA's driver takes SAbs(x) as never negative (false for INT_MIN) and
+// computed SMax(x, -x) as an unsigned max.
 func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64, %y: i8) -> (i16, i16, i1, i64, i8) {
   %0 = arith.maxsi %a, %b : i16
   %1 = arith.minui %a, %b : i16
@@ -263,4 +267,21 @@ func.func @narrow_min_max_abs(%a: i16, %b: i16, %x: i64, %y: i8) -> (i16, i16, i
   %3 = math.absi %x : i64
   %4 = math.absi %y : i8
   func.return %0, %1, %2, %3, %4 : i16, i16, i1, i64, i8
+}
+
+// min/max of bools: GLSL.std.450's UMax / SMin take no bools, so logical ops that give
+// the same. Unsigned, true is 1: max is or, min is and. Signed, an i1's true is -1:
+// max is and, min is or.
+// CHECK-LABEL: func.func @bool_min_max
+// CHECK-NEXT:    %[[UMAX:.*]] = spirv.LogicalOr %[[A:.*]], %[[B:.*]] : i1
+// CHECK-NEXT:    %[[UMIN:.*]] = spirv.LogicalAnd %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[SMAX:.*]] = spirv.LogicalAnd %[[A]], %[[B]] : i1
+// CHECK-NEXT:    %[[SMIN:.*]] = spirv.LogicalOr %[[A]], %[[B]] : i1
+// CHECK-NEXT:    func.return %[[UMAX]], %[[UMIN]], %[[SMAX]], %[[SMIN]] : i1, i1, i1, i1
+func.func @bool_min_max(%a: i1, %b: i1) -> (i1, i1, i1, i1) {
+  %0 = arith.maxui %a, %b : i1
+  %1 = arith.minui %a, %b : i1
+  %2 = arith.maxsi %a, %b : i1
+  %3 = arith.minsi %a, %b : i1
+  func.return %0, %1, %2, %3 : i1, i1, i1, i1
 }

@@ -60,20 +60,20 @@ taichi.kernel @break_in_loop(%n: i32) {
 
 // -----
 
-// Only atomic add and sub have adjoints.
-// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 12]]:5: error: ti-auto-diff: cannot differentiate 'taichi.atomic_max' (only atomic add/sub)
+// Only atomic add and sub, and max/min into a field, have adjoints.
+// CHECK: ti-auto-diff-unsupported.mlir:[[# @LINE + 12]]:5: error: ti-auto-diff: cannot differentiate 'taichi.atomic_mul' (only atomic add/sub, and atomic max/min into a field)
 taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
 taichi.field @x_grad : memref<8xf32> offset 64
 taichi.field @m : memref<f32> offset 128 {grad = @m_grad}
 taichi.field @m_grad : memref<f32> offset 192
-taichi.kernel @atomic_max() {
+taichi.kernel @atomic_mul() {
   %x = taichi.get_field @x : memref<8xf32>
   %m = taichi.get_field @m : memref<f32>
   taichi.struct_for (%i) in %x : memref<8xf32> {
     %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
     %v = memref.load %p[] : memref<f32>
     %q = taichi.element_ptr %m[] : memref<f32> -> memref<f32>
-    %old = taichi.atomic_max %q, %v : memref<f32>
+    %old = taichi.atomic_mul %q, %v : memref<f32>
     taichi.yield
   }
   taichi.return

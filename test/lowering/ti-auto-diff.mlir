@@ -436,3 +436,125 @@ taichi.kernel @move() {
   }
   taichi.return
 }
+
+// -----
+
+// A field stored, then read in the same iteration and divided by a constant (Taichi's
+// diff_sph compute_loss): a quotient's adjoint needs its divisor, and its numerator only
+// when the divisor is active, so the load of @d is no global data access rule break.
+// Its adjoint goes to d.grad; the store's adjoint then zeroes d.grad.
+// CHECK-LABEL: taichi.kernel @store_then_divide_grad() attributes {adjoint_of = @store_then_divide} {
+// CHECK:         %[[LG:.*]] = taichi.element_ptr %loss_grad[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[A:.*]] = memref.load %[[LG]][] : memref<f32>
+// CHECK-NEXT:    %[[D:.*]] = arith.divf %[[A]], %{{.*}} : f32
+// CHECK:         %[[DG:.*]] = taichi.element_ptr %{{.*}}[%[[I:.*]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[DG]], %[[D]] : memref<f32>
+// CHECK-NEXT:    %[[DG2:.*]] = taichi.element_ptr %{{.*}}[%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    memref.store %[[Z]], %[[DG2]][] : memref<f32>
+taichi.field @d : memref<8xf32> offset 0 {grad = @d_grad}
+taichi.field @d_grad : memref<8xf32> offset 64
+taichi.field @loss : memref<f32> offset 128 {grad = @loss_grad}
+taichi.field @loss_grad : memref<f32> offset 192
+taichi.kernel @store_then_divide() {
+  %d = taichi.get_field @d : memref<8xf32>
+  %loss = taichi.get_field @loss : memref<f32>
+  %four = arith.constant 4.0 : f32
+  %one = arith.constant 1.0 : f32
+  taichi.struct_for (%i) in %d : memref<8xf32> {
+    %p = taichi.element_ptr %d[%i] : memref<8xf32> -> memref<f32>
+    memref.store %one, %p[] : memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = arith.divf %v, %four : f32
+    %l = taichi.element_ptr %loss[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %l, %q : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// ti.atomic_max into a field: the gradient of y reaches the value equal to y's final
+// value (read back after the primal), nothing else; y's own gradient stays.
+// CHECK-LABEL: taichi.kernel @highest_grad() attributes {adjoint_of = @highest} {
+// CHECK:         %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK:         %[[YG:.*]] = taichi.element_ptr %y_grad[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[YP:.*]] = taichi.element_ptr %y[] : memref<f32> -> memref<f32>
+// CHECK-NEXT:    %[[Y:.*]] = memref.load %[[YP]][] : memref<f32>
+// CHECK-NEXT:    %[[G:.*]] = memref.load %[[YG]][] : memref<f32>
+// CHECK-NEXT:    %[[HIT:.*]] = arith.cmpf oeq, %[[V]], %[[Y]] : f32
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %[[D:.*]] = arith.select %[[HIT]], %[[G]], %[[Z]] : f32
+// CHECK-NEXT:    %[[XG:.*]] = taichi.element_ptr %x_grad[%{{.*}}] : memref<8xf32> -> memref<f32>
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[XG]], %[[D]] : memref<f32>
+// CHECK-NOT:     taichi.store
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @y : memref<f32> offset 128 {grad = @y_grad}
+taichi.field @y_grad : memref<f32> offset 192
+taichi.kernel @highest() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %y = taichi.get_field @y : memref<f32>
+  taichi.struct_for (%i) in %x : memref<8xf32> {
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %q = taichi.element_ptr %y[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_max %q, %v : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+// -----
+
+// A struct-for over a sparse SNode generates its cell list first (codegen/sparse.py): the
+// adjoint replays the list generation (list_clear, the loop of list_append) before the
+// reverse loop that walks the list, so it never reads a list another kernel left.
+// CHECK-LABEL: taichi.kernel @list_sum_sq_grad() attributes {adjoint_of = @list_sum_sq} {
+// CHECK:         %[[X:.*]] = taichi.get_field @x : memref<8xf32>
+// CHECK:         %[[CELLS:.*]] = taichi.get_field @cells : memref<9xi32>
+// CHECK-NEXT:    taichi.list_clear %[[CELLS]] : memref<9xi32>
+// CHECK:         taichi.range_for %[[K:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:      %[[ON:.*]] = taichi.is_active %{{.*}}[%[[K]]] : memref<8xi32>
+// CHECK-NEXT:      taichi.if %[[ON]] {
+// CHECK-NEXT:        taichi.list_append %[[CELLS]], %[[K]] : memref<9xi32>
+// CHECK:         %[[N:.*]] = taichi.list_length %[[CELLS]] : memref<9xi32>
+// CHECK-NEXT:    taichi.range_for %[[E:.*]] = %{{.*}} to %[[N]] : i32 {
+// CHECK-NEXT:      %[[I:.*]] = taichi.list_get %[[CELLS]][%[[E]]] : memref<9xi32>
+// CHECK:           taichi.element_ptr %{{.*}}[%[[I]]] : memref<8xf32> -> memref<f32>
+// CHECK:           taichi.atomic_add
+taichi.field @x : memref<8xf32> offset 0 {grad = @x_grad}
+taichi.field @x_grad : memref<8xf32> offset 64
+taichi.field @loss : memref<f32> offset 128 {grad = @loss_grad}
+taichi.field @loss_grad : memref<f32> offset 192
+taichi.field @mask : memref<8xi32> offset 256
+taichi.field @cells : memref<9xi32> offset 320
+taichi.kernel @list_sum_sq() {
+  %x = taichi.get_field @x : memref<8xf32>
+  %loss = taichi.get_field @loss : memref<f32>
+  %mask = taichi.get_field @mask : memref<8xi32>
+  %cells = taichi.get_field @cells : memref<9xi32>
+  taichi.list_clear %cells : memref<9xi32>
+  %c0 = arith.constant 0 : i32
+  %c8 = arith.constant 8 : i32
+  taichi.range_for %k = %c0 to %c8 : i32 {
+    %on = taichi.is_active %mask[%k] : memref<8xi32>
+    taichi.if %on {
+      taichi.list_append %cells, %k : memref<9xi32>
+      taichi.yield
+    }
+    taichi.yield
+  }
+  %n = taichi.list_length %cells : memref<9xi32>
+  taichi.range_for %e = %c0 to %n : i32 {
+    %i = taichi.list_get %cells[%e] : memref<9xi32>
+    %p = taichi.element_ptr %x[%i] : memref<8xf32> -> memref<f32>
+    %v = memref.load %p[] : memref<f32>
+    %sq = arith.mulf %v, %v : f32
+    %l = taichi.element_ptr %loss[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %l, %sq : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}

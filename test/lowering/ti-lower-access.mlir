@@ -348,3 +348,41 @@ offload.kernel @first_extent : (memref<?x?xi32>, memref<?x?xi32>) -> () {
     taichi.assert %ok, "second"
   }
 }
+
+// A field loaded and stored by itself at indices, as textual IR may write it: the
+// element at those indices (it was element 0 whatever the indices), through the same
+// addressing as taichi.element_ptr, bounds-checked under debug.
+// CHECK-LABEL: offload.kernel @indexed_field_access
+// CHECK:         offload.range_for %[[I:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           %[[X:.*]] = llvm.getelementptr %{{.*}}[64] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK:           %[[C3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      %[[I64:.*]] = arith.extsi %[[I]] : i32 to i64
+// CHECK-NEXT:      %[[C364:.*]] = arith.extsi %[[C3]] : i32 to i64
+// CHECK-NEXT:      %[[N1:.*]] = arith.constant 8 : i64
+// CHECK-NEXT:      %[[ROW:.*]] = arith.muli %[[I64]], %[[N1]] : i64
+// CHECK-NEXT:      %[[LIN:.*]] = arith.addi %[[ROW]], %[[C364]] : i64
+// CHECK-NEXT:      %[[P:.*]] = llvm.getelementptr %[[X]][%[[LIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:      %[[V:.*]] = llvm.load %[[P]] : !llvm.ptr -> f32
+// CHECK-NEXT:      %[[D3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      %[[D364:.*]] = arith.extsi %[[D3]] : i32 to i64
+// CHECK-NEXT:      %[[DI64:.*]] = arith.extsi %[[I]] : i32 to i64
+// CHECK-NEXT:      %[[M1:.*]] = arith.constant 8 : i64
+// CHECK-NEXT:      %[[DROW:.*]] = arith.muli %[[D364]], %[[M1]] : i64
+// CHECK-NEXT:      %[[DLIN:.*]] = arith.addi %[[DROW]], %[[DI64]] : i64
+// CHECK-NEXT:      %[[Q:.*]] = llvm.getelementptr %[[X]][%[[DLIN]]] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+// CHECK-NEXT:      llvm.store %[[V]], %[[Q]] : f32, !llvm.ptr
+// CHECK-NEXT:    }
+// DEBUG-LABEL: offload.kernel @indexed_field_access
+// DEBUG:         arith.cmpi ult, %{{.*}}, %{{.*}} : i64
+// DEBUG:         llvm.load
+offload.kernel @indexed_field_access : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 4 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<4x8xf32>
+    %k = arith.index_cast %i : i32 to index
+    %c3 = arith.constant 3 : index
+    %v = memref.load %x[%k, %c3] : memref<4x8xf32>
+    memref.store %v, %x[%c3, %k] : memref<4x8xf32>
+  }
+}

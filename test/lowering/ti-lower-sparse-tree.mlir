@@ -1,4 +1,4 @@
-// RUN: ti-opt %s -p ti-lower-sparse | filecheck %s
+// RUN: ti-opt %s -p ti-lower-sparse --split-input-file | filecheck %s
 
 // With the module's SNode trees, cell ops that match their level lower as without them
 // (the check passes: bitmasked activation, dynamic append with the level's extent);
@@ -29,5 +29,29 @@ builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes [] c
     %l = taichi.get_field @len : memref<4xi32>
     %old = taichi.append %l[%i] capacity 8 : memref<4xi32>
     taichi.return %old : i32
+  }
+}
+
+// -----
+
+// A cell list that matches its level (a pointer of 2 x 4 cells below a dense: 1 + 8
+// words) lowers as without the trees.
+// CHECK-LABEL: taichi.kernel @list_of_the_tree
+// CHECK-SAME:    (%[[C:.*]]: i32)
+// CHECK-NEXT:    %[[L:.*]] = taichi.get_field @ptr_cells : memref<9xi32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[CP:.*]] = taichi.element_ptr %[[L]][%[[Z]]] : memref<9xi32> -> memref<i32>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[K:.*]] = taichi.atomic_add %[[CP]], %[[ONE]] : memref<i32>
+builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes [] children [
+    #taichi.snode<dense [2] axes [0] children [
+      #taichi.snode<pointer [4] axes [0] mask @ptr cells @ptr_cells places [@x]>]>]>]} {
+  taichi.field @ptr : memref<8xi32> offset 0
+  taichi.field @ptr_cells : memref<9xi32> offset 64
+  taichi.field @x : memref<10xf32> offset 128
+  taichi.kernel @list_of_the_tree(%c: i32) {
+    %l = taichi.get_field @ptr_cells : memref<9xi32>
+    taichi.list_append %l, %c : memref<9xi32>
+    taichi.return
   }
 }

@@ -90,3 +90,38 @@ builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes [] c
   }
 }
 // CHECK: ti-lower-sparse: taichi.activate on @x, which is no sparse SNode's mask
+
+// -----
+
+// A list op on a field that is no level's cell list: appending would write the count
+// and the entries into that field's data.
+builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes [] children [
+    #taichi.snode<pointer [4] axes [0] mask @ptr cells @ptr_cells places [@x]>]>]} {
+  taichi.field @ptr : memref<4xi32> offset 0
+  taichi.field @ptr_cells : memref<5xi32> offset 64
+  taichi.field @x : memref<6xi32> offset 128
+  taichi.kernel @append_to_a_field(%c: i32) {
+    %l = taichi.get_field @x : memref<6xi32>
+    taichi.list_append %l, %c : memref<6xi32>
+    taichi.return
+  }
+}
+// CHECK: ti-lower-sparse: taichi.list_append on @x, which is no sparse SNode's cell list
+
+// -----
+
+// A cell list shorter than its level's cells (2 x 4 of a pointer below a dense): a full
+// list would write past its end.
+builtin.module attributes {taichi.snode_trees = [#taichi.snode<root [] axes [] children [
+    #taichi.snode<dense [2] axes [0] children [
+      #taichi.snode<pointer [4] axes [0] mask @ptr cells @ptr_cells places [@x]>]>]>]} {
+  taichi.field @ptr : memref<8xi32> offset 0
+  taichi.field @ptr_cells : memref<5xi32> offset 64
+  taichi.field @x : memref<10xf32> offset 128
+  taichi.kernel @short_list(%c: i32) {
+    %l = taichi.get_field @ptr_cells : memref<5xi32>
+    taichi.list_append %l, %c : memref<5xi32>
+    taichi.return
+  }
+}
+// CHECK: ti-lower-sparse: taichi.list_append on @ptr_cells as memref<5xi32>, the cell list of a level of 8 cells (memref<9xi32>)

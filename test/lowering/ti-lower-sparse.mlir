@@ -118,3 +118,35 @@ taichi.kernel @pools(%s: memref<4xi32>, %f: memref<64xi32>, %r: memref<64xi32>) 
   taichi.pool_release %s, %r, %b : memref<4xi32>, memref<64xi32>
   taichi.return %b : i32
 }
+
+// A cell list: word 0 counts the entries, entry k is word 1 + k. Clearing stores 0 in
+// the count, an append claims its entry with an atomic add on the count, the length
+// loads the count and list_get loads word 1 + index.
+// CHECK-LABEL: taichi.kernel @cell_lists
+// CHECK-SAME:    (%[[L:.*]]: memref<17xi32>, %[[C:.*]]: i32) -> i32
+// CHECK-NEXT:    %[[Z0:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[CP0:.*]] = taichi.element_ptr %[[L]][%[[Z0]]] : memref<17xi32> -> memref<i32>
+// CHECK-NEXT:    %[[Z:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    memref.store %[[Z]], %[[CP0]][] : memref<i32>
+// CHECK-NEXT:    %[[Z1:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[CP1:.*]] = taichi.element_ptr %[[L]][%[[Z1]]] : memref<17xi32> -> memref<i32>
+// CHECK-NEXT:    %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[K:.*]] = taichi.atomic_add %[[CP1]], %[[ONE]] : memref<i32>
+// CHECK-NEXT:    %[[W:.*]] = arith.addi %[[K]], %[[ONE]] : i32
+// CHECK-NEXT:    %[[EP:.*]] = taichi.element_ptr %[[L]][%[[W]]] : memref<17xi32> -> memref<i32>
+// CHECK-NEXT:    memref.store %[[C]], %[[EP]][] : memref<i32>
+// CHECK-NEXT:    %[[Z2:.*]] = arith.constant 0 : i32
+// CHECK-NEXT:    %[[CP2:.*]] = taichi.element_ptr %[[L]][%[[Z2]]] : memref<17xi32> -> memref<i32>
+// CHECK-NEXT:    %[[N:.*]] = memref.load %[[CP2]][] : memref<i32>
+// CHECK-NEXT:    %[[ONE2:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    %[[W2:.*]] = arith.addi %[[N]], %[[ONE2]] : i32
+// CHECK-NEXT:    %[[GP:.*]] = taichi.element_ptr %[[L]][%[[W2]]] : memref<17xi32> -> memref<i32>
+// CHECK-NEXT:    %[[E:.*]] = memref.load %[[GP]][] : memref<i32>
+// CHECK-NEXT:    taichi.return %[[E]] : i32
+taichi.kernel @cell_lists(%l: memref<17xi32>, %c: i32) -> i32 {
+  taichi.list_clear %l : memref<17xi32>
+  taichi.list_append %l, %c : memref<17xi32>
+  %n = taichi.list_length %l : memref<17xi32>
+  %e = taichi.list_get %l[%n] : memref<17xi32>
+  taichi.return %e : i32
+}

@@ -139,3 +139,23 @@ def test_matrix_parameters_round_trip(tmp_path: Path):
     top = 2**32 - 1
     loaded.get_graph("shift").run({"v": ti.Vector([1, top - 1, top], ti.u32), "out": small})
     assert small.tolist() == [2, top, 0]
+
+
+def test_module_at_opt_level_zero_gives_the_same_results(tmp_path: Path, arch):
+    """A program at opt_level=0 exports its kernels compiled without the optional passes
+    (as its JIT runs them): the loaded kernel reduces as the optimised one does."""
+
+    @ti.kernel
+    def total(arr: ti.types.ndarray(dtype=ti.i32, ndim=1), out: ti.types.ndarray(ti.i32, 1)):
+        for i in arr:
+            out[0] += arr[i] * 3  # the reduction ti-make-thread-local rewrites
+
+    a = np.arange(100, dtype=np.int32)
+    for level in (0, 1):
+        ti.init(arch=arch, opt_level=level, offline_cache=False)
+        module = ti.aot.Module()
+        module.add_kernel(total)
+        module.save(tmp_path / str(level))
+        out = np.zeros(1, np.int32)
+        ti.aot.load(tmp_path / str(level)).get_kernel("total")(a, out)
+        assert out[0] == 3 * a.sum()

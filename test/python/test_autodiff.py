@@ -382,12 +382,14 @@ def test_unsupported_constructs_raise_clear_errors(arch) -> None:
         with_break.grad()
 
     @ti.kernel
-    def with_max():
+    def with_max_of_a_local():  # into a field it is differentiated; into a local not
         for i in x:
-            ti.atomic_max(y[i], x[i])
+            m = 0.0
+            ti.atomic_max(m, x[i])
+            y[i] = m
 
     with pytest.raises(ti.TaichiCompilationError, match="atomic_max"):
-        with_max.grad()
+        with_max_of_a_local.grad()
 
     if hasattr(ti, "random"):
 
@@ -1036,3 +1038,64 @@ def test_break_in_a_replayed_integer_loop(arch) -> None:
     y.grad.from_numpy(np.ones(4))
     count_until_three.grad()
     np.testing.assert_allclose(x.grad.to_numpy(), 3.0)
+
+
+def test_field_stored_then_read_in_one_iteration_divided_by_a_constant(arch) -> None:
+    # Taichi's diff_sph compute_loss: d[b] is stored, then read in the same iteration and
+    # divided by a constant. The quotient's adjoint needs only its divisor, so the load
+    # of d is not replayed: was rejected as a global data access rule break.
+    x = ti.field(float, 4, needs_grad=True)
+    d = ti.field(float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def compute_loss():
+        for b in range(4):
+            d[b] = ti.sqrt(x[b] * x[b] + 1.0)
+            loss[None] += (x[b] + 0.2 * d[b]) / 4
+
+    xs = np.array([0.5, -1.0, 1.5, 2.0])
+    x.from_numpy(xs)
+    with ti.ad.Tape(loss=loss):
+        compute_loss()
+    np.testing.assert_allclose(loss[None], np.sum(xs + 0.2 * np.sqrt(xs**2 + 1)) / 4, rtol=1e-5)
+    np.testing.assert_allclose(
+        x.grad.to_numpy(), (1 + 0.2 * xs / np.sqrt(xs**2 + 1)) / 4, rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_atomic_extremum_gradient_reaches_the_winner(arch, op: str) -> None:
+    # Taichi's diff_sph takes the min distance and the max height of its particles with
+    # ti.atomic_min / ti.atomic_max: only the winning value receives the gradient.
+    x = ti.field(float, 6, needs_grad=True)
+    y = ti.field(float, (), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def init():
+        y[None] = -1e9 if ti.static(op == "max") else 1e9
+
+    @ti.kernel
+    def extremum():
+        for i in x:
+            if ti.static(op == "max"):
+                ti.atomic_max(y[None], x[i] * 2.0)
+            else:
+                ti.atomic_min(y[None], x[i] * 2.0)
+
+    @ti.kernel
+    def compute_loss():
+        loss[None] = 3.0 * y[None]
+
+    xs = np.array([0.5, -1.0, 2.5, 2.0, -3.0, 1.0])
+    x.from_numpy(xs)
+    with ti.ad.Tape(loss=loss):
+        init()
+        extremum()
+        compute_loss()
+    winner = int(np.argmax(xs) if op == "max" else np.argmin(xs))
+    assert loss[None] == pytest.approx(6.0 * xs[winner])
+    want = np.zeros(6)
+    want[winner] = 6.0
+    np.testing.assert_allclose(x.grad.to_numpy(), want)

@@ -269,7 +269,7 @@ def test_scalar_argument_of_wrong_kind():
     def k(a: ti.f32):
         pass
 
-    with pytest.raises(ti.TaichiTypeError, match="must be a number"):
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="must be a number"):
         k("hello")
 
 
@@ -281,8 +281,27 @@ def test_vector_kernel_argument_of_the_wrong_shape_is_a_clear_error():
         return v.x
 
     assert k(ti.math.vec3(1, 2, 3)) == 1
-    with pytest.raises(ti.TaichiTypeError, match="'v' is expected to be a Matrix with shape"):
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="'v' is expected to be a Matrix with shape"):
         k(ti.math.vec2(1, 2))
+
+
+def test_struct_kernel_argument_of_another_struct_type_is_a_runtime_type_error():
+    """A call-time argument that does not convert into its parameter's type raises
+    TaichiRuntimeTypeError, as in Taichi (a struct with a vec2 for a vec3 member, a
+    missing member), not the compile-time TaichiTypeError."""
+    ti.init(arch=ti.cpu)
+    sphere = ti.types.struct(center=ti.math.vec3, radius=float)
+    circle = ti.types.struct(center=ti.math.vec2, radius=float)
+
+    @ti.kernel
+    def radius(s: sphere) -> ti.f32:
+        return s.radius
+
+    assert radius(sphere(center=ti.math.vec3(1, 2, 3), radius=2.5)) == 2.5
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="'s' is expected to be a Matrix"):
+        radius(circle(center=ti.math.vec2(1, 2), radius=2.33))
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="has no member 'radius'"):
+        radius({"center": ti.math.vec3(1, 2, 3)})
 
 
 def test_lang_helpers_and_extensions():

@@ -330,7 +330,7 @@ def test_vector_matrix_and_struct_kernel_arguments():
 
     assert k(ti.math.vec3(1, 2, 3), ti.Matrix([[1, 2], [3, 4]]), P(pos=[1, 2], m=3.0)) == 16
     assert k([1, 2, 3], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0}) == 12
-    with pytest.raises(ti.TaichiTypeError, match="expected to be a Matrix with shape"):
+    with pytest.raises(ti.TaichiRuntimeTypeError, match="expected to be a Matrix with shape"):
         k([1, 2], [[1, 2], [3, 4]], {"pos": [0, 1], "m": 2.0})
 
 

@@ -307,6 +307,47 @@ def test_struct_values_in_python_scope():
     assert (s.a, s["b"]) == (1, 3.0)
 
 
+def test_python_scope_vectors_added_in_a_kernel_index_a_field():
+    """Vectors built in Python scope (a ti.static list) add to a kernel's vector, with
+    `+` or ti.lang.ops.add, and the sums index a field (Taichi's
+    test_cross_scope_matrix_binary_ops, which fails in the conformance harness only
+    because its shim replaces `ti.lang`)."""
+    x = ti.Vector.field(3, dtype=int, shape=(16, 16))
+    offsets = [ti.Vector([1, 2]), ti.Vector([2, 3])]
+
+    @ti.kernel
+    def write():
+        v = ti.Vector([4, 5])
+        x[v + ti.static(offsets)[0]] = [100, 10, 1]
+        x[ti.lang.ops.add(v, ti.static(offsets)[1])] = [1, 10, 100]
+
+    write()
+    assert x[5, 7].to_list() == [100, 10, 1]
+    assert x[6, 8].to_list() == [1, 10, 100]
+    assert x.to_numpy().sum() == 222
+
+
+def test_vector_and_matrix_fields_take_a_layout():
+    """`layout=ti.Layout.SOA / AOS` (with any `order`) changes where members sit, never
+    the values: a kernel and Python scope read what was written."""
+    a = ti.Vector.field(2, ti.i32, shape=(4, 2), order="ji", layout=ti.Layout.SOA)
+    m = ti.Matrix.field(2, 2, ti.f32, shape=3, layout=ti.Layout.AOS)
+
+    @ti.kernel
+    def fill():
+        for i, j in a:
+            a[i, j] = [i, j]
+        for k in m:
+            m[k] = [[k, 1], [2, a[k, 1].x]]
+
+    fill()
+    i, j = np.meshgrid(np.arange(4), np.arange(2), indexing="ij")
+    np.testing.assert_array_equal(a.to_numpy(), np.stack([i, j], axis=-1))
+    assert m[2].to_list() == [[2, 1], [2, 2]]
+    with pytest.raises(ti.TaichiError, match="layout= takes ti.Layout"):
+        ti.Vector.field(2, ti.i32, shape=3, layout="soa")
+
+
 def test_field_and_ndarray_argument_errors_as_taichi():
     with pytest.raises(ti.TaichiCompilationError, match="shape and offset must be the same"):
         ti.field(ti.f32, shape=3, offset=(3, 4))

@@ -387,3 +387,38 @@ def test_default_opt_level_is_taichis_one(tmp_path: Path) -> None:
     unoptimised = run(tmp_path, opt_level=0)
     assert (unoptimised["hits"], unoptimised["misses"]) == (0, 1)
     assert unoptimised["x"] == expected()
+
+
+def test_opt_level_zero_and_one_are_two_entries(tmp_path: Path, arch: Any) -> None:
+    """ti.init(opt_level=0) compiles without the optional passes on every arch, so the
+    same kernel at opt_level 0 and 1 is two entries with the same results (on Vulkan
+    opt_level changed nothing once, and the two levels shared one entry)."""
+
+    def run_level(level: int) -> Any:
+        ti.init(
+            arch=arch,
+            opt_level=level,
+            offline_cache=True,
+            offline_cache_file_path=str(tmp_path),
+        )
+        from taichi_xdsl.frontends.python.lang import program
+
+        @ti.kernel
+        def triangle() -> ti.i32:
+            total = 0
+            for i in range(200):
+                total += i
+            return total
+
+        assert triangle() == 199 * 200 // 2
+        return program.get_program().backend
+
+    run_level(0)
+    run_level(1)
+    ti.reset()
+    names = sorted(p.name for p in tmp_path.iterdir())
+    assert len(names) == 3 and names[-1] == INDEX_NAME  # one entry per level, the index
+    assert run_level(0).cache_hits == 1
+    assert run_level(1).cache_hits == 1
+    ti.reset()
+    assert sorted(p.name for p in tmp_path.iterdir()) == names

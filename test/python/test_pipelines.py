@@ -18,6 +18,7 @@ import pytest
 from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.errors import TaichiCompilationError
 from taichi_xdsl.utils.pipelines import (
+    OPTIONAL_PASSES,
     PipelineEdits,
     expand,
     named_pipelines,
@@ -93,6 +94,92 @@ def test_backends_run_the_definition(arch: Any) -> None:
     jit = backend(arch).pipeline()
     bases = [q.split("{")[0] for q in jit.passes]
     assert bases == list(pipeline(arch).passes)
+
+
+def test_opt_level_zero_leaves_out_the_optional_passes(arch: Any) -> None:
+    """opt_level=0 runs the definition without its optimisation passes (each arch has
+    some), and the kernel computes what the optimised one does."""
+    full = [q.split("{")[0] for q in backend(arch).pipeline().passes]
+    bare = [q.split("{")[0] for q in backend(arch, opt_level=0).pipeline().passes]
+    assert bare == [q for q in full if q not in OPTIONAL_PASSES]
+    assert len(bare) < len(full)
+    results = [
+        run_saxpy(backend(arch, opt_level=level).compile(parse(SAXPY), "saxpy"))
+        for level in (0, 1)
+    ]
+    np.testing.assert_array_equal(results[0], results[1])
+    np.testing.assert_array_equal(results[0], 2.0 * np.arange(8) + 1)
+
+
+def _optimised_constructs(arch: Any, opt_level: int) -> dict[str, Any]:
+    """Kernels each optional pass rewrites: a reduction into one place
+    (ti-make-thread-local), a 2-d loop with a long last dimension
+    (ti-split-parallel-loop), a short constant inner loop over locals (ti-unroll-loops,
+    ti-mem2reg), an atomic on a local whose old value is used; their results."""
+    import taichi_xdsl as ti
+
+    ti.init(arch=arch, opt_level=opt_level, offline_cache=False)
+    x = ti.field(ti.i32, shape=(8, 64))
+    total = ti.field(ti.i32, shape=())
+    low = ti.field(ti.i32, shape=())
+    high = ti.field(ti.f32, shape=())
+    rows = ti.field(ti.f32, shape=8)
+
+    @ti.kernel
+    def fill():
+        for i, j in x:
+            x[i, j] = (i * 7 + j * 13) % 29 - 11
+
+    @ti.kernel
+    def reduce():
+        low[None] = 1000
+        high[None] = -1000.0
+        for i, j in x:
+            total[None] += x[i, j]
+            ti.atomic_min(low[None], x[i, j])
+            ti.atomic_max(high[None], ti.cast(x[i, j], ti.f32) * 0.5)
+
+    @ti.kernel
+    def per_row():
+        for i in range(8):
+            acc = 0.0
+            count = 0
+            for j in range(10):
+                v = x[i, j]
+                if v > 0:
+                    acc += v
+                old = ti.atomic_add(count, 2)
+                acc += old * 0.25
+            rows[i] = acc + count
+
+    fill()
+    reduce()
+    per_row()
+    return {
+        "x": x.to_numpy(),
+        "total": total[None],
+        "low": low[None],
+        "high": high[None],
+        "rows": rows.to_numpy(),
+    }
+
+
+def test_opt_level_zero_computes_what_opt_level_one_does(arch: Any) -> None:
+    """The optional passes are optional: each result is the same without them, and
+    both are right."""
+    bare = _optimised_constructs(arch, 0)
+    optimised = _optimised_constructs(arch, 1)
+    i, j = np.meshgrid(np.arange(8), np.arange(64), indexing="ij")
+    x = (i * 7 + j * 13) % 29 - 11
+    head = x[:, :10]
+    olds = sum(2 * k * 0.25 for k in range(10))  # count's old values, a quarter each
+    rows = np.where(head > 0, head, 0).sum(axis=1) + olds + 20
+    for got in (bare, optimised):
+        np.testing.assert_array_equal(got["x"], x)
+        assert got["total"] == x.sum()
+        assert got["low"] == x.min()
+        assert got["high"] == x.max() * 0.5
+        np.testing.assert_allclose(got["rows"], rows, rtol=1e-6)
 
 
 def test_split_spec_keeps_options() -> None:

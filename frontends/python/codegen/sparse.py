@@ -23,15 +23,30 @@ conversions see only loads, stores, atomics and ifs.
     %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
-    for i in x:  body
+    for i in x:  body          (a parallel struct-for: Taichi's list generation)
     ~>
+    taichi.list_clear %_pointer_cells : memref<5xi32>
     taichi.range_for %cell = %c0 to %c4 : i32 {        (parallel: the pointer's cells)
       %on = taichi.is_active %_pointer_mask[%cell] : memref<4xi32>
-      taichi.if %on {
-        taichi.range_for %k = %c0 to %c8 : i32 {   (serial: the elements of a cell)
-          %i = %cell * 8 + %k ; body
-        } {serialize}
-      }
+      taichi.if %on { taichi.list_append %_pointer_cells, %cell : memref<5xi32> }
+    }
+    %n = taichi.list_length %_pointer_cells : memref<5xi32>
+    taichi.range_for %e = %c0 to %n : i32 {            (parallel: the active cells)
+      %cell = taichi.list_get %_pointer_cells[%e] : memref<5xi32>
+      taichi.range_for %k = %c0 to %c8 : i32 {         (serial: the elements of a cell)
+        %i = %cell * 8 + %k ; body
+      } {serialize}
+    }
+
+A deeper hierarchy generates one list per pointer/bitmasked level, from the root: level
+L's loop runs over (the entries of the list above) x (the cells of L in one of them).
+Each list gets a task of its own in ti-offload (the loop bound is the length read by the
+serial task before it), so the LLVM and SPIR-V conversions need nothing new. A
+struct-for that is not parallel (inside a loop, serialized, or over a level too large
+for a list: snode.CELL_LIST_LIMIT) tests every cell of the deepest level instead:
+
+    taichi.range_for %cell = %c0 to %c4 : i32 {
+      taichi.if (taichi.is_active %_pointer_mask[%cell]) { ...the elements, as above... }
     }
 """
 
@@ -103,6 +118,7 @@ def _snode_attr(node: SNode) -> taichi.SNodeAttr:
         mask=mask,
         places=placed,
         children=[_snode_attr(c) for c in levels],
+        cells=node.cell_list.symbol if node.cell_list is not None else None,
     )
 
 
@@ -674,10 +690,12 @@ def struct_for(
 ) -> None:
     """
     `for I in x` over a sparse field (or `for I in snode`; `target` is the field's
-    container or the SNode): visit active cells only. The outer loop runs in parallel
-    over the cells of the deepest pointer/bitmasked level B and tests their mask words
-    (and those above); a serial inner loop visits the elements of an active cell,
-    testing dynamic lengths below B. Without such a level, one parallel loop over the
+    container or the SNode): visit active cells only. At the kernel's top level, list
+    generation (_generate_lists) collects the active cells of the deepest
+    pointer/bitmasked level B, and a parallel loop over that list runs a serial inner
+    loop over the elements of each cell, testing dynamic lengths below B. Elsewhere
+    (or when B has no cell list) the outer loop runs over every cell of B and tests
+    its mask words (and those above). Without such a level, one parallel loop over the
     whole index space tests the dynamic lengths, except over a list at the root
     (`ti.root.dynamic(...)`): a parallel loop up to its length.
     """
@@ -753,6 +771,17 @@ def struct_for(
 
         nest(0, [])
 
+    parallel = cg.at_top() and not cg.in_folded_branch() and not serialize
+    if parallel and blocks and all(n.cell_list is not None for n in blocks):
+        cell_list = _generate_lists(cg, above, blocks)
+        body = Block(arg_types=[ir_i32])
+        with cg.body(body), cg.loop(LoopInfo("struct", True, body)):
+            entry = _cell_op(cg, taichi.ListGetOp(cell_list, body.args[0]))
+            emit_cell(_unflatten(cg, entry, outer_shape))
+            cg.close(body)
+        length = _cell_op(cg, taichi.ListLengthOp(cell_list))
+        em.emit(taichi.RangeForOp(em.const(0, dtypes.i32).ssa, length.ssa, body))
+        return
     body = Block(arg_types=[ir_i32])
     info = LoopInfo("struct", cg.at_top() and not serialize, body)
     with cg.body(body), cg.loop(info):
@@ -770,3 +799,59 @@ def struct_for(
     lo = em.const(0, dtypes.i32)
     hi = count if isinstance(count, Value) else em.const(count, dtypes.i32)
     em.emit(taichi.RangeForOp(lo.ssa, hi.ssa, body, serialize=serialize))
+
+
+def _generate_lists(cg: KernelCodegen, above: list[SNode], blocks: list[SNode]) -> SSAValue:
+    """
+    Taichi's list generation: for each pointer/bitmasked level from the root, a parallel
+    loop over the children of the cells in the list above (over every cell for the
+    first level) appends the active ones to the level's cell list; returns the list of
+    the last level. A level's test covers the sparse levels from the list above down to
+    it (a dynamic level in between too).
+    """
+    em = cg.em
+    parent: SNode | None = None
+    parent_list: SSAValue | None = None
+    tested = 0
+    for level in blocks:
+        upto = above.index(level) + 1
+        tests, tested = above[tested:upto], upto
+        cell_list = cg.field_handle(level.cell_list).ssa
+        em.emit(taichi.ListClearOp(cell_list))
+        axes = sorted(level.extents)
+        shape = tuple(level.extents[a] for a in axes)
+        ratio = {a: level.extents[a] // (parent.extents.get(a, 1) if parent else 1) for a in axes}
+        per = math.prod(ratio.values())
+        body = Block(arg_types=[ir_i32])
+        with em.at(body):
+            k = Value(body.args[0], dtypes.i32)
+            if parent is None:
+                flat, cell = k, _unflatten(cg, k, shape)
+            else:
+                assert parent_list is not None
+                entry = _cell_op(cg, taichi.ListGetOp(parent_list, _div(cg, k, per).ssa))
+                up_axes = sorted(parent.extents)
+                up = dict(zip(up_axes, _unflatten(cg, entry, tuple(parent.extents[a] for a in up_axes))))
+                local_at = em.irem(k, em.const(per, dtypes.i32)) if per > 1 else em.const(0, dtypes.i32)
+                local = dict(zip(axes, _unflatten(cg, local_at, tuple(ratio[a] for a in axes))))
+                cell = [_scaled(cg, up[a], ratio[a], local[a]) if a in up else local[a] for a in axes]
+                flat = _flatten(cg, cell, shape)
+            on = _all(cg, [_active(cg, n, level.extents, cell) for n in tests])
+            _if(cg, on, lambda: em.emit(taichi.ListAppendOp(cell_list, flat.ssa)))
+            em.emit(taichi.YieldOp())
+        if parent_list is None:
+            count = em.const(math.prod(shape), dtypes.i32)
+        else:
+            count = em.binary("*", _cell_op(cg, taichi.ListLengthOp(parent_list)), per)
+        em.emit(taichi.RangeForOp(em.const(0, dtypes.i32).ssa, count.ssa, body))
+        parent, parent_list = level, cell_list
+    assert parent_list is not None
+    return parent_list
+
+
+def _flatten(cg: KernelCodegen, index: list[Value], extents: tuple[int, ...]) -> Value:
+    """The row-major position of `index` in `extents` (the inverse of _unflatten)."""
+    flat = index[0]
+    for v, n in zip(index[1:], extents[1:]):
+        flat = cg.em.binary("+", cg.em.binary("*", flat, n), v)
+    return flat

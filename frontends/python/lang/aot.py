@@ -420,11 +420,16 @@ class Module:
         cfg = prog.config
         if self.arch == "vulkan":
             return self._compile_vulkan(kernel, params, args, name, module, symbol)
+        opt_level = _program.llvm_opt_level(cfg.opt_level)
         plan, llvm_ir = lower_kernel(
-            module, symbol, debug=cfg.debug, passes=_edits(cfg.passes, kernel.passes)
+            module,
+            symbol,
+            debug=cfg.debug,
+            passes=_edits(cfg.passes, kernel.passes),
+            opt_level=opt_level,
         )
         code = compile_object(
-            llvm_ir, self.target, opt_level=_program.llvm_opt_level(cfg.opt_level), fast_math=cfg.fast_math
+            llvm_ir, self.target, opt_level=opt_level, fast_math=cfg.fast_math
         )
         arg_attrs = _arg_attributes(params, args)
         _check_ir_args(name, [getattr(a, "dtype", None) for a in plan.args], arg_attrs)
@@ -469,7 +474,13 @@ class Module:
         from taichi_xdsl.utils import abi
 
         passes = _edits(self.program.config.passes, kernel.passes)
-        compiled = lower_kernel(module, symbol, self.vulkan_caps, passes=passes)
+        compiled = lower_kernel(
+            module,
+            symbol,
+            self.vulkan_caps,
+            passes=passes,
+            optimize=self.program.config.opt_level > 0,
+        )
         needed = required_caps(compiled.binaries)
         extra = [
             cap

@@ -1,4 +1,4 @@
-"""The autodiff enums Taichi programs and tests name (`ti.lang.enums`)."""
+"""The enums Taichi programs and tests name (`ti.Layout`, `ti.lang.enums`)."""
 
 from __future__ import annotations
 
@@ -25,4 +25,17 @@ class SNodeGradType(enum.Enum):
     ADJOINT_CHECKBIT = 3
 
 
-__all__ = ["AutodiffMode", "SNodeGradType"]
+class Layout(enum.Enum):
+    """
+    How a Vector/Matrix field's members sit in memory (`layout=` of ti.Vector.field and
+    ti.Matrix.field): AOS, each element's members together (the default), or SOA, one
+    array per member. taichi-xdsl stores AOS either way, as it stores every field
+    row-major whatever its `order`: the values a program reads and writes are the same,
+    only the addresses differ.
+    """
+
+    AOS = 0
+    SOA = 1
+
+
+__all__ = ["AutodiffMode", "Layout", "SNodeGradType"]

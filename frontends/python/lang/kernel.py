@@ -192,14 +192,14 @@ def _aggregate_flattener(name: str, ann: Any) -> Callable[[Any], tuple[Any, ...]
                 try:
                     member = value[m] if isinstance(value, dict) else getattr(value, m)
                 except (KeyError, AttributeError):
-                    raise TaichiTypeError(
+                    raise TaichiRuntimeTypeError(
                         f"kernel argument '{name}': the struct has no member '{m}'"
                     ) from None
                 flat(member, mt, out)
         elif isinstance(t, MatrixType):
             arr = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
             if arr.shape != t.shape:
-                raise TaichiTypeError(
+                raise TaichiRuntimeTypeError(
                     f"kernel argument '{name}' is expected to be a Matrix with shape "
                     f"{t.shape}, but got {arr.shape}"
                 )
@@ -598,7 +598,7 @@ class Kernel:
 
                 check_texture_argument(p.name, p.annotation, a)
             if p.kind == "scalar" and not isinstance(a, int | float | np.number | np.bool_):
-                raise TaichiTypeError(
+                raise TaichiRuntimeTypeError(
                     f"kernel '{self.__name__}': argument '{p.name}' must be a number "
                     f"({p.dtype}), got {type(a).__name__}"
                 )

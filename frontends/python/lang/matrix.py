@@ -358,9 +358,11 @@ class Matrix:
     def field(
         n: int, m: int, dtype: Any, shape: Any = None, name: str = "", **kwargs: Any
     ) -> Any:
-        """A field of n x m matrices: `ti.Matrix.field(2, 2, ti.f32, shape=n)`."""
+        """A field of n x m matrices: `ti.Matrix.field(2, 2, ti.f32, shape=n)`; `layout`
+        (ti.Layout) is checked, and stored as AOS (enums.Layout)."""
         from .field import field
 
+        _check_layout(kwargs.pop("layout", None))
         return field(MatrixType(n, m, dtype), shape=shape, name=name, **kwargs)
 
     @staticmethod
@@ -369,6 +371,14 @@ class Matrix:
         from .ndarray import ndarray
 
         return ndarray(MatrixType(n, m, dtype), shape, **kwargs)
+
+
+def _check_layout(layout: Any) -> None:
+    """`layout=` of a Vector/Matrix field: None or a ti.Layout."""
+    from .enums import Layout
+
+    if layout is not None and not isinstance(layout, Layout):
+        raise TaichiError(f"layout= takes ti.Layout.AOS or ti.Layout.SOA, got {layout!r}")
 
 
 def _np(x: Any) -> Any:
@@ -395,9 +405,11 @@ class Vector(Matrix):
     def field(  # type: ignore[override]
         n: int, dtype: Any, shape: Any = None, name: str = "", **kwargs: Any
     ) -> Any:
-        """A field of n-vectors: `ti.Vector.field(3, ti.f32, shape=(16, 16))`."""
+        """A field of n-vectors: `ti.Vector.field(3, ti.f32, shape=(16, 16))`; `layout`
+        as for Matrix.field."""
         from .field import field
 
+        _check_layout(kwargs.pop("layout", None))
         return field(VectorType(n, dtype), shape=shape, name=name, **kwargs)
 
     @staticmethod

@@ -398,6 +398,7 @@ class Program:
                 debug=cfg.debug,
                 ndarray_owner=owner_of,
                 fast_math=cfg.fast_math,
+                opt_level=cfg.opt_level,
                 passes=cfg.passes,
                 dump_ir=cfg.dump_ir,
                 print_pass_times=cfg.print_pass_times,

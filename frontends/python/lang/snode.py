@@ -17,9 +17,10 @@ Layout (how sparse SNodes are stored; lang/pools.py has the pools):
 - A write to an element activates the cells above it: a pointer cell or a list chunk
   gets a block (claimed with a compare-and-swap, allocated with atomics on the pool),
   a bitmasked word becomes 1, a dynamic length grows to cover the index.
-- A struct-for over a sparse field or SNode visits only active cells: an outer parallel
-  loop over the cells of the deepest pointer/bitmasked level tests their words, an
-  inner serial loop runs over the elements of each active cell (codegen/sparse.py).
+- A struct-for over a sparse field or SNode visits only active cells: list generation,
+  level by level from the root, collects the active cells of each pointer/bitmasked
+  level into its cell list (a hidden i32 field at the root), then a parallel loop over
+  the deepest list runs a serial loop over the elements of each cell (codegen/sparse.py).
 
 The indices of an SNode are those of its own cell space (`snode.shape`): for
 `ti.root.pointer(ti.i, 4).dense(ti.i, 8)` the pointer has cells 0..3 and
@@ -40,6 +41,8 @@ from . import program as _program
 from .enums import SNodeGradType
 
 SPARSE_KINDS = ("pointer", "bitmasked", "dynamic")
+CELL_LIST_LIMIT = 2**24
+"""The most cells a pointer/bitmasked level may have to get a cell list (64 MiB)."""
 _DENSE_BACKING_LIMIT = 8 * 2**30
 
 
@@ -131,7 +134,19 @@ class SNode:
             self.words = words
         if self.kind in ("pointer", "dynamic"):
             self.words.words_of = self
+        cells = math.prod(self.extents.values())
+        if self.kind != "dynamic" and cells <= CELL_LIST_LIMIT:
+            cell_list = Field(dtypes.i32, f"_{self.kind}_cells")
+            cell_list.hidden = True
+            cell_list._place((1 + cells,))
+            self.cell_list = cell_list
         prog.__dict__.setdefault("sparse_snodes", []).append(self)
+
+    cell_list: Any = None
+    """The list of this level's active cells a struct-for generates (codegen/sparse.py;
+    taichi.list_* ops): a count and one word per cell, at the root. None for dynamic
+    levels and levels of more than CELL_LIST_LIMIT cells (their struct-for tests every
+    cell)."""
 
     _pool: Any = None
 

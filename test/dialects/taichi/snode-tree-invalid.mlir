@@ -67,3 +67,10 @@ builtin.module attributes {taichi.snode_trees = [#taichi.snode<dense [4] axes [0
 builtin.module attributes {taichi.snode_trees = [#taichi.snode<dynamic [4] axes [0] chunk 4 mask @l children [#taichi.snode<dense [2] axes [1]>]>]} {
 }
 // CHECK: #taichi.snode<dynamic>: a dynamic SNode only has fields placed under it
+
+// -----
+
+// A cell list on a dynamic level (a struct-for walks its lengths, not a list).
+builtin.module attributes {taichi.snode_trees = [#taichi.snode<dynamic [4] axes [0] chunk 4 mask @l cells @c>]} {
+}
+// CHECK: #taichi.snode<dynamic>: only pointer and bitmasked SNodes have a cell list

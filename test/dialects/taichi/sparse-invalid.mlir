@@ -74,3 +74,43 @@ taichi.kernel @cas_on_floats(%w: memref<f32>, %v: f32) {
   taichi.return
 }
 // CHECK: Expected attribute i32 but got f32
+
+// -----
+
+taichi.kernel @list_clear_2d(%l: memref<4x4xi32>) {
+  taichi.list_clear %l : memref<4x4xi32>
+  taichi.return
+}
+// CHECK: 'taichi.list_clear' expects a cell list memref<Nxi32> with N >= 1, got memref<4x4xi32>
+
+// -----
+
+taichi.kernel @list_length_empty(%l: memref<0xi32>) -> i32 {
+  %n = taichi.list_length %l : memref<0xi32>
+  taichi.return %n : i32
+}
+// CHECK: 'taichi.list_length' expects a cell list memref<Nxi32> with N >= 1, got memref<0xi32>
+
+// -----
+
+taichi.kernel @list_append_float_list(%l: memref<17xf32>, %c: i32) {
+  taichi.list_append %l, %c : memref<17xf32>
+  taichi.return
+}
+// CHECK: Expected attribute i32 but got f32
+
+// -----
+
+taichi.kernel @list_append_float_cell(%l: memref<17xi32>, %c: f32) {
+  "taichi.list_append"(%l, %c) : (memref<17xi32>, f32) -> ()
+  taichi.return
+}
+// CHECK: operand 'cell' at position 1 does not verify
+
+// -----
+
+taichi.kernel @list_get_i64_index(%l: memref<17xi32>, %k: i64) -> i32 {
+  %e = "taichi.list_get"(%l, %k) : (memref<17xi32>, i64) -> i32
+  taichi.return %e : i32
+}
+// CHECK: operand 'index' at position 1 does not verify

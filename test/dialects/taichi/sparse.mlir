@@ -42,3 +42,19 @@ taichi.kernel @pools(%s: memref<4xi32>, %f: memref<64xi32>, %w: memref<i32>) {
   taichi.pool_release %s, %f, %old : memref<4xi32>, memref<64xi32>
   taichi.return
 }
+
+// The cell-list ops of a struct-for's list generation round-trip too.
+// CHECK-LABEL: taichi.kernel @cell_lists
+// CHECK-SAME:    (%[[L:.*]]: memref<17xi32>, %[[C:.*]]: i32) -> i32
+// CHECK-NEXT:    taichi.list_clear %[[L]] : memref<17xi32>
+// CHECK-NEXT:    taichi.list_append %[[L]], %[[C]] : memref<17xi32>
+// CHECK-NEXT:    %[[N:.*]] = taichi.list_length %[[L]] : memref<17xi32>
+// CHECK-NEXT:    %[[E:.*]] = taichi.list_get %[[L]][%[[N]]] : memref<17xi32>
+// CHECK-NEXT:    taichi.return %[[E]] : i32
+taichi.kernel @cell_lists(%l: memref<17xi32>, %c: i32) -> i32 {
+  taichi.list_clear %l : memref<17xi32>
+  taichi.list_append %l, %c : memref<17xi32>
+  %n = taichi.list_length %l : memref<17xi32>
+  %e = taichi.list_get %l[%n] : memref<17xi32>
+  taichi.return %e : i32
+}
