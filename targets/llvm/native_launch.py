@@ -1,7 +1,7 @@
 """
 A native Python entry point for kernels of serial tasks: one call from Python that
-unpacks the scalar arguments, runs the tasks and boxes the return values, with no
-ctypes and no Python frame in between.
+unpacks the scalar arguments, runs the tasks and boxes the return values, with no ctypes
+and no Python frame in between.
 
     native = native_launcher(plan, buffers, offsets, launch_py_entry())  # or None
     result = native.call(root, (41, 1.5))   # a tuple, or NOT_RUN / FAILED (below)
@@ -9,28 +9,30 @@ ctypes and no Python frame in between.
 Why: a small kernel's launch is mostly overhead. Through ctypes it costs a Python frame
 that writes each argument through a ctypes view, plus the ctypes call itself (argument
 conversion, libffi, GIL release): ~8k machine instructions a launch of the bench's
-`launch` case (callgrind), where Numba's dispatcher needs ~2k. A CPython builtin function (METH_FASTCALL) whose C body is the
-pool module's `ti_launch_py` (pool.py's IR, below) does the same work in a few hundred.
+`launch` case (callgrind), where Numba's dispatcher needs ~2k. A CPython builtin
+function (METH_FASTCALL) whose C body is the pool module's `ti_launch_py` (pool.py's IR,
+below) does the same work in a few hundred.
 
 `ti_launch_py(self, argv, argc)` is that body. `self` is the kernel's launch record (a
 ctypes array; its data pointer sits right after the object header, checked at start-up
-by `_layout_ok`); `argv` is (root, args): `root` must be the very object the record
-was last pointed at, `args` a tuple of exactly the kernel's argument count, each an
-exact `int` (integer slots; wrapped to the slot's width as ctypes does) or an exact
-`float` or `int` (float slots). Then it runs the job record of `ti_run_serial` and
-returns a new tuple of the return values. Anything else - a bool, a NumPy scalar, an
-int past 64 bits, another root buffer - returns NotImplemented before any task runs,
-and the caller takes the ctypes path, which converts or reports exactly as before. A task that sets the error record makes it return None.
+by `_layout_ok`); `argv` is (root, args): `root` must be the very object the record was
+last pointed at, `args` a tuple of exactly the kernel's argument count, each an exact
+`int` (integer slots; wrapped to the slot's width as ctypes does) or an exact `float` or
+`int` (float slots). Then it runs the job record of `ti_run_serial` and returns a new
+tuple of the return values. Anything else - a bool, a NumPy scalar, an int past 64 bits,
+another root buffer - returns NotImplemented before any task runs, and the caller takes
+the ctypes path, which converts or reports exactly as before. A task that sets the error
+record makes it return None.
 
-The GIL stays held while the tasks run, as Taichi 1.7 and Numba hold it through a
-launch (another Python thread does not run during a serial kernel; releasing and taking
-back the GIL would cost as much as the rest of the launch). Kernels with parallel loops
-go through ctypes, which releases it.
+The GIL stays held while the tasks run, as Taichi 1.7 and Numba hold it through a launch
+(another Python thread does not run during a serial kernel; releasing and taking back
+the GIL would cost as much as the rest of the launch). Kernels with parallel loops go
+through ctypes, which releases it.
 
 The C API functions and type objects it uses are read from a table of addresses filled
 from `ctypes.pythonapi` (no symbol is resolved by the JIT, so an AOT module's pool
-object keeps working). The object layouts it relies on (ob_type at 8, a float's value
-at 16, a tuple's size at 16 and items at 24, a ctypes array's data pointer at 16; the
+object keeps working). The object layouts it relies on (ob_type at 8, a float's value at
+16, a tuple's size at 16 and items at 24, a ctypes array's data pointer at 16; the
 CPython 3.8-3.13 GIL builds) are checked on live objects once per process: where any
 differs, no native launcher is built.
 """
@@ -444,8 +446,14 @@ class NativeLauncher:
     the other path) or FAILED (None: a task set the error record of `buffers`).
     """
 
-    def __init__(self, kinds: Sequence[int], return_kinds: Sequence[int], buffers: Any,
-                 offsets: Sequence[int], entry: int):
+    def __init__(
+        self,
+        kinds: Sequence[int],
+        return_kinds: Sequence[int],
+        buffers: Any,
+        offsets: Sequence[int],
+        entry: int,
+    ):
         self.buffers = buffers
         n = R_DESCRIPTORS + len(kinds) + len(return_kinds)
         record = (ctypes.c_uint64 * n)()
@@ -474,7 +482,9 @@ NOT_RUN = NotImplemented
 FAILED = None
 
 
-def native_launcher(plan: Any, buffers: Any, offsets: Sequence[int], entry: int | None) -> NativeLauncher | None:
+def native_launcher(
+    plan: Any, buffers: Any, offsets: Sequence[int], entry: int | None
+) -> NativeLauncher | None:
     """
     The native launcher of `plan` on `buffers` (whose serial job record is set), or None:
     no `ti_launch_py` (`entry` None), an argument or return type it does not convert, or

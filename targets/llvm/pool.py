@@ -7,22 +7,23 @@ chunk has run.
 
 Two implementations, same interface:
 
-- `NativeThreadPool` (the default): the scheduler is a few functions of LLVM IR, JIT-compiled
-  once, modelled on Taichi's `cpu_parallel_range_for` + ThreadPool. Its worker threads are
-  Python threads that call into the native worker loop through ctypes (so they hold no GIL)
-  and never come back until shutdown. A launch is one ctypes call on the calling thread:
-  publish the job, wake sleeping workers, take chunks alongside the workers, wait for the
-  last chunk. The chunks are split into one contiguous block a thread (the caller is
-  thread 0, worker k is thread k): each thread runs its own block first, then takes what
-  is left of the others', each block through an atomic cursor of its own. So the same
-  range gives each thread the same indices launch after launch, and the data it touched
-  is still in its own caches (OpenMP's static schedule, which Numba's parallel loops
-  get: 2048^2 stencil steps run from the cores' caches on a 16-core host), while a
-  thread that wakes late or runs slow has its chunks taken by the others (a single
-  shared counter, Taichi's scheme, hands out chunks in no fixed order). Workers spin for a while after a job before they sleep
-  on a condition variable, so back-to-back launches find them awake. Needs pthreads.
-- `PythonThreadPool`: the same chunk counter in Python (itertools.count is atomic under the
-  GIL) with one wake-up lock per worker; portable, but every worker must take the GIL
+- `NativeThreadPool` (the default): the scheduler is a few functions of LLVM IR,
+  JIT-compiled once, modelled on Taichi's `cpu_parallel_range_for` + ThreadPool. Its worker
+  threads are Python threads that call into the native worker loop through ctypes (so
+  they hold no GIL) and never come back until shutdown. A launch is one ctypes call on
+  the calling thread: publish the job, wake sleeping workers, take chunks alongside the
+  workers, wait for the last chunk. The chunks are split into one contiguous block a
+  thread (the caller is thread 0, worker k is thread k): each thread runs its own block
+  first, then takes what is left of the others', each block through an atomic cursor of
+  its own. So the same range gives each thread the same indices launch after launch, and
+  the data it touched is still in its own caches (OpenMP's static schedule, which
+  Numba's parallel loops get: 2048^2 stencil steps run from the cores' caches on a
+  16-core host), while a thread that wakes late or runs slow has its chunks taken by the
+  others (a single shared counter, Taichi's scheme, hands out chunks in no fixed order).
+  Workers spin for a while after a job before they sleep on a condition variable, so
+  back-to-back launches find them awake. Needs pthreads.
+- `PythonThreadPool`: one shared chunk counter in Python (itertools.count is atomic under
+  the GIL) with one wake-up lock per worker; portable, but every worker must take the GIL
   for each chunk: 64 chunks on 16 threads cost ~300 us a launch against ~5 us for the
   native pool (a concurrent.futures pool: ~300 us too; bench/cpu_launch.py). Kept as the
   fallback where the native pool cannot be built, and for comparison.
