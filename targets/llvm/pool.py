@@ -7,15 +7,23 @@ chunk has run.
 
 Two implementations, same interface:
 
-- `NativeThreadPool` (the default): the scheduler is a few functions of LLVM IR, JIT-compiled
-  once, modelled on Taichi's `cpu_parallel_range_for` + ThreadPool. Its worker threads are
-  Python threads that call into the native worker loop through ctypes (so they hold no GIL)
-  and never come back until shutdown. A launch is one ctypes call on the calling thread:
-  publish the job, wake sleeping workers, take chunks from an atomic counter alongside the
-  workers, wait for the last chunk. Workers spin for a while after a job before they sleep
-  on a condition variable, so back-to-back launches find them awake. Needs pthreads.
-- `PythonThreadPool`: the same chunk counter in Python (itertools.count is atomic under the
-  GIL) with one wake-up lock per worker; portable, but every worker must take the GIL
+- `NativeThreadPool` (the default): the scheduler is a few functions of LLVM IR,
+  JIT-compiled once, modelled on Taichi's `cpu_parallel_range_for` + ThreadPool. Its worker
+  threads are Python threads that call into the native worker loop through ctypes (so
+  they hold no GIL) and never come back until shutdown. A launch is one ctypes call on
+  the calling thread: publish the job, wake sleeping workers, take chunks alongside the
+  workers, wait for the last chunk. The chunks are split into one contiguous block a
+  thread (the caller is thread 0, worker k is thread k): each thread runs its own block
+  first, then takes what is left of the others', each block through an atomic cursor of
+  its own. So the same range gives each thread the same indices launch after launch, and
+  the data it touched is still in its own caches (OpenMP's static schedule, which
+  Numba's parallel loops get: 2048^2 stencil steps run from the cores' caches on a
+  16-core host), while a thread that wakes late or runs slow has its chunks taken by the
+  others (a single shared counter, Taichi's scheme, hands out chunks in no fixed order).
+  Workers spin for a while after a job before they sleep on a condition variable, so
+  back-to-back launches find them awake. Needs pthreads.
+- `PythonThreadPool`: one shared chunk counter in Python (itertools.count is atomic under
+  the GIL) with one wake-up lock per worker; portable, but every worker must take the GIL
   for each chunk: 64 chunks on 16 threads cost ~300 us a launch against ~5 us for the
   native pool (a concurrent.futures pool: ~300 us too; bench/cpu_launch.py). Kept as the
   fallback where the native pool cannot be built, and for comparison.
@@ -39,6 +47,8 @@ import itertools
 import os
 import threading
 from typing import Any, Protocol
+
+from taichi_xdsl.targets.llvm.native_launch import launch_py_ir
 
 TaskFunction = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int32, ctypes.c_int32)
 """ctypes prototype of a task function `void(ptr ctx, i32 begin, i32 end)`."""
@@ -145,11 +155,18 @@ class PythonThreadPool:
 
 
 # Byte offsets in the native pool's state; the hot counters sit on their own cache lines.
-_SEQ, _NEXT_CHUNK, _CHUNKS_DONE, _ACTIVE = 0, 64, 128, 192
+_SEQ, _CHUNKS_DONE, _ACTIVE = 0, 128, 192
 _FN, _CTX, _BEGIN, _END, _GRAIN, _NCHUNKS = 256, 264, 272, 276, 280, 284
-_SHUTDOWN, _MAIN_WAITING, _SLEEPERS, _SPIN = 288, 292, 296, 304
+_SHUTDOWN, _MAIN_WAITING, _SLEEPERS, _SPIN, _NPARTS = 288, 292, 296, 304, 312
 _MUTEX, _WORK_COND, _DONE_COND = 512, 640, 768
-_POOL_BYTES = 1024  # pthread_mutex_t / pthread_cond_t get 128 bytes each (glibc: 40/48)
+# pthread_mutex_t / pthread_cond_t get 128 bytes each (glibc: 40/48); then one 64-byte
+# line a thread: the cursor (next chunk) of its block.
+_CURSORS = 1024
+
+
+def _pool_bytes(num_threads: int) -> int:
+    """The pool state's size: the fixed fields, then one cursor line a thread."""
+    return _CURSORS + 64 * num_threads
 
 _NATIVE_POOL_IR = """
 declare i32 @pthread_mutex_init(ptr, ptr)
@@ -172,7 +189,7 @@ define private ptr @field(ptr %p, i64 %offset) alwaysinline {{
   ret ptr %q
 }}
 
-define void @ti_pool_init(ptr %p, i64 %spin) {{
+define void @ti_pool_init(ptr %p, i64 %spin, i64 %nparts) {{
   %mutex = call ptr @field(ptr %p, i64 {mutex})
   %work = call ptr @field(ptr %p, i64 {work_cond})
   %done = call ptr @field(ptr %p, i64 {done_cond})
@@ -181,11 +198,32 @@ define void @ti_pool_init(ptr %p, i64 %spin) {{
   call i32 @pthread_cond_init(ptr %done, ptr null)
   %spinp = call ptr @field(ptr %p, i64 {spin})
   store i64 %spin, ptr %spinp
+  %npartsp = call ptr @field(ptr %p, i64 {nparts})
+  store i64 %nparts, ptr %npartsp
   ret void
 }}
 
-; Take chunks until none is left; signal the caller after the last one if it sleeps.
-define private void @run_chunks(ptr %p) {{
+; The first chunk of thread `k`'s block: chunks split into `nparts` contiguous blocks.
+define private i64 @block_start(i64 %k, i64 %nchunks, i64 %nparts) alwaysinline {{
+  %x = mul i64 %k, %nchunks
+  %start = udiv i64 %x, %nparts
+  ret i64 %start
+}}
+
+define private ptr @cursor(ptr %p, i64 %k) alwaysinline {{
+  %line = mul i64 %k, 64
+  %offset = add i64 %line, {cursors}
+  %q = getelementptr i8, ptr %p, i64 %offset
+  ret ptr %q
+}}
+
+; Run chunks until none is left, own block first: thread `me` (the caller is 0) takes
+; the chunks of its block in order, then those left in the other blocks (me+1, me+2,
+; ...), each block through its own cursor. The same range on the same pool gives each
+; thread the same indices launch after launch, so the data a thread touched stays in
+; its own caches (OpenMP's static schedule); a late or slow thread's chunks are taken
+; by the others. Signal the caller after the last chunk if it sleeps.
+define private void @run_chunks(ptr %p, i64 %me) {{
 entry:
   %fnp = call ptr @field(ptr %p, i64 {fn})
   %fn = load ptr, ptr %fnp
@@ -203,13 +241,33 @@ entry:
   %nchunksp = call ptr @field(ptr %p, i64 {nchunks})
   %nchunks32 = load i32, ptr %nchunksp
   %nchunks = sext i32 %nchunks32 to i64
-  %next = call ptr @field(ptr %p, i64 {next_chunk})
+  %npartsp = call ptr @field(ptr %p, i64 {nparts})
+  %nparts = load i64, ptr %npartsp
   %donep = call ptr @field(ptr %p, i64 {chunks_done})
-  br label %take
+  br label %block
+block:
+  %v = phi i64 [ 0, %entry ], [ %v1, %next_block ]
+  %more_blocks = icmp ult i64 %v, %nparts
+  br i1 %more_blocks, label %open, label %exit
+open:
+  %k0 = add i64 %me, %v
+  %wrap = icmp uge i64 %k0, %nparts
+  %k1 = sub i64 %k0, %nparts
+  %k = select i1 %wrap, i64 %k1, i64 %k0
+  %k_next = add i64 %k, 1
+  %stop = call i64 @block_start(i64 %k_next, i64 %nchunks, i64 %nparts)
+  %cur = call ptr @cursor(ptr %p, i64 %k)
+  ; a block already emptied is passed over with a load, not an atomic add on its line
+  %peek = load atomic i64, ptr %cur monotonic, align 8
+  %open_block = icmp slt i64 %peek, %stop
+  br i1 %open_block, label %take, label %next_block
 take:
-  %chunk = atomicrmw add ptr %next, i64 1 seq_cst
-  %more = icmp slt i64 %chunk, %nchunks
-  br i1 %more, label %run, label %exit
+  %chunk = atomicrmw add ptr %cur, i64 1 seq_cst
+  %more = icmp slt i64 %chunk, %stop
+  br i1 %more, label %run, label %next_block
+next_block:
+  %v1 = add i64 %v, 1
+  br label %block
 run:
   %offset = mul i64 %chunk, %grain
   %lo = add i64 %begin, %offset
@@ -248,7 +306,7 @@ define private i1 @new_job(i64 %seq, i64 %seen) alwaysinline {{
   ret i1 %new
 }}
 
-define void @ti_pool_worker(ptr %p) {{
+define void @ti_pool_worker(ptr %p, i64 %me) {{
 entry:
   %seqp = call ptr @field(ptr %p, i64 {seq})
   %activep = call ptr @field(ptr %p, i64 {active})
@@ -303,7 +361,7 @@ got:
   %current = icmp eq i64 %s3, %g
   br i1 %current, label %job, label %stale
 job:
-  call void @run_chunks(ptr %p)
+  call void @run_chunks(ptr %p, i64 %me)
   atomicrmw sub ptr %activep, i64 1 seq_cst
   br label %wait
 stale:
@@ -361,8 +419,18 @@ publish:
   %nchunks32 = trunc i64 %nchunks to i32
   %nchunksp = call ptr @field(ptr %p, i64 {nchunks})
   store i32 %nchunks32, ptr %nchunksp
-  %next = call ptr @field(ptr %p, i64 {next_chunk})
-  store atomic i64 0, ptr %next seq_cst, align 8
+  %npartsp = call ptr @field(ptr %p, i64 {nparts})
+  %nparts = load i64, ptr %npartsp
+  br label %cursors
+cursors:
+  %k = phi i64 [ 0, %publish ], [ %k1, %cursors ]
+  %cur = call ptr @cursor(ptr %p, i64 %k)
+  %start = call i64 @block_start(i64 %k, i64 %nchunks, i64 %nparts)
+  store atomic i64 %start, ptr %cur seq_cst, align 8
+  %k1 = add i64 %k, 1
+  %more_cursors = icmp ult i64 %k1, %nparts
+  br i1 %more_cursors, label %cursors, label %reset_done
+reset_done:
   %donep = call ptr @field(ptr %p, i64 {chunks_done})
   store atomic i64 0, ptr %donep seq_cst, align 8
   %published = add i64 %s, 2
@@ -378,7 +446,7 @@ wake:
   call i32 @pthread_mutex_unlock(ptr %mutex)
   br label %work
 work:
-  call void @run_chunks(ptr %p)
+  call void @run_chunks(ptr %p, i64 0)
   %spinp = call ptr @field(ptr %p, i64 {spin})
   %spin = load i64, ptr %spinp
   br label %finish
@@ -559,18 +627,19 @@ def native_pool_ir(triple: str | None = None) -> str:
     return _NATIVE_POOL_IR.format(
         pause_decl=pause_decl,
         pause_call=pause_call,
-        seq=_SEQ, next_chunk=_NEXT_CHUNK, chunks_done=_CHUNKS_DONE, active=_ACTIVE,
+        seq=_SEQ, chunks_done=_CHUNKS_DONE, active=_ACTIVE, nparts=_NPARTS,
+        cursors=_CURSORS,
         fn=_FN, ctx=_CTX, begin=_BEGIN, end=_END, grain=_GRAIN, nchunks=_NCHUNKS,
         shutdown=_SHUTDOWN, main_waiting=_MAIN_WAITING, sleepers=_SLEEPERS,
         spin=_SPIN, mutex=_MUTEX, work_cond=_WORK_COND, done_cond=_DONE_COND,
-    )  # fmt: skip
+    ) + launch_py_ir()  # fmt: skip
 
 
 def _bind_native_functions(module: Any) -> dict[str, Any]:
     vp, i32, i64 = ctypes.c_void_p, ctypes.c_int32, ctypes.c_int64
     prototypes = {
-        "ti_pool_init": ctypes.CFUNCTYPE(None, vp, i64),
-        "ti_pool_worker": ctypes.CFUNCTYPE(None, vp),
+        "ti_pool_init": ctypes.CFUNCTYPE(None, vp, i64, i64),
+        "ti_pool_worker": ctypes.CFUNCTYPE(None, vp, i64),
         "ti_pool_run": ctypes.CFUNCTYPE(None, vp, vp, vp, i32, i32, i32),
         "ti_pool_shutdown": ctypes.CFUNCTYPE(None, vp),
     }
@@ -581,6 +650,10 @@ def _bind_native_functions(module: Any) -> dict[str, Any]:
         functions["ti_run_serial"] = ctypes.CFUNCTYPE(i64, vp)(module.address("ti_run_serial"))
     except KeyError:
         functions["ti_run_serial"] = None
+    try:  # likewise: the native Python entry of serial kernels (native_launch.py)
+        functions["ti_launch_py"] = module.address("ti_launch_py")
+    except KeyError:
+        functions["ti_launch_py"] = None
     functions["module"] = module
     return functions
 
@@ -593,6 +666,14 @@ def serial_runner() -> Any:
     """
     try:
         return _native_pool_functions()["ti_run_serial"]
+    except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
+        return None
+
+
+def launch_py_entry() -> int | None:
+    """The address of the pool's `ti_launch_py` (native_launch.py), or None."""
+    try:
+        return _native_pool_functions()["ti_launch_py"]
     except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
         return None
 
@@ -625,14 +706,17 @@ class NativeThreadPool:
         self._module = functions["module"]  # keeps the machine code alive
         self._run = functions["ti_pool_run"]
         self._shutdown_fn = functions["ti_pool_shutdown"]
-        self._state = (ctypes.c_uint64 * (_POOL_BYTES // 8))()
+        self._state = (ctypes.c_uint64 * (_pool_bytes(self.num_threads) // 8))()
         self._address = ctypes.addressof(self._state)
-        functions["ti_pool_init"](self._address, spin)
+        functions["ti_pool_init"](self._address, spin, self.num_threads)
         self._busy = threading.Lock()
         worker = functions["ti_pool_worker"]
         self._threads = [
             threading.Thread(
-                target=worker, args=(self._address,), name=f"ti-cpu-{index}", daemon=True
+                target=worker,
+                args=(self._address, index + 1),
+                name=f"ti-cpu-{index}",
+                daemon=True,
             )
             for index in range(self.num_threads - 1)
         ]

@@ -46,8 +46,10 @@ from taichi_xdsl.targets.llvm.pool import (
     ThreadPool,
     default_num_threads,
     get_pool,
+    launch_py_entry,
     serial_runner,
 )
+from taichi_xdsl.targets.llvm.native_launch import FAILED, native_launcher
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
@@ -165,6 +167,7 @@ class _Buffers:
             [arg.ndim if isinstance(arg, NdarrayArg) else None for arg in plan.args]
         )
         arg_bytes = max(8, offsets[-1] + _arg_bytes(plan.args[-1]) if plan.args else 8)
+        self.offsets = offsets
         self.ctx = (ctypes.c_uint64 * (abi.CTX_BYTES // 8))()
         self.args = (ctypes.c_uint64 * (arg_bytes // 8))()
         self.returns = (ctypes.c_uint64 * max(1, len(plan.returns)))()
@@ -358,6 +361,19 @@ class Kernel:
             if self._run_serial is not None:
                 self._serial_addresses = addresses
         self._buffers = self._new_buffers()
+        # ... and a kernel of serial tasks with scalar arguments alone is one call of a
+        # builtin function (native_launch.py), on buffers of its own.
+        self._native = None
+        if self._serial_addresses is not None:
+            self._native = native_launcher(
+                plan, self._new_buffers(), self._buffers.offsets, launch_py_entry()
+            )
+        self.native_call: Callable[[object, tuple], Any] | None = (
+            None if self._native is None else self._native.call
+        )
+        """The native launcher's builtin, or None: `native_call(root, args)` returns the
+        tuple of return values like `launch`, or something else (the launch was declined
+        or failed) that the caller hands to `after_native` with the same arguments."""
         # The kernel's own buffers while no launch uses them: a launch pops them (a
         # list's pop and append are atomic under the GIL, and cost a sixth of a Lock's
         # acquire(False) + release); one that finds the list empty runs while another
@@ -422,6 +438,8 @@ class Kernel:
                 finally:
                     give_back(buffers)
         """
+        if self._native is not None:
+            return self._native_fast_launch()
         buffers = self._buffers
         scope: dict[str, Any] = {
             "buffers": buffers,
@@ -480,6 +498,37 @@ class Kernel:
         lines += ["    finally:", "        give_back(buffers)"]
         exec("\n".join(lines), scope)  # noqa: S102 - code of our own, from the plan
         return scope["launch"]
+
+    def _native_fast_launch(self) -> Callable[[object, Sequence[object]], tuple[Any, ...]]:
+        """`launch` through the native launcher; what it declines takes the ctypes path."""
+        native_call = self._native.call
+        missed = self.after_native
+
+        def launch(root: object, args: Sequence[object]) -> tuple[Any, ...]:
+            result = native_call(root, args)
+            if result.__class__ is tuple:
+                return result
+            return missed(result, root, args)
+
+        return launch
+
+    def after_native(self, result: object, root: object, args: Sequence[object]) -> tuple:
+        """After `native_call(root, args)` returned `result` (not a tuple): raise the error
+        a task recorded, or point the launcher at a new root and retry, or take the ctypes
+        path. Returns what `launch` would."""
+        native = self._native
+        if result is FAILED:
+            self._raise_error(native.buffers)
+        if root is not native.buffers.root and (
+            root is None or isinstance(root, np.ndarray) and root.flags.c_contiguous
+        ):
+            native.set_root(root)
+            result = native.call(root, args)
+            if result.__class__ is tuple:
+                return result
+            if result is FAILED:
+                self._raise_error(native.buffers)
+        return Kernel.launch(self, root, args)
 
     def _generic_launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple:
         return Kernel.launch(self, root, args)

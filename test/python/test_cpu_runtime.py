@@ -261,6 +261,87 @@ def test_serial_task_returns_values():
     )
 
 
+ECHO_TYPES = ("i1", "i8", "i16", "i32", "i64", "f32", "f64")
+
+ECHO_IR = "define void @echo__task0(ptr %ctx, i32 %begin, i32 %end) {\n" + "".join(
+    f"""
+  %a{k} = call ptr @args(ptr %ctx)
+  %ap{k} = getelementptr i8, ptr %a{k}, i64 {8 * k}
+  %v{k} = load i64, ptr %ap{k}
+  %r{k} = call ptr @returns(ptr %ctx)
+  %rp{k} = getelementptr i8, ptr %r{k}, i64 {8 * k}
+  store i64 %v{k}, ptr %rp{k}
+"""
+    for k in range(len(ECHO_TYPES))
+) + "  ret void\n}\n"
+
+ECHO_PLAN = LaunchPlan(
+    "echo",
+    tuple(ScalarArg(t) for t in ECHO_TYPES),
+    ECHO_TYPES,
+    (TaskSpec("echo__task0", "serial"),),
+)
+
+ECHO_ARGS = [
+    (1, 5, 7, 41, -(2**40), 1.5, 0.1),
+    (0, 300, 70000, 2**32 - 1, 2**63 - 1, 1e-46, -0.0),  # wraps; an f32 underflows to 0
+    (5, -129, -32769, -(2**31) - 1, -(2**63), 3.4e39, 1e308),  # i1 is `!= 0`; f32 inf
+    (True, False, True, 2, 3, 4, 5),  # bools and ints for floats
+    (1, 2**70 + 3, 2**64 + 1, -(2**65) - 2, 2**64 - 1, 2**1023, 7),  # past 64 bits
+    (np.int32(1), np.int8(-2), np.int64(3), np.uint32(2**32 - 1), 4, np.float32(0.1), 6.0),
+    (1, 2, 3, 4, 5, float("nan"), float("inf")),
+]
+
+
+@pytest.mark.parametrize("args", ECHO_ARGS)
+def test_native_launch_converts_as_ctypes(args: tuple):
+    """A serial kernel with scalar arguments is one native call (native_launch.py); what
+    it converts itself and what it leaves to the ctypes path read back the same as on a
+    kernel that has only the ctypes path (the python pool's)."""
+    native = build(ECHO_IR, ECHO_PLAN)
+    assert native._native is not None
+    plain = build(ECHO_IR, ECHO_PLAN, pool_kind="python")
+    assert plain._native is None
+    got, want = native.launch(None, args), plain.launch(None, args)
+    # floats compared by their bits (NaN, -0.0)
+    def exact(values: tuple) -> list:
+        return [(type(v), v.hex() if isinstance(v, float) else v) for v in values]
+
+    assert exact(got) == exact(want)
+    # exact ints of 64 bits, and exact floats or ints for float slots, never leave C
+    native_kinds = all(
+        type(v) is int and -(2**63) <= v < 2**63 or t.startswith("f") and type(v) is float
+        for v, t in zip(args, ECHO_TYPES)
+    )
+    assert (native._native.call(None, args) is not NotImplemented) == native_kinds
+
+
+def test_native_launch_declines_what_it_cannot_convert():
+    """Wrong arity, a float for an integer slot, an int past f64's range, a list instead
+    of a tuple: the native launcher leaves them to the ctypes path, which reports them."""
+    kernel = build(ECHO_IR, ECHO_PLAN)
+    with pytest.raises(TaichiTypeError, match="takes 7 argument"):
+        kernel.launch(None, (1, 2))
+    with pytest.raises(TaichiRuntimeTypeError, match=r"Argument \(3,\)"):
+        kernel.launch(None, (1, 2, 3, 4.5, 5, 6.0, 7.0))
+    with pytest.raises(TaichiTypeError, match="bad arguments"):
+        kernel.launch(None, (1, 2, 3, 4, 5, 10**400, 7.0))
+    assert kernel.launch(None, [1, 2, 3, 4, 5, 6.0, 7.0]) == (1, 2, 3, 4, 5, 6.0, 7.0)
+
+
+def test_native_launch_follows_the_root():
+    """A new root buffer is taken up (the native record names the root object)."""
+    kernel = build(SERIAL_STEPS_IR, STEPS_PLAN)
+    assert kernel._native is not None
+    for _ in range(2):
+        roots = [np.zeros(3, dtype=np.int64) for _ in range(3)]
+        for k, root in enumerate(roots):
+            kernel.launch(root, (k + 1,))
+        assert [root.tolist() for root in roots] == [[k + 1, 1000, 1] for k in range(3)]
+    with pytest.raises(TaichiTypeError, match="C-contiguous"):
+        kernel.launch(np.zeros((3, 2), dtype=np.int64)[:, 0], (1,))
+
+
 F16_IR = """
 define void @half__task0(ptr %ctx, i32 %begin, i32 %end) {
   %args = call ptr @args(ptr %ctx)
@@ -657,6 +738,28 @@ def test_unknown_symbol():
     module = jit.compile_ir("define void @f() { ret void }")
     with pytest.raises(KeyError, match="g"):
         module.address("g")
+
+
+@pytest.mark.parametrize("threads", [2, 3, 7, 13])
+@pytest.mark.parametrize(("n", "grain"), [(5000, 100), (250, 100), (700, 100), (13, 1)])
+def test_native_pool_blocks_cover_every_chunk_once(threads: int, n: int, grain: int):
+    """The native pool splits the chunks into one block a thread (fewer chunks than
+    threads leaves some blocks empty; an uneven count gives blocks of two sizes) and
+    steals across blocks: every index runs exactly once, launch after launch."""
+    module = jit.compile_ir(PRELUDE + SUM_IR)
+    address = module.address("sum__task0")
+    fn = TaskFunction(address)
+    root = np.zeros(64 + 4 * n, dtype=np.uint8)
+    root[64:].view(np.float32)[:] = 1.0
+    ctx = (ctypes.c_uint64 * 5)(root.ctypes.data)
+    pool = NativeThreadPool(threads)
+    try:
+        for launch in range(1, 31):
+            pool.parallel_for(fn, address, ctypes.addressof(ctx), 0, n, grain)
+            assert root[8:16].view(np.int64)[0] == launch * n * (n - 1) // 2
+            assert root[16:24].view(np.int64)[0] == launch * -(-n // grain)
+    finally:
+        pool.shutdown()
 
 
 @pytest.mark.parametrize("pool_type", [NativeThreadPool, PythonThreadPool])

@@ -803,7 +803,10 @@ class Kernel:
             profiler.record_compile(symbol, getattr(backend, "pass_times", []))
         prog.materialize()
         prog.compiled_kernels += 1
-        run = self._launcher(prog, compiled.launch)
+        if getattr(compiled, "native_call", None) is not None and self._plain_scalars():
+            run = self._native_run(prog, compiled, len(self._returns))
+        else:
+            run = self._launcher(prog, compiled.launch)
         run = self._through_c_order(run, args)
         if prog.__dict__.get("pools") and (prog.config.arch is not _program.vulkan or self._returns):
             from .pools import checked_launcher
@@ -914,6 +917,42 @@ class Kernel:
             def run(args: tuple[Any, ...]) -> Any:
                 result = launch(prog._root, conv(args))
                 return None if nret == 0 else result[0] if nret == 1 else tuple(result)
+
+        return run
+
+    def _plain_scalars(self) -> bool:
+        """Whether the launch arguments are the kernel's arguments as given and the
+        results need no regrouping or unsigned reinterpretation (`_launcher` does
+        nothing to them)."""
+        assert self._params is not None
+        return (
+            self._make_converter(self._params) is None
+            and not any(t.is_unsigned for t in self._returns)
+            and not any(self._ret_layout)
+        )
+
+    @staticmethod
+    def _native_run(prog: _program.Program, compiled: Any, nret: int) -> Any:
+        """`run` of a `_plain_scalars` kernel on the CPU runtime's native launcher
+        (targets/llvm/native_launch.py), called straight: one Python frame less than
+        `_launcher`'s run a launch."""
+        native, after = compiled.native_call, compiled.after_native
+        if nret == 0:
+
+            def run(args: tuple[Any, ...]) -> Any:
+                root = prog._root
+                result = native(root, args)
+                if result.__class__ is not tuple:
+                    after(result, root, args)
+
+        else:
+
+            def run(args: tuple[Any, ...]) -> Any:
+                root = prog._root
+                result = native(root, args)
+                if result.__class__ is not tuple:
+                    result = after(result, root, args)
+                return result[0] if nret == 1 else result
 
         return run
 

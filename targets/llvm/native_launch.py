@@ -1,0 +1,510 @@
+"""
+A native Python entry point for kernels of serial tasks: one call from Python that
+unpacks the scalar arguments, runs the tasks and boxes the return values, with no ctypes
+and no Python frame in between.
+
+    native = native_launcher(plan, buffers, offsets, launch_py_entry())  # or None
+    result = native.call(root, (41, 1.5))   # a tuple, or NOT_RUN / FAILED (below)
+
+Why: a small kernel's launch is mostly overhead. Through ctypes it costs a Python frame
+that writes each argument through a ctypes view, plus the ctypes call itself (argument
+conversion, libffi, GIL release): ~8k machine instructions a launch of the bench's
+`launch` case (callgrind), where Numba's dispatcher needs ~2k. A CPython builtin
+function (METH_FASTCALL) whose C body is the pool module's `ti_launch_py` (pool.py's IR,
+below) does the same work in a few hundred.
+
+`ti_launch_py(self, argv, argc)` is that body. `self` is the kernel's launch record (a
+ctypes array; its data pointer sits right after the object header, checked at start-up
+by `_layout_ok`); `argv` is (root, args): `root` must be the very object the record was
+last pointed at, `args` a tuple of exactly the kernel's argument count, each an exact
+`int` (integer slots; wrapped to the slot's width as ctypes does) or an exact `float` or
+`int` (float slots). Then it runs the job record of `ti_run_serial` and returns a new
+tuple of the return values. Anything else - a bool, a NumPy scalar, an int past 64 bits,
+another root buffer - returns NotImplemented before any task runs, and the caller takes
+the ctypes path, which converts or reports exactly as before. A task that sets the error
+record makes it return None.
+
+The GIL stays held while the tasks run, as Taichi 1.7 and Numba hold it through a launch
+(another Python thread does not run during a serial kernel; releasing and taking back
+the GIL would cost as much as the rest of the launch). Kernels with parallel loops go
+through ctypes, which releases it.
+
+The C API functions and type objects it uses are read from a table of addresses filled
+from `ctypes.pythonapi` (no symbol is resolved by the JIT, so an AOT module's pool
+object keeps working). The object layouts it relies on (ob_type at 8, a float's value at
+16, a tuple's size at 16 and items at 24, a ctypes array's data pointer at 16; the
+CPython 3.8-3.13 GIL builds) are checked on live objects once per process: where any
+differs, no native launcher is built.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+# Words of a launch record (i64 each); argument descriptors follow, then return kinds.
+(
+    R_NARGS,
+    R_NRETS,
+    R_ROOT,
+    R_API,
+    R_ARGS,
+    R_RETURNS,
+    R_JOB,
+) = range(7)
+R_DESCRIPTORS = 7
+
+KINDS = {"i1": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "index": 5, "f32": 6, "f64": 7}
+"""Slot kinds the native launcher converts; a plan with any other type gets none."""
+
+API = (
+    "PyLong_Type",
+    "PyFloat_Type",
+    "PyTuple_Type",
+    "_Py_NotImplementedStruct",
+    "_Py_NoneStruct",
+    "PyLong_AsLongLong",
+    "PyLong_AsDouble",
+    "PyErr_Occurred",
+    "PyErr_Clear",
+    "Py_IncRef",
+    "Py_DecRef",
+    "PyLong_FromLongLong",
+    "PyFloat_FromDouble",
+    "PyTuple_New",
+    "PyTuple_SetItem",
+)
+"""The C API table's entries, in order (addresses of functions and objects)."""
+
+LAUNCH_PY_IR = """
+; -- the native Python entry of a serial kernel (native_launch.py) ---------------------
+
+define private ptr @api(ptr %api, i64 %index) alwaysinline {{
+  %p = getelementptr i64, ptr %api, i64 %index
+  %f = load ptr, ptr %p
+  ret ptr %f
+}}
+
+define private ptr @word(ptr %rec, i64 %index) alwaysinline {{
+  %p = getelementptr i64, ptr %rec, i64 %index
+  ret ptr %p
+}}
+
+; Returns a new reference to `obj`.
+define private ptr @ref(ptr %api, ptr %obj) alwaysinline {{
+  %incref = call ptr @api(ptr %api, i64 {Py_IncRef})
+  call void %incref(ptr %obj)
+  ret ptr %obj
+}}
+
+; 1 when a C API call just raised (the exception is cleared: the caller declines).
+define private i1 @raised(ptr %api) {{
+  %occurred = call ptr @api(ptr %api, i64 {PyErr_Occurred})
+  %e = call ptr %occurred()
+  %is = icmp ne ptr %e, null
+  br i1 %is, label %clear, label %no
+clear:
+  %clear_fn = call ptr @api(ptr %api, i64 {PyErr_Clear})
+  call void %clear_fn()
+  ret i1 1
+no:
+  ret i1 0
+}}
+
+; Writes argument `obj` of slot kind `kind` at `dst`; 0 when it is not a value this
+; path converts (nothing raised is left behind).
+define private i1 @store_arg(ptr %api, ptr %obj, i64 %kind, ptr %dst) {{
+entry:
+  %typep = getelementptr i8, ptr %obj, i64 8
+  %type = load ptr, ptr %typep
+  %long_type = call ptr @api(ptr %api, i64 {PyLong_Type})
+  %is_int = icmp eq ptr %type, %long_type
+  %is_float_slot = icmp sge i64 %kind, 6
+  br i1 %is_float_slot, label %float_slot, label %int_slot
+int_slot:
+  br i1 %is_int, label %int_value, label %decline
+int_value:
+  %as_ll = call ptr @api(ptr %api, i64 {PyLong_AsLongLong})
+  %v = call i64 %as_ll(ptr %obj)
+  %maybe = icmp eq i64 %v, -1
+  br i1 %maybe, label %int_check, label %int_store
+int_check:
+  %bad = call i1 @raised(ptr %api)
+  br i1 %bad, label %decline, label %int_store
+int_store:
+  switch i64 %kind, label %decline [
+    i64 1, label %st_i1
+    i64 2, label %st_i8
+    i64 3, label %st_i16
+    i64 4, label %st_i32
+    i64 5, label %st_i64
+  ]
+st_i1:
+  %nz = icmp ne i64 %v, 0
+  %b = zext i1 %nz to i8
+  store i8 %b, ptr %dst
+  ret i1 1
+st_i8:
+  %v8 = trunc i64 %v to i8
+  store i8 %v8, ptr %dst
+  ret i1 1
+st_i16:
+  %v16 = trunc i64 %v to i16
+  store i16 %v16, ptr %dst
+  ret i1 1
+st_i32:
+  %v32 = trunc i64 %v to i32
+  store i32 %v32, ptr %dst
+  ret i1 1
+st_i64:
+  store i64 %v, ptr %dst
+  ret i1 1
+float_slot:
+  %float_type = call ptr @api(ptr %api, i64 {PyFloat_Type})
+  %is_float = icmp eq ptr %type, %float_type
+  br i1 %is_float, label %float_value, label %float_from_int
+float_value:
+  %fvalp = getelementptr i8, ptr %obj, i64 16
+  %fval = load double, ptr %fvalp
+  br label %float_store
+float_from_int:
+  br i1 %is_int, label %int_to_float, label %decline
+int_to_float:
+  %as_d = call ptr @api(ptr %api, i64 {PyLong_AsDouble})
+  %d = call double %as_d(ptr %obj)
+  %dmaybe = fcmp oeq double %d, -1.0
+  br i1 %dmaybe, label %d_check, label %float_store
+d_check:
+  %dbad = call i1 @raised(ptr %api)
+  br i1 %dbad, label %decline, label %float_store
+float_store:
+  %x = phi double [ %fval, %float_value ], [ %d, %int_to_float ], [ %d, %d_check ]
+  %is_f32 = icmp eq i64 %kind, 6
+  br i1 %is_f32, label %st_f32, label %st_f64
+st_f32:
+  %x32 = fptrunc double %x to float
+  store float %x32, ptr %dst
+  ret i1 1
+st_f64:
+  store double %x, ptr %dst
+  ret i1 1
+decline:
+  ret i1 0
+}}
+
+; A new reference to the Python value of return slot `src` of kind `kind` (NULL: raised).
+define private ptr @box_return(ptr %api, ptr %src, i64 %kind) {{
+entry:
+  switch i64 %kind, label %f64 [
+    i64 1, label %u8
+    i64 2, label %i8
+    i64 3, label %i16
+    i64 4, label %i32
+    i64 5, label %i64
+    i64 6, label %f32
+  ]
+u8:
+  %a = load i8, ptr %src
+  %a64 = zext i8 %a to i64
+  br label %int
+i8:
+  %b = load i8, ptr %src
+  %b64 = sext i8 %b to i64
+  br label %int
+i16:
+  %c = load i16, ptr %src
+  %c64 = sext i16 %c to i64
+  br label %int
+i32:
+  %d = load i32, ptr %src
+  %d64 = sext i32 %d to i64
+  br label %int
+i64:
+  %e64 = load i64, ptr %src
+  br label %int
+int:
+  %v = phi i64 [ %a64, %u8 ], [ %b64, %i8 ], [ %c64, %i16 ], [ %d64, %i32 ], [ %e64, %i64 ]
+  %from_ll = call ptr @api(ptr %api, i64 {PyLong_FromLongLong})
+  %io = call ptr %from_ll(i64 %v)
+  ret ptr %io
+f32:
+  %f = load float, ptr %src
+  %fd = fpext float %f to double
+  br label %float
+f64:
+  %g = load double, ptr %src
+  br label %float
+float:
+  %x = phi double [ %fd, %f32 ], [ %g, %f64 ]
+  %from_d = call ptr @api(ptr %api, i64 {PyFloat_FromDouble})
+  %fo = call ptr %from_d(double %x)
+  ret ptr %fo
+}}
+
+define ptr @ti_launch_py(ptr %self, ptr %argv, i64 %argc) {{
+entry:
+  %recp = getelementptr i8, ptr %self, i64 16
+  %rec = load ptr, ptr %recp
+  %apip = call ptr @word(ptr %rec, i64 {R_API})
+  %api = load ptr, ptr %apip
+  %two = icmp eq i64 %argc, 2
+  br i1 %two, label %check_root, label %decline
+check_root:
+  %root = load ptr, ptr %argv
+  %rootp = call ptr @word(ptr %rec, i64 {R_ROOT})
+  %want_root = load ptr, ptr %rootp
+  %same_root = icmp eq ptr %root, %want_root
+  br i1 %same_root, label %check_args, label %decline
+check_args:
+  %tuplep = getelementptr ptr, ptr %argv, i64 1
+  %tuple = load ptr, ptr %tuplep
+  %typep = getelementptr i8, ptr %tuple, i64 8
+  %type = load ptr, ptr %typep
+  %tuple_type = call ptr @api(ptr %api, i64 {PyTuple_Type})
+  %is_tuple = icmp eq ptr %type, %tuple_type
+  br i1 %is_tuple, label %check_size, label %decline
+check_size:
+  %sizep = getelementptr i8, ptr %tuple, i64 16
+  %size = load i64, ptr %sizep
+  %nargsp = call ptr @word(ptr %rec, i64 {R_NARGS})
+  %nargs = load i64, ptr %nargsp
+  %size_ok = icmp eq i64 %size, %nargs
+  br i1 %size_ok, label %args_start, label %decline
+args_start:
+  %argsbufp = call ptr @word(ptr %rec, i64 {R_ARGS})
+  %argsbuf = load ptr, ptr %argsbufp
+  br label %arg_loop
+arg_loop:
+  %i = phi i64 [ 0, %args_start ], [ %i1, %arg_stored ]
+  %more = icmp slt i64 %i, %nargs
+  br i1 %more, label %arg, label %run
+arg:
+  %itemp = getelementptr i8, ptr %tuple, i64 24
+  %objp = getelementptr ptr, ptr %itemp, i64 %i
+  %obj = load ptr, ptr %objp
+  %desc_index = add i64 %i, {R_DESCRIPTORS}
+  %descp = call ptr @word(ptr %rec, i64 %desc_index)
+  %desc = load i64, ptr %descp
+  %kind = lshr i64 %desc, 32
+  %offset = and i64 %desc, 4294967295
+  %dst = getelementptr i8, ptr %argsbuf, i64 %offset
+  %ok = call i1 @store_arg(ptr %api, ptr %obj, i64 %kind, ptr %dst)
+  %i1 = add i64 %i, 1
+  br i1 %ok, label %arg_stored, label %decline
+arg_stored:
+  br label %arg_loop
+run:
+  %jobp = call ptr @word(ptr %rec, i64 {R_JOB})
+  %job = load ptr, ptr %jobp
+  %code = call i64 @ti_run_serial(ptr %job)
+  %failed = icmp ne i64 %code, 0
+  br i1 %failed, label %fail, label %returns
+returns:
+  %nretsp = call ptr @word(ptr %rec, i64 {R_NRETS})
+  %nrets = load i64, ptr %nretsp
+  %new_tuple = call ptr @api(ptr %api, i64 {PyTuple_New})
+  %result = call ptr %new_tuple(i64 %nrets)
+  %no_result = icmp eq ptr %result, null
+  br i1 %no_result, label %error, label %rets_start
+rets_start:
+  %retbufp = call ptr @word(ptr %rec, i64 {R_RETURNS})
+  %retbuf = load ptr, ptr %retbufp
+  %ret_kinds = add i64 %nargs, {R_DESCRIPTORS}
+  br label %ret_loop
+ret_loop:
+  %j = phi i64 [ 0, %rets_start ], [ %j1, %ret_set ]
+  %more_rets = icmp slt i64 %j, %nrets
+  br i1 %more_rets, label %ret, label %done
+ret:
+  %kind_index = add i64 %ret_kinds, %j
+  %rkindp = call ptr @word(ptr %rec, i64 %kind_index)
+  %rkind = load i64, ptr %rkindp
+  %src = getelementptr i64, ptr %retbuf, i64 %j
+  %value = call ptr @box_return(ptr %api, ptr %src, i64 %rkind)
+  %j1 = add i64 %j, 1
+  %no_value = icmp eq ptr %value, null
+  br i1 %no_value, label %drop_result, label %ret_set
+ret_set:
+  %set_item = call ptr @api(ptr %api, i64 {PyTuple_SetItem})
+  call i32 %set_item(ptr %result, i64 %j, ptr %value)
+  br label %ret_loop
+drop_result:
+  %decref = call ptr @api(ptr %api, i64 {Py_DecRef})
+  call void %decref(ptr %result)
+  br label %error
+error:
+  ret ptr null
+done:
+  ret ptr %result
+fail:
+  %none = call ptr @api(ptr %api, i64 {_Py_NoneStruct})
+  %r_none = call ptr @ref(ptr %api, ptr %none)
+  ret ptr %r_none
+decline:
+  %ni = call ptr @api(ptr %api, i64 {_Py_NotImplementedStruct})
+  %r_ni = call ptr @ref(ptr %api, ptr %ni)
+  ret ptr %r_ni
+}}
+"""
+
+
+def launch_py_ir() -> str:
+    """`ti_launch_py`'s IR, to be compiled into the pool module (it calls ti_run_serial)."""
+    constants = {name: index for index, name in enumerate(API)}
+    constants.update(
+        R_NARGS=R_NARGS,
+        R_NRETS=R_NRETS,
+        R_ROOT=R_ROOT,
+        R_API=R_API,
+        R_ARGS=R_ARGS,
+        R_RETURNS=R_RETURNS,
+        R_JOB=R_JOB,
+        R_DESCRIPTORS=R_DESCRIPTORS,
+    )
+    return LAUNCH_PY_IR.format(**constants)
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [
+        ("ml_name", ctypes.c_char_p),
+        ("ml_meth", ctypes.c_void_p),
+        ("ml_flags", ctypes.c_int),
+        ("ml_doc", ctypes.c_char_p),
+    ]
+
+
+METH_FASTCALL = 0x0080
+
+_api_table: Any = None
+_layout_checked: bool | None = None
+
+
+def _layout_ok() -> bool:
+    """Whether live objects have the layouts `ti_launch_py` reads (see the docstring)."""
+    global _layout_checked
+    if _layout_checked is None:
+        _layout_checked = _check_layout()
+    return _layout_checked
+
+
+def _check_layout() -> bool:
+    if sys.implementation.name != "cpython" or not hasattr(ctypes, "pythonapi"):
+        return False
+    if getattr(sys, "_is_gil_enabled", lambda: True)() is False:
+        return False  # a free-threaded build: another object header
+    word = ctypes.c_uint64.from_address
+    value, number, pair = 1234567, 2.75, (object(), object())
+    array = (ctypes.c_uint64 * 2)()
+    return (
+        word(id(value) + 8).value == id(int)
+        and word(id(number) + 8).value == id(float)
+        and ctypes.c_double.from_address(id(number) + 16).value == number
+        and word(id(pair) + 8).value == id(tuple)
+        and word(id(pair) + 16).value == 2
+        and word(id(pair) + 24).value == id(pair[0])
+        and word(id(pair) + 32).value == id(pair[1])
+        and word(id(array) + 16).value == ctypes.addressof(array)
+    )
+
+
+def _api() -> Any:
+    """The C API table `ti_launch_py` reads (filled once)."""
+    global _api_table
+    if _api_table is None:
+        api = ctypes.pythonapi
+        table = (ctypes.c_uint64 * len(API))()
+        for index, name in enumerate(API):
+            table[index] = ctypes.cast(getattr(api, name), ctypes.c_void_p).value or 0
+        if not all(table):
+            raise OSError("the C API table has a missing entry")
+        _api_table = table
+    return _api_table
+
+
+_new_function = None
+
+
+def _builtin(method_def: _MethodDef, record: Any) -> Any:
+    """A builtin function object calling `method_def.ml_meth` with `record` as self."""
+    global _new_function
+    if _new_function is None:
+        fn = ctypes.pythonapi.PyCFunction_NewEx
+        fn.restype = ctypes.py_object
+        fn.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p]
+        _new_function = fn
+    return _new_function(ctypes.addressof(method_def), record, None)
+
+
+class NativeLauncher:
+    """
+    One kernel's native entry (`call(root, args)`), on launch buffers of its own (so it
+    never shares them with the ctypes path of the same kernel).
+
+    `call` returns a tuple of return values, NOT_RUN (NotImplemented: nothing ran, take
+    the other path) or FAILED (None: a task set the error record of `buffers`).
+    """
+
+    def __init__(
+        self,
+        kinds: Sequence[int],
+        return_kinds: Sequence[int],
+        buffers: Any,
+        offsets: Sequence[int],
+        entry: int,
+    ):
+        self.buffers = buffers
+        n = R_DESCRIPTORS + len(kinds) + len(return_kinds)
+        record = (ctypes.c_uint64 * n)()
+        record[R_NARGS] = len(kinds)
+        record[R_NRETS] = len(return_kinds)
+        record[R_API] = ctypes.addressof(_api())
+        record[R_ARGS] = ctypes.addressof(buffers.args)
+        record[R_RETURNS] = ctypes.addressof(buffers.returns)
+        record[R_JOB] = buffers.serial_job
+        for index, (kind, offset) in enumerate(zip(kinds, offsets)):
+            record[R_DESCRIPTORS + index] = (kind << 32) | offset
+        for index, kind in enumerate(return_kinds):
+            record[R_DESCRIPTORS + len(kinds) + index] = kind
+        self._record = record
+        self._method = _MethodDef(b"launch", entry, METH_FASTCALL, None)
+        self.call = _builtin(self._method, record)
+        self.set_root(buffers.root)
+
+    def set_root(self, root: object) -> None:
+        """Point the launcher at `root` (None or a C-contiguous numpy array)."""
+        self.buffers.set_root(root)
+        self._record[R_ROOT] = id(self.buffers.root)  # held by the buffers
+
+
+NOT_RUN = NotImplemented
+FAILED = None
+
+
+def native_launcher(
+    plan: Any, buffers: Any, offsets: Sequence[int], entry: int | None
+) -> NativeLauncher | None:
+    """
+    The native launcher of `plan` on `buffers` (whose serial job record is set), or None:
+    no `ti_launch_py` (`entry` None), an argument or return type it does not convert, or
+    a Python whose object layouts differ.
+    """
+    from taichi_xdsl.targets.llvm.runtime import ScalarArg
+
+    if entry is None or not buffers.serial_job or not _layout_ok():
+        return None
+    if not all(isinstance(arg, ScalarArg) and arg.dtype in KINDS for arg in plan.args):
+        return None
+    if not all(dtype in KINDS for dtype in plan.returns):
+        return None
+    try:
+        return NativeLauncher(
+            [KINDS[arg.dtype] for arg in plan.args],
+            [KINDS[dtype] for dtype in plan.returns],
+            buffers,
+            offsets,
+            entry,
+        )
+    except (OSError, AttributeError, ValueError):
+        return None
