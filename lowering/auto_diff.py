@@ -87,7 +87,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.diagnostics import PassFailedAt
+from taichi_xdsl.utils.diagnostics import PassFailedAt, PassOptionError
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
@@ -1074,13 +1074,18 @@ class AutoDiffPass(ModulePass):
     ad_stack_size: int = 0
     """Values an adstack holds for a loop of non-constant bounds (0: the default)."""
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def __post_init__(self) -> None:
         if self.ad_stack_size < 0:
-            raise PassFailedAt(op, "ti-auto-diff: ad_stack_size must be >= 0")
-        if self.mode not in ("reverse", "forward"):
-            raise PassFailedAt(
-                op, f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
+            raise PassOptionError(
+                "ad_stack_size",
+                f"ti-auto-diff: ad_stack_size must be >= 0, got {self.ad_stack_size}",
             )
+        if self.mode not in ("reverse", "forward"):
+            raise PassOptionError(
+                "mode", f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
+            )
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
         fields = [f for f in op.walk() if isinstance(f, taichi.FieldOp)]
         field_types = {f.sym_name.data: f.type for f in fields}
         forward = self.mode == "forward"

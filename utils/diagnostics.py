@@ -123,6 +123,19 @@ class LocatedDiagnostic(DiagnosticException):
     """A diagnostic whose message already names its source position."""
 
 
+class PassOptionError(ValueError):
+    """
+    A pass option out of its range, raised when the pass is built (in its
+    `__post_init__`), so that ti-opt points at the option in the `-p` text:
+
+        raise PassOptionError("ad_stack_size", "ti-auto-diff: ad_stack_size must be >= 0")
+    """
+
+    def __init__(self, option: str, message: str):
+        super().__init__(message)
+        self.option = option
+
+
 class PassFailedAt(PassFailedException, LocatedDiagnostic):
     """
     A pass rejecting its input at `op`: the message names the op's source position.

@@ -20,6 +20,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
+from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecToken, SpecTokenKind, parse_pipeline
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -27,6 +28,7 @@ from taichi_xdsl.utils import registry
 from taichi_xdsl.utils.diagnostics import (
     LocatedDiagnostic,
     LocatingParser,
+    PassOptionError,
     decode_source,
     format_at,
     verify_dominance,
@@ -160,6 +162,8 @@ class TiOptMain(xDSLOptMain):
         if self.args.passes:
             from taichi_xdsl.utils.pipelines import expand
 
+            _check_pass_options(self.available_passes, self.args.passes)
+
             self.args.passes = ",".join(expand(self.args.passes))
         super().setup_pipeline()
         # xDSL's callback verifies the module before the first pass and after each; ours
@@ -222,6 +226,71 @@ class TiOptMain(xDSLOptMain):
                 emit(prog, self.output_stream)
                 return ""
         return super().output_resulting_program(prog)
+
+
+def _pass_tokens(text: str) -> list[tuple[SpecToken, dict[str, SpecToken]]]:
+    """
+    For each pass of a `-p` text, in order: the token of its name and those of its
+    option names (`-` read as `_`, as xDSL does). The text has parsed already.
+    """
+    passes: list[tuple[SpecToken, dict[str, SpecToken]]] = []
+    lexer = PipelineLexer(text)
+    in_options = expect_key = False
+    while (token := lexer.lex()).kind is not SpecTokenKind.EOF:
+        if token.kind is SpecTokenKind.L_BRACE:
+            in_options = expect_key = True
+        elif token.kind is SpecTokenKind.R_BRACE:
+            in_options = False
+        elif in_options and token.kind is SpecTokenKind.SPACE:
+            expect_key = True
+        elif token.kind is SpecTokenKind.IDENT and in_options and expect_key:
+            passes[-1][1][token.span.text.replace("-", "_")] = token
+            expect_key = False
+        elif token.kind is SpecTokenKind.IDENT and not in_options:
+            passes.append((token, {}))
+    return passes
+
+
+def _option_at_fault(pass_type: type, spec: ArgSpec, error: ValueError) -> str | None:
+    """
+    The option of `spec` that `pass_type` rejected: the one a PassOptionError names,
+    else the one the message quotes (an unknown option), else the first that fails
+    alone (a value of the wrong type). None when none does (a required option missing).
+    """
+    options = spec.normalize_parameter_names().parameters
+    if isinstance(error, PassOptionError):
+        return error.option
+    for name in options:
+        if f'"{name}"' in str(error):
+            return name
+    required = {name: options[name] for name in pass_type.required_fields() if name in options}
+    for name, value in options.items():
+        try:
+            pass_type.from_pass_spec(ArgSpec(spec.name, {**required, name: value}))
+        except ValueError:
+            return name
+    return None
+
+
+def _check_pass_options(available: dict, text: str) -> None:
+    """
+    Build each pass of the `-p` text once, before named pipelines expand: an option a
+    pass rejects (unknown, of the wrong type, out of its range) is a diagnostic with a
+    caret at that option in the text, as a malformed pipeline's is. Names that are not
+    passes (named pipelines, unknown passes) are left to the pipeline's own checks.
+    """
+    for spec, (name_token, option_tokens) in zip(parse_pipeline(text), _pass_tokens(text)):
+        if spec.name not in available:
+            continue
+        pass_type = available[spec.name]()
+        try:
+            pass_type.from_pass_spec(spec)
+        except ValueError as error:
+            token = option_tokens.get(_option_at_fault(pass_type, spec, error), name_token)
+            raise LocatedDiagnostic(
+                "ti-opt: error: in the pass pipeline: a rejected option:\n"
+                + token.span.print_with_context(str(error)).rstrip()
+            ) from None
 
 
 def main(args: Sequence[str] | None = None) -> int:

@@ -124,6 +124,7 @@ def adjoint_module(
     """
     from taichi_xdsl.dialects import taichi
     from taichi_xdsl.utils import registry
+    from taichi_xdsl.utils.diagnostics import PassOptionError
     from xdsl.utils.exceptions import DiagnosticException
 
     assert kernel._params is not None
@@ -153,7 +154,7 @@ def adjoint_module(
         if "ti-scalarize" in registry.PASSES:
             spec = f"ti-scalarize,{spec}"
         registry.build_pipeline(spec).apply(registry.make_context(), module)
-    except DiagnosticException as error:
+    except (DiagnosticException, PassOptionError) as error:
         raise AutodiffError(
             f"kernel '{kernel.__name__}': cannot differentiate it: {error}"
         ) from None
