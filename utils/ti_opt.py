@@ -204,6 +204,9 @@ class TiOptMain(xDSLOptMain):
             self.register_pass(name, factory)
         for name, pass_type in self.plugin_passes.items():
             self.register_pass(name, lambda pass_type=pass_type: pass_type)
+        # xDSL passes that can run without end: bounded, ending in a diagnostic
+        for name in ("apply-pdl", "apply-eqsat-pdl-interp"):
+            self.register_pass(name, lambda name=name: _bounded_pass(name))
 
     def register_all_targets(self):
         super().register_all_targets()
@@ -226,6 +229,12 @@ class TiOptMain(xDSLOptMain):
                 emit(prog, self.output_stream)
                 return ""
         return super().output_resulting_program(prog)
+
+
+def _bounded_pass(name: str) -> type:
+    from taichi_xdsl.utils.xdsl_bounds import BOUNDED_PASSES
+
+    return BOUNDED_PASSES[name]
 
 
 def _pass_tokens(text: str) -> list[tuple[SpecToken, dict[str, SpecToken]]]:
@@ -385,12 +394,22 @@ def _index_past_the_end(main: TiOptMain | None, error: BaseException):
                            f"{ops.index(last)} this `{last.name}`)")
 
 
+def _pass_module(running: object) -> str:
+    """The module defining a pass; xDSL's for ti-opt's bounded versions of xDSL's passes."""
+    from taichi_xdsl.utils.xdsl_bounds import BOUNDED_PASSES
+
+    pass_type = type(running)
+    if pass_type in BOUNDED_PASSES.values():
+        pass_type = pass_type.__mro__[1]
+    return pass_type.__module__
+
+
 def _in_pass(main: TiOptMain | None) -> str:
     """` in pass 'name' (module)` for a fault inside a pass, else ``."""
     running = getattr(main, "running_pass", None)
     if running is None:
         return ""
-    return f" in pass '{running.name}' ({type(running).__module__})"
+    return f" in pass '{running.name}' ({_pass_module(running)})"
 
 
 def _main(args: Sequence[str] | None) -> int:
@@ -431,7 +450,7 @@ def _main(args: Sequence[str] | None) -> int:
         return 1
     except Exception as error:
         running = getattr(main, "running_pass", None)
-        if running is not None and type(running).__module__.startswith("xdsl."):
+        if running is not None and _pass_module(running).startswith("xdsl."):
             # A fault of one of xDSL's own passes on this input: a diagnostic naming it
             # (its bug, not ours: an IndexError of apply-individual-rewrite given an
             # index past the matches, an assert of apply-pdl without its file).
