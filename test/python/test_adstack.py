@@ -48,6 +48,16 @@ def test_ad_stack_size_sizes_dynamic_loops(arch) -> None:
     np.testing.assert_allclose(grad, 3000 * 1.0001**2999, rtol=1e-3)
 
 
+def test_negative_ad_stack_size_is_an_error_naming_it(arch) -> None:
+    # ti-auto-diff checks its options when the pass is built (utils/diagnostics.py
+    # PassOptionError): the kernel's gradient is refused, with the option named.
+    from taichi_xdsl.frontends.python.lang.autodiff import AutodiffError
+
+    ti.init(arch=arch, ad_stack_size=-1)
+    with pytest.raises(AutodiffError, match="ad_stack_size must be >= 0, got -1"):
+        _power(3)
+
+
 def test_overflow_raises_instead_of_a_wrong_gradient(arch) -> None:
     ti.init(arch=arch, ad_stack_size=16)
     _, grad = _power(16)  # exactly full: fine
