@@ -1082,7 +1082,8 @@ class AutoDiffPass(ModulePass):
             )
         if self.mode not in ("reverse", "forward"):
             raise PassOptionError(
-                "mode", f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'"
+                "mode",
+                f"ti-auto-diff: mode must be 'reverse' or 'forward', got '{self.mode}'",
             )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:

@@ -20,7 +20,13 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from xdsl.utils.arg_spec import ArgSpec, PipelineLexer, SpecToken, SpecTokenKind, parse_pipeline
+from xdsl.utils.arg_spec import (
+    ArgSpec,
+    PipelineLexer,
+    SpecToken,
+    SpecTokenKind,
+    parse_pipeline,
+)
 from xdsl.utils.exceptions import ArgSpecParseError, DiagnosticException, ParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
@@ -272,7 +278,9 @@ def _option_at_fault(pass_type: type, spec: ArgSpec, error: ValueError) -> str |
     for name in options:
         if f'"{name}"' in str(error):
             return name
-    required = {name: options[name] for name in pass_type.required_fields() if name in options}
+    required = {
+        name: options[name] for name in pass_type.required_fields() if name in options
+    }
     for name, value in options.items():
         try:
             pass_type.from_pass_spec(ArgSpec(spec.name, {**required, name: value}))

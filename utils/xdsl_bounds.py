@@ -33,7 +33,9 @@ from taichi_xdsl.utils.diagnostics import PassFailedAt, PassOptionError
 
 
 @contextmanager
-def _wrapped(owner: type, name: str, wrap: Callable[[Callable], Callable]) -> Iterator[None]:
+def _wrapped(
+    owner: type, name: str, wrap: Callable[[Callable], Callable]
+) -> Iterator[None]:
     """`owner.name` replaced by `wrap(owner.name)` for the duration of the block."""
     original = owner.__dict__[name]
     setattr(owner, name, wrap(original))
@@ -69,7 +71,8 @@ class BoundedApplyPDLPass(ApplyPDLPass):
     def __post_init__(self) -> None:
         if self.max_rewrites < 1:
             raise PassOptionError(
-                "max_rewrites", f"apply-pdl: max_rewrites must be >= 1, got {self.max_rewrites}"
+                "max_rewrites",
+                f"apply-pdl: max_rewrites must be >= 1, got {self.max_rewrites}",
             )
 
     def apply(self, ctx: Context, op: builtin.ModuleOp) -> None:
@@ -131,7 +134,9 @@ class BoundedApplyEqsatPDLInterpPass(ApplyEqsatPDLInterpPass):
         limit = self.max_op_comparisons
 
         def counted(is_structurally_equivalent: Callable) -> Callable:
-            def counting(this: Operation, other: object, context: dict | None = None) -> bool:
+            def counting(
+                this: Operation, other: object, context: dict | None = None
+            ) -> bool:
                 nonlocal comparisons
                 comparisons += 1
                 if comparisons >= limit:
