@@ -19,7 +19,7 @@ from taichi_xdsl.lowering.spirv_common import (
     shape_word,
 )
 from taichi_xdsl.lowering.field_access import access_elements
-from taichi_xdsl.lowering.spirv_debug import bounds_check, guarded
+from taichi_xdsl.lowering.spirv_debug import bounds_check, check_site, guarded
 from taichi_xdsl.lowering.spirv_simt import shared_element_ptr
 from taichi_xdsl.utils import spirv_abi
 from xdsl.dialects import arith, memref
@@ -136,7 +136,8 @@ class ElementPtrLowering(TaskPattern):
         index = _linear_index(list(op.indices), dims, start, ops)
         ptr = self.state.element_ptr(binding, element, index, ops)
         if self.state.debug and op.indices:
-            self.state.places[ptr].check = bounds_check(list(op.indices), dims, ops)
+            site = check_site(self.state, op)
+            self.state.places[ptr].check = bounds_check(list(op.indices), dims, ops, site)
         rewriter.replace(op, ops, [ptr])
 
 
