@@ -16,6 +16,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 import taichi_xdsl as ti
 
@@ -157,3 +158,28 @@ def test_cached_kernel_still_names_the_access(arch: Any, tmp_path: Path):
         message = result["message"]
         assert "index 7 out of bounds for dimension 0 of extent 4" in message, message
         assert f"{script}:{line}:5: in kernel 'k'\n    x[i] = 1\n    ^" in message, message
+
+
+def test_aot_loaded_kernel_still_names_the_access(arch: Any, tmp_path: Path):
+    """A kernel saved by ti.aot in debug mode and loaded back checks its accesses and
+    names them (CPU: the site text is in the object code; Vulkan: in the module's
+    `asserts` table of the kernel)."""
+    init_arch(arch, debug=True, offline_cache=False)
+
+    @ti.kernel
+    def k(a: ti.types.ndarray(dtype=ti.i32, ndim=1), i: ti.i32):
+        a[i] = 5
+
+    module = ti.aot.Module()
+    module.add_kernel(k)
+    module.save(tmp_path)
+    ti.reset()
+    loaded = ti.aot.load(tmp_path)
+    a = np.zeros(3, np.int32)
+    loaded.get_kernel("k")(a, 2)
+    assert a.tolist() == [0, 0, 5]
+    with pytest.raises(ti.TaichiIndexError) as info:
+        loaded.get_kernel("k")(a, 9)
+    assert "index 9 out of bounds for dimension 0 of extent 3" in str(info.value)
+    _expect_site(info.value, _line_of("        a[i] = 5"), "        a[i] = 5", 9)
+    assert a.tolist() == [0, 0, 5]  # the bad write was skipped
