@@ -73,8 +73,14 @@ def out_of_bounds_error(
 ) -> TaichiIndexAssertionError:
     """
     The error of an out-of-bounds record (first, index, extent); `site` is the
-    `access_site` text the record's site names ("" when none): its position, the
-    source line and a caret under the access.
+    `access_site` text the record's site names ("" when none): its position as
+    Taichi and the other kernel errors give it, the source line and a caret under the
+    access.
+
+        Out of bound access: kernel 'k': index 7 out of bounds for dimension 0 ...
+        File "demo.py", line 7, column 5, in k:
+            x[i] = 1
+            ^
     """
     dimension = first & ((1 << SITE_SHIFT) - 1)
     message = (
@@ -83,7 +89,7 @@ def out_of_bounds_error(
     )
     if site:
         filename, line, column = site.rsplit(":", 2)
-        message += f"\n{site}: in kernel '{kernel}'"
+        message += f'\nFile "{filename}", line {line}, column {column}, in {kernel}:'
         source = linecache.getline(filename, int(line)).rstrip()
         if source:
             message += f"\n{source}\n{' ' * max(int(column) - 1, 0)}^"

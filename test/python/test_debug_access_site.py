@@ -1,7 +1,7 @@
 """
 Debug mode (`ti.init(debug=True)`): an out-of-bounds access names where it is, as the
-other kernel errors do: `file:line:column` of the access, its source line and a caret,
-after the dimension, index and extent. The site travels with the compiled kernel (the
+other kernel errors do: `File "...", line L, column C, in k:`, its source line and a
+caret under the access, after the dimension, index and extent. The site travels with the compiled kernel (the
 CPU's site text in the kernel's code, Vulkan's in the kernel's message table), so a
 kernel loaded from the offline cache by a later process still names it.
 """
@@ -34,7 +34,7 @@ def _line_of(source: str) -> int:
 
 def _expect_site(error: BaseException, line: int, source: str, column: int) -> None:
     message = str(error)
-    assert f"{HERE}:{line}:{column}: in kernel " in message, message
+    assert f'File "{HERE}", line {line}, column {column}, in k:' in message, message
     assert f"\n{source}\n{' ' * (column - 1)}^" in message, message
 
 
@@ -157,7 +157,8 @@ def test_cached_kernel_still_names_the_access(arch: Any, tmp_path: Path):
     for result in results:
         message = result["message"]
         assert "index 7 out of bounds for dimension 0 of extent 4" in message, message
-        assert f"{script}:{line}:5: in kernel 'k'\n    x[i] = 1\n    ^" in message, message
+        expected = f'File "{script}", line {line}, column 5, in k:\n    x[i] = 1\n    ^'
+        assert expected in message, message
 
 
 def test_aot_loaded_kernel_still_names_the_access(arch: Any, tmp_path: Path):
