@@ -31,7 +31,7 @@ range_for's loop:
     %v = llvm.load %p : !llvm.ptr -> f32
 
 With `debug=true`, an element access runs only when every index is in [0, extent);
-otherwise the task writes the error record (1, site << 4 | dim, index, extent) and a
+otherwise the task writes the error record (1, site << 8 | dim, index, extent) and a
 load gives 0; the site is the address of a global holding the access's
 `file:line:column` (`@k.site0`, when the access has a location), which the host shows
 with the source line.
@@ -309,7 +309,7 @@ def _out_of_bounds(
     reads: _Reads, checks: Sequence[_Check], site: str | None
 ) -> list[Operation]:
     """
-    The error record of the first index out of bounds: (1, site << 4 | dim, index,
+    The error record of the first index out of bounds: (1, site << 8 | dim, index,
     extent), the site the address of the access's `file:line:column` text (the global
     `site`; utils/errors.py SITE_SHIFT), none without one.
     """
@@ -518,6 +518,11 @@ class ElementPtrLowering(_Pattern):
     def match_and_rewrite(self, op: taichi.ElementPtrOp, rewriter: PatternRewriter):
         if (reads := self.lowering.at(op, rewriter)) is None:
             return  # not in a task yet: nothing to address from
+        if self.lowering.debug and len(op.indices) > 1 << SITE_SHIFT:
+            raise PassFailedAt(
+                op, f"ti-lower-access: debug bounds checks of an access with more than "
+                f"{1 << SITE_SHIFT} indices (the error record names the dimension in 8 bits)",
+            )
         start, extents = _base(op, reads)
         ops: list[Operation] = []
         linear: SSAValue | None = None

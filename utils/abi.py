@@ -29,7 +29,7 @@ Thread-local slots (`offload.thread_local N`) are bytes of a per-call stack buff
 
 Debug-mode errors: a task that finds an out-of-bounds index writes an error record and
 skips the access. The record is 4 little-endian i64: code, the access's site and
-which index position (site << 4 | dimension; the site is the address of its
+which index position (site << 8 | dimension; the site is the address of its
 `file:line:column` text, utils/errors.py SITE_SHIFT), the bad index, the extent; the
 first writer wins (code 0 means no error).
 """

@@ -56,9 +56,9 @@ class TaichiIndexAssertionError(TaichiIndexError, TaichiAssertionError):
     with too few or too many indices ("Slicing is not supported on ti.field")."""
 
 
-SITE_SHIFT = 4
+SITE_SHIFT = 8
 """The first word of an out-of-bounds error record: `site << SITE_SHIFT | dimension`
-(dimensions < 16). The site is the address of the access's NUL-terminated
+(dimensions < 256: the lowerings refuse more). The site is the address of the access's NUL-terminated
 `access_site` text on the CPU, its id + 1 in the kernel's message table (`ti.asserts`)
 on Vulkan; 0 when the access has no source location."""
 

@@ -51,7 +51,7 @@ sync.
 
 Error record (debug mode, `convert-offload-to-spirv{debug=true}`): an access with an
 index out of bounds is skipped (a load gives 0) and the task writes (ERROR_INDEX_OUT_OF_
-BOUNDS, site << 4 | dimension, index, extent), the site the id + 1 of the access's
+BOUNDS, site << 8 | dimension, index, extent), the site the id + 1 of the access's
 `file:line:column` in the kernel's `ti.asserts` table (0: none; utils/errors.py
 SITE_SHIFT); a false assert writes (ERROR_ASSERTION, message id, 0, 0), the id indexing
 that table. Only the invocation whose atomic

@@ -4,7 +4,7 @@
 // swapped from 0, words 1, 2, 3 the payload. A skipped read of an i32 yields 0. Each
 // assert of a task has its own message id (0, 1, ... in the ti.asserts table); its
 // record is (id, 0, 0). A checked access's `file:line:column` is in the table too
-// (id 0 here): its record's word 1 is (id + 1) << 4 | dim.
+// (id 0 here): its record's word 1 is (id + 1) << 8 | dim.
 taichi.field @n : memref<4xi32> offset 0
 
 // CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "{{.*}}convert-offload-to-spirv-debug-record.mlir:[[# @LINE + 46]]:5"], ["1", "n must be positive"], ["2", "n must be small"]]
@@ -12,7 +12,7 @@ taichi.field @n : memref<4xi32> offset 0
 // CHECK:       %[[I:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
 // CHECK:       %[[EXTENT:.*]] = spirv.Constant 4 : i32
 // CHECK-NEXT:  %[[OK:.*]] = spirv.ULessThan %[[I]], %[[EXTENT]] : i32
-// CHECK-NEXT:  %[[DIM:.*]] = spirv.Constant 16 : i32
+// CHECK-NEXT:  %[[DIM:.*]] = spirv.Constant 256 : i32
 // CHECK:       ^{{.*}}:
 // CHECK:         %[[CODE:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:    %[[FREE:.*]] = spirv.Constant 0 : i32

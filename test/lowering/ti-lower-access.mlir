@@ -241,7 +241,7 @@ offload.kernel @assert_and_local : () -> () {
 // Debug: each index is compared (unsigned, so negatives fail) with its extent; the
 // load runs only in bounds and reads through a slot, 0 otherwise; the error record
 // gets the first bad dimension (below the address of the access's site, its
-// `file:line:column` text, shifted left 4), its index and its extent.
+// `file:line:column` text, shifted left 8), its index and its extent.
 // DEBUG:         llvm.mlir.global internal constant @checked_load.site0("{{.*}}ti-lower-access.mlir:[[# @LINE + 52]]:5\00")
 // DEBUG-LABEL: offload.kernel @checked_load
 // DEBUG:         %[[N0:.*]] = llvm.load %{{.*}} {invariant} : !llvm.ptr -> i64
@@ -268,8 +268,8 @@ offload.kernel @assert_and_local : () -> () {
 // DEBUG-NEXT:      %[[EXT:.*]] = arith.select %[[OK0]], %[[N1]], %[[N0]] : i64
 // DEBUG-NEXT:      %[[SITE:.*]] = llvm.mlir.addressof @checked_load.site0 : !llvm.ptr
 // DEBUG-NEXT:      %[[SITEW:.*]] = llvm.ptrtoint %[[SITE]] : !llvm.ptr to i64
-// DEBUG-NEXT:      %[[FOUR:.*]] = arith.constant 4 : i64
-// DEBUG-NEXT:      %[[SHIFTED:.*]] = arith.shli %[[SITEW]], %[[FOUR]] : i64
+// DEBUG-NEXT:      %[[EIGHT:.*]] = arith.constant 8 : i64
+// DEBUG-NEXT:      %[[SHIFTED:.*]] = arith.shli %[[SITEW]], %[[EIGHT]] : i64
 // DEBUG-NEXT:      %[[FIRST:.*]] = arith.ori %[[SHIFTED]], %[[DIM]] : i64
 // DEBUG-NEXT:      %[[NONE:.*]] = arith.constant 0 : i64
 // DEBUG-NEXT:      %[[CODE:.*]] = arith.constant 1 : i64

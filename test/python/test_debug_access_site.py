@@ -184,3 +184,19 @@ def test_aot_loaded_kernel_still_names_the_access(arch: Any, tmp_path: Path):
     assert "index 9 out of bounds for dimension 0 of extent 3" in str(info.value)
     _expect_site(info.value, _line_of("        a[i] = 5"), "        a[i] = 5", 9)
     assert a.tolist() == [0, 0, 5]  # the bad write was skipped
+
+
+def test_many_dimensions_name_the_right_one(debug):
+    """The dimension shares its word of the record with the site: an index of a
+    field of 18 dimensions is reported as dimension 17 (not 1), at its own line."""
+    x = ti.field(ti.i32, (1,) * 17 + (2,))
+
+    @ti.kernel
+    def k(i: ti.i32):
+        x[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i] = 1
+
+    with pytest.raises(ti.TaichiIndexError) as info:
+        k(5)
+    assert "index 5 out of bounds for dimension 17 of extent 2" in str(info.value)
+    source = "        x[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i] = 1"
+    _expect_site(info.value, _line_of(source), source, 9)

@@ -251,17 +251,17 @@ def test_debug_index_out_of_bounds(index: int):
 
 def test_debug_index_out_of_bounds_names_its_site():
     """With a location, the record's first word is the address of the access's
-    `file:line:column` text shifted left 4, or'ed with the dimension."""
+    `file:line:column` text shifted left 8, or'ed with the dimension."""
     jit = compile_offload(CHECKED, DEBUG_PIPELINE, name="checked.mlir")
     a = np.array([1, 2, 3, 4], np.int32)
     launch = Launch(args=ndarray_words(a) + np.int64(4).tobytes())
     launch.run(jit, "checked", 0)
     first = int(launch.error[1])
-    assert first & 15 == 0 and first >> 4
+    assert first & 255 == 0 and first >> 8
     line = CHECKED.splitlines().index(
         "    %p = taichi.element_ptr %a[%i] : memref<?xi32> -> memref<i32>"
     ) + 1
-    assert ctypes.string_at(first >> 4) == f"checked.mlir:{line}:5".encode()
+    assert ctypes.string_at(first >> 8) == f"checked.mlir:{line}:5".encode()
     assert list(launch.error[2:]) == [4, 4]
 
 
