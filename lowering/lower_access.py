@@ -31,7 +31,10 @@ range_for's loop:
     %v = llvm.load %p : !llvm.ptr -> f32
 
 With `debug=true`, an element access runs only when every index is in [0, extent);
-otherwise the task writes the error record (1, dim, index, extent) and a load gives 0.
+otherwise the task writes the error record (1, site << 8 | dim, index, extent) and a
+load gives 0; the site is the address of a global holding the access's
+`file:line:column` (`@k.site0`, when the access has a location), which the host shows
+with the source line.
 `taichi.assert` writes (2, address of its message, 0, 0) when its condition is false;
 without debug, asserts are erased. Local `memref.alloca` slots are left as they are.
 """
@@ -46,6 +49,7 @@ from xdsl.dialects import arith, func, llvm, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
     DenseArrayBase,
+    FileLineColLoc,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -77,6 +81,7 @@ from taichi_xdsl.dialects import llvm_ext, offload, taichi
 from taichi_xdsl.lowering.field_access import access_elements
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
+from taichi_xdsl.utils.errors import SITE_SHIFT, access_site
 from taichi_xdsl.utils.print_format import assert_message
 
 PTR = llvm.LLVMPointerType()
@@ -142,6 +147,8 @@ class _Lowering:
     preamble: set[Operation] = field(default_factory=set)
     thread_local_bytes: dict[Operation, int] = field(default_factory=dict)
     messages: dict[str, int] = field(default_factory=dict)
+    texts: dict[tuple[str, str, str], str] = field(default_factory=dict)
+    """The symbol of each (kernel, kind, text) global made (`_Reads.text`)."""
 
     def at(self, op: Operation, rewriter: PatternRewriter) -> _Reads | None:
         """The reads of the task region, or of the real function (`func.func`),
@@ -247,6 +254,31 @@ class _Reads:
         buffer = self._get("tls", "tls", lambda: [offload.ThreadLocalBufferOp(size)])
         return self._buffer(buffer, ("tls", offset), f"tls{offset}", offset)
 
+    def text(self, kind: str, text: str) -> str:
+        """
+        The symbol of a NUL-terminated constant `text` placed before the kernel,
+        `<kernel>.<kind><n>` (one per kernel and text of a kind).
+        """
+        kernel_name = self.kernel.sym_name.data
+        key = (kernel_name, kind, text)
+        symbol = self.lowering.texts.get(key)
+        if symbol is not None:
+            return symbol
+        count = self.lowering.messages.get(kernel_name + kind, 0)
+        self.lowering.messages[kernel_name + kind] = count + 1
+        data = text.encode() + b"\0"
+        symbol = f"{kernel_name}.{kind}{count}"
+        message = llvm.GlobalOp(
+            llvm.LLVMArrayType(len(data), i8),
+            symbol,
+            "internal",
+            constant=True,
+            value=StringAttr(data.decode()),
+        )
+        self.rewriter.insert(message, InsertPoint.before(self.kernel))
+        self.lowering.texts[key] = symbol
+        return symbol
+
     def error_record(self, code: int, words: Sequence[SSAValue]) -> list[Operation]:
         """
         Write (code, *words) to the error record unless an error is there already: the
@@ -273,8 +305,14 @@ class _Check:
     extent: SSAValue
 
 
-def _out_of_bounds(reads: _Reads, checks: Sequence[_Check]) -> list[Operation]:
-    """The error record of the first index out of bounds: (1, dim, index, extent)."""
+def _out_of_bounds(
+    reads: _Reads, checks: Sequence[_Check], site: str | None
+) -> list[Operation]:
+    """
+    The error record of the first index out of bounds: (1, site << 8 | dim, index,
+    extent), the site the address of the access's `file:line:column` text (the global
+    `site`; utils/errors.py SITE_SHIFT), none without one.
+    """
     last = len(checks) - 1
     dim_op = _i64(last)
     ops: list[Operation] = [dim_op]
@@ -288,6 +326,14 @@ def _out_of_bounds(reads: _Reads, checks: Sequence[_Check]) -> list[Operation]:
         ]
         ops += [d_op, *selects]
         dim, index, extent = (s.result for s in selects)
+    if site is not None:
+        address = llvm.AddressOfOp(site, PTR)
+        word = llvm.PtrToIntOp(address, i64)
+        shift = _i64(SITE_SHIFT)
+        shifted = arith.ShLIOp(word, shift)
+        first = arith.OrIOp(shifted, dim)
+        ops += [address, word, shift, shifted, first]
+        dim = first.result
     return ops + reads.error_record(abi.ERROR_INDEX_OUT_OF_BOUNDS, [dim, index, extent])
 
 
@@ -399,12 +445,13 @@ def _guarded(
     ok: SSAValue,
     access: Operation | list[Operation],
     result: SSAValue | None,
+    site: str | None,
 ) -> tuple[list[Operation], SSAValue | None]:
     """
     Run `access` only when `ok`; otherwise write the error record. A result goes
     through a local slot, 0 when the access was skipped.
     """
-    error = _out_of_bounds(reads, checks)
+    error = _out_of_bounds(reads, checks, site)
     access = access if isinstance(access, list) else [access]
     if result is None:
         run = Block([*access, taichi.YieldOp()])
@@ -424,6 +471,7 @@ def _lower_accesses(
     checks: Sequence[_Check] = (),
     ok: SSAValue | None = None,
     others: tuple[type[Operation], ...] = (),
+    site: str | None = None,
 ) -> None:
     """Rewrite every load, store and atomic of `place` into one of `ptr`."""
     for use in list(place.uses):
@@ -446,7 +494,7 @@ def _lower_accesses(
         if ok is None:
             new_ops, new_result = accesses, result
         else:
-            new_ops, new_result = _guarded(reads, checks, ok, access, result)
+            new_ops, new_result = _guarded(reads, checks, ok, access, result, site)
         reads.rewriter.replace(user, new_ops, [new_result] if user.results else [])
 
 
@@ -470,6 +518,11 @@ class ElementPtrLowering(_Pattern):
     def match_and_rewrite(self, op: taichi.ElementPtrOp, rewriter: PatternRewriter):
         if (reads := self.lowering.at(op, rewriter)) is None:
             return  # not in a task yet: nothing to address from
+        if self.lowering.debug and len(op.indices) > 1 << SITE_SHIFT:
+            raise PassFailedAt(
+                op, f"ti-lower-access: debug bounds checks of an access with more than "
+                f"{1 << SITE_SHIFT} indices (the error record names the dimension in 8 bits)",
+            )
         start, extents = _base(op, reads)
         ops: list[Operation] = []
         linear: SSAValue | None = None
@@ -497,7 +550,12 @@ class ElementPtrLowering(_Pattern):
         for new_op in ops:
             new_op.location = op.location
         rewriter.insert(ops, InsertPoint.before(op))
-        _lower_accesses(op.result, ptr, reads, checks, ok)
+        site = None
+        if checks and isinstance(op.location, FileLineColLoc):
+            where = op.location
+            text = access_site(where.filename.data, where.line.data, where.column.data)
+            site = reads.text("site", text)
+        _lower_accesses(op.result, ptr, reads, checks, ok, site=site)
         rewriter.erase(op)
 
 
@@ -671,22 +729,11 @@ class AssertLowering(_Pattern):
             return
         if (reads := self.lowering.at(op, rewriter)) is None:
             return
-        kernel_name = reads.kernel.sym_name.data
-        count = self.lowering.messages.get(kernel_name, 0)
-        self.lowering.messages[kernel_name] = count + 1
         kinds = ["f32" if v.type == f32 else "i32" for v in op.values]
-        text = assert_message(op.message.data, kinds).encode() + b"\0"
-        message = llvm.GlobalOp(
-            llvm.LLVMArrayType(len(text), i8),
-            f"{kernel_name}.assert{count}",
-            "internal",
-            constant=True,
-            value=StringAttr(text.decode()),
-        )
-        rewriter.insert(message, InsertPoint.before(reads.kernel))
+        message = reads.text("assert", assert_message(op.message.data, kinds))
         true = arith.ConstantOp(IntegerAttr(1, i1))
         bad = arith.XOrIOp(op.cond, true)
-        address = llvm.AddressOfOp(message.sym_name.data, PTR)
+        address = llvm.AddressOfOp(message, PTR)
         word = llvm.PtrToIntOp(address, i64)
         zero = _i64(0)
         words: list[SSAValue] = [zero.result, zero.result]

@@ -19,9 +19,10 @@ from taichi_xdsl.lowering.spirv_common import (
     shape_word,
 )
 from taichi_xdsl.lowering.field_access import access_elements
-from taichi_xdsl.lowering.spirv_debug import bounds_check, guarded
+from taichi_xdsl.lowering.spirv_debug import bounds_check, check_site, guarded
 from taichi_xdsl.lowering.spirv_simt import shared_element_ptr
 from taichi_xdsl.utils import spirv_abi
+from taichi_xdsl.utils.errors import SITE_SHIFT
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
 from xdsl.ir import Operation, SSAValue
@@ -135,8 +136,14 @@ class ElementPtrLowering(TaskPattern):
             raise fail(op, "element of something other than a field or an ndarray")
         index = _linear_index(list(op.indices), dims, start, ops)
         ptr = self.state.element_ptr(binding, element, index, ops)
+        if self.state.debug and len(op.indices) > 1 << SITE_SHIFT:
+            raise fail(
+                op, f"debug bounds checks of an access with more than {1 << SITE_SHIFT} "
+                "indices (the error record names the dimension in 8 bits)",
+            )
         if self.state.debug and op.indices:
-            self.state.places[ptr].check = bounds_check(list(op.indices), dims, ops)
+            site = check_site(self.state, op)
+            self.state.places[ptr].check = bounds_check(list(op.indices), dims, ops, site)
         rewriter.replace(op, ops, [ptr])
 
 

@@ -17,19 +17,39 @@ from taichi_xdsl.lowering.spirv_common import (
     int_const,
 )
 from taichi_xdsl.utils import spirv_abi
+from taichi_xdsl.utils.errors import SITE_SHIFT, access_site
 from taichi_xdsl.utils.print_format import assert_message
-from xdsl.dialects.builtin import FloatAttr, IntegerType, f32, i32
+from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntegerType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 
+def check_site(state: TaskState, op: Operation) -> int:
+    """
+    The site word of `op`'s bounds check (utils/errors.py SITE_SHIFT): its
+    `file:line:column` text's id + 1 in the kernel's `ti.asserts` table, shifted; 0
+    when `op` has no source location.
+    """
+    where = op.location
+    if not isinstance(where, FileLineColLoc):
+        return 0
+    text = access_site(where.filename.data, where.line.data, where.column.data)
+    if text not in state.asserts:
+        state.asserts.append(text)
+    ident = state.assert_base + state.asserts.index(text)
+    return (ident + 1) << SITE_SHIFT
+
+
 def bounds_check(
-    indices: list[SSAValue], dims: list[SSAValue | int], ops: list[Operation]
+    indices: list[SSAValue],
+    dims: list[SSAValue | int],
+    ops: list[Operation],
+    site: int = 0,
 ) -> Check:
     """
     Every index in [0, extent) (one unsigned compare each), and the error words of the
     first index that is not, chosen with selects from the last axis back (as
-    ti-lower-access does on the CPU).
+    ti-lower-access does on the CPU); the first word is `site | dimension`.
     """
     oks: list[SSAValue] = []
     extents: list[SSAValue] = []
@@ -43,12 +63,12 @@ def bounds_check(
         oks.append(in_range.results[0])
         extents.append(dim)
     last = len(indices) - 1
-    axis = int_const(last)
+    axis = int_const(site | last)
     ops.append(axis)
     words = (axis.results[0], indices[last], extents[last])
     ok = oks[last]
     for d in reversed(range(last)):
-        d_op = int_const(d)
+        d_op = int_const(site | d)
         selects = [
             spirv.SelectOp(oks[d], words[0], d_op),
             spirv.SelectOp(oks[d], words[1], indices[d]),

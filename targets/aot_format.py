@@ -591,6 +591,7 @@ class KernelAttributes:
         args_bytes: int = 0,
         rets_bytes: int = 0,
         prints: list[tuple[int, str, tuple[str, ...]]] | None = None,
+        asserts: list[tuple[int, str]] | None = None,
     ):
         self.name, self.args, self.rets, self.tasks = name, args, rets, tasks
         self.gtmp_bytes, self.thread_local_bytes = gtmp_bytes, thread_local_bytes
@@ -600,6 +601,9 @@ class KernelAttributes:
             rets_bytes,
         )
         self.prints = prints
+        self.asserts = asserts
+        """Vulkan, debug mode: the kernel's `ti.asserts` table (id -> assert message or
+        access site), which the error record names."""
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> KernelAttributes:
@@ -632,6 +636,12 @@ class KernelAttributes:
                 if not all(isinstance(k, str) for k in kinds):
                     raise AotFormatError(f"{pr.where}.kinds: expected type names")
                 prints.append((pr.get("id", int), pr.get("format", str), tuple(kinds)))
+        asserts = None
+        if "asserts" in r.value:
+            asserts = []
+            for i, item in enumerate(r.objects("asserts")):
+                ar = _Reader(item, f"{where}.asserts[{i}]")
+                asserts.append((ar.get("id", int), ar.get("message", str)))
         kernel = cls(
             name,
             args,
@@ -643,6 +653,7 @@ class KernelAttributes:
             ctx.natural("args_bytes", MAX_SMALL_BUFFER, 0),
             ctx.natural("rets_bytes", MAX_SMALL_BUFFER, 0),
             prints,
+            asserts,
         )
         for i, task in enumerate(tasks):
             for bound in (task.begin, task.end):
@@ -676,6 +687,8 @@ class KernelAttributes:
             out["prints"] = [
                 {"id": i, "format": f, "kinds": list(k)} for i, f, k in self.prints
             ]
+        if self.asserts is not None:
+            out["asserts"] = [{"id": i, "message": m} for i, m in self.asserts]
         return out
 
 

@@ -28,8 +28,10 @@ Thread-local slots (`offload.thread_local N`) are bytes of a per-call stack buff
 `thread_local_bytes(kernel)` bytes that the task function allocates itself.
 
 Debug-mode errors: a task that finds an out-of-bounds index writes an error record and
-skips the access. The record is 4 little-endian i64: code, which index position
-(dimension), the bad index, the extent; the first writer wins (code 0 means no error).
+skips the access. The record is 4 little-endian i64: code, the access's site and
+which index position (site << 8 | dimension; the site is the address of its
+`file:line:column` text, utils/errors.py SITE_SHIFT), the bad index, the extent; the
+first writer wins (code 0 means no error).
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ Frontend errors carry the kernel's file, line and source line in their message:
 
 from __future__ import annotations
 
+import linecache
+
 
 class TaichiError(Exception):
     """Base of every error taichi-xdsl raises on purpose."""
@@ -52,3 +54,43 @@ class TaichiIndexAssertionError(TaichiIndexError, TaichiAssertionError):
     """An index error that Taichi reports as a failed assertion: an out-of-bound access
     found by a kernel's debug checks ("Out of bound access ..."), or a field indexed
     with too few or too many indices ("Slicing is not supported on ti.field")."""
+
+
+SITE_SHIFT = 8
+"""The first word of an out-of-bounds error record: `site << SITE_SHIFT | dimension`
+(dimensions < 256: the lowerings refuse more). The site is the address of the access's NUL-terminated
+`access_site` text on the CPU, its id + 1 in the kernel's message table (`ti.asserts`)
+on Vulkan; 0 when the access has no source location."""
+
+
+def access_site(filename: str, line: int, column: int) -> str:
+    """The text of an access's site in the kernel's source: `file:line:column`."""
+    return f"{filename}:{line}:{column}"
+
+
+def out_of_bounds_error(
+    kernel: str, first: int, index: int, extent: int, site: str
+) -> TaichiIndexAssertionError:
+    """
+    The error of an out-of-bounds record (first, index, extent); `site` is the
+    `access_site` text the record's site names ("" when none): its position as
+    Taichi and the other kernel errors give it, the source line and a caret under the
+    access.
+
+        Out of bound access: kernel 'k': index 7 out of bounds for dimension 0 ...
+        File "demo.py", line 7, column 5, in k:
+            x[i] = 1
+            ^
+    """
+    dimension = first & ((1 << SITE_SHIFT) - 1)
+    message = (
+        f"Out of bound access: kernel '{kernel}': index {index} out of bounds for "
+        f"dimension {dimension} of extent {extent} (valid range: [0, {extent}))"
+    )
+    if site:
+        filename, line, column = site.rsplit(":", 2)
+        message += f'\nFile "{filename}", line {line}, column {column}, in {kernel}:'
+        source = linecache.getline(filename, int(line)).rstrip()
+        if source:
+            message += f"\n{source}\n{' ' * max(int(column) - 1, 0)}^"
+    return TaichiIndexAssertionError(message)

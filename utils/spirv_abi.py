@@ -51,8 +51,10 @@ sync.
 
 Error record (debug mode, `convert-offload-to-spirv{debug=true}`): an access with an
 index out of bounds is skipped (a load gives 0) and the task writes (ERROR_INDEX_OUT_OF_
-BOUNDS, dimension, index, extent); a false assert writes (ERROR_ASSERTION, message id,
-0, 0), the id indexing the kernel's `ti.asserts` table. Only the invocation whose atomic
+BOUNDS, site << 8 | dimension, index, extent), the site the id + 1 of the access's
+`file:line:column` in the kernel's `ti.asserts` table (0: none; utils/errors.py
+SITE_SHIFT); a false assert writes (ERROR_ASSERTION, message id, 0, 0), the id indexing
+that table. Only the invocation whose atomic
 compare-exchange moves word 0 from 0 to the code writes the other words. The host reads
 the record when it syncs after a debug-mode launch, raises, and clears it.
 

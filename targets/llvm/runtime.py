@@ -54,10 +54,11 @@ from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiError,
-    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
+    SITE_SHIFT,
+    out_of_bounds_error,
 )
 from taichi_xdsl.utils.print_format import render_assert
 
@@ -620,11 +621,9 @@ class Kernel:
         code, first, second, third = buffers.error
         buffers.error[:] = (0, 0, 0, 0)
         if code == abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexAssertionError(
-                "Out of bound access: "
-                f"kernel '{self.name}': index {second} out of bounds for dimension "
-                f"{first} of extent {third} (valid range: [0, {third}))"
-            )
+            address = first >> SITE_SHIFT  # of the access's `file:line:column` text
+            site = ctypes.string_at(address).decode("utf-8", "replace") if address else ""
+            raise out_of_bounds_error(self.name, first, second, third, site)
         if code == abi.ERROR_ASSERTION:
             message = ctypes.string_at(first).decode("utf-8", "replace") if first else ""
             message = render_assert(message, [second, third])

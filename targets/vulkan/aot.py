@@ -108,6 +108,8 @@ class VulkanAotKernel:
     gtmp_bounds: dict[tuple[int, str], int]  # (task, "begin"/"end") -> gtmp byte offset
     binaries: list[bytes]
     prints: list[tuple[int, str, tuple[str, ...]]]
+    asserts: list[tuple[int, str]]
+    """Debug mode: the `ti.asserts` table (message id -> assert message or access site)."""
 
 
 def lower_kernel(
@@ -117,12 +119,13 @@ def lower_kernel(
     *,
     passes: Any = None,
     optimize: bool = True,
+    debug: bool = False,
 ) -> VulkanAotKernel:
     """
     `taichi.kernel @kernel_name` of `module` (left unchanged) -> plan and SPIR-V per task,
     through VulkanBackend's pipeline (utils/pipelines.py) with `caps` and the program's
     PipelineEdits `passes`; `optimize=False` (opt_level 0) leaves out the optional
-    passes.
+    passes; `debug` (ti.init(debug=True)) bounds-checks accesses and checks asserts.
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
@@ -146,11 +149,12 @@ def lower_kernel(
                         bounds[(index, side)] = owner.memref.owner.offset.value.data
 
     module = module.clone()
-    p = vulkan_pipeline(caps, optimize=optimize, passes=passes)
+    p = vulkan_pipeline(caps, debug=debug, optimize=optimize, passes=passes)
     plan = lower(PassRunner(), module, kernel_name, p, on_offload=read_bounds)
     assert plan is not None
     binaries: dict[int, bytes] = {}
     prints: list[tuple[int, str, tuple[str, ...]]] = []
+    asserts: list[tuple[int, str]] = []
     for op in module.body.block.ops:
         if not isinstance(op, spirv.ModuleOp):
             continue
@@ -160,5 +164,8 @@ def lower_kernel(
         for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
             texts = [s.data for s in spec.data]  # type: ignore[union-attr]
             prints.append((int(texts[0]), texts[1], tuple(texts[2:])))
+        for spec in op.attributes.get("ti.asserts", ()):  # type: ignore[union-attr]
+            ident, message = (a.data for a in spec.data)  # type: ignore[union-attr]
+            asserts.append((int(ident), message))
     ordered = [binaries[i] for i in range(len(plan.tasks))]
-    return VulkanAotKernel(plan, bounds, ordered, sorted(set(prints)))
+    return VulkanAotKernel(plan, bounds, ordered, sorted(set(prints)), sorted(asserts))

@@ -120,6 +120,7 @@ class VulkanAotModule(AotModuleBase):
                 tuple(tasks),
                 k.gtmp_bytes,
                 {i: (f, kinds) for i, f, kinds in (k.prints or [])},
+                dict(k.asserts or []),
             )
             num_bindings = (
                 spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures

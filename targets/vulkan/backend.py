@@ -68,10 +68,11 @@ from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
-    TaichiIndexAssertionError,
     TaichiRuntimeError,
     TaichiRuntimeTypeError,
     TaichiTypeError,
+    SITE_SHIFT,
+    out_of_bounds_error,
 )
 
 PLANS_ATTRIBUTE = "ti.launch_plans"
@@ -1074,11 +1075,8 @@ class VulkanBackend:
             return
         rt.upload(self._error_buffer, np.zeros(spirv_abi.ERROR_RECORD_WORDS, np.int32))
         if code == spirv_abi.ERROR_INDEX_OUT_OF_BOUNDS:
-            raise TaichiIndexAssertionError(
-                "Out of bound access: "
-                f"kernel '{plan.name}': index {second} out of bounds for dimension "
-                f"{first} of extent {third} (valid range: [0, {third}))"
-            )
+            site = plan.asserts.get((first >> SITE_SHIFT) - 1, "")  # id + 1; 0: none
+            raise out_of_bounds_error(plan.name, first, second, third, site)
         if code == spirv_abi.ERROR_ASSERTION:
             message = render_assert(plan.asserts.get(first, ""), [second, third])
             raise TaichiAssertionError(

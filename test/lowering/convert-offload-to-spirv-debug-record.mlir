@@ -3,15 +3,16 @@
 // The error record (binding 5, utils/spirv_abi.py) word by word: word 0 is the code
 // swapped from 0, words 1, 2, 3 the payload. A skipped read of an i32 yields 0. Each
 // assert of a task has its own message id (0, 1, ... in the ti.asserts table); its
-// record is (id, 0, 0).
+// record is (id, 0, 0). A checked access's `file:line:column` is in the table too
+// (id 0 here): its record's word 1 is (id + 1) << 8 | dim.
 taichi.field @n : memref<4xi32> offset 0
 
-// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "n must be positive"], ["1", "n must be small"]]
+// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "{{.*}}convert-offload-to-spirv-debug-record.mlir:[[# @LINE + 46]]:5"], ["1", "n must be positive"], ["2", "n must be small"]]
 // CHECK:       %[[SLOT:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
 // CHECK:       %[[I:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
 // CHECK:       %[[EXTENT:.*]] = spirv.Constant 4 : i32
 // CHECK-NEXT:  %[[OK:.*]] = spirv.ULessThan %[[I]], %[[EXTENT]] : i32
-// CHECK-NEXT:  %[[DIM:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:  %[[DIM:.*]] = spirv.Constant 256 : i32
 // CHECK:       ^{{.*}}:
 // CHECK:         %[[CODE:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:    %[[FREE:.*]] = spirv.Constant 0 : i32
@@ -33,16 +34,16 @@ taichi.field @n : memref<4xi32> offset 0
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P3]], %[[EXTENT]] : i32
 // CHECK:         %[[SKIPPED:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:    spirv.Store "Function" %[[SLOT]], %[[SKIPPED]] : i32
-// The asserts: ids 0 and 1, then zeros.
+// The asserts: ids 1 and 2, then zeros.
 // CHECK:       spirv.SGreaterThan
-// CHECK-NEXT:  %[[ID0:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:  %[[ID0:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:  %[[ZERO0:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:  spirv.LogicalNot
 // CHECK:           spirv.Store "StorageBuffer" %{{.*}}, %[[ID0]] : i32
 // CHECK:           spirv.Store "StorageBuffer" %{{.*}}, %[[ZERO0]] : i32
 // CHECK:           spirv.Store "StorageBuffer" %{{.*}}, %[[ZERO0]] : i32
 // CHECK:       spirv.SLessThan
-// CHECK-NEXT:  %[[ID1:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:  %[[ID1:.*]] = spirv.Constant 2 : i32
 // CHECK-NEXT:  %[[ZERO1:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:  spirv.LogicalNot
 // CHECK:           spirv.Store "StorageBuffer" %{{.*}}, %[[ID1]] : i32

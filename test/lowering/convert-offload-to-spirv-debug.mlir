@@ -5,9 +5,11 @@ taichi.field @x : memref<4x8xf32> offset 0
 
 // debug=true: x[i, j] is read only when 0 <= i < 4 and 0 <= j < 8 (one unsigned
 // compare per index); otherwise the first bad index goes to the error record (binding
-// 5): the invocation that swaps its code word from 0 to 1 writes (dim, index, extent).
+// 5): the invocation that swaps its code word from 0 to 1 writes (site | dim, index,
+// extent), the site the id + 1 of the access's `file:line:column` in the ti.asserts
+// table, shifted left 8 (here id 0: 256 | dim).
 // The load goes through a Function variable that holds 0 when the read was skipped.
-// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "x must be positive"]], ti.kernel = "checked", ti.task = 0 : i64}
+// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "{{.*}}convert-offload-to-spirv-debug.mlir:[[# @LINE + 54]]:5"], ["1", "x must be positive"]], ti.kernel = "checked", ti.task = 0 : i64}
 // CHECK-DAG:     spirv.GlobalVariable @error_i32 bind(0, 5)
 // CHECK-LABEL:   spirv.func @checked__task0() "None" {
 // CHECK:           %[[SLOT:.*]] = spirv.Variable : !spirv.ptr<f32, Function>
@@ -16,8 +18,8 @@ taichi.field @x : memref<4x8xf32> offset 0
 // CHECK-NEXT:      %[[OK0:.*]] = spirv.ULessThan %[[I:.*]], %[[C4]] : i32
 // CHECK-NEXT:      %[[C8:.*]] = spirv.Constant 8 : i32
 // CHECK-NEXT:      %[[OK1:.*]] = spirv.ULessThan %[[J:.*]], %[[C8]] : i32
-// CHECK-NEXT:      %[[D1:.*]] = spirv.Constant 1 : i32
-// CHECK-NEXT:      %[[D0:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:      %[[D1:.*]] = spirv.Constant 257 : i32
+// CHECK-NEXT:      %[[D0:.*]] = spirv.Constant 256 : i32
 // CHECK-NEXT:      %[[DIM:.*]] = spirv.Select %[[OK0]], %[[D1]], %[[D0]] : i1, i32
 // CHECK-NEXT:      %[[IDX:.*]] = spirv.Select %[[OK0]], %[[J]], %[[I]] : i1, i32
 // CHECK-NEXT:      %[[EXT:.*]] = spirv.Select %[[OK0]], %[[C8]], %[[C4]] : i1, i32
@@ -42,7 +44,7 @@ taichi.field @x : memref<4x8xf32> offset 0
 // CHECK-NEXT:        spirv.Store "Function" %[[SLOT]], %[[F0]] : f32
 // CHECK:           %[[LOADED:.*]] = spirv.Load "Function" %[[SLOT]] : f32
 // The assert: code 2 and the id of its message when the condition is false.
-// CHECK:           %[[ID:.*]] = spirv.Constant 0 : i32
+// CHECK:           %[[ID:.*]] = spirv.Constant 1 : i32
 // CHECK:           %[[BADC:.*]] = spirv.LogicalNot %{{.*}} : i1
 // CHECK-NEXT:      spirv.mlir.selection {
 // CHECK-NEXT:        spirv.BranchConditional %[[BADC]]

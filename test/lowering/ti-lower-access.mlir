@@ -240,7 +240,9 @@ offload.kernel @assert_and_local : () -> () {
 
 // Debug: each index is compared (unsigned, so negatives fail) with its extent; the
 // load runs only in bounds and reads through a slot, 0 otherwise; the error record
-// gets the first bad dimension, its index and its extent.
+// gets the first bad dimension (below the address of the access's site, its
+// `file:line:column` text, shifted left 8), its index and its extent.
+// DEBUG:         llvm.mlir.global internal constant @checked_load.site0("{{.*}}ti-lower-access.mlir:[[# @LINE + 52]]:5\00")
 // DEBUG-LABEL: offload.kernel @checked_load
 // DEBUG:         %[[N0:.*]] = llvm.load %{{.*}} {invariant} : !llvm.ptr -> i64
 // DEBUG:         %[[N1:.*]] = llvm.load %{{.*}} {invariant} : !llvm.ptr -> i64
@@ -264,13 +266,18 @@ offload.kernel @assert_and_local : () -> () {
 // DEBUG-NEXT:      %[[DIM:.*]] = arith.select %[[OK0]], %[[D1]], %[[D0]] : i64
 // DEBUG-NEXT:      %[[IDX:.*]] = arith.select %[[OK0]], %[[I1]], %[[I0]] : i64
 // DEBUG-NEXT:      %[[EXT:.*]] = arith.select %[[OK0]], %[[N1]], %[[N0]] : i64
+// DEBUG-NEXT:      %[[SITE:.*]] = llvm.mlir.addressof @checked_load.site0 : !llvm.ptr
+// DEBUG-NEXT:      %[[SITEW:.*]] = llvm.ptrtoint %[[SITE]] : !llvm.ptr to i64
+// DEBUG-NEXT:      %[[EIGHT:.*]] = arith.constant 8 : i64
+// DEBUG-NEXT:      %[[SHIFTED:.*]] = arith.shli %[[SITEW]], %[[EIGHT]] : i64
+// DEBUG-NEXT:      %[[FIRST:.*]] = arith.ori %[[SHIFTED]], %[[DIM]] : i64
 // DEBUG-NEXT:      %[[NONE:.*]] = arith.constant 0 : i64
 // DEBUG-NEXT:      %[[CODE:.*]] = arith.constant 1 : i64
 // DEBUG-NEXT:      %[[SWAP:.*]] = llvm_ext.cmpxchg %[[ERR]], %[[NONE]], %[[CODE]] seq_cst seq_cst : !llvm.ptr, i64
 // DEBUG-NEXT:      %[[WON:.*]] = llvm.extractvalue %[[SWAP]][1] : !llvm.struct<(i64, i1)>
 // DEBUG-NEXT:      taichi.if %[[WON]] {
 // DEBUG-NEXT:        %[[W1:.*]] = llvm.getelementptr %[[ERR]][8] : (!llvm.ptr) -> !llvm.ptr, i8
-// DEBUG-NEXT:        llvm.store %[[DIM]], %[[W1]] : i64, !llvm.ptr
+// DEBUG-NEXT:        llvm.store %[[FIRST]], %[[W1]] : i64, !llvm.ptr
 // DEBUG-NEXT:        %[[W2:.*]] = llvm.getelementptr %[[ERR]][16] : (!llvm.ptr) -> !llvm.ptr, i8
 // DEBUG-NEXT:        llvm.store %[[IDX]], %[[W2]] : i64, !llvm.ptr
 // DEBUG-NEXT:        %[[W3:.*]] = llvm.getelementptr %[[ERR]][24] : (!llvm.ptr) -> !llvm.ptr, i8

@@ -57,11 +57,16 @@ class Launch:
             worker.join()
 
 
-def compile_offload(source: str, pipeline: str = "ti-offload-to-llvm"):
+def compile_offload(source: str, pipeline: str = "ti-offload-to-llvm", name: str = ""):
+    """`source` compiled through `pipeline`; with a file `name`, its ops carry their
+    locations in it (as ti-opt reads a file)."""
     ctx = registry.make_context()
     from xdsl.parser import Parser
 
-    module = Parser(ctx, source).parse_module()
+    from taichi_xdsl.utils.diagnostics import LocatingParser
+
+    parser = LocatingParser(ctx, source, name) if name else Parser(ctx, source)
+    module = parser.parse_module()
     registry.build_pipeline(pipeline).apply(ctx, module)
     module.verify()
     return compile_ir(to_llvm_ir(module))
@@ -242,6 +247,22 @@ def test_debug_index_out_of_bounds(index: int):
     launch.run(jit, "checked", 0)
     assert list(launch.error) == [abi.ERROR_INDEX_OUT_OF_BOUNDS, 0, index, 4]
     assert launch.returns[:4].view(np.int32)[0] == 0  # the load was skipped
+
+
+def test_debug_index_out_of_bounds_names_its_site():
+    """With a location, the record's first word is the address of the access's
+    `file:line:column` text shifted left 8, or'ed with the dimension."""
+    jit = compile_offload(CHECKED, DEBUG_PIPELINE, name="checked.mlir")
+    a = np.array([1, 2, 3, 4], np.int32)
+    launch = Launch(args=ndarray_words(a) + np.int64(4).tobytes())
+    launch.run(jit, "checked", 0)
+    first = int(launch.error[1])
+    assert first & 255 == 0 and first >> 8
+    line = CHECKED.splitlines().index(
+        "    %p = taichi.element_ptr %a[%i] : memref<?xi32> -> memref<i32>"
+    ) + 1
+    assert ctypes.string_at(first >> 8) == f"checked.mlir:{line}:5".encode()
+    assert list(launch.error[2:]) == [4, 4]
 
 
 def test_debug_assert_writes_its_message():

@@ -480,6 +480,7 @@ class Module:
             self.vulkan_caps,
             passes=passes,
             optimize=self.program.config.opt_level > 0,
+            debug=self.program.config.debug,
         )
         needed = required_caps(compiled.binaries)
         extra = [
@@ -520,6 +521,7 @@ class Module:
             _args_bytes(arg_attrs),
             abi.RETURN_SLOT_BYTES * len(rets),
             compiled.prints,
+            compiled.asserts or None,
         )
         self._required[name] = needed
         return attrs, code
