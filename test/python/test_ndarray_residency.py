@@ -179,59 +179,6 @@ def test_dynamic_groups(arch) -> None:
         assert backend.dynamic_groups(128, 0) == min(GPU_FILL_GROUPS, limit)
 
 
-def test_from_numpy_after_launches(arch) -> None:
-    # After a launch a Vulkan ndarray has a device copy: from_numpy of an array of its
-    # dtype goes straight there (no host copy); other arrays through the host array.
-    x, y = make()
-    axpy(1.0, x, y)
-    assert x[3] == 3.0  # host and device agree now
-    src = np.full(N, 2.0, np.float32)
-    x.from_numpy(src)
-    src[:] = 7.0  # the caller's array, changed after the call: not seen
-    np.testing.assert_array_equal(x.to_numpy(), np.full(N, 2.0))  # read back, no launch
-    axpy(1.0, x, y)  # y = x0 + 1 + 2
-    np.testing.assert_array_equal(y.to_numpy(), np.arange(N) + 3)
-    x.from_numpy(np.arange(N, dtype=np.float64)[::-1])  # converted, via the host
-    y.from_numpy(np.zeros(N, np.float32))
-    axpy(2.0, x, y)
-    np.testing.assert_array_equal(y.to_numpy(), 2 * np.arange(N, dtype=np.float32)[::-1])
-    x.from_numpy(np.ones(N, np.float32))
-    x[0] = 5.0  # one element after a device-only write: the rest stays
-    axpy(1.0, x, y)
-    want = 2 * np.arange(N, dtype=np.float32)[::-1] + 1
-    want[0] += 4.0
-    np.testing.assert_array_equal(y.to_numpy(), want)
-
-
-@pytest.mark.parametrize("dtype", [ti.f32, ti.i32, ti.u32, ti.u8, ti.f64])
-def test_fill_after_launches(arch, dtype) -> None:
-    # After a launch, fill of a 32-bit ndarray is a fill of its device copy (Vulkan):
-    # read back with and without a launch between, also for vector ndarrays.
-    @ti.kernel
-    def bump(a: ti.types.ndarray(), v: ti.types.ndarray()):
-        for i in range(a.shape[0]):  # no atomics: u8 has none in SPIR-V
-            a[i] = a[i] + 1
-            v[i] = v[i] + 1
-
-    a = ti.ndarray(dtype, shape=N)
-    v = ti.Vector.ndarray(3, dtype, shape=N)
-    bump(a, v)
-    assert a[0] == 1 and v[0][0] == 1  # host and device agree now
-    a.fill(5)
-    v.fill(2)
-    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 5))  # no launch between
-    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 2))
-    bump(a, v)
-    np.testing.assert_array_equal(a.to_numpy(), np.full(N, 6))
-    np.testing.assert_array_equal(v.to_numpy(), np.full((N, 3), 3))
-    a.fill(-1 if dtype in (ti.f32, ti.i32, ti.f64) else 7)
-    a[3] = 9  # one element after a device fill: the rest stays filled
-    bump(a, v)
-    want = np.full(N, 0 if dtype in (ti.f32, ti.i32, ti.f64) else 8)
-    want[3] = 10
-    np.testing.assert_array_equal(a.to_numpy(), want)
-
-
 @pytest.mark.vulkan_only("group counts are a Vulkan dispatch choice")
 def test_reduction_groups_capped(arch) -> None:
     from taichi_xdsl.targets.vulkan.backend import COMBINE_GROUPS, REDUCTION_GROUPS
