@@ -241,12 +241,14 @@ def lower(
     *,
     stop: str | None = None,
     on_offload: Callable[[Any], None] | None = None,
+    verify_offload: bool = True,
 ) -> KernelPlan | None:
     """
     Run pipeline `p` on `module` (in place) from the stage it is in (taichi, offload or
     spirv: pass_runner.stage_of) until `stop` (a stage or pass; None: the end). After the
     offload stage the plan is recorded in PLANS_ATTRIBUTE and `on_offload` sees the
-    offload.kernel. Returns the plan (None when stopped before it exists).
+    offload.kernel. Returns the plan (None when stopped before it exists). The module is
+    verified after each stage, the offload stage only with `verify_offload`.
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
@@ -279,7 +281,14 @@ def lower(
     if first == "offload":  # IR given at the offload stage: its plan is already there
         plan = record_plan()
     for stage, passes in truncate(p, first, stop):
-        runner.run(ctx, module, passes, kernel_name, print_input=stage == "offload")
+        runner.run(
+            ctx,
+            module,
+            passes,
+            kernel_name,
+            print_input=stage == "offload",
+            verify=stage != "offload" or verify_offload,
+        )
         if stage == "offload" and len(passes) == len(p.stage(stage).passes):
             plan = record_plan()
         runner.dump(module, kernel_name, stage)
@@ -911,7 +920,16 @@ class VulkanBackend:
                 return kernel
             self.cache_misses += 1
         module = module.clone()
-        plan = lower(self.runner, module, kernel_name, self.pipeline(passes))
+        # The frontend verified its module and the spirv stage's result is verified;
+        # verifying in between (as on CPU) is for debug mode, where it names the stage
+        # that broke the IR.
+        plan = lower(
+            self.runner,
+            module,
+            kernel_name,
+            self.pipeline(passes),
+            verify_offload=self.debug or self.print_ir,
+        )
         assert plan is not None
         start = time.perf_counter()
         binaries: dict[int, bytes] = {}
