@@ -120,11 +120,15 @@ def measure(options: argparse.Namespace) -> dict[str, Any]:
     for arch in options.archs.split(","):
         for framework, python in frameworks:
             rounds = []
-            for _ in range(options.rounds):
-                with tempfile.TemporaryDirectory(prefix="latency-") as cache:
-                    cold = run_child(python, framework, arch, cache)
-                    warm = run_child(python, framework, arch, cache)
-                rounds.append({"cold": cold, "warm": warm})
+            try:
+                for _ in range(options.rounds):
+                    with tempfile.TemporaryDirectory(prefix="latency-") as cache:
+                        cold = run_child(python, framework, arch, cache)
+                        warm = run_child(python, framework, arch, cache)
+                    rounds.append({"cold": cold, "warm": warm})
+            except (RuntimeError, subprocess.TimeoutExpired) as error:
+                print(f"{framework}/{arch}: not measured: {error}", file=sys.stderr)
+                continue
             runs[f"{framework}/{arch}"] = rounds
     return runs
 
