@@ -44,7 +44,9 @@ Buffer layout: utils/spirv_abi.py.
 Offline cache (`offline_cache=OfflineCache(...)`, utils/cache.py and
 targets/vulkan/cache.py): the kernel's module is hashed with the device, caps, pipeline
 and compiler version; a hit rebuilds the kernel from its cached launch plan and SPIR-V (no
-xDSL pass), a miss compiles and stores them.
+xDSL pass), a miss compiles and stores them. A first-level key from the kernel's source
+(`source_cache_key`, as on CPU) is linked to that entry, so that a later process's hit
+(`load_by_source`) builds no module and imports no xDSL.
 """
 
 from __future__ import annotations
