@@ -44,7 +44,9 @@ Buffer layout: utils/spirv_abi.py.
 Offline cache (`offline_cache=OfflineCache(...)`, utils/cache.py and
 targets/vulkan/cache.py): the kernel's module is hashed with the device, caps, pipeline
 and compiler version; a hit rebuilds the kernel from its cached launch plan and SPIR-V (no
-xDSL pass), a miss compiles and stores them.
+xDSL pass), a miss compiles and stores them. A first-level key from the kernel's source
+(`source_cache_key`, as on CPU) is linked to that entry, so that a later process's hit
+(`load_by_source`) builds no module and imports no xDSL.
 """
 
 from __future__ import annotations
@@ -254,12 +256,14 @@ def lower(
     *,
     stop: str | None = None,
     on_offload: Callable[[Any], None] | None = None,
+    verify_offload: bool = True,
 ) -> KernelPlan | None:
     """
     Run pipeline `p` on `module` (in place) from the stage it is in (taichi, offload or
     spirv: pass_runner.stage_of) until `stop` (a stage or pass; None: the end). After the
     offload stage the plan is recorded in PLANS_ATTRIBUTE and `on_offload` sees the
-    offload.kernel. Returns the plan (None when stopped before it exists).
+    offload.kernel. Returns the plan (None when stopped before it exists). The module is
+    verified after each stage, the offload stage only with `verify_offload`.
 
     Raises:
         TaichiCompilationError: a pass rejected the kernel.
@@ -292,7 +296,14 @@ def lower(
     if first == "offload":  # IR given at the offload stage: its plan is already there
         plan = record_plan()
     for stage, passes in truncate(p, first, stop):
-        runner.run(ctx, module, passes, kernel_name, print_input=stage == "offload")
+        runner.run(
+            ctx,
+            module,
+            passes,
+            kernel_name,
+            print_input=stage == "offload",
+            verify=stage != "offload" or verify_offload,
+        )
         if stage == "offload" and len(passes) == len(p.stage(stage).passes):
             plan = record_plan()
         runner.dump(module, kernel_name, stage)
@@ -891,12 +902,19 @@ class VulkanBackend:
         return module
 
     def compile(
-        self, module: Any, kernel_name: str, *, passes: PipelineEdits | None = None
+        self,
+        module: Any,
+        kernel_name: str,
+        *,
+        source_key: str | None = None,
+        passes: PipelineEdits | None = None,
     ) -> VulkanKernel:
         """
         Compile kernel `kernel_name` of `module` (left unchanged): a `taichi.kernel`, an
         `offload.kernel` or spirv-dialect IR with its `ti.launch_plans` attribute.
-        `passes`: this kernel's own pipeline edits, after the backend's.
+        `passes`: this kernel's own pipeline edits, after the backend's. With
+        `source_key` (`source_cache_key`), the offline cache also maps that key to this
+        kernel's entry (`load_by_source`).
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
@@ -913,10 +931,20 @@ class VulkanBackend:
             kernel = self._load_cached(key, kernel_name)
             if kernel is not None:
                 self.cache_hits += 1
+                self._link_source_key(source_key, key, kernel_name)
                 return kernel
             self.cache_misses += 1
         module = module.clone()
-        plan = lower(self.runner, module, kernel_name, self.pipeline(passes))
+        # The frontend verified its module and the spirv stage's result is verified;
+        # verifying in between (as on CPU) is for debug mode, where it names the stage
+        # that broke the IR.
+        plan = lower(
+            self.runner,
+            module,
+            kernel_name,
+            self.pipeline(passes),
+            verify_offload=self.debug or self.print_ir,
+        )
         assert plan is not None
         start = time.perf_counter()
         binaries: dict[int, bytes] = {}
@@ -956,7 +984,8 @@ class VulkanBackend:
         if key is not None and self.offline_cache is not None:
             from taichi_xdsl.targets.vulkan.cache import kernel_to_entry
 
-            self.offline_cache.store(key, *kernel_to_entry(plan, ordered))
+            if self.offline_cache.store(key, *kernel_to_entry(plan, ordered)):
+                self._link_source_key(source_key, key, kernel_name)
         self._report(kernel_name)
         return kernel
 
@@ -982,10 +1011,9 @@ class VulkanBackend:
 
     # -- the offline cache ---------------------------------------------------------------
 
-    def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
-        """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.vulkan.cache import kernel_key
-
+    def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
+        """The arch (the device), caps and config (the pipeline as run, edits included)
+        parts of this backend's cache keys."""
         p = self.pipeline(passes)
         config = ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
         if self.passes or passes:
@@ -999,12 +1027,54 @@ class VulkanBackend:
             f"{caps.name};{caps.vendor_id:#x}:{caps.device_id:#x};"
             f"api={caps.api_version};driver={caps.driver_version}"
         )
-        return kernel_key(
-            str(module),
-            arch=f"vulkan:{device}",
-            caps=";".join(f"{k}={v}" for k, v in sorted(self.caps.items())),
-            config=config,
-        )
+        return {
+            "arch": f"vulkan:{device}",
+            "caps": ";".join(f"{k}={v}" for k, v in sorted(self.caps.items())),
+            "config": config,
+        }
+
+    def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
+        """The offline-cache key of `module` compiled by this backend (deterministic)."""
+        from taichi_xdsl.targets.vulkan.cache import kernel_key
+
+        return kernel_key(str(module), **self._target_parts(passes))
+
+    def source_cache_key(
+        self, parts: dict[str, str], *, passes: PipelineEdits | None = None
+    ) -> str | None:
+        """
+        The first-level offline-cache key of a kernel instance from the frontend's
+        `parts` (frontends/python/lang/source_key.py), computed without xDSL; None when the
+        offline cache is off (or print_ir or dump_ir asks for the IR).
+        """
+        if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
+            return None
+        from taichi_xdsl.targets.vulkan.cache import source_kernel_key
+
+        return source_kernel_key(parts, **self._target_parts(passes))
+
+    def load_by_source(self, source_key: str, kernel_name: str) -> VulkanKernel | None:
+        """
+        The kernel that `source_key` maps to in the offline cache, or None (a miss): no
+        xDSL, no frontend. A mapping to a missing or bad entry is dropped.
+        """
+        if self.offline_cache is None:
+            return None
+        self._prepare(None)
+        link = self.offline_cache.linked(source_key)
+        if link is None:
+            return None
+        key, linked_name = link
+        kernel = self._load_cached(key, kernel_name) if linked_name == kernel_name else None
+        if kernel is None:
+            self.offline_cache.unlink(source_key)
+            return None
+        self.cache_hits += 1
+        return kernel
+
+    def _link_source_key(self, source_key: str | None, key: str, kernel_name: str) -> None:
+        if source_key is not None and self.offline_cache is not None:
+            self.offline_cache.link(source_key, key, kernel_name)
 
     def _load_cached(self, key: str, kernel_name: str) -> VulkanKernel | None:
         """The cached kernel of `key`, or None (a miss; a bad entry is dropped)."""
