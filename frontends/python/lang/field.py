@@ -489,7 +489,8 @@ class Field(_ArrayLike):
     def _array(self) -> np.ndarray:
         prog = self._check_live()
         root = prog.root
-        prog.host_access()  # a device backend syncs the root for Python-scope access
+        # a device backend syncs this field's bytes for Python-scope access
+        prog.host_access(self.offset, self.offset + self.nbytes)
         if self._view_root is not root or self._view is None:
             assert root is not None
             raw = root[self.offset : self.offset + self.nbytes]

@@ -37,11 +37,12 @@ the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_
 that budget holds (at least 4). A pool gets a provisional capacity when the first array
 is placed in its blocks; when the root is materialized (size_pools), every pool is
 sized again from the bytes its blocks really hold (arrays placed later count too) and
-the root is laid out again. On Vulkan the root is one storage buffer, so the pools
-also share what it may hold (three quarters of the device's maxStorageBufferRange less
-the other fields, the rest kept for fields placed later; share_budget), minimums
-included: a program whose pools hold fewer blocks
-than it activates gets the pool-exhausted error, never a buffer the device refuses.
+the root is laid out again. The pools share what the root may hold (three quarters of
+ROOT_BYTES_LIMIT less the other fields, the rest kept for fields placed later;
+share_budget). On Vulkan the budget is a quarter of device_memory_GB too (default 1),
+and each array of a pool must fit one root segment (one storage-buffer binding, the device's maxStorageBufferRange: utils/
+spirv_abi.py), minimums included: a program whose pools hold fewer blocks than it
+activates gets the pool-exhausted error, never a buffer the device refuses.
 """
 
 from __future__ import annotations
@@ -74,20 +75,13 @@ virtual memory. Below the 8 GiB an array may span (snode.py: element indices are
 
 def _budget() -> int:
     """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
-    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB, and on Vulkan
-    at most half the device's maxStorageBufferRange (the root is one buffer)."""
+    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB."""
     prog = _program.get_program()
-    if prog.config.arch is not _program.vulkan:
-        # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
-        prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
-        if "device_memory_GB" not in prog.config.options:
-            return CPU_POOL_BYTES
-    budget = int(_device_memory_gb() * 2**30 / 4)
-    if prog.config.arch is _program.vulkan:
-        limit = prog.backend.runtime.caps.max_storage_buffer_range
-        prog.__dict__["root_limit"] = limit  # the root does not outgrow it by doubling
-        budget = min(budget, limit // 2)
-    return budget
+    # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
+    prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
+    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+        return CPU_POOL_BYTES
+    return int(_device_memory_gb() * 2**30 / 4)
 
 
 def pointer_capacity(n_cells: int, block_bytes: int) -> int:
@@ -136,8 +130,14 @@ def size_pools(prog: Any) -> None:
         (pointer_capacity if pool.node.kind == "pointer" else chunk_capacity)(pool.cells, b)
         for pool, b in zip(pools, row_bytes)
     ]
+    segment = prog.root_segment_bytes
+    if segment:  # Vulkan: each array of a pool within one root segment (one binding)
+        rule = [
+            max(1, min(cap, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS))
+            for pool, cap in zip(pools, rule)
+        ]
     limit = prog.__dict__.get("root_limit")
-    if limit is not None:  # Vulkan's buffer, or the CPU root's 32-bit offsets
+    if limit is not None:  # the root's 32-bit offsets
         scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
         fixed = sum(
             FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
@@ -189,6 +189,10 @@ class Pool:
         """The bytes one block takes: a row of every array in it, and its entries in
         the free and release stacks."""
         return sum(f.nbytes // self.rows for f in self.arrays) + 8
+
+    def widest_row(self) -> int:
+        """The bytes of the widest row (one block) of one array in this pool."""
+        return max((f.nbytes // self.rows for f in self.arrays), default=0)
 
     def resize(self, capacity: int) -> None:
         """Hold `capacity` blocks (only before the root exists: the caller lays the
@@ -274,14 +278,17 @@ class Pool:
             at = self.state.offset + 4 * EXHAUSTED
             exhausted = root[at : at + 4].view(np.int32)[0]
         if exhausted:
-            limit = _program.get_program().__dict__.get("root_limit")
+            segment = _program.get_program().root_segment_bytes
             bound = (
-                f"on this device the pools share one buffer of at most {limit} bytes "
-                "(maxStorageBufferRange)"
-                if limit is not None
-                else "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
+                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
                 f"as device_memory_GB / 4 holds, at least {FULL_POOL_CELLS} for a "
-                "pointer SNode)"
+                "pointer SNode"
+                + (
+                    f"; on this device each of its arrays at most {segment} bytes, "
+                    "maxStorageBufferRange)"
+                    if segment
+                    else ")"
+                )
             )
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
@@ -320,7 +327,7 @@ def checked_launcher(prog: Any, run: Any) -> Any:
     def launch(args: Any) -> Any:
         out = run(args)
         if prog.config.arch is _program.vulkan:
-            prog.host_access()  # brings the root back, then checks
+            prog.check_device_pools()  # reads the pools' state words back
         else:
             check_pools(prog, prog._root)
         return out
