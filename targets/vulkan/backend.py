@@ -1058,6 +1058,10 @@ class VulkanBackend:
         if np_root is not None:
             self._device_root.read(np_root, lo, hi)
 
+    def zero_root(self, np_root: np.ndarray, lo: int, hi: int) -> None:
+        """Zero bytes [lo, hi) of the root on the host and the device."""
+        self._device_root.zero(np_root, lo, hi)
+
     def sync(self) -> None:
         """Wait for every launched kernel."""
         self.runtime.sync()

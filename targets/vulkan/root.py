@@ -12,11 +12,13 @@ name (their plan's `root_segments`).
     root.launched()                         # the device may have written any of it
     root.read(np_root, lo, hi)              # bytes [lo, hi) of the host root up to date
     root.host_wrote(lo, hi)                 # upload them before the next launch
+    root.zero(np_root, lo, hi)              # zero bytes on both sides, no download
 
 Host access is by range, so a Python-scope access of one field moves that field's
 bytes, not the whole root (a sparse program's pools may take hundreds of MiB, and the
 pool checks after each launch read a few words). Before a range is downloaded, the
-ranges the host wrote are uploaded, so a download never loses a host write; they stay
+ranges the host wrote that overlap it are uploaded, so a download never loses a host
+write; they stay
 marked until the next launch uploads them again (the host may still write through a
 view it took before the download).
 """
@@ -108,7 +110,7 @@ class DeviceRoot:
         hi = min(source.nbytes if hi is None else hi, source.nbytes, root.nbytes)
         if lo >= hi or _covered(self._fresh, lo, hi):
             return
-        self._upload_dirty()
+        self._upload_dirty(lo, hi)
         for k, (start, end) in enumerate(self.segments(source.nbytes)):
             a, b = max(lo, start), min(hi, end)
             if a < b:
@@ -127,12 +129,32 @@ class DeviceRoot:
         if lo < hi and (lo, hi) not in self._dirty:
             self._dirty.append((lo, hi))
 
-    def _upload_dirty(self) -> None:
+    def zero(self, root: np.ndarray, lo: int, hi: int) -> None:
+        """Zero bytes [lo, hi) on the host and the device alike (recorded, no download:
+        a sparse pool clearing freed blocks)."""
+        if root is not self._array:
+            root[lo:hi] = 0
+            return
+        root[lo:hi] = 0
+        for k, (start, end) in enumerate(self.segments(root.nbytes)):
+            a, b = max(lo, start), min(hi, end)
+            if a >= b:
+                continue
+            if (a - start) % 4 or (b - a) % 4:
+                self.runtime.upload(self.buffers[k], root[a:b], offset=a - start)
+            else:
+                self.runtime.fill(self.buffers[k], 0, offset=a - start, nbytes=b - a)
+
+    def _upload_dirty(self, within_lo: int = 0, within_hi: int | None = None) -> None:
+        """Upload the ranges the host wrote that overlap [within_lo, within_hi)."""
         root = self._array
         if root is None or not self._dirty:
             return
         spans = self.segments(root.nbytes)
+        end = root.nbytes if within_hi is None else within_hi
         for lo, hi in _merged(self._dirty):
+            if hi <= within_lo or lo >= end:
+                continue
             for k, (start, end) in enumerate(spans):
                 a, b = max(lo, start), min(hi, end)
                 if a < b:

@@ -451,12 +451,20 @@ class VulkanRuntime:
             batch = self._record_copy(src_buffer, src_offset, dst_buffer, dst_offset, n)
             self._flush_if_full(batch)
 
-    def fill(self, buf: Buffer, value: int = 0) -> None:
-        """Record filling all of `buf` with the 32-bit pattern `value`."""
+    def fill(
+        self, buf: Buffer, value: int = 0, *, offset: int = 0, nbytes: int | None = None
+    ) -> None:
+        """Record filling `buf` (bytes [offset, offset + nbytes), both multiples of 4;
+        default: all of it) with the 32-bit pattern `value`."""
         alloc = self._alloc_of(buf)
+        if nbytes is not None and (offset % 4 or nbytes % 4 or offset + nbytes > buf.nbytes):
+            raise ValueError(f"fill of {nbytes} bytes at offset {offset} of {buf}")
+        if nbytes == 0:
+            return
         batch = self._recording()
         self._record_barrier(batch)
-        self.lib.vkCmdFillBuffer(batch.cmd, alloc.buffer, 0, WHOLE_SIZE, value & 0xFFFFFFFF)
+        size = WHOLE_SIZE if nbytes is None else nbytes
+        self.lib.vkCmdFillBuffer(batch.cmd, alloc.buffer, offset, size, value & 0xFFFFFFFF)
         batch.commands += 1
         self._flush_if_full(batch)
 

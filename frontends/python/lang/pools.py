@@ -225,12 +225,12 @@ class Pool:
         if used is not None:
             used = used[keep]
         for f in self.arrays:  # first the blocks below (reading lengths), then zero
-            storage = f._array()
             inner = f.words_of
             if inner is not None and inner._pool is not None:  # words of a pool below
+                storage = rows_of(f, blocks)
                 inner_used = None
                 if inner.kind == "dynamic":  # only chunks below a list's length are taken
-                    lengths = inner.mask._array()[blocks]
+                    lengths = rows_of(inner.mask, blocks)[blocks]
                     (axis,) = inner.level
                     longest = min(int(lengths.max(initial=0)), inner.level[axis])
                     below = storage[blocks, ..., : -(-longest // inner.chunk_size)]
@@ -239,14 +239,7 @@ class Pool:
                     below = storage[blocks]
                 inner._pool.free_blocks(below[below != 0].astype(np.int64), inner_used)
         for f in self.arrays:
-            storage = f._array()
-            if used is None:
-                storage[blocks] = 0
-            else:  # a chunk: (1, ..., chunk_size) local, cleared up to its use
-                flat = storage.reshape((-1,) + tuple(f.element_shape))
-                size = flat.shape[0] // storage.shape[0]
-                starts = blocks * size - (np.cumsum(used) - used)
-                flat[np.repeat(starts, used) + np.arange(int(used.sum()))] = 0
+            zero_rows(f, blocks, used)
         state = self.state._array()
         state[FREE_TOP] = top = max(int(state[FREE_TOP]), 0)
         self.free._array()[top : top + blocks.size] = blocks
@@ -299,6 +292,69 @@ class Pool:
     def allocated(self) -> int:
         """Blocks ever taken from the bump counter (Taichi's _num_dynamically_allocated)."""
         return min(int(self.state._array()[ALLOCATED]), self.capacity)
+
+
+def _on_device(prog: Any) -> bool:
+    """Whether `prog`'s root has a device copy (Vulkan) that host access must sync."""
+    return hasattr(prog._backend, "zero_root")
+
+
+def rows_of(f: Any, blocks: np.ndarray) -> np.ndarray:
+    """Host side: the storage of pooled array `f` (one row per block) to read rows
+    `blocks` from. On Vulkan only the span of those rows comes back from the device, not
+    the whole array (a pool's arrays may take hundreds of MiB)."""
+    prog = _program.get_program()
+    if not _on_device(prog) or not blocks.size:
+        return f._array()
+    storage = f._host_view()
+    row = f.nbytes // storage.shape[0]
+    prog.host_read(f.offset + int(blocks.min()) * row, f.offset + (int(blocks.max()) + 1) * row)
+    prog.check_device_pools()
+    return storage
+
+
+ZERO_RUNS = 256
+"""Past this many runs of freed rows, Vulkan zeroes their span on the host and uploads
+it, rather than one device fill a run."""
+
+
+def zero_rows(f: Any, blocks: np.ndarray, used: np.ndarray | None = None) -> None:
+    """Host side: zero rows `blocks` of pooled array `f` (`used`, a dynamic SNode's
+    chunks: only the leading elements each list wrote; the rest is zero already). On
+    Vulkan the device's rows are zeroed by fills, without a download."""
+    prog = _program.get_program()
+    if _on_device(prog):
+        storage = f._host_view()
+        row = f.nbytes // storage.shape[0]
+        runs = _runs(blocks)
+        if len(runs) <= ZERO_RUNS:
+            for lo, hi in runs:
+                prog.host_zero(f.offset + lo * row, f.offset + hi * row)
+            return
+        rows_of(f, blocks)
+        storage[blocks] = 0
+        span = (f.offset + runs[0][0] * row, f.offset + runs[-1][1] * row)
+        prog.host_access(*span)  # fresh already: marks the span for upload
+        return
+    storage = f._array()
+    if used is None:
+        storage[blocks] = 0
+    else:  # a chunk: (1, ..., chunk_size) local, cleared up to its use
+        flat = storage.reshape((-1,) + tuple(f.element_shape))
+        size = flat.shape[0] // storage.shape[0]
+        starts = blocks * size - (np.cumsum(used) - used)
+        flat[np.repeat(starts, used) + np.arange(int(used.sum()))] = 0
+
+
+def _runs(blocks: np.ndarray) -> list[tuple[int, int]]:
+    """The sorted distinct `blocks` as runs [start, end) of consecutive rows."""
+    if not blocks.size:
+        return []
+    rows = np.unique(blocks)
+    breaks = np.nonzero(np.diff(rows) != 1)[0]
+    starts = np.concatenate([rows[:1], rows[breaks + 1]])
+    ends = np.concatenate([rows[breaks] + 1, rows[-1:] + 1])
+    return list(zip(starts.tolist(), ends.tolist()))
 
 
 def chunk_use(node: SNode, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:

@@ -473,6 +473,15 @@ class Program:
         if backend is not None and hasattr(backend, "read_root"):
             backend.read_root(self._root, lo, hi)
 
+    def host_zero(self, lo: int, hi: int) -> None:
+        """Zero root bytes [lo, hi) in Python scope: on the host and, on Vulkan, on the
+        device too (no download of what was there)."""
+        backend = self._backend
+        if backend is not None and hasattr(backend, "zero_root"):
+            backend.zero_root(self.root, lo, hi)
+        else:
+            self.root[lo:hi] = 0
+
     def check_device_pools(self) -> None:
         """Vulkan: raise if a kernel found a sparse pool exhausted (reads each pool's
         state words from the device)."""
