@@ -1058,9 +1058,10 @@ class VulkanBackend:
         if np_root is not None:
             self._device_root.read(np_root, lo, hi)
 
-    def zero_root(self, np_root: np.ndarray, lo: int, hi: int) -> None:
-        """Zero bytes [lo, hi) of the root on the host and the device."""
-        self._device_root.zero(np_root, lo, hi)
+    def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
+        """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
+        disjoint) on the host and the device."""
+        self._device_root.zero(np_root, starts, sizes)
 
     def sync(self) -> None:
         """Wait for every launched kernel."""

@@ -12,7 +12,7 @@ name (their plan's `root_segments`).
     root.launched()                         # the device may have written any of it
     root.read(np_root, lo, hi)              # bytes [lo, hi) of the host root up to date
     root.host_wrote(lo, hi)                 # upload them before the next launch
-    root.zero(np_root, lo, hi)              # zero bytes on both sides, no download
+    root.zero(np_root, starts, sizes)       # zero byte ranges on both sides, no download
 
 Host access is by range, so a Python-scope access of one field moves that field's
 bytes, not the whole root (a sparse program's pools may take hundreds of MiB, and the
@@ -30,6 +30,9 @@ from typing import Any
 import numpy as np
 
 _MIN_BYTES = 16
+FEW_RANGES = 64
+"""Up to this many byte ranges are zeroed one slice (or fill) each; more, through one
+index of their bytes."""
 
 
 class DeviceRoot:
@@ -129,16 +132,41 @@ class DeviceRoot:
         if lo < hi and (lo, hi) not in self._dirty:
             self._dirty.append((lo, hi))
 
-    def zero(self, root: np.ndarray, lo: int, hi: int) -> None:
-        """Zero bytes [lo, hi) on the host and the device alike (recorded, no download:
-        a sparse pool clearing freed blocks)."""
-        if root is not self._array:
-            root[lo:hi] = 0
+    def zero(self, root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
+        """Zero the byte ranges [starts[i], starts[i] + sizes[i]) (sorted, disjoint) on
+        the host and the device alike, without a download (a sparse pool clearing the
+        blocks it freed): in the device's mapped memory when it is host-visible and
+        idle (lavapipe), else by recorded fills."""
+        starts = np.asarray(starts, dtype=np.int64)
+        sizes = np.asarray(sizes, dtype=np.int64)
+        if len(starts) <= FEW_RANGES:  # a few long runs: slices
+            for a, n in zip(starts.tolist(), sizes.tolist()):
+                self._zero_slice(root, a, a + n)
             return
+        index = np.repeat(starts - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+        root[index] = 0
+        if root is not self._array:
+            return
+        for k, (start, end) in enumerate(self.segments(root.nbytes)):
+            lo, hi = np.searchsorted(index, [start, end])
+            if lo == hi or self.runtime.zero_bytes(self.buffers[k], index[lo:hi] - start):
+                continue
+            first = np.searchsorted(starts + sizes, start, side="right")
+            last = np.searchsorted(starts, end)
+            for a, n in zip(starts[first:last].tolist(), sizes[first:last].tolist()):
+                a, b = max(a, start), min(a + n, end)
+                if (a - start) % 4 or (b - a) % 4:
+                    self.runtime.upload(self.buffers[k], root[a:b], offset=a - start)
+                else:
+                    self.runtime.fill(self.buffers[k], 0, offset=a - start, nbytes=b - a)
+
+    def _zero_slice(self, root: np.ndarray, lo: int, hi: int) -> None:
         root[lo:hi] = 0
+        if root is not self._array:
+            return
         for k, (start, end) in enumerate(self.segments(root.nbytes)):
             a, b = max(lo, start), min(hi, end)
-            if a >= b:
+            if a >= b or self.runtime.zero_bytes(self.buffers[k], slice(a - start, b - start)):
                 continue
             if (a - start) % 4 or (b - a) % 4:
                 self.runtime.upload(self.buffers[k], root[a:b], offset=a - start)

@@ -468,6 +468,16 @@ class VulkanRuntime:
         batch.commands += 1
         self._flush_if_full(batch)
 
+    def zero_bytes(self, buf: Buffer, index: np.ndarray | slice) -> bool:
+        """Zero the bytes of `buf` at `index` (byte positions, or a slice) straight in its mapped
+        memory, when it is host-visible and no work may touch it; False otherwise (the
+        caller records fills instead)."""
+        alloc = self._alloc_of(buf)
+        if alloc.view is None or self._gpu_busy():
+            return False
+        alloc.view[index] = 0
+        return True
+
     # -- images (textures) ----------------------------------------------------------------
 
     def create_image(self, shape: Sequence[int], vk_format: int, texel_bytes: int) -> Any:

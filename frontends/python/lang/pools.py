@@ -313,28 +313,24 @@ def rows_of(f: Any, blocks: np.ndarray) -> np.ndarray:
     return storage
 
 
-ZERO_RUNS = 256
-"""Past this many runs of freed rows, Vulkan zeroes their span on the host and uploads
-it, rather than one device fill a run."""
-
-
 def zero_rows(f: Any, blocks: np.ndarray, used: np.ndarray | None = None) -> None:
     """Host side: zero rows `blocks` of pooled array `f` (`used`, a dynamic SNode's
     chunks: only the leading elements each list wrote; the rest is zero already). On
-    Vulkan the device's rows are zeroed by fills, without a download."""
+    Vulkan the device's bytes are zeroed too, without a download of the array."""
     prog = _program.get_program()
     if _on_device(prog):
         storage = f._host_view()
         row = f.nbytes // storage.shape[0]
-        runs = _runs(blocks)
-        if len(runs) <= ZERO_RUNS:
-            for lo, hi in runs:
-                prog.host_zero(f.offset + lo * row, f.offset + hi * row)
-            return
-        rows_of(f, blocks)
-        storage[blocks] = 0
-        span = (f.offset + runs[0][0] * row, f.offset + runs[-1][1] * row)
-        prog.host_access(*span)  # fresh already: marks the span for upload
+        if used is None:
+            runs = np.asarray(_runs(blocks), dtype=np.int64).reshape(-1, 2)
+            starts, sizes = f.offset + runs[:, 0] * row, (runs[:, 1] - runs[:, 0]) * row
+        else:  # the used prefix of each chunk
+            per_element = row // (storage[0].size // max(math.prod(f.element_shape), 1))
+            order = np.argsort(blocks)
+            starts = f.offset + blocks[order] * row
+            sizes = used[order] * per_element
+            starts, sizes = starts[sizes > 0], sizes[sizes > 0]
+        prog.host_zero(starts, sizes)
         return
     storage = f._array()
     if used is None:

@@ -473,14 +473,16 @@ class Program:
         if backend is not None and hasattr(backend, "read_root"):
             backend.read_root(self._root, lo, hi)
 
-    def host_zero(self, lo: int, hi: int) -> None:
-        """Zero root bytes [lo, hi) in Python scope: on the host and, on Vulkan, on the
-        device too (no download of what was there)."""
+    def host_zero(self, starts: np.ndarray, sizes: np.ndarray) -> None:
+        """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
+        disjoint) in Python scope: on the host and, on Vulkan, on the device too (no
+        download of what was there)."""
         backend = self._backend
         if backend is not None and hasattr(backend, "zero_root"):
-            backend.zero_root(self.root, lo, hi)
+            backend.zero_root(self.root, starts, sizes)
         else:
-            self.root[lo:hi] = 0
+            for lo, n in zip(starts, sizes):
+                self.root[lo : lo + n] = 0
 
     def check_device_pools(self) -> None:
         """Vulkan: raise if a kernel found a sparse pool exhausted (reads each pool's
