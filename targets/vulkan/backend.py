@@ -67,6 +67,7 @@ from taichi_xdsl.utils.pass_runner import (
     format_pass_times,
 )
 from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
+from taichi_xdsl.targets.vulkan.root import DeviceRoot
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
@@ -148,6 +149,19 @@ class KernelPlan:
     prints: dict[int, tuple[str, tuple[str, ...]]]
     asserts: dict[int, str] = field(default_factory=dict)
     """Debug mode: assert message id -> message (the error record names the id)."""
+    root_segments: int = 1
+    """Root segments the tasks bind (utils/spirv_abi.py): segment 0 at binding 0, the
+    others after the textures."""
+
+    @property
+    def num_bindings(self) -> int:
+        return (
+            spirv_abi.FIRST_NDARRAY_BINDING
+            + self.num_ndarrays
+            + self.num_textures
+            + self.root_segments
+            - 1
+        )
 
     @property
     def num_ndarrays(self) -> int:
@@ -176,7 +190,7 @@ class KernelPlan:
             for dtype, _ in self.args
             if is_texture(dtype)
         )
-        return buffers + images
+        return buffers + images + (STORAGE_BUFFER,) * (self.root_segments - 1)
 
 
 def is_texture(dtype: str) -> bool:
@@ -219,10 +233,12 @@ def vulkan_pipeline(
     check_loop_exits: bool = False,
     optimize: bool = True,
     passes: PipelineEdits | None = None,
+    root_segment_bytes: int = 0,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`. `optimize=False` (`ti.init(opt_level=0)`) leaves out the
-    optional passes (utils/pipelines.OPTIONAL_PASSES)."""
+    optional passes (utils/pipelines.OPTIONAL_PASSES). `root_segment_bytes`: the root
+    is bound as segments of that size (0: one buffer, as an AOT module's)."""
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
         f" spread-groups={SPREAD_GROUPS}"
@@ -231,6 +247,8 @@ def vulkan_pipeline(
         options += " debug=true"
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
+    if root_segment_bytes:
+        options += f" root-segment-bytes={root_segment_bytes}"
     vulkan = (
         pipeline("vulkan")
         .with_options("convert-offload-to-spirv", options)
@@ -470,13 +488,13 @@ class VulkanKernel:
             )
         backend = self.backend
         rt = backend.runtime
-        root_buffer = backend._root_for_launch(root)
+        root_buffers = backend._root_for_launch(root, plan.root_segments)
         arrays, resident = self._pack_args(args)
         if self._args_host != self._args_uploaded:  # same arguments: nothing to copy
             rt.upload(self._args, self._args_host)
             self._args_uploaded = bytes(self._args_host)
         buffers = [
-            root_buffer,
+            root_buffers[0],
             self._gtmps,
             self._args,
             self._returns,
@@ -484,12 +502,13 @@ class VulkanKernel:
             backend._error_buffer,
             *self._bound,
             *self._texture_images,
+            *root_buffers[1:],
         ]
         for task, pipeline in zip(plan.tasks, self.pipelines):
             groups = self._groups(task, pipeline)
             if groups:
                 rt.launch(pipeline, buffers, groups)
-        backend._device_root_newer = root is not None
+        backend._root_launched(root)
         for copy in resident:
             copy.device_newer = True
         for array, buffer in arrays:
@@ -792,10 +811,7 @@ class VulkanBackend:
             collect_statistics=print_pass_statistics,
         )
         self.pass_times = self.runner.times
-        self._root_buffer: Any = None
-        self._root_array: np.ndarray | None = None
-        self._host_root_dirty = True
-        self._device_root_newer = False
+        self._device_root = DeviceRoot(runtime, self.root_segment_bytes)
         self._print_buffer = runtime.allocate(4 * spirv_abi.PRINT_BUFFER_WORDS, zero=True)
         self._error_buffer = runtime.allocate(abi.ERROR_RECORD_BYTES, zero=True)
         self._dummy_root = runtime.allocate(16, zero=True)
@@ -871,6 +887,7 @@ class VulkanBackend:
             check_loop_exits=self._cpu_device,
             optimize=self.opt_level > 0,
             passes=edits,
+            root_segment_bytes=self.root_segment_bytes,
         )
 
     def spirv_pipeline(self) -> list[str]:
@@ -951,6 +968,7 @@ class VulkanBackend:
         skipped: set[int] = set()
         prints: dict[int, tuple[str, tuple[str, ...]]] = {}
         asserts: dict[int, str] = {}
+        segments = 1
         for op in module.body.block.ops:
             if not isinstance(op, spirv.ModuleOp):
                 continue
@@ -960,6 +978,9 @@ class VulkanBackend:
             binaries[task_index] = serialize(op)
             if "ti.skip" in op.attributes:
                 skipped.add(task_index)
+            if "ti.root_segments" in op.attributes:
+                count = op.attributes["ti.root_segments"].value.data  # type: ignore[union-attr]
+                segments = max(segments, count)
             for spec in op.attributes.get("ti.prints", ()):  # type: ignore[union-attr]
                 texts = [s.data for s in spec.data]  # type: ignore[union-attr]
                 prints[int(texts[0])] = (texts[1], tuple(texts[2:]))
@@ -978,7 +999,8 @@ class VulkanBackend:
             for index, task in enumerate(plan.tasks)
         )
         plan = KernelPlan(
-            plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts
+            plan.name, plan.args, plan.returns, tasks, plan.gtmp_bytes, prints, asserts,
+            segments,
         )
         kernel = self._make_kernel(plan, ordered)
         if key is not None and self.offline_cache is not None:
@@ -993,9 +1015,7 @@ class VulkanBackend:
         """The device pipelines of a compiled kernel's tasks, as a VulkanKernel."""
         import time
 
-        num_bindings = (
-            spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
-        )
+        num_bindings = plan.num_bindings
         start = time.perf_counter()
         pipelines = [
             self.runtime.load_kernel(
@@ -1104,44 +1124,42 @@ class VulkanBackend:
 
     # -- the device root buffer ----------------------------------------------------------
 
-    def root_changed_on_host(self) -> None:
-        """The host (Python scope) may have written the root: upload before next launch."""
-        self._host_root_dirty = True
+    @property
+    def root_segment_bytes(self) -> int:
+        """The size S of the root's segments on this device (utils/spirv_abi.py): its
+        maxStorageBufferRange, rounded down to the fields' alignment."""
+        return spirv_abi.root_segment_bytes(self.runtime.caps.max_storage_buffer_range)
 
-    def read_root(self, np_root: np.ndarray | None) -> None:
-        """Bring the host root up to date with the device (waits for launched kernels)."""
-        if not self._device_root_newer or self._root_buffer is None or np_root is None:
-            return
-        n = min(self._root_buffer.nbytes, np_root.nbytes)
-        self.runtime.download(self._root_buffer, np_root[:n])
-        self._device_root_newer = False
+    def root_changed_on_host(self, lo: int = 0, hi: int | None = None) -> None:
+        """The host (Python scope) may have written bytes [lo, hi) of the root (`hi`
+        None: to its end): upload them before the next launch."""
+        self._device_root.host_wrote(lo, hi)
+
+    def read_root(self, np_root: np.ndarray | None, lo: int = 0, hi: int | None = None) -> None:
+        """Bring bytes [lo, hi) of the host root up to date with the device (waits for
+        launched kernels)."""
+        if np_root is not None:
+            self._device_root.read(np_root, lo, hi)
+
+    def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
+        """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
+        disjoint) on the host and the device."""
+        self._device_root.zero(np_root, starts, sizes)
 
     def sync(self) -> None:
         """Wait for every launched kernel."""
         self.runtime.sync()
 
-    def _root_for_launch(self, root: np.ndarray | None) -> Any:
-        rt = self.runtime
+    def _root_for_launch(self, root: np.ndarray | None, segments: int = 1) -> list[Any]:
+        """The buffers of the first `segments` root segments, up to date with the
+        host."""
         if root is None:
-            return self._dummy_root
-        if root is not self._root_array:
-            old = self._root_buffer
-            if old is not None and self._device_root_newer and self._root_array is not None:
-                # The Program grew the root (old bytes copied at the same offsets): the
-                # device holds the newest values of the old part.
-                n = min(old.nbytes, root.nbytes)
-                rt.download(old, root[:n])
-                self._device_root_newer = False
-            if old is None or old.nbytes != max(16, root.nbytes):
-                if old is not None:
-                    rt.release(old)
-                self._root_buffer = rt.allocate(max(16, root.nbytes))
-            self._root_array = root
-            self._host_root_dirty = True
-        if self._host_root_dirty:
-            rt.upload(self._root_buffer, root)
-            self._host_root_dirty = False
-        return self._root_buffer
+            return [self._dummy_root] * segments
+        return self._device_root.for_launch(root, segments)
+
+    def _root_launched(self, root: np.ndarray | None) -> None:
+        if root is not None:
+            self._device_root.launched()
 
     # -- debug checks ------------------------------------------------------------------
 

@@ -36,7 +36,7 @@ from typing import Any
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
 from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
 SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
@@ -117,6 +117,7 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
             "gtmp_bytes": plan.gtmp_bytes,
             "prints": [[i, f, list(kinds)] for i, (f, kinds) in plan.prints.items()],
             "asserts": [[i, message] for i, message in plan.asserts.items()],
+            "root_segments": plan.root_segments,
         },
     }
     return meta, b"".join(binaries)
@@ -158,6 +159,7 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
             int(data["gtmp_bytes"]),
             {int(i): (str(f), tuple(kinds)) for i, f, kinds in data["prints"]},
             {int(i): str(message) for i, message in data["asserts"]},
+            int(data["root_segments"]),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"malformed Vulkan cache entry: {error}") from None
