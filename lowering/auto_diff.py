@@ -87,11 +87,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.lowering.auto_diff_restore import RESTORE_ATTR, plan_restores
 from taichi_xdsl.utils.diagnostics import PassFailedAt, PassOptionError
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -203,9 +205,14 @@ class _Adjoint:
         grads: dict[str, str],
         field_types: dict[str, MemRefType],
         ad_stack_size: int,
+        restore_overwritten: bool = False,
     ):
         self.kernel = kernel
         self.ad_stack_size = ad_stack_size
+        self.restore_overwritten = restore_overwritten
+        self.restores: ArrayAttr | None = None
+        """The fields the caller must hold at their values from before the primal's
+        launch while the adjoint runs (auto_diff_restore.py)."""
         self.grads = grads
         self.field_types = field_types
         self.ndarray_grads: dict[SSAValue, SSAValue] = {}
@@ -282,6 +289,8 @@ class _Adjoint:
             return
         work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
+        needed: dict[str, list[memref.LoadOp]] = {}
+        stale: list[str] = []
         while work:
             value = work.pop()
             if value in seen or not isinstance(value.owner, Operation):
@@ -290,17 +299,27 @@ class _Adjoint:
             owner = value.owner
             if isinstance(owner, memref.LoadOp):
                 sym = _field_symbol(owner.memref)
+                if sym is not None:
+                    needed.setdefault(sym, []).append(owner)
                 if sym in last_write and last_write[sym] >= statement(owner):
-                    raise PassFailedAt(
-                        owner,
-                        f"ti-auto-diff: the adjoint needs this load of @{sym}, which the "
-                        "kernel also writes: it would read the written value (global "
-                        "data access rule)",
-                    )
+                    if not self.restore_overwritten:
+                        raise PassFailedAt(
+                            owner,
+                            f"ti-auto-diff: the adjoint needs this load of @{sym}, which "
+                            "the kernel also writes: it would read the written value "
+                            "(global data access rule)",
+                        )
+                    if sym not in stale:
+                        stale.append(sym)
             if isinstance(owner, memref.AllocaOp):
                 for use in value.uses:
                     work.extend(use.operation.operands)
             work.extend(owner.operands)
+        if stale:
+            serial = lambda loop: not self.is_parallel(loop)  # noqa: E731
+            self.restores = plan_restores(
+                self.kernel, {sym: needed[sym] for sym in stale}, serial
+            )
 
     def needed_operands(self, op: Operation) -> list[SSAValue]:
         """
@@ -876,6 +895,8 @@ class _Adjoint:
             Region(self.entry),
             {ADJOINT_OF_ATTR: SymbolRefAttr(self.kernel.sym_name.data)},
         )
+        if self.restores is not None:
+            kernel.attributes[RESTORE_ATTR] = self.restores
         kernel.location = self.kernel.location  # pyright: ignore
         return kernel
 
@@ -1015,6 +1036,7 @@ def add_adjoint(
     grads: dict[str, str],
     field_types: dict[str, MemRefType],
     ad_stack_size: int,
+    restore_overwritten: bool = False,
 ) -> None:
     """
     Add `@k_grad` right after the primal `taichi.kernel @k` (see the module docstring for
@@ -1024,7 +1046,9 @@ def add_adjoint(
     Raises:
         PassFailedAt: a construct the adjoint cannot be built for.
     """
-    adjoint = _Adjoint(kernel, grads, field_types, ad_stack_size).build(
+    adjoint = _Adjoint(
+        kernel, grads, field_types, ad_stack_size, restore_overwritten
+    ).build(
         f"{kernel.sym_name.data}_grad"
     )
     Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
@@ -1073,6 +1097,10 @@ class AutoDiffPass(ModulePass):
     mode: str = "reverse"
     ad_stack_size: int = 0
     """Values an adstack holds for a loop of non-constant bounds (0: the default)."""
+    restore_overwritten: bool = False
+    """Accept a kernel whose adjoint needs values the kernel overwrites, naming those
+    fields on the adjoint (`restore`) for the caller to put back (auto_diff_restore.py);
+    without it such a kernel is refused."""
 
     def __post_init__(self) -> None:
         if self.ad_stack_size < 0:
@@ -1107,4 +1135,10 @@ class AutoDiffPass(ModulePass):
             if forward:
                 add_tangent_kernel(kernel, companions, field_types)
             else:
-                add_adjoint(kernel, companions, field_types, self.ad_stack_size)
+                add_adjoint(
+                    kernel,
+                    companions,
+                    field_types,
+                    self.ad_stack_size,
+                    self.restore_overwritten,
+                )
