@@ -43,7 +43,7 @@ from .ndarray import Ndarray
 from .ops import Intrinsic
 from .tape_snapshots import Snapshot
 
-AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-auto-diff"
+AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-localize-elements,ti-auto-diff"
 """What runs on a primal kernel's module before its adjoint is compiled (after
 ti-scalarize, when registered: the adjoint is built on scalar IR)."""
 
