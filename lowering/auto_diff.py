@@ -745,16 +745,23 @@ class _Adjoint:
 
     def reverse_extremum(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
         """
-        `ti.atomic_max(y[j], v)` (or min): the gradient of y reaches the v that is y's
-        final value, read back after the primal (ties each receive it), and no other
-        v. y's gradient stays, for the value y held before (as Taichi, which treats
-        every atomic as an add: all v would receive it).
+        `ti.atomic_max(y[j], v)` (or min): the gradient of y reaches one v that is y's
+        final value, read back after the primal, and no other v: the first to find it
+        takes it, leaving y's gradient zero (an atomic multiply by 0 returns and clears
+        it). Ties are common (particles of one layer moving alike in Taichi's diff_sph;
+        giving each of k tied values the gradient multiplied it by k). A y that no v
+        reached keeps its gradient, for the value it held before (Taichi treats every
+        atomic as an add: all v would receive it).
 
             %old = taichi.atomic_max %p, %v            (forward, %p into @y)
             ~>
-            %g = memref.load (taichi.element_ptr %y_grad[...])[]
+            %g = taichi.element_ptr %y_grad[...]
             %y = memref.load %p[]                      (y after the primal)
-            %d = arith.select (arith.cmpf oeq, %v, %y), %g, 0.0   ; into v's adjoint
+            %taken = memref.alloca ; memref.store 0.0, %taken[]
+            taichi.if (arith.cmpf oeq, %v, %y) {
+              %t = taichi.atomic_mul %g, 0.0 ; memref.store %t, %taken[]
+            }
+            %d = memref.load %taken[]                  ; into v's adjoint
         """
         if op.old in self.active and op.old.uses:
             raise PassFailedAt(
@@ -771,11 +778,16 @@ class _Adjoint:
             )
         )
         final = self.emit(memref.LoadOp.get(primal, []))
-        adjoint = self.emit(memref.LoadOp.get(grad, []))
         value = self.lookup(op.value, ctx)
         hit = self.emit(arith.CmpfOp(value, final, "oeq"))
-        zero = self.const(0.0, op.value.type)
-        self.accumulate(op.value, self.emit(arith.SelectOp(hit, adjoint, zero)), ctx)
+        taken = self.zero_slot(op.value.type)
+
+        def take() -> None:
+            cleared = self.emit(taichi.AtomicMulOp(grad, self.const(0.0, op.value.type)))
+            self.emit(memref.StoreOp.get(cleared, taken, []))
+
+        self.emit(taichi.IfOp(hit, self.in_block(Block(), take), None))
+        self.accumulate(op.value, self.emit(memref.LoadOp.get(taken, [])), ctx)
 
     def restore(self, op: Operation, ctx: _Ctx, values: _Scope) -> None:
         """Fresh slots for the outer locals `op` uses, holding their values at its entry."""
