@@ -46,7 +46,8 @@ atomic add into the gradient, a global store or atomic add reads the gradient of
 destination (a store then zeroes it: what it overwrote receives nothing), and global
 writes of the replay are dropped (Taichi's global data access rule: a kernel does not
 overwrite what its adjoint reads; with `{restore_overwritten=true}` one that does is
-accepted and its adjoint names what its caller must put back: auto_diff_restore.py). Adjoints of SSA values accumulate in SSA
+accepted and its adjoint names what its caller must put back: auto_diff_restore.py).
+Adjoints of SSA values accumulate in SSA
 within their block; adjoints of values used in nested regions, and of local variables,
 live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
 where no other thread sees them).

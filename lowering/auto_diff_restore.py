@@ -39,7 +39,13 @@ from collections.abc import Callable
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    IntegerAttr,
+    StringAttr,
+    SymbolRefAttr,
+)
 from xdsl.ir import BlockArgument, Operation, SSAValue
 
 RESTORE_ATTR = "restore"

@@ -93,8 +93,10 @@ def _localizable(ptr: taichi.ElementPtrOp, accessed: list[taichi.ElementPtrOp]) 
     if not uses or not any(isinstance(u, memref.StoreOp) for u in uses):
         return False
     for use in uses:
-        if not isinstance(use, memref.LoadOp | memref.StoreOp) or _in_block(use, block) is None:
-            return False  # an atomic, or an access in a loop of the block
+        if not isinstance(use, memref.LoadOp | memref.StoreOp):
+            return False  # an atomic
+        if _in_block(use, block) is None:
+            return False  # in a loop of the block
         if isinstance(use, memref.StoreOp) and use.memref is not ptr.result:
             return False  # the pointer itself is stored somewhere
     order = {op: n for n, op in enumerate(block.ops)}
@@ -152,8 +154,8 @@ class LocalizeElementsPass(ModulePass):
             accessed: dict[str, list[taichi.ElementPtrOp]] = {}
             for inner in kernel.walk():
                 if isinstance(inner, _ACCESSES):
-                    dest = inner.dest if isinstance(inner, taichi.AtomicOp) else inner.memref
-                    owner = dest.owner
+                    atomic = isinstance(inner, taichi.AtomicOp)
+                    owner = (inner.dest if atomic else inner.memref).owner
                     if isinstance(owner, taichi.ElementPtrOp) and (sym := _field_of(owner)):
                         if owner not in accessed.setdefault(sym, []):
                             accessed[sym].append(owner)

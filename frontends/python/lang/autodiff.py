@@ -265,11 +265,15 @@ def _instantiate_adjoint(
             clear_zero_blocks(prog)
         return out
 
-    run.restores = [] if forward else _restores(module, symbol, prog)  # type: ignore[attr-defined]
+    run.restores = (  # type: ignore[attr-defined]
+        [] if forward else _restores(module, symbol, prog)
+    )
     return run
 
 
-def _restores(module: Any, symbol: str, prog: _program.Program) -> list[tuple[Field, tuple[str, ...]]]:
+def _restores(
+    module: Any, symbol: str, prog: _program.Program
+) -> list[tuple[Field, tuple[str, ...]]]:
     """The fields the adjoint `@<symbol>_grad` needs as they were before the primal's
     launch, each with the box of it the primal writes (lowering/auto_diff_restore.py)."""
     from taichi_xdsl.dialects import taichi

@@ -30,12 +30,16 @@ def _kernels(ndim: int) -> tuple[Any, Any]:
     import taichi_xdsl as ti
 
     @ti.kernel
-    def save(x: ti.template(), saved: ti.types.ndarray(), start: ti.types.vector(ndim, ti.i32)):
+    def save(
+        x: ti.template(), saved: ti.types.ndarray(), start: ti.types.vector(ndim, ti.i32)
+    ):
         for I in ti.grouped(saved):
             saved[I] = x[start + I]
 
     @ti.kernel
-    def swap(x: ti.template(), saved: ti.types.ndarray(), start: ti.types.vector(ndim, ti.i32)):
+    def swap(
+        x: ti.template(), saved: ti.types.ndarray(), start: ti.types.vector(ndim, ti.i32)
+    ):
         for I in ti.grouped(saved):
             held = x[start + I]
             x[start + I] = saved[I]
@@ -67,7 +71,9 @@ class Snapshot:
 
     __slots__ = ("field", "saved", "start")
 
-    def __init__(self, field: Field, box: tuple[str, ...], params: list[Any], args: tuple[Any, ...]):
+    def __init__(
+        self, field: Field, box: tuple[str, ...], params: list[Any], args: tuple[Any, ...]
+    ):
         if field.pool_owner is not None:
             raise TaichiRuntimeError(
                 f"ti.ad.Tape: {field} is sparse: a kernel that overwrites it after reading "
