@@ -75,6 +75,31 @@ def test_square_in_place(arch) -> None:
     np.testing.assert_allclose(x.to_numpy(), x0**2)
 
 
+def test_atomic_add_of_its_own_square(arch) -> None:
+    # x += x^2 (an atomic add after the read), then loss = sum(x^2): 2 y (1 + 2 x0) with
+    # y = x0 + x0^2; rereading the new x would give 2 y (1 + 2 y).
+    x = ti.field(float, 4, needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def grow():
+        for i in x:
+            x[i] += x[i] ** 2
+
+    @ti.kernel
+    def squares():
+        for i in x:
+            loss[None] += x[i] ** 2
+
+    x0 = np.array([0.5, -1.25, 1.5, 2.0])
+    x.from_numpy(x0)
+    with ti.ad.Tape(loss=loss):
+        grow()
+        squares()
+    y = x0 + x0**2
+    np.testing.assert_allclose(x.grad.to_numpy(), 2 * y * (1 + 2 * x0), rtol=1e-12)
+
+
 def test_square_twice_in_one_kernel(arch) -> None:
     # x <- (x^2)^2 through memory in one kernel, then loss = sum(x) : 4 x0^3.
     x = ti.field(float, 4, needs_grad=True)
