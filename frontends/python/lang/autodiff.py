@@ -369,7 +369,10 @@ def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 class Tape:
     """
-    Record kernel launches and differentiate them (Taichi's `ti.ad.Tape`).
+    Record kernel launches and differentiate them (Taichi's `ti.ad.Tape`). A kernel that
+    overwrites a field it read has what it overwrites saved before its launch and put
+    back while its adjoint runs (tape_snapshots.py), so its gradients are right where
+    Taichi's reread the new values.
 
     Args:
         loss: a 0-d field with needs_grad=True; its gradient is set to 1 before the
