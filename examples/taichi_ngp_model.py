@@ -39,14 +39,13 @@ FOV_X = 0.6911112070083618
 POSE_INDEX = 20
 
 
-def hash_grid_entries() -> int:
-    """Entries of the 16-level hash grid, as NGP_fw.hash_table_init sizes its levels."""
-    total = 0
+def hash_grid_entries() -> list[int]:
+    """Entries of each level of the hash grid, as NGP_fw.hash_table_init sizes them."""
+    sizes = []
     for level in range(LEVELS):
         res = int(np.ceil(BASE_RES * PER_LEVEL_SCALE**level - 1.0)) + 1
-        entries = -(-(res**3) // 8) * 8
-        total += min(2**LOG2_T, entries)
-    return total
+        sizes.append(min(2**LOG2_T, -(-(res**3) // 8) * 8))
+    return sizes
 
 
 def morton3d(x: np.ndarray, y: np.ndarray, z: np.ndarray) -> np.ndarray:
@@ -70,7 +69,8 @@ def ball_bitfield(radius: float) -> np.ndarray:
     inside = c[x] ** 2 + c[y] ** 2 + c[z] ** 2 <= radius**2
     idx = morton3d(x[inside], y[inside], z[inside])
     words = np.zeros(GRID**3 // 32, dtype=np.uint32)
-    np.bitwise_or.at(words, (idx // 32).astype(np.int64), (1 << (idx % 32)).astype(np.uint32))
+    bits = (np.uint64(1) << (idx % np.uint64(32))).astype(np.uint32)
+    np.bitwise_or.at(words, (idx // np.uint64(32)).astype(np.int64), bits)
     return words.view(np.uint8)
 
 
@@ -86,7 +86,9 @@ def look_at(eye: np.ndarray, target: np.ndarray) -> np.ndarray:
 
 def orbit_poses(count: int, distance: float, height: float) -> np.ndarray:
     angles = np.linspace(0.0, 2.0 * np.pi, count, endpoint=False)
-    eyes = np.stack([distance * np.cos(angles), distance * np.sin(angles), np.full(count, height)], 1)
+    eyes = np.stack(
+        [distance * np.cos(angles), distance * np.sin(angles), np.full(count, height)], 1
+    )
     return np.stack([look_at(eye, np.zeros(3)) for eye in eyes]).astype(np.float32)
 
 
@@ -100,19 +102,27 @@ def directions(res: int, fov_x: float) -> np.ndarray:
 
 def synthetic_model(seed: int = 0) -> dict:
     rng = np.random.default_rng(seed)
-    # features in [-1, 1]; the first density weights all positive, so that density
-    # exp(sum of positive ReLUs) is some tens a unit length: opaque within ~0.1
-    embedding = rng.uniform(-1.0, 1.0, 2 * hash_grid_entries())
-    sigma_in = rng.normal(0.0, 0.2, (64, 32))
+    # features in [-1, 1], smaller on finer levels (smooth colours, some detail); the
+    # first density weights all positive, so that the density exp(a sum of ReLUs) is some
+    # hundreds a unit length: the ball's surface is opaque within a few samples
+    embedding = np.concatenate(
+        [
+            rng.uniform(-1.0, 1.0, 2 * n) * 0.8**level
+            for level, n in enumerate(hash_grid_entries())
+        ]
+    )
+    sigma_in = rng.normal(0.0, 0.4, (64, 32))
     sigma_out = rng.normal(0.0, 0.15, (16, 64))
-    sigma_out[0] = rng.uniform(0.1, 0.4, 64)
+    sigma_out[0] = rng.uniform(0.2, 0.6, 64)
     rgb_in = rng.normal(0.0, 1.0 / np.sqrt(32), (64, 32))
     rgb_hidden = rng.normal(0.0, 1.5 / np.sqrt(64), (64, 64))
     rgb_out = np.zeros((8, 64))
     rgb_out[:3] = rng.normal(0.0, 2.0 / np.sqrt(64), (3, 64))
     return {
         "model.xyz_encoder.params": embedding.astype(np.float32),
-        "model.xyz_sigmas.params": np.concatenate([sigma_in.ravel(), sigma_out.ravel()]).astype(np.float32),
+        "model.xyz_sigmas.params": np.concatenate(
+            [sigma_in.ravel(), sigma_out.ravel()]
+        ).astype(np.float32),
         "model.rgb_net.params": np.concatenate(
             [rgb_in.ravel(), rgb_hidden.ravel(), rgb_out.ravel()]
         ).astype(np.float32),
