@@ -11,10 +11,9 @@ computed (rgb, depth, opacity per ray) to compare the two:
 The model is loaded as NGP_fw.load_model loads it, except that the hash table goes in
 chunks of 2^22 entries: Taichi's own from_numpy of its 11,445,040 entries asks Vulkan for
 more workgroups than lavapipe allows (65,535), so Taichi could not run the example there
-otherwise. The frame is NGP_fw.render's, the picture the program shows from it.
+otherwise. The frame is NGP_fw.render's, the picture the program shows from it. (No
+`from __future__ import annotations` here: Taichi reads a kernel's annotations as objects.)
 """
-
-from __future__ import annotations
 
 import argparse
 import runpy
