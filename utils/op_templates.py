@@ -76,6 +76,8 @@ class OpTemplates:
         self._text = text
         self._table: dict[tuple[str, str, tuple[str, ...]], _Template] = {}
         self._plain_fields: dict[type[Operation], frozenset[str]] = {}
+        self.built = 0
+        """How many ops were built from a template."""
 
     def build(self, parser) -> Operation | Pending | None:
         """
@@ -111,6 +113,7 @@ class OpTemplates:
         if op is None:
             return None
         parser._resume_from(end)
+        self.built += 1
         return op
 
     def _instantiate(self, parser, template: _Template, names: list[str]) -> Operation | None:

@@ -67,6 +67,46 @@ def _memoize_hint_constraints() -> None:
     xdsl.irdl.irdl_to_attr_constraint = irdl_to_attr_constraint
 
 
+def _memoize_irdl_verification() -> None:
+    """
+    Check an op's IRDL constraints (operand and result types, properties, attributes)
+    once per combination: for an op with no regions and no successors they are a
+    function of its class and of these values alone, and a large file repeats a few
+    hundred combinations (templates share their attribute objects). The op's traits,
+    its own `verify_` and xDSL's generic checks still run for every op. Keyed by the
+    values' identity (each kept alive here), never by an equality two distinct values
+    could share.
+    """
+    from xdsl.irdl import OpDef
+
+    verify = OpDef.verify
+    if getattr(verify, "memoized", False):
+        return
+    verified: dict[tuple, list[object]] = {}
+
+    def memoized_verify(self: OpDef, op) -> None:
+        if op.regions or op.successors:
+            return verify(self, op)
+        kept = [self, *[operand.type for operand in op.operands], *op.result_types]
+        kept += op.properties.values()
+        kept += op.attributes.values()
+        key = (
+            len(op.operands), tuple(map(id, kept)), tuple(op.properties), tuple(op.attributes)
+        )
+        if key in verified:
+            for trait in self.traits:
+                trait.verify(op)
+            return None
+        verify(self, op)
+        if len(verified) > 1 << 20:
+            verified.clear()
+        verified[key] = kept
+        return None
+
+    memoized_verify.memoized = True
+    OpDef.verify = memoized_verify
+
+
 def _input_name(argv: Sequence[str] | None) -> str:
     """The input file named on the command line, for errors raised before parsing."""
     pre = argparse.ArgumentParser(add_help=False)
@@ -422,6 +462,7 @@ def _in_pass(main: TiOptMain | None) -> str:
 
 def _main(args: Sequence[str] | None) -> int:
     _memoize_hint_constraints()
+    _memoize_irdl_verification()
     main = None
     try:
         main = TiOptMain(args)

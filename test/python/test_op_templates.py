@@ -86,3 +86,100 @@ def test_templates_give_xdsl_parsers_ir(path: Path):
                 )
             else:
                 assert xdsl_kind != "ok"
+
+
+_ADD = "%{r} = arith.addi %{a}, %{b} : {t}\n"
+_REPEATED = {
+    # the second add's operand has another type than the template's: xDSL's error
+    "operand type mismatch": "%a = arith.constant 1 : i32\n%b = arith.constant 2 : i64\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + _ADD.format(r="d", a="a", b="b", t="i32"),
+    "undefined operand": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + _ADD.format(r="d", a="a", b="zz", t="i32"),
+    "forward reference": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + _ADD.format(r="d", a="a", b="e", t="i32")
+    + "%e = arith.constant 3 : i32\n",
+    "self use": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + _ADD.format(r="d", a="a", b="d", t="i32"),
+    "redefined result": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + _ADD.format(r="c", a="a", b="a", t="i32"),
+    "numeric and named results": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="0", a="a", b="a", t="i32")
+    + _ADD.format(r="x", a="0", b="a", t="i32")
+    + _ADD.format(r="1", a="x", b="0", t="i32"),
+    # the same line, then an op continued on the next line
+    "op ending on the next line": "func.func @f(%a: i32) -> i32 {\n  func.return %a : i32\n}\n"
+    "func.func @g(%a: i32) -> i32 {\n  func.return %a\n  : i32\n}\n",
+    "attribute dictionary on the next line": "%a = arith.constant 1 : i32\n"
+    + _ADD.format(r="c", a="a", b="a", t="i32")
+    + "%d = arith.addi %a, %a : i32\n  {fastmath}\n",
+    "location on the line": "%a = arith.constant 1 : i32\n"
+    + "%c = arith.addi %a, %a : i32 loc(\"x.py\":3:4)\n" * 1
+    + "%d = arith.addi %a, %c : i32 loc(\"x.py\":3:4)\n",
+    "two ops on a line": "%a = arith.constant 1 : i32\n"
+    + "%c = arith.addi %a, %a : i32 %d = arith.addi %a, %a : i32\n"
+    + "%e = arith.addi %a, %a : i32 %f = arith.addi %a, %a : i32\n",
+    "generic form": "%a = arith.constant 1 : i32\n"
+    + "%c = \"arith.addi\"(%a, %a) : (i32, i32) -> i32\n" * 1
+    + "%d = \"arith.addi\"(%c, %a) : (i32, i32) -> i32\n"
+    + "%e = \"arith.addi\"(%d, %a) : (i32, i32) -> i64\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_REPEATED))
+def test_repeated_lines_parse_as_without_templates(name: str):
+    source = _REPEATED[name]
+    ours = _parse(LocatingParser, source, False, debuginfo=True)
+    assert ours == _parse(UntemplatedParser, source, False, debuginfo=True)
+    xdsl_kind, xdsl_text = _parse(Parser, source, False, debuginfo=False)
+    if ours[0] == "ok":
+        assert (xdsl_kind, xdsl_text) == _parse(LocatingParser, source, False, debuginfo=False)
+    else:
+        assert xdsl_kind != "ok"
+
+
+def test_templates_build_the_repeated_ops():
+    ctx = registry.make_context()
+    body = "".join(_ADD.format(r=f"v{n}", a=f"v{n - 1}", b="v0", t="i32") for n in range(1, 50))
+    parser = LocatingParser(ctx, "%v0 = arith.constant 1 : i32\n" + body, "input.mlir")
+    module = parser.parse_module()
+    assert len(module.ops) == 50
+    # the first add (`%v0, %v0`: which name is which operand?) is no template, the
+    # second is learnt, the last is followed by the end of input instead of a `%`
+    assert parser._templates.built == 46
+    last = list(module.ops)[-1]
+    assert last.operands[0] is list(module.ops)[-2].results[0]
+    assert last.operands[1] is list(module.ops)[0].results[0]
+    assert (last.location.line.data, last.location.column.data) == (50, 1)
+
+
+def _ti_opt(tmp_path, source: str, capsys) -> tuple[int, str]:
+    from taichi_xdsl.utils.ti_opt import main
+
+    path = tmp_path / "input.mlir"
+    path.write_text(source)
+    status = main([str(path), "-o", str(tmp_path / "out.mlir")])
+    return status, capsys.readouterr().err
+
+
+def test_memoized_verification_still_checks_traits(tmp_path, capsys):
+    # the two returns have the same IRDL constraints checked; the second's parent is wrong
+    source = "func.func @f() {\n  func.return\n}\nbuiltin.module {\n  func.return\n}\n"
+    status, err = _ti_opt(tmp_path, source, capsys)
+    assert status == 1
+    assert "input.mlir:5:3: error: 'func.return' expects parent op 'func.func'" in err
+
+
+def test_memoized_verification_checks_each_combination(tmp_path, capsys):
+    source = (
+        "%0 = arith.constant 1 : i32\n%1 = arith.constant 2 : i32\n"
+        "%2 = arith.addi %0, %1 : i32\n"
+        '%3 = "arith.addi"(%0, %1) : (i32, i32) -> i64\n'
+    )
+    status, err = _ti_opt(tmp_path, source, capsys)
+    assert status == 1
+    assert "input.mlir:4:1: error: result 'result' at position 0 does not verify" in err
