@@ -23,9 +23,10 @@ are the same:
 Anything else goes to xDSL's parser, which also gives every error: a forward or
 undefined operand, a type mismatch, a redefined result, a line holding `#` (tuple
 results `%x#1`, attribute aliases) or more than one op. An op becomes a template only if
-it has no regions and no successors, ends on its line, and its names map one to one onto
-its results (in order) and its operands, and it holds no state beyond what
-`Operation.create` sets.
+it has no regions and no successors, ends on its line, its names map one to one onto
+its results (in order) and its operands, it holds no state beyond what
+`Operation.create` sets, and its parse left no trace in the parser beyond its results
+(a first `dense_resource<key>` declares the resource).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ import re
 from dataclasses import dataclass
 
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.utils.lexer import Span
+from xdsl.utils.lexer import Span, Token
+from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 # MLIR's `%` suffix-id, as xDSL's lexer reads it (digits alone, or a name).
 _SSA_NAME = re.compile(r"%(?:[0-9]+|[a-zA-Z$._-][a-zA-Z0-9$._-]*)")
@@ -67,6 +69,8 @@ class Pending:
     names: list[str]
     end_of_line: int
     lookahead_at: int
+    resources: int
+    """How many dialect resources the parser had seen (`dense_resource<key>` declares one)."""
 
 
 class OpTemplates:
@@ -108,13 +112,35 @@ class OpTemplates:
         key = (_SSA_NAME.sub("\0", line), lookahead, tuple(parser._parser_state.dialect_stack))
         template = self._table.get(key)
         if template is None:
-            return Pending(key, names, end, lookahead_at)
+            return Pending(key, names, end, lookahead_at, len(parser.dialect_resources))
         op = self._instantiate(parser, template, names)
         if op is None:
             return None
-        parser._resume_from(end)
+        self._advance(parser, lookahead, lookahead_at, end)
         self.built += 1
         return op
+
+    def _advance(self, parser, lookahead: str, at: int, end_of_line: int) -> None:
+        """
+        Stand the parser on the token after the op's line, as `_resume_from(end_of_line)`
+        does, making the token here for the kinds a template can be followed by.
+        """
+        lexer = parser.lexer
+        if lookahead == "}":
+            kind, end = MLIRTokenKind.R_BRACE, at + 1
+        elif lookahead == "%":
+            match = _SSA_NAME.match(self._text, at)
+            if match is None:  # a lexing error: xDSL's lexer reports it
+                parser._resume_from(end_of_line)
+                return
+            kind, end = MLIRTokenKind.PERCENT_IDENT, match.end()
+        elif lookahead:
+            kind, end = MLIRTokenKind.BARE_IDENT, at + len(lookahead)
+        else:
+            parser._resume_from(end_of_line)
+            return
+        lexer.pos = end
+        parser._parser_state.current_token = Token(kind, Span(at, end, lexer.input))
 
     def _instantiate(self, parser, template: _Template, names: list[str]) -> Operation | None:
         values = parser.ssa_values
@@ -155,6 +181,8 @@ class OpTemplates:
         """Keep `op`, just parsed by xDSL from `pending`'s line, as a template if it can be."""
         if op.regions or op.successors:
             return
+        if len(parser.dialect_resources) != pending.resources:
+            return  # its parse declared a resource: a side effect a template would skip
         if parser._current_token.span.start != pending.lookahead_at:
             return  # the op did not end on its line
         if frozenset(vars(op)) != self._fields_of(type(op)):
