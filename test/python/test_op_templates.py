@@ -57,7 +57,8 @@ def _unnumbered_resources(text: str) -> str:
     return re.sub(r"dense_resource<([\w.]*?)(?:_\d+)*>", r"dense_resource<\1>", text)
 
 
-def _parse(parser_type, text: str, unregistered: bool, debuginfo: bool) -> tuple[str, str]:
+def _parse(parser_type, text: str, unregistered: bool, debuginfo: bool = True) -> tuple[str, ...]:
+    """("ok", generic form with locations, generic form without) or ("error", message)."""
     # A context remembers the dialect resources parsed with it (a second parse of the
     # same `dense_resource<key>` renames it): a fresh one for those.
     ctx = None if "dense_resource" in text else _CONTEXTS.get(unregistered)
@@ -74,9 +75,23 @@ def _parse(parser_type, text: str, unregistered: bool, debuginfo: bool) -> tuple
         return "fault", type(error).__name__
     from io import StringIO
 
-    out = StringIO()
-    Printer(out, print_generic_format=True, print_debuginfo=debuginfo).print_op(module)
-    return "ok", _unnumbered_resources(out.getvalue())
+    printed = []
+    for located in (True, False) if debuginfo else (False,):
+        out = StringIO()
+        Printer(out, print_generic_format=True, print_debuginfo=located).print_op(module)
+        printed.append(_unnumbered_resources(out.getvalue()))
+    return ("ok", *printed)
+
+
+def _check_same_ir(source: str, unregistered: bool) -> None:
+    """Ours as untemplated ours (errors and locations too), and as xDSL's parser."""
+    ours = _parse(LocatingParser, source, unregistered)
+    assert ours == _parse(UntemplatedParser, source, unregistered)
+    xdsl = _parse(Parser, source, unregistered, debuginfo=False)
+    if ours[0] == "ok":
+        assert xdsl == ("ok", ours[2])
+    else:
+        assert xdsl[0] != "ok"
 
 
 @pytest.mark.parametrize("path", _files(), ids=lambda p: str(p).replace("/", "_"))
@@ -85,16 +100,7 @@ def test_templates_give_xdsl_parsers_ir(path: Path):
     unregistered = "allow-unregistered-dialect" in text
     for chunk in _chunks(path):
         for source in (chunk, _doubled(chunk)):
-            ours = _parse(LocatingParser, source, unregistered, debuginfo=True)
-            reference = _parse(UntemplatedParser, source, unregistered, debuginfo=True)
-            assert ours == reference
-            xdsl_kind, xdsl_text = _parse(Parser, source, unregistered, debuginfo=False)
-            if ours[0] == "ok":
-                assert (xdsl_kind, xdsl_text) == _parse(
-                    LocatingParser, source, unregistered, debuginfo=False
-                )
-            else:
-                assert xdsl_kind != "ok"
+            _check_same_ir(source, unregistered)
 
 
 _ADD = "%{r} = arith.addi %{a}, %{b} : {t}\n"
@@ -141,15 +147,7 @@ _REPEATED = {
 
 @pytest.mark.parametrize("name", sorted(_REPEATED))
 def test_repeated_lines_parse_as_without_templates(name: str):
-    source = _REPEATED[name]
-    ours = _parse(LocatingParser, source, False, debuginfo=True)
-    assert ours == _parse(UntemplatedParser, source, False, debuginfo=True)
-    xdsl_kind, xdsl_text = _parse(Parser, source, False, debuginfo=False)
-    if ours[0] == "ok":
-        assert (xdsl_kind, xdsl_text) == _parse(LocatingParser, source, False, debuginfo=False)
-    else:
-        assert xdsl_kind != "ok"
-
+    _check_same_ir(_REPEATED[name], unregistered=False)
 
 def test_templates_build_the_repeated_ops():
     ctx = registry.make_context()
