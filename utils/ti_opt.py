@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import sys
 import threading
@@ -189,7 +190,12 @@ class TiOptMain(xDSLOptMain):
             name = self.get_input_name()
             parser = LocatingParser(self.ctx, decode_source(io.read(), name), name)
             parser.line_offset = self.chunk_line_offset
-            return parser.parse_module(not self.args.no_implicit_module)
+            module = parser.parse_module(not self.args.no_implicit_module)
+            # The module lives until ti-opt ends: the cycle collector need not walk its
+            # million objects again at each collection of what the passes make (on 1 MB
+            # of IR, a fifth of the time to verify and print it).
+            gc.freeze()
+            return module
 
         self.available_frontends["mlir"] = parse_mlir
 
