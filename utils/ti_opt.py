@@ -262,6 +262,7 @@ class TiOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
+        self.available_targets["mlir"] = _template_mlir_target
         for name, spec in registry.TARGETS.items():
             self.available_targets[name] = (
                 lambda module, stream, spec=spec: registry.load_object(spec)(module, stream)
@@ -281,6 +282,30 @@ class TiOptMain(xDSLOptMain):
                 emit(prog, self.output_stream)
                 return ""
         return super().output_resulting_program(prog)
+
+
+def _template_mlir_target() -> type:
+    """xDSL's `mlir` target, printing repeated op shapes from templates (print_templates.py)."""
+    from xdsl.targets.mlir import MLIRTarget
+
+    from taichi_xdsl.utils.print_templates import TemplatePrinter
+
+    class TemplateMLIRTarget(MLIRTarget):
+        def emit(self, ctx, module, output) -> None:
+            if self.syntax_highlight:
+                return super().emit(ctx, module, output)
+            printer = TemplatePrinter(
+                stream=output,
+                print_generic_format=self.print_generic_format,
+                print_properties_as_attributes=self.print_properties_as_attributes,
+                print_debuginfo=self.print_debuginfo,
+            )
+            printer.print_op(module)
+            printer.print_metadata(ctx.loaded_dialects)
+            print("\n", file=output)
+            return None
+
+    return TemplateMLIRTarget
 
 
 def _bounded_pass(name: str) -> type:
