@@ -4,6 +4,7 @@ and the memory-bound loop tasks re-dispatched over other group counts.
 
     python bench/vulkan_profile.py                  # every case
     python bench/vulkan_profile.py --cases saxpy,reduce --calls 200 --spirv-dir /tmp/spv
+    python bench/vulkan_profile.py --cases nbody --no-variants --serial-unroll 4
 
 For each case (bench/cases/<case>.py, run under taichi_xdsl on Vulkan): the host wall time
 a call (calls back to back, one sync at the end), and per task (entry point) the median GPU
@@ -38,6 +39,12 @@ def main() -> None:
         "--unroll", type=int, default=None, help="convert-offload-to-spirv's unroll"
     )
     parser.add_argument(
+        "--serial-unroll",
+        type=int,
+        default=None,
+        help="copies of serial inner loop bodies (ti-unroll-loops' factor; SERIAL_UNROLL)",
+    )
+    parser.add_argument(
         "--drop",
         default="",
         help="passes to leave out of the pipeline, comma-separated (ti.init(passes={'drop': ...}))",
@@ -62,6 +69,9 @@ def main() -> None:
     if options.unroll is not None:
         vulkan_backend.UNROLL = options.unroll
         print(f"unroll={options.unroll}")
+    if options.serial_unroll is not None:
+        vulkan_backend.SERIAL_UNROLL = options.serial_unroll
+        print(f"serial unroll={options.serial_unroll}")
     drop = [name for name in options.drop.split(",") if name]
     if drop:
         print(f"without {', '.join(drop)}")

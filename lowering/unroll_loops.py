@@ -9,10 +9,13 @@ next one starts, and with few threads an SM has nothing else to do (n-body: 4096
 compiler can issue their loads and math together. The CPU path leaves this to LLVM's
 unroller; the SPIR-V path runs this pass (its drivers seldom unroll).
 
-A loop qualifies when its bounds are integer constants with at least `factor` iterations,
-its body has no break or continue and no nested loop, and the body has at most `max-ops`
-operations. The iterations left over (the trip count modulo `factor`) run in a second
-loop with the original body.
+A loop qualifies when its bounds are integer constants, its body has no break or
+continue and no nested loop, and the body has at most `max-ops` operations. It gets
+`factor` copies, halved (down to two) while the loop has fewer iterations than copies or
+the copies would hold more than `max-unrolled-ops` operations (0: no such limit; the
+Vulkan backend runs 32 copies within 1024 operations: see SERIAL_UNROLL in
+targets/vulkan/backend.py). The iterations left over (the
+trip count modulo the copies) run in a second loop with the original body.
 
     taichi.range_for %j = %c0 to %c10 : i32 {     %k0 = arith.constant 0 : i32
       "use"(%j) : (i32) -> ()                     %k1 = arith.constant 2 : i32
@@ -64,12 +67,14 @@ def _inside_task(op: Operation) -> bool:
     return False
 
 
-def _qualifies(loop: taichi.RangeForOp, factor: int, max_ops: int) -> tuple[int, int] | None:
-    """(lower, trip count) when `loop` may be unrolled, else None."""
+def _qualifies(
+    loop: taichi.RangeForOp, factor: int, max_ops: int, max_unrolled_ops: int
+) -> tuple[int, int, int] | None:
+    """(lower, trip count, copies) when `loop` may be unrolled, else None."""
     if not isinstance(loop.lower.type, IntegerType) or not _inside_task(loop):
         return None
     lower, upper = _constant(loop.lower), _constant(loop.upper)
-    if lower is None or upper is None or upper - lower < factor:
+    if lower is None or upper is None:
         return None
     count = 0
     for op in loop.body.walk():
@@ -78,7 +83,14 @@ def _qualifies(loop: taichi.RangeForOp, factor: int, max_ops: int) -> tuple[int,
             return None
     if count > max_ops:
         return None
-    return lower, upper - lower
+    copies = factor
+    while copies > 2 and (
+        upper - lower < copies or (max_unrolled_ops and copies * count > max_unrolled_ops)
+    ):
+        copies //= 2
+    if upper - lower < copies:
+        return None
+    return lower, upper - lower, copies
 
 
 def _unroll(loop: taichi.RangeForOp, lower: int, trips: int, factor: int) -> None:
@@ -115,18 +127,21 @@ def _unroll(loop: taichi.RangeForOp, lower: int, trips: int, factor: int) -> Non
 
 @dataclass(frozen=True)
 class UnrollLoopsPass(ModulePass):
-    """Unroll qualifying serial inner `taichi.range_for` loops of tasks `factor` times."""
+    """Unroll qualifying serial inner `taichi.range_for` loops of tasks `factor` times
+    (fewer, halving, while the copies would hold more than `max_unrolled_ops`
+    operations or the loop has fewer iterations; 0: no such limit)."""
 
     name = "ti-unroll-loops"
 
     factor: int = 4
     max_ops: int = 128
+    max_unrolled_ops: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if self.factor < 2:
             return
         loops = [o for o in op.walk() if isinstance(o, taichi.RangeForOp)]
         for loop in loops:
-            found = _qualifies(loop, self.factor, self.max_ops)
+            found = _qualifies(loop, self.factor, self.max_ops, self.max_unrolled_ops)
             if found is not None:
-                _unroll(loop, *found, self.factor)
+                _unroll(loop, *found)

@@ -71,6 +71,7 @@ OFFLOAD_TO_SPIRV: tuple[str, ...] = (
     "convert-taichi-to-spirv",
     "convert-arith-to-spirv",
     "convert-offload-to-spirv",
+    "ti-spirv-hoist",
 )
 """offload -> spirv dialect: one spirv.module per task."""
 
@@ -82,6 +83,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-split-parallel-loop",
         "ti-make-thread-local",
         "ti-unroll-loops",
+        "ti-spirv-hoist",
     }
 )
 """The optimisation passes: every pipeline computes the same results without them (the

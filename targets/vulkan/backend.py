@@ -91,6 +91,12 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
+SERIAL_UNROLL = 32
+SERIAL_UNROLL_OPS = 1024
+"""Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
+while they would hold more than SERIAL_UNROLL_OPS operations: NVIDIA's compiler overlaps
+the copies' loads and long-latency math (n-body's force loop on an H200: 470 us with one
+copy, 243 with 4, 148 with 16, 127 with 32; bench/results/h200-session5-probes.txt)."""
 SPREAD_GROUPS = 128
 """The fewest workgroups a parallel task of constant length gets while its workgroups can
 shrink (down to 32 invocations; convert-offload-to-spirv's `spread-groups`): a short
@@ -223,7 +229,14 @@ def vulkan_pipeline(
         options += " debug=true"
     if preserve_nan_inf:
         options += " preserve-nan-inf=true"
-    vulkan = pipeline("vulkan").with_options("convert-offload-to-spirv", options)
+    vulkan = (
+        pipeline("vulkan")
+        .with_options("convert-offload-to-spirv", options)
+        .with_options(
+            "ti-unroll-loops",
+            f"factor={SERIAL_UNROLL} max_unrolled_ops={SERIAL_UNROLL_OPS}",
+        )
+    )
     if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
         vulkan = vulkan.with_options("convert-taichi-to-spirv", "check_loop_exits=true")
     if not fast_math:  # divisions stay divisions

@@ -12,20 +12,22 @@
 // CHECK:           spirv.func @scale__task0() "None" {
 // CHECK:             %[[ARGS:.*]] = spirv.mlir.addressof @args_i32
 // CHECK:             %[[GTMPS:.*]] = spirv.mlir.addressof @gtmps_i32
+// Its address arithmetic comes first (ti-spirv-hoist), the loads after the early return
+// of all invocations but the first.
+// CHECK:             %[[WORD:.*]] = spirv.Constant 2 : i32
+// CHECK-NEXT:        %[[ZERO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[NP:.*]] = spirv.AccessChain %[[ARGS]][%[[ZERO]], %[[WORD]]]
+// CHECK-NEXT:        %[[TWO:.*]] = spirv.Constant 2 : i32
+// CHECK-NEXT:        %[[SLOT:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[ZERO2:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[TP:.*]] = spirv.AccessChain %[[GTMPS]][%[[ZERO2]], %[[SLOT]]]
 // CHECK:             %[[FIRST:.*]] = spirv.INotEqual
 // CHECK-NEXT:        spirv.mlir.selection {
 // CHECK-NEXT:          spirv.BranchConditional %[[FIRST]], ^[[SKIP:.*]], ^[[MERGE:.*]]
 // CHECK-NEXT:        ^[[SKIP]]:
 // CHECK-NEXT:          spirv.Return
-// CHECK:             %[[WORD:.*]] = spirv.Constant 2 : i32
-// CHECK-NEXT:        %[[ZERO:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[NP:.*]] = spirv.AccessChain %[[ARGS]][%[[ZERO]], %[[WORD]]]
-// CHECK-NEXT:        %[[N:.*]] = spirv.Load "StorageBuffer" %[[NP]] : i32
-// CHECK-NEXT:        %[[TWO:.*]] = spirv.Constant 2 : i32
+// CHECK:             %[[N:.*]] = spirv.Load "StorageBuffer" %[[NP]] : i32
 // CHECK-NEXT:        %[[HI:.*]] = spirv.IMul %[[N]], %[[TWO]] : i32
-// CHECK-NEXT:        %[[SLOT:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[ZERO2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[TP:.*]] = spirv.AccessChain %[[GTMPS]][%[[ZERO2]], %[[SLOT]]]
 // CHECK-NEXT:        spirv.Store "StorageBuffer" %[[TP]], %[[HI]] : i32
 // CHECK:           spirv.ExecutionMode @scale__task0 "LocalSize", 1, 1, 1
 // CHECK:         spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "scale", ti.task = 1 : i64} {
@@ -33,13 +35,13 @@
 // CHECK-NEXT:        %[[GT:.*]] = spirv.mlir.addressof @gtmps_i32
 // CHECK-NEXT:        %[[FARGS:.*]] = spirv.mlir.addressof @args_f32
 // CHECK-NEXT:        %[[ROOT:.*]] = spirv.mlir.addressof @root_f32
+// CHECK:             %[[LS:.*]] = spirv.Constant 128 : i32
 // CHECK:             %[[GID:.*]] = spirv.CompositeExtract %{{.*}}[0 : i32] : vector<3xi32>
-// CHECK:             %[[NWG:.*]] = spirv.CompositeExtract %{{.*}}[0 : i32] : vector<3xi32>
-// CHECK-NEXT:        %[[LS:.*]] = spirv.Constant 128 : i32
+// CHECK:             %[[START:.*]] = spirv.IAdd %{{.*}}, %[[GID]] : i32
+// CHECK-NEXT:        %{{.*}} = spirv.Load "Input"
+// CHECK-NEXT:        %[[NWG:.*]] = spirv.CompositeExtract %{{.*}}[0 : i32] : vector<3xi32>
 // CHECK-NEXT:        %[[STRIDE:.*]] = spirv.IMul %[[NWG]], %[[LS]] : i32
-// CHECK:             %[[BP:.*]] = spirv.AccessChain %[[GT]][%{{.*}}, %{{.*}}]
-// CHECK-NEXT:        %[[BOUND:.*]] = spirv.Load "StorageBuffer" %[[BP]] : i32
-// CHECK-NEXT:        %[[START:.*]] = spirv.IAdd %{{.*}}, %[[GID]] : i32
+// CHECK-NEXT:        %[[BOUND:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
 // CHECK-NEXT:        %[[IV:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
 // CHECK-NEXT:        spirv.Store "Function" %[[IV]], %[[START]] : i32
 // CHECK-NEXT:        spirv.mlir.loop {

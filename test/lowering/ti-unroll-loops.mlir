@@ -92,11 +92,19 @@ offload.kernel @kept : (i32) -> () {
   }
 }
 
-// Left alone too: 3 to 5 is two trips (fewer than the factor, whatever the bounds add up
-// to), and a loop outside any task (not yet offloaded: its bounds may change). Exactly
-// the factor's trips (2 to 6) unroll: one trip of four copies.
+// Fewer trips than the factor halve the copies: 3 to 5 is two trips, one trip of two
+// copies (indices 3 and 4, whatever the bounds add up to). Exactly the factor's trips
+// (2 to 6) unroll: one trip of four copies. Left alone: a loop outside any task (not yet
+// offloaded: its bounds may change).
 // CHECK-LABEL: offload.kernel @bounds
-// CHECK:         taichi.range_for %{{.*}} = %{{.*}} to %{{.*}} : i32 {
+// CHECK:         %[[ONE2:.*]] = arith.constant 1 : i32
+// CHECK-NEXT:    taichi.range_for %[[K2:.*]] = %{{.*}} to %[[ONE2]] : i32 {
+// CHECK-NEXT:      %[[F2:.*]] = arith.constant 2 : i32
+// CHECK-NEXT:      %[[B2:.*]] = arith.muli %[[K2]], %[[F2]] : i32
+// CHECK-NEXT:      %[[O3:.*]] = arith.constant 3 : i32
+// CHECK-NEXT:      %{{.*}} = arith.addi %[[B2]], %[[O3]] : i32
+// CHECK-NEXT:      %[[O4:.*]] = arith.constant 4 : i32
+// CHECK-NEXT:      %{{.*}} = arith.addi %[[B2]], %[[O4]] : i32
 // CHECK-NEXT:      taichi.yield
 // CHECK:         %[[ONE:.*]] = arith.constant 1 : i32
 // CHECK-NEXT:    taichi.range_for %{{.*}} = %{{.*}} to %[[ONE]] : i32 {
