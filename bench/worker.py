@@ -136,17 +136,20 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
     )
     result["init_s"] = time.perf_counter() - start
     if spec.get("preload") and framework == "xdsl":
-        # Load what every process pays once (xDSL, the frontend's dialects, the backend,
-        # llvmlite, the thread pool), so that the first call shows this kernel's cost.
+        # Load what every process pays once (xDSL, the frontend's dialects, the backend:
+        # the Vulkan device, or llvmlite and the thread pool), so that the first call
+        # shows this kernel's cost.
         start = time.perf_counter()
         import taichi_xdsl.frontends.python.codegen.visitor  # noqa: F401
         from taichi_xdsl.frontends.python.lang import program
-        from taichi_xdsl.targets.llvm import jit
-        from taichi_xdsl.targets.llvm.pool import default_num_threads, get_pool
 
         program.get_program().backend  # noqa: B018 - created for its imports
-        jit.host_target()
-        get_pool(spec.get("threads") or default_num_threads(), "native")
+        if arch == "cpu":
+            from taichi_xdsl.targets.llvm import jit
+            from taichi_xdsl.targets.llvm.pool import default_num_threads, get_pool
+
+            jit.host_target()
+            get_pool(spec.get("threads") or default_num_threads(), "native")
         result["preload_s"] = time.perf_counter() - start
     path = Path(spec.get("case_file") or HERE / "cases" / f"{spec['case']}.py")
     namespace: dict[str, Any] = {

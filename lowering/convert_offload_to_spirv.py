@@ -299,6 +299,7 @@ def _task_module(
     unroll: int,
     folded: dict[int, tuple[list[Operation], int]],
     spread_groups: int,
+    root_segment_bytes: int = 0,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -308,7 +309,7 @@ def _task_module(
     module = spirv.ModuleOp([gid, nwg, func])
     state = TaskState(
         module, entry, kernel, fields, caps, [], len(prints), debug, preserve_nan_inf,
-        len(asserts),
+        len(asserts), root_segment_bytes=root_segment_bytes,
     )
     ops: list[Operation] = []
     gx = _builtin_x(module, "gid", ops)
@@ -574,6 +575,20 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
     region_dce(func.body)
 
 
+def _root_segments(
+    kernel: offload.KernelOp, fields: dict[str, taichi.FieldOp], segment_bytes: int
+) -> int:
+    """How many root segments `kernel` binds: up to the last one holding a field it
+    names (at least one, binding 0)."""
+    last = 0
+    for op in kernel.walk():
+        if isinstance(op, taichi.GetFieldOp):
+            declared = fields.get(op.field.root_reference.data)
+            if declared is not None:
+                last = max(last, declared.offset.value.data // segment_bytes)
+    return last + 1
+
+
 @dataclass(frozen=True)
 class ConvertOffloadToSpirvPass(ModulePass):
     """
@@ -586,7 +601,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
     computes from the arguments alone are recomputed in the range_for task, and that
     serial task's module is marked `ti.skip` when it does nothing else. With
     `spread-groups` > 0, a parallel task of constant length and no block_dim gets
-    workgroups small enough (down to 32) for that many groups.
+    workgroups small enough (down to 32) for that many groups. With
+    `root-segment-bytes` S > 0, the root is bound as segments of S bytes (utils/
+    spirv_abi.py): a field at root offset B is read from segment B // S at B % S, and
+    each task module records in `ti.root_segments` how many segments its kernel binds.
     """
 
     name = "convert-offload-to-spirv"
@@ -597,6 +615,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     unroll: int = 1
     fold_bounds: bool = False
     spread_groups: int = 0
+    root_segment_bytes: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -608,6 +627,11 @@ class ConvertOffloadToSpirvPass(ModulePass):
             asserts: list[str] = []
             modules: list[spirv.ModuleOp] = []
             folded, skip = _foldable_bounds(kernel) if self.fold_bounds else ({}, set())
+            segments = (
+                _root_segments(kernel, fields, self.root_segment_bytes)
+                if self.root_segment_bytes
+                else 1
+            )
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
                 module = _task_module(
@@ -623,7 +647,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.unroll,
                     folded,
                     self.spread_groups,
+                    self.root_segment_bytes,
                 )
+                if self.root_segment_bytes:
+                    module.attributes["ti.root_segments"] = IntegerAttr(segments, i64)
                 if index in skip:
                     module.attributes["ti.skip"] = UnitAttr()
                 specs = ArrayAttr(

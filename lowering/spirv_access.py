@@ -119,7 +119,8 @@ class ElementPtrLowering(TaskPattern):
             if offset % byte_size(element):
                 raise fail(op, f"field offset {offset} is not aligned")
             dims: list[SSAValue | int] = list(base_type.get_shape())
-            binding, start = spirv_abi.ROOT_BINDING, offset // byte_size(element)
+            binding, local = _root_place(self.state, declared, op)
+            start = local // byte_size(element)
         elif isinstance(base, offload.ArgOp):
             arg = base.index.value.data
             offsets, positions = kernel_inputs(self.state.kernel)
@@ -145,6 +146,33 @@ class ElementPtrLowering(TaskPattern):
             site = check_site(self.state, op)
             self.state.places[ptr].check = bounds_check(list(op.indices), dims, ops, site)
         rewriter.replace(op, ops, [ptr])
+
+
+def _root_place(state: TaskState, declared: taichi.FieldOp, op: Operation) -> tuple[int, int]:
+    """The binding of the root segment that holds field `declared`, and the field's byte
+    offset in it (utils/spirv_abi.py, root segments)."""
+    offset = declared.offset.value.data
+    size = state.root_segment_bytes
+    if not size:
+        return spirv_abi.ROOT_BINDING, offset
+    segment, local = divmod(offset, size)
+    field_type = declared.type
+    nbytes = field_type.element_count() * byte_size(field_type.element_type)
+    if local + nbytes > size:
+        raise fail(
+            op,
+            f"field @{declared.sym_name.data} ({nbytes} bytes at root offset {offset}) "
+            f"straddles the root segments of {size} bytes (a storage-buffer binding holds "
+            "at most that much on this device)",
+        )
+    _, positions = kernel_inputs(state.kernel)
+    textures = sum(
+        isinstance(t, taichi.TextureType) for t in state.kernel.function_type.inputs.data
+    )
+    binding = spirv_abi.root_segment_binding(segment, len(positions), textures)
+    if segment:
+        state.binding_names[binding] = f"root{segment}"
+    return binding, local
 
 
 def _linear_index(

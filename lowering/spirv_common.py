@@ -88,6 +88,10 @@ class TaskState:
     prelude_end: Operation | None = None
     images: dict[int, SSAValue] = field(default_factory=dict)
     asserts: list[str] = field(default_factory=list)
+    root_segment_bytes: int = 0
+    """S of utils/spirv_abi.py's root segments (0: the root is one buffer)."""
+    binding_names: dict[int, str] = field(default_factory=dict)
+    """Names of bindings that buffer_name does not know (root segments)."""
 
     # -- the entry block's prelude -----------------------------------------------------
 
@@ -105,7 +109,8 @@ class TaskState:
         """The address of the buffer `binding` seen as a runtime array of `element`."""
         key = (binding, element)
         if key not in self.views:
-            name = f"{spirv_abi.buffer_name(binding)}_{element}"
+            buffer = self.binding_names.get(binding) or spirv_abi.buffer_name(binding)
+            name = f"{buffer}_{element}"
             array = spirv.RuntimeArrayType(element, byte_size(element))
             block = spirv.StructType([array], offsets=[0], decorations=["Block"])
             var = spirv.GlobalVariableOp(

@@ -31,6 +31,18 @@ Buffers, all storage buffers of descriptor set 0 (every task binds all of them):
                                   count): a combined image sampler for
                                   `ti.types.texture`, a storage image (explicit format)
                                   for `ti.types.rw_texture`
+    binding 6+n+t+k-1             root segment k >= 1 (t: the kernel's texture count;
+                                  see below)
+
+Root segments: a device's storage-buffer binding holds at most maxStorageBufferRange
+bytes (128 MiB on lavapipe), less than the fields may take together. With
+`convert-offload-to-spirv{root-segment-bytes=S}` (S > 0) the root is bound as segments of
+S bytes: segment k holds the root's bytes [k*S, (k+1)*S) as a buffer of its own, segment
+0 at binding 0 and segment k >= 1 after the texture bindings (`root_segment_binding`).
+The program lays its fields out so that none straddles a segment boundary (lang/
+program.py), so a field's (segment, offset in it) is known at compile time from its root
+offset: `offset // S`, `offset % S`. Each task module records in `ti.root_segments` how
+many segments its kernel binds (the backend binds that many). S = 0: one root buffer.
 
 A texture argument's slot in the argument buffer has an ndarray's layout (8 unused bytes,
 then its extents as i64): `rw.shape` and a struct-for over an rw texture read them.
@@ -161,6 +173,20 @@ TEXTURE_FORMATS: dict[str, tuple[str, int, int, str]] = {
 """The texel formats textures support: normalized and float ones, read and written as
 four f32 channels. (Integer formats would need integer texels; 3-channel formats are
 not storage-image formats in Vulkan.)"""
+
+
+def root_segment_bytes(max_storage_buffer_range: int) -> int:
+    """The segment size S of a root bound on a device whose bindings hold at most
+    `max_storage_buffer_range` bytes: that limit rounded down to the fields' 64-byte
+    alignment (lang/program.FIELD_ALIGN), and below 2**31 (element indices are i32)."""
+    return min(max_storage_buffer_range, 2**31 - 64) // 64 * 64
+
+
+def root_segment_binding(segment: int, num_ndarrays: int, num_textures: int) -> int:
+    """The binding of root segment `segment` of a kernel with these argument counts."""
+    if segment == 0:
+        return ROOT_BINDING
+    return FIRST_NDARRAY_BINDING + num_ndarrays + num_textures + segment - 1
 
 
 def buffer_name(binding: int) -> str:

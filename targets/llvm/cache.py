@@ -37,7 +37,7 @@ from taichi_xdsl.targets.llvm.runtime import (
     ScalarArg,
     TaskSpec,
 )
-from taichi_xdsl.utils.cache import cache_key
+from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
 
 PLAN_FORMAT = 1
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
@@ -94,18 +94,6 @@ def _xdsl_version() -> str:
     return str(xdsl.__version__)
 
 
-def stat_fingerprint(root: Path, dirs: tuple[str, ...]) -> str:
-    """SHA-256 of the relative path, size and mtime of the Python sources under
-    `root`/`dirs`: cheaper than reading them (a few stat calls), and any edit changes it."""
-    digest = hashlib.sha256()
-    for name in dirs:
-        for path in sorted((root / name).rglob("*.py")):
-            info = path.stat()
-            relative = path.relative_to(root).as_posix()
-            digest.update(f"{relative}:{info.st_size}:{info.st_mtime_ns};".encode())
-    return digest.hexdigest()
-
-
 SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
 """The sources a first-level (source) key depends on: the compiler's and the frontend's."""
 
@@ -117,18 +105,11 @@ def light_compiler_version() -> str:
     xDSL (its dist-info folder), llvmlite and LLVM, and `stat_fingerprint` of the
     compiler's and the frontend's sources.
     """
-    import importlib.util
-
     import llvmlite
     import taichi_xdsl
     from llvmlite import binding
 
-    spec = importlib.util.find_spec("xdsl")  # finds the package, does not run it
-    xdsl_version = "?"
-    if spec is not None and spec.origin is not None:
-        site = Path(spec.origin).resolve().parents[1]
-        found = sorted(site.glob("xdsl-*.dist-info"))
-        xdsl_version = ",".join(p.name for p in found) or spec.origin
+    xdsl_version = installed_xdsl_version()
     llvm_version = ".".join(map(str, binding.llvm_version_info))
     return (
         f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={xdsl_version};"

@@ -66,7 +66,6 @@ class VulkanAotModule(AotModuleBase):
             VulkanKernel,
         )
         from taichi_xdsl.targets.vulkan.device import vulkan_available
-        from taichi_xdsl.utils import spirv_abi
 
         ok, why = vulkan_available()
         if not ok:
@@ -83,6 +82,13 @@ class VulkanAotModule(AotModuleBase):
                 f"the Vulkan device lacks caps this module needs: {', '.join(missing)}"
             )
         size = metadata.root_buffer_size
+        limit = self.backend.root_segment_bytes
+        if size > limit:  # the module's code addresses its fields in one buffer
+            raise AotFormatError(
+                f"this Vulkan AOT module's fields take {size} bytes in one root buffer; "
+                f"a storage buffer on this device holds at most {limit} bytes "
+                "(maxStorageBufferRange)"
+            )
         storage = np.zeros(size + FIELD_ALIGN, dtype=np.uint8)
         start = (-storage.ctypes.data) % FIELD_ALIGN
         self._storage = storage
@@ -122,9 +128,7 @@ class VulkanAotModule(AotModuleBase):
                 {i: (f, kinds) for i, f, kinds in (k.prints or [])},
                 dict(k.asserts or []),
             )
-            num_bindings = (
-                spirv_abi.FIRST_NDARRAY_BINDING + plan.num_ndarrays + plan.num_textures
-            )
+            num_bindings = plan.num_bindings
             try:
                 pipelines = [
                     self.backend.runtime.load_kernel(

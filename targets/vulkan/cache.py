@@ -14,7 +14,15 @@ The key (`kernel_key`) is the SHA-256 of
 - `compiler`: taichi_xdsl's and xDSL's versions and a hash of the compiler's sources
   (dialects/, lowering/, targets/spirv/, targets/vulkan/, utils/).
 
+A first-level key (`source_kernel_key`), as on CPU (targets/llvm/cache.py), is computed
+before the frontend runs from the kernel's source, the values it names, its template
+signature and the field layout (frontends/python/lang/source_key.py), with the same arch,
+caps and config and `light_compiler_version` (no xDSL import; the frontend's sources are
+fingerprinted too). It links to the IR-keyed entry in the cache's index, so that a fresh
+process with a warm cache neither builds the kernel's module nor imports xDSL.
+
     key = kernel_key(str(module), arch=..., caps=..., config=...)
+    link = source_kernel_key(parts, arch=..., caps=..., config=...)   # no xDSL
     meta, payload = kernel_to_entry(plan, binaries)
     plan, binaries = kernel_from_entry(meta, payload)     # ValueError if malformed
 """
@@ -25,19 +33,21 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from taichi_xdsl.targets.llvm.cache import _xdsl_version, fingerprint_sources
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
-from taichi_xdsl.utils.cache import cache_key
+from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
 
-PLAN_FORMAT = 1
+PLAN_FORMAT = 2
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
+SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
+"""The sources a first-level (source) key depends on: the compiler's and the frontend's."""
 
 
 @cache
 def compiler_version() -> str:
     """taichi_xdsl's and xDSL's versions and the compiler sources' hash (once a process)."""
     import taichi_xdsl
+    from taichi_xdsl.targets.llvm.cache import _xdsl_version, fingerprint_sources
 
     sources = fingerprint_sources(_PACKAGE_ROOT, COMPILER_SOURCE_DIRS)
     return f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};sources={sources}"
@@ -47,6 +57,39 @@ def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:
     """The cache key of one kernel instance (see the module docstring)."""
     return cache_key(
         ir=ir, arch=arch, caps=caps, config=config, compiler=compiler_version(), spirv=1
+    )
+
+
+@cache
+def light_compiler_version() -> str:
+    """
+    The versions behind a source key, found without importing xDSL: taichi_xdsl, xDSL
+    (its dist-info folder) and `stat_fingerprint` of the compiler's and the frontend's
+    sources.
+    """
+    import taichi_xdsl
+
+    sources = stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)
+    return (
+        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={installed_xdsl_version()};"
+        f"sources={sources}"
+    )
+
+
+def source_kernel_key(parts: dict[str, str], *, arch: str, caps: str, config: str) -> str:
+    """
+    The first-level key of a kernel instance: `parts` from the frontend
+    (frontends/python/lang/source_key.py) with the backend's arch, caps, options and
+    `light_compiler_version`. The cache's index links it to the IR-keyed entry.
+    """
+    return cache_key(
+        **{f"src_{name}": value for name, value in parts.items()},
+        arch=arch,
+        caps=caps,
+        config=config,
+        compiler=light_compiler_version(),
+        level="source",
+        spirv=1,
     )
 
 
@@ -74,6 +117,7 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
             "gtmp_bytes": plan.gtmp_bytes,
             "prints": [[i, f, list(kinds)] for i, (f, kinds) in plan.prints.items()],
             "asserts": [[i, message] for i, message in plan.asserts.items()],
+            "root_segments": plan.root_segments,
         },
     }
     return meta, b"".join(binaries)
@@ -115,6 +159,7 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
             int(data["gtmp_bytes"]),
             {int(i): (str(f), tuple(kinds)) for i, f, kinds in data["prints"]},
             {int(i): str(message) for i, message in data["asserts"]},
+            int(data["root_segments"]),
         )
     except (KeyError, TypeError) as error:
         raise ValueError(f"malformed Vulkan cache entry: {error}") from None

@@ -100,7 +100,8 @@ class RecordedGraph:
             return
         backend = self.backend
         rt = backend.runtime
-        root_buffer = backend._root_for_launch(root)
+        segments = max(kernel.plan.root_segments for kernel, _ in self.steps)
+        root_buffers = backend._root_for_launch(root, segments)
         arrays = self._bind_ndarrays(step_args)
         for name, array in arrays.items():
             backend.host_array_read(array)  # a resident ti.ndarray: its newest values
@@ -116,10 +117,10 @@ class RecordedGraph:
             if recording is not None:
                 rt.free_recording(recording)
                 self._recording = None
-            self._recording = recording = self._record(root_buffer)
+            self._recording = recording = self._record(root_buffers)
         rt.replay(recording)
         self.replays += 1
-        backend._device_root_newer = root is not None
+        backend._root_launched(root)
         for name, array in arrays.items():
             rt.download(self._ndarrays[name], array)
             backend.host_array_written(array)
@@ -155,20 +156,21 @@ class RecordedGraph:
                 self._ndarrays[name] = rt.allocate(nbytes)
         return arrays
 
-    def _record(self, root_buffer: Any) -> Any:
+    def _record(self, root_buffers: list[Any]) -> Any:
         backend = self.backend
         rt = backend.runtime
         recording = rt.begin_recording()
         try:
             for index, (kernel, names) in enumerate(self.steps):
                 buffers = [
-                    root_buffer,
+                    root_buffers[0],
                     kernel._gtmps,
                     self._arg_buffers[index],
                     kernel._returns,
                     backend._print_buffer,
                     backend._error_buffer,
                     *(self._ndarrays[n] for n in names if n is not None),
+                    *root_buffers[1 : kernel.plan.root_segments],
                 ]
                 for task, pipeline in zip(kernel.plan.tasks, kernel.pipelines):
                     groups = kernel._groups(task, pipeline)

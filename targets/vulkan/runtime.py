@@ -451,14 +451,32 @@ class VulkanRuntime:
             batch = self._record_copy(src_buffer, src_offset, dst_buffer, dst_offset, n)
             self._flush_if_full(batch)
 
-    def fill(self, buf: Buffer, value: int = 0) -> None:
-        """Record filling all of `buf` with the 32-bit pattern `value`."""
+    def fill(
+        self, buf: Buffer, value: int = 0, *, offset: int = 0, nbytes: int | None = None
+    ) -> None:
+        """Record filling `buf` (bytes [offset, offset + nbytes), both multiples of 4;
+        default: all of it) with the 32-bit pattern `value`."""
         alloc = self._alloc_of(buf)
+        if nbytes is not None and (offset % 4 or nbytes % 4 or offset + nbytes > buf.nbytes):
+            raise ValueError(f"fill of {nbytes} bytes at offset {offset} of {buf}")
+        if nbytes == 0:
+            return
         batch = self._recording()
         self._record_barrier(batch)
-        self.lib.vkCmdFillBuffer(batch.cmd, alloc.buffer, 0, WHOLE_SIZE, value & 0xFFFFFFFF)
+        size = WHOLE_SIZE if nbytes is None else nbytes
+        self.lib.vkCmdFillBuffer(batch.cmd, alloc.buffer, offset, size, value & 0xFFFFFFFF)
         batch.commands += 1
         self._flush_if_full(batch)
+
+    def zero_bytes(self, buf: Buffer, index: np.ndarray | slice) -> bool:
+        """Zero the bytes of `buf` at `index` (byte positions, or a slice) straight in its mapped
+        memory, when it is host-visible and no work may touch it; False otherwise (the
+        caller records fills instead)."""
+        alloc = self._alloc_of(buf)
+        if alloc.view is None or self._gpu_busy():
+            return False
+        alloc.view[index] = 0
+        return True
 
     # -- images (textures) ----------------------------------------------------------------
 

@@ -237,3 +237,41 @@ def test_kernel_argument_errors_as_taichi():
 
     with pytest.raises(ti.TaichiSyntaxError, match='Kernel argument "a" is immutable in the kernel'):
         assigns(1)
+
+
+def test_compile_leaves_the_cycle_collector_as_it_was(arch):
+    """A compile runs with the cycle collector off (kernel.py, _no_cycle_collection):
+    after it, on success or failure, the collector is on again, and one the program
+    turned off stays off."""
+    import gc
+
+    x = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def fill(v: ti.i32):
+        for i in x:
+            x[i] = v + i
+
+    @ti.kernel
+    def broken():
+        for i in x:
+            x[i] = undefined_name  # noqa: F821
+
+    assert gc.isenabled()
+    fill(1)
+    assert gc.isenabled() and x.to_numpy().tolist() == [1, 2, 3, 4]
+    with pytest.raises(Exception, match="undefined_name"):
+        broken()
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        @ti.kernel
+        def again():
+            for i in x:
+                x[i] = 2 * i
+
+        again()
+        assert not gc.isenabled()
+        assert x.to_numpy().tolist() == [0, 2, 4, 6]
+    finally:
+        gc.enable()

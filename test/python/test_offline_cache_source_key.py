@@ -29,9 +29,12 @@ SCRIPT = textwrap.dedent(
     import taichi_xdsl as ti
     # Other work may edit the compiler's sources while the test runs: pin their hashes.
     from taichi_xdsl.targets.llvm import cache
+    from taichi_xdsl.targets.vulkan import cache as vulkan_cache
     cache.source_fingerprint = lambda: "pinned"
     cache.stat_fingerprint = lambda root, dirs: "pinned"
-    ti.init(arch=ti.cpu, offline_cache_file_path=options["path"])
+    vulkan_cache.stat_fingerprint = lambda root, dirs: "pinned"
+    vulkan_cache.compiler_version = lambda: "pinned"
+    ti.init(arch=getattr(ti, options["arch"]), offline_cache_file_path=options["path"])
 
     class Params:
         scale = PARAM
@@ -72,8 +75,10 @@ SCRIPT = textwrap.dedent(
 DEFAULTS = {"PARAM": "2.0", "CONST": "1", "SHAPE": "8", "FACTOR": "2", "TERM": "0"}
 
 
-def run(path: Path, *, k: int = 3, object: bool = False, **edits: str) -> dict:
-    """Run the script (with `edits` to its source) in a fresh process."""
+def run(
+    path: Path, *, k: int = 3, object: bool = False, arch: str = "cpu", **edits: str
+) -> dict:
+    """Run the script (with `edits` to its source) on `arch` in a fresh process."""
     source = SCRIPT
     for name, value in {**DEFAULTS, **edits}.items():
         source = source.replace(name, value)
@@ -81,7 +86,7 @@ def run(path: Path, *, k: int = 3, object: bool = False, **edits: str) -> dict:
     script.write_text(source)
     env = dict(os.environ)
     env.pop("TI_OFFLINE_CACHE", None)
-    options = {"path": str(path / "cache"), "k": k, "object": object}
+    options = {"path": str(path / "cache"), "k": k, "object": object, "arch": arch}
     done = subprocess.run(
         [sys.executable, str(script), json.dumps(options)],
         capture_output=True,
@@ -101,11 +106,12 @@ def expected(k: int = 3, **edits: str) -> list[list[float]]:
     return [[factor + const * k + i + term] * 64 for i in range(rows)]
 
 
-def test_warm_hit_needs_no_xdsl(tmp_path: Path) -> None:
-    cold = run(tmp_path)
+def test_warm_hit_needs_no_xdsl(arch, tmp_path: Path) -> None:
+    name = "vulkan" if arch is ti.vulkan else "cpu"
+    cold = run(tmp_path, arch=name)
     assert cold["xdsl"] and (cold["hits"], cold["misses"]) == (0, 1)
     assert cold["x"] == expected()
-    warm = run(tmp_path)
+    warm = run(tmp_path, arch=name)
     assert not warm["xdsl"], "a source-key hit must not import xDSL"
     assert (warm["hits"], warm["misses"]) == (1, 0)
     assert warm["x"] == expected()
@@ -131,6 +137,23 @@ def test_change_misses_then_hits(tmp_path: Path, change: dict) -> None:
     assert not again["xdsl"] and again["hits"] == 1
     assert again["x"] == expected(**change)
     original = run(tmp_path)  # the first entry still hits
+    assert not original["xdsl"] and original["x"] == expected()
+
+
+@pytest.mark.vulkan_only("the Vulkan backend's source key (cpu: the test above)")
+@pytest.mark.parametrize(
+    "change",
+    [{"TERM": "5"}, {"FACTOR": "3"}, {"SHAPE": "16"}, {"k": 4}],
+    ids=["kernel_source", "func_source", "field_shape", "template"],
+)
+def test_vulkan_change_misses_then_hits(arch, tmp_path: Path, change: dict) -> None:
+    """As on CPU: a changed kernel goes through the compiler, the original still hits."""
+    run(tmp_path, arch="vulkan")
+    changed = run(tmp_path, arch="vulkan", **change)
+    assert changed["xdsl"] and changed["x"] == expected(**change)
+    again = run(tmp_path, arch="vulkan", **change)
+    assert not again["xdsl"] and again["hits"] == 1 and again["x"] == expected(**change)
+    original = run(tmp_path, arch="vulkan")
     assert not original["xdsl"] and original["x"] == expected()
 
 

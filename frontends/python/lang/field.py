@@ -488,8 +488,14 @@ class Field(_ArrayLike):
 
     def _array(self) -> np.ndarray:
         prog = self._check_live()
-        root = prog.root
-        prog.host_access()  # a device backend syncs the root for Python-scope access
+        prog.root  # noqa: B018 (allocated on first use)
+        # a device backend syncs this field's bytes for Python-scope access
+        prog.host_access(self.offset, self.offset + self.nbytes)
+        return self._host_view()
+
+    def _host_view(self) -> np.ndarray:
+        """The field's storage in the host root, as it is there (no device sync)."""
+        root = self._check_live().root
         if self._view_root is not root or self._view is None:
             assert root is not None
             raw = root[self.offset : self.offset + self.nbytes]

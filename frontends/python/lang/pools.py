@@ -37,11 +37,12 @@ the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_
 that budget holds (at least 4). A pool gets a provisional capacity when the first array
 is placed in its blocks; when the root is materialized (size_pools), every pool is
 sized again from the bytes its blocks really hold (arrays placed later count too) and
-the root is laid out again. On Vulkan the root is one storage buffer, so the pools
-also share what it may hold (three quarters of the device's maxStorageBufferRange less
-the other fields, the rest kept for fields placed later; share_budget), minimums
-included: a program whose pools hold fewer blocks
-than it activates gets the pool-exhausted error, never a buffer the device refuses.
+the root is laid out again. The pools share what the root may hold (three quarters of
+ROOT_BYTES_LIMIT less the other fields, the rest kept for fields placed later;
+share_budget). On Vulkan the budget is a quarter of device_memory_GB too (default 1),
+and each array of a pool must fit one root segment (one storage-buffer binding, the device's maxStorageBufferRange: utils/
+spirv_abi.py), minimums included: a program whose pools hold fewer blocks than it
+activates gets the pool-exhausted error, never a buffer the device refuses.
 """
 
 from __future__ import annotations
@@ -74,20 +75,13 @@ virtual memory. Below the 8 GiB an array may span (snode.py: element indices are
 
 def _budget() -> int:
     """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
-    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB, and on Vulkan
-    at most half the device's maxStorageBufferRange (the root is one buffer)."""
+    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB."""
     prog = _program.get_program()
-    if prog.config.arch is not _program.vulkan:
-        # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
-        prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
-        if "device_memory_GB" not in prog.config.options:
-            return CPU_POOL_BYTES
-    budget = int(_device_memory_gb() * 2**30 / 4)
-    if prog.config.arch is _program.vulkan:
-        limit = prog.backend.runtime.caps.max_storage_buffer_range
-        prog.__dict__["root_limit"] = limit  # the root does not outgrow it by doubling
-        budget = min(budget, limit // 2)
-    return budget
+    # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
+    prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
+    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+        return CPU_POOL_BYTES
+    return int(_device_memory_gb() * 2**30 / 4)
 
 
 def pointer_capacity(n_cells: int, block_bytes: int) -> int:
@@ -136,8 +130,14 @@ def size_pools(prog: Any) -> None:
         (pointer_capacity if pool.node.kind == "pointer" else chunk_capacity)(pool.cells, b)
         for pool, b in zip(pools, row_bytes)
     ]
+    segment = prog.root_segment_bytes
+    if segment:  # Vulkan: each array of a pool within one root segment (one binding)
+        rule = [
+            max(1, min(cap, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS))
+            for pool, cap in zip(pools, rule)
+        ]
     limit = prog.__dict__.get("root_limit")
-    if limit is not None:  # Vulkan's buffer, or the CPU root's 32-bit offsets
+    if limit is not None:  # the root's 32-bit offsets
         scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
         fixed = sum(
             FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
@@ -190,6 +190,10 @@ class Pool:
         the free and release stacks."""
         return sum(f.nbytes // self.rows for f in self.arrays) + 8
 
+    def widest_row(self) -> int:
+        """The bytes of the widest row (one block) of one array in this pool."""
+        return max((f.nbytes // self.rows for f in self.arrays), default=0)
+
     def resize(self, capacity: int) -> None:
         """Hold `capacity` blocks (only before the root exists: the caller lays the
         root out again)."""
@@ -221,12 +225,12 @@ class Pool:
         if used is not None:
             used = used[keep]
         for f in self.arrays:  # first the blocks below (reading lengths), then zero
-            storage = f._array()
             inner = f.words_of
             if inner is not None and inner._pool is not None:  # words of a pool below
+                storage = rows_of(f, blocks)
                 inner_used = None
                 if inner.kind == "dynamic":  # only chunks below a list's length are taken
-                    lengths = inner.mask._array()[blocks]
+                    lengths = rows_of(inner.mask, blocks)[blocks]
                     (axis,) = inner.level
                     longest = min(int(lengths.max(initial=0)), inner.level[axis])
                     below = storage[blocks, ..., : -(-longest // inner.chunk_size)]
@@ -235,14 +239,7 @@ class Pool:
                     below = storage[blocks]
                 inner._pool.free_blocks(below[below != 0].astype(np.int64), inner_used)
         for f in self.arrays:
-            storage = f._array()
-            if used is None:
-                storage[blocks] = 0
-            else:  # a chunk: (1, ..., chunk_size) local, cleared up to its use
-                flat = storage.reshape((-1,) + tuple(f.element_shape))
-                size = flat.shape[0] // storage.shape[0]
-                starts = blocks * size - (np.cumsum(used) - used)
-                flat[np.repeat(starts, used) + np.arange(int(used.sum()))] = 0
+            zero_rows(f, blocks, used)
         state = self.state._array()
         state[FREE_TOP] = top = max(int(state[FREE_TOP]), 0)
         self.free._array()[top : top + blocks.size] = blocks
@@ -274,14 +271,17 @@ class Pool:
             at = self.state.offset + 4 * EXHAUSTED
             exhausted = root[at : at + 4].view(np.int32)[0]
         if exhausted:
-            limit = _program.get_program().__dict__.get("root_limit")
+            segment = _program.get_program().root_segment_bytes
             bound = (
-                f"on this device the pools share one buffer of at most {limit} bytes "
-                "(maxStorageBufferRange)"
-                if limit is not None
-                else "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
+                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
                 f"as device_memory_GB / 4 holds, at least {FULL_POOL_CELLS} for a "
-                "pointer SNode)"
+                "pointer SNode"
+                + (
+                    f"; on this device each of its arrays at most {segment} bytes, "
+                    "maxStorageBufferRange)"
+                    if segment
+                    else ")"
+                )
             )
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
@@ -292,6 +292,65 @@ class Pool:
     def allocated(self) -> int:
         """Blocks ever taken from the bump counter (Taichi's _num_dynamically_allocated)."""
         return min(int(self.state._array()[ALLOCATED]), self.capacity)
+
+
+def _on_device(prog: Any) -> bool:
+    """Whether `prog`'s root has a device copy (Vulkan) that host access must sync."""
+    return hasattr(prog._backend, "zero_root")
+
+
+def rows_of(f: Any, blocks: np.ndarray) -> np.ndarray:
+    """Host side: the storage of pooled array `f` (one row per block) to read rows
+    `blocks` from. On Vulkan only the span of those rows comes back from the device, not
+    the whole array (a pool's arrays may take hundreds of MiB)."""
+    prog = _program.get_program()
+    if not _on_device(prog) or not blocks.size:
+        return f._array()
+    storage = f._host_view()
+    row = f.nbytes // storage.shape[0]
+    prog.host_read(f.offset + int(blocks.min()) * row, f.offset + (int(blocks.max()) + 1) * row)
+    prog.check_device_pools()
+    return storage
+
+
+def zero_rows(f: Any, blocks: np.ndarray, used: np.ndarray | None = None) -> None:
+    """Host side: zero rows `blocks` of pooled array `f` (`used`, a dynamic SNode's
+    chunks: only the leading elements each list wrote; the rest is zero already). On
+    Vulkan the device's bytes are zeroed too, without a download of the array."""
+    prog = _program.get_program()
+    if _on_device(prog):
+        storage = f._host_view()
+        row = f.nbytes // storage.shape[0]
+        if used is None:
+            runs = np.asarray(_runs(blocks), dtype=np.int64).reshape(-1, 2)
+            starts, sizes = f.offset + runs[:, 0] * row, (runs[:, 1] - runs[:, 0]) * row
+        else:  # the used prefix of each chunk
+            per_element = row // (storage[0].size // max(math.prod(f.element_shape), 1))
+            order = np.argsort(blocks)
+            starts = f.offset + blocks[order] * row
+            sizes = used[order] * per_element
+            starts, sizes = starts[sizes > 0], sizes[sizes > 0]
+        prog.host_zero(starts, sizes)
+        return
+    storage = f._array()
+    if used is None:
+        storage[blocks] = 0
+    else:  # a chunk: (1, ..., chunk_size) local, cleared up to its use
+        flat = storage.reshape((-1,) + tuple(f.element_shape))
+        size = flat.shape[0] // storage.shape[0]
+        starts = blocks * size - (np.cumsum(used) - used)
+        flat[np.repeat(starts, used) + np.arange(int(used.sum()))] = 0
+
+
+def _runs(blocks: np.ndarray) -> list[tuple[int, int]]:
+    """The sorted distinct `blocks` as runs [start, end) of consecutive rows."""
+    if not blocks.size:
+        return []
+    rows = np.unique(blocks)
+    breaks = np.nonzero(np.diff(rows) != 1)[0]
+    starts = np.concatenate([rows[:1], rows[breaks + 1]])
+    ends = np.concatenate([rows[breaks] + 1, rows[-1:] + 1])
+    return list(zip(starts.tolist(), ends.tolist()))
 
 
 def chunk_use(node: SNode, words: np.ndarray, lengths: np.ndarray) -> np.ndarray:
@@ -320,7 +379,7 @@ def checked_launcher(prog: Any, run: Any) -> Any:
     def launch(args: Any) -> Any:
         out = run(args)
         if prog.config.arch is _program.vulkan:
-            prog.host_access()  # brings the root back, then checks
+            prog.check_device_pools()  # reads the pools' state words back
         else:
             check_pools(prog, prog._root)
         return out

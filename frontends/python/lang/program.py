@@ -303,8 +303,12 @@ class Program:
             self._grow()
 
     def _put(self, f: Field) -> None:
-        """Place `f` at the end of the root."""
+        """Place `f` at the end of the root (on Vulkan, at the next root segment where
+        it would straddle one: utils/spirv_abi.py)."""
         offset = -(-self.root_size // FIELD_ALIGN) * FIELD_ALIGN
+        segment = self.root_segment_bytes
+        if segment and f.nbytes <= segment and (offset + f.nbytes - 1) // segment > offset // segment:
+            offset = -(-offset // segment) * segment
         if offset + f.nbytes > ROOT_BYTES_LIMIT:
             raise TaichiError(
                 f"placing a field of shape {tuple(getattr(f, 'shape', ()))} takes the fields "
@@ -312,8 +316,20 @@ class Program:
                 f"with 32-bit byte offsets, so all fields together hold at most "
                 f"{ROOT_BYTES_LIMIT / 2**30:.0f} GiB"
             )
+        if segment and f.nbytes > segment and self.layout_settled:
+            _too_large(f, segment)
         f.offset = offset
         self.root_size = f.offset + max(f.nbytes, 1)
+
+    @property
+    def root_segment_bytes(self) -> int:
+        """Vulkan: the size of the root's segments, each bound as a storage buffer of
+        its own (no field may straddle one); 0 elsewhere."""
+        if self.config.arch is not vulkan:
+            return 0
+        if "segment_bytes" not in self.__dict__:
+            self.__dict__["segment_bytes"] = self.backend.root_segment_bytes
+        return self.__dict__["segment_bytes"]
 
     def unique_symbol(self, name: str) -> str:
         """A symbol name for the IR, made unique within this program."""
@@ -347,6 +363,10 @@ class Program:
             self.root_size = 0
             for f in self.fields:
                 self._put(f)
+        segment = self.root_segment_bytes
+        for f in self.fields:  # placed before the layout settled
+            if segment and f.nbytes > segment:
+                _too_large(f, segment)
 
     @property
     def root(self) -> np.ndarray | None:
@@ -434,19 +454,58 @@ class Program:
         if cache is not None:
             cache.flush()
 
-    def host_access(self) -> None:
+    def host_access(self, lo: int = 0, hi: int | None = None) -> None:
         """
-        Python-scope field access is about to happen: a device backend (Vulkan) brings
-        the host root up to date and re-uploads it before its next launch.
+        Python-scope access of root bytes [lo, hi) (`hi` None: to the end) is about to
+        happen: a device backend (Vulkan) brings them up to date on the host and uploads
+        them again before its next launch. A program with sparse pools then checks that
+        no kernel found one exhausted.
         """
         backend = self._backend
         if backend is not None and hasattr(backend, "read_root"):
-            backend.read_root(self._root)
-            backend.root_changed_on_host()
-            if self.__dict__.get("pools"):  # a kernel found a sparse pool exhausted
-                from .pools import check_pools
+            backend.read_root(self._root, lo, hi)
+            backend.root_changed_on_host(lo, hi)
+            self.check_device_pools()
 
-                check_pools(self, self._root)
+    def host_read(self, lo: int, hi: int) -> None:
+        """Root bytes [lo, hi) are about to be read (not written) in Python scope."""
+        backend = self._backend
+        if backend is not None and hasattr(backend, "read_root"):
+            backend.read_root(self._root, lo, hi)
+
+    def host_zero(self, starts: np.ndarray, sizes: np.ndarray) -> None:
+        """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
+        disjoint) in Python scope: on the host and, on Vulkan, on the device too (no
+        download of what was there)."""
+        backend = self._backend
+        if backend is not None and hasattr(backend, "zero_root"):
+            backend.zero_root(self.root, starts, sizes)
+        else:
+            for lo, n in zip(starts, sizes):
+                self.root[lo : lo + n] = 0
+
+    def check_device_pools(self) -> None:
+        """Vulkan: raise if a kernel found a sparse pool exhausted (reads each pool's
+        state words from the device)."""
+        pools = self.__dict__.get("pools")
+        backend = self._backend
+        if not pools or backend is None or not hasattr(backend, "read_root"):
+            return
+        from .pools import check_pools
+
+        for pool in pools:
+            state = pool.state
+            backend.read_root(self._root, state.offset, state.offset + state.nbytes)
+        check_pools(self, self._root)
+
+
+def _too_large(f: Field, segment: int) -> None:
+    raise TaichiError(
+        f"field '{f.symbol}' of shape {tuple(getattr(f, 'shape', ()))} takes {f.nbytes} "
+        f"bytes: a storage buffer on this Vulkan device holds at most {segment} bytes "
+        "(maxStorageBufferRange), and a field is not split across buffers; use several "
+        "smaller fields, or sparse SNodes"
+    )
 
 
 def offline_cache(cfg: Config) -> Any:
