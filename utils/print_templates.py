@@ -86,11 +86,11 @@ class TemplatePrinter(Printer):
         self.stream, self._printed_names = buffer, []
         try:
             op.print(self)
-        finally:
+        finally:  # what was printed goes out, even before a fault of the format's printer
             self.stream, printed_names = stream, self._printed_names
             self._printed_names = None
-        text = buffer.getvalue()
-        self.stream.write(text)
+            text = buffer.getvalue()
+            self.stream.write(text)
         if "\n" in text:
             return
         if resources != sum(len(handles) for handles in self._dialect_resources.values()):
