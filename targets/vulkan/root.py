@@ -81,7 +81,17 @@ class DeviceRoot:
         rt = self.runtime
         old = self._array
         if old is not None and self.device_newer:
-            self.read(root, 0, min(old.nbytes, root.nbytes), _through=old)
+            # What the host wrote since the last launch went into the new root already
+            # (the dirty ranges): the device's older bytes must not overwrite it.
+            shared = min(old.nbytes, root.nbytes)
+            written = [
+                (lo, min(hi, shared), root[lo : min(hi, shared)].copy())
+                for lo, hi in _merged(self._dirty)
+                if lo < shared
+            ]
+            self.read(root, 0, shared, _through=old)
+            for lo, hi, data in written:
+                root[lo:hi] = data
         spans = self.segments(root.nbytes)
         for k, (lo, hi) in enumerate(spans):
             nbytes = max(_MIN_BYTES, hi - lo)
@@ -179,9 +189,9 @@ class DeviceRoot:
         if root is None or not self._dirty:
             return
         spans = self.segments(root.nbytes)
-        end = root.nbytes if within_hi is None else within_hi
+        within_end = root.nbytes if within_hi is None else within_hi
         for lo, hi in _merged(self._dirty):
-            if hi <= within_lo or lo >= end:
+            if hi <= within_lo or lo >= within_end:
                 continue
             for k, (start, end) in enumerate(spans):
                 a, b = max(lo, start), min(hi, end)

@@ -210,3 +210,40 @@ def test_sparse_lists_rebuilt_after_deactivate_all(arch):
         np.testing.assert_array_equal(count.to_numpy(), want_count)
         np.testing.assert_array_equal(total.to_numpy(), want_total)
     assert lists._num_dynamically_allocated == int((want_count > 0).sum())
+
+
+def test_host_write_between_root_growth_and_launch(arch):
+    """A field placed in the root's spare room, written from Python after a later field
+    grew the root and before any launch: the launch that takes the grown root must keep
+    the host's write (it once overwrote it with the device's older bytes: a difftest
+    program after several others, on vulkan)."""
+    init_arch(arch, offline_cache=False)
+    a = ti.field(ti.i32, shape=64)
+
+    @ti.kernel
+    def fill_a():
+        for i in a:
+            a[i] = i
+
+    fill_a()
+    b0 = ti.field(ti.i32, shape=16)  # the root grows with spare room
+
+    @ti.kernel
+    def touch():
+        b0[0] = 7
+
+    touch()  # the device holds the root with its spare room, newer than the host
+    b = ti.field(ti.i32, shape=16)  # in the spare room
+    c = ti.field(ti.i32, shape=4096)  # a larger root: a new host array
+    b.from_numpy(np.arange(16, dtype=np.int32) + 100)
+
+    @ti.kernel
+    def add():
+        for i in b:
+            b[i] += c[i] + 1
+
+    add()
+    assert b.to_numpy().tolist() == list(range(101, 117))
+    assert a.to_numpy().tolist() == list(range(64))
+    assert b0[0] == 7
+    ti.reset()
