@@ -257,3 +257,30 @@ def test_appends_racing_for_first_chunks_all_land(arch, cells_first):
         np.testing.assert_array_equal(got, np.arange(n), err_msg=f"round {r}")
         np.testing.assert_array_equal(count.to_numpy(), want_count, err_msg=f"round {r}")
     assert lists._num_dynamically_allocated == int((want_count > 0).sum())
+
+
+def test_activation_wait_cut_short_raises(arch):
+    """A kernel that found its wait for a claimed block ended by the driver (the state
+    word's WAIT_CUT, codegen/sparse.py's _activate_pointer) raises at the next sync,
+    naming the driver's loop limit, never reads on as if nothing happened."""
+    from taichi_xdsl.utils.sparse_abi import EXHAUSTED, WAIT_CUT
+
+    init_arch(arch, offline_cache=False)
+    x = ti.field(ti.i32)
+    cells = ti.root.pointer(ti.i, 8)
+    cells.place(x)
+    x[3] = 1
+    state = cells._pool.state
+    words = state.to_numpy()
+    words[EXHAUSTED] = WAIT_CUT
+    state.from_numpy(words)
+
+    @ti.kernel
+    def bump():
+        for i in range(8):
+            x[i] += 1
+
+    with pytest.raises(TaichiError, match="ended by the Vulkan driver.*65535"):
+        bump()
+        ti.sync()
+        x.to_numpy()

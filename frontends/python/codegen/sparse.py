@@ -19,7 +19,10 @@ conversions see only loads, stores, atomics and ifs.
       %old = taichi.atomic_cas %w, 0, -1
       taichi.if (%old == 0) { %b = taichi.pool_alloc %state, %free ; atomic_max %w, %b }
     }
-    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes)
+    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes;
+                                                         32 reads an iteration, and a
+                                                         wait the driver cut short goes
+                                                         to the sink: _activate_pointer)
     %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
