@@ -75,12 +75,21 @@ def _init(
             raise RuntimeError(f"Taichi fell back to {actual} (no {arch})")
 
 
+WARMUP_S = 0.5
+"""Seconds of calls before the samples: an idle GPU runs at a low clock (an H200 at 345 of
+1980 MHz) and ramps up over a fraction of a second of work, so samples taken at once
+measure short launches at the low clock (stencil on Vulkan: 36 us a call with 50 ms
+samples, 20 us with 1 s ones; bench/results/h200-session5-probes.txt). Every framework
+gets the same warm-up."""
+
+
 def _sampler(
     step: Any, sync: Any, calls: int, samples: int, min_sample_s: float, reset: Any = None
 ):
-    """Seconds a call: one warm-up, then `samples` samples of >= min_sample_s each.
-    `reset` (a case whose step changes its own input, as a sort does: RESET_EACH_CALL)
-    runs before every call, outside the timed span: each call sees the same input."""
+    """Seconds a call: calls for WARMUP_S (at least one), then `samples` samples of >=
+    min_sample_s each. `reset` (a case whose step changes its own input, as a sort does:
+    RESET_EACH_CALL) runs before every call, outside the timed span: each call sees the
+    same input."""
     if reset is not None:
         reset()
         sync()
@@ -88,6 +97,14 @@ def _sampler(
     step()
     sync()
     once = max(time.perf_counter() - start, 1e-7)
+    warm_until = start + WARMUP_S
+    while time.perf_counter() < warm_until:
+        if reset is not None:
+            reset()
+        start = time.perf_counter()
+        step()
+        sync()
+        once = min(once, max(time.perf_counter() - start, 1e-7))
     reps = max(1, int(min_sample_s / once))
     out = []
     for _ in range(samples):

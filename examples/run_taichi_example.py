@@ -39,6 +39,18 @@ def _alias_examples(program: str) -> None:
         d = os.path.dirname(d)
 
 
+def taichi_as_taichi_xdsl():
+    """Import taichi_xdsl and make `import taichi` (and its submodules) resolve to it."""
+    import taichi_xdsl as ti
+
+    sys.modules["taichi"] = ti
+    for sub in ("math", "ui", "tools", "types", "_lib", "lang"):
+        sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
+    for sub in ti.lang.__all__:  # `from taichi.lang.enums import ...`: ours, once
+        sys.modules[f"taichi.lang.{sub}"] = getattr(ti.lang, sub)
+    return ti
+
+
 def _headless_taichi(ti) -> None:
     """Taichi's own GUIs without windows: show_gui / show_window forced off."""
     gui_init, win_init = ti.GUI.__init__, ti.ui.Window.__init__
@@ -82,13 +94,7 @@ def main() -> None:
     else:
         if not opts.window:
             os.environ["TI_GUI_SHOW"] = "0"
-        import taichi_xdsl as ti
-
-        sys.modules["taichi"] = ti
-        for sub in ("math", "ui", "tools", "types", "_lib", "lang"):
-            sys.modules[f"taichi.{sub}"] = getattr(ti, sub)
-        for sub in ti.lang.__all__:  # `from taichi.lang.enums import ...`: ours, once
-            sys.modules[f"taichi.lang.{sub}"] = getattr(ti.lang, sub)
+        ti = taichi_as_taichi_xdsl()
     _alias_examples(opts.program)
     if opts.arch:
         init = ti.init

@@ -45,7 +45,9 @@ reversed statement by statement: a global load of a field with a gradient become
 atomic add into the gradient, a global store or atomic add reads the gradient of its
 destination (a store then zeroes it: what it overwrote receives nothing), and global
 writes of the replay are dropped (Taichi's global data access rule: a kernel does not
-overwrite what its adjoint reads). Adjoints of SSA values accumulate in SSA
+overwrite what its adjoint reads; with `{restore_overwritten=true}` one that does is
+accepted and its adjoint names what its caller must put back: auto_diff_restore.py).
+Adjoints of SSA values accumulate in SSA
 within their block; adjoints of values used in nested regions, and of local variables,
 live in zero-initialised local slots updated with `taichi.atomic_add` (demoted later
 where no other thread sees them).
@@ -87,11 +89,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.lowering.auto_diff_restore import RESTORE_ATTR, plan_restores
 from taichi_xdsl.utils.diagnostics import PassFailedAt, PassOptionError
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
 from xdsl.dialects.builtin import (
     AnyFloat,
+    ArrayAttr,
     FloatAttr,
     FunctionType,
     IntegerAttr,
@@ -203,9 +207,14 @@ class _Adjoint:
         grads: dict[str, str],
         field_types: dict[str, MemRefType],
         ad_stack_size: int,
+        restore_overwritten: bool = False,
     ):
         self.kernel = kernel
         self.ad_stack_size = ad_stack_size
+        self.restore_overwritten = restore_overwritten
+        self.restores: ArrayAttr | None = None
+        """The fields the caller must hold at their values from before the primal's
+        launch while the adjoint runs (auto_diff_restore.py)."""
         self.grads = grads
         self.field_types = field_types
         self.ndarray_grads: dict[SSAValue, SSAValue] = {}
@@ -282,6 +291,8 @@ class _Adjoint:
             return
         work = [v for op in self.live for v in self.needed_operands(op)]
         seen: set[SSAValue] = set()
+        needed: dict[str, list[memref.LoadOp]] = {}
+        stale: list[str] = []
         while work:
             value = work.pop()
             if value in seen or not isinstance(value.owner, Operation):
@@ -290,17 +301,27 @@ class _Adjoint:
             owner = value.owner
             if isinstance(owner, memref.LoadOp):
                 sym = _field_symbol(owner.memref)
+                if sym is not None:
+                    needed.setdefault(sym, []).append(owner)
                 if sym in last_write and last_write[sym] >= statement(owner):
-                    raise PassFailedAt(
-                        owner,
-                        f"ti-auto-diff: the adjoint needs this load of @{sym}, which the "
-                        "kernel also writes: it would read the written value (global "
-                        "data access rule)",
-                    )
+                    if not self.restore_overwritten:
+                        raise PassFailedAt(
+                            owner,
+                            f"ti-auto-diff: the adjoint needs this load of @{sym}, which "
+                            "the kernel also writes: it would read the written value "
+                            "(global data access rule)",
+                        )
+                    if sym not in stale:
+                        stale.append(sym)
             if isinstance(owner, memref.AllocaOp):
                 for use in value.uses:
                     work.extend(use.operation.operands)
             work.extend(owner.operands)
+        if stale:
+            serial = lambda loop: not self.is_parallel(loop)  # noqa: E731
+            self.restores = plan_restores(
+                self.kernel, {sym: needed[sym] for sym in stale}, serial
+            )
 
     def needed_operands(self, op: Operation) -> list[SSAValue]:
         """
@@ -725,16 +746,23 @@ class _Adjoint:
 
     def reverse_extremum(self, op: taichi.AtomicOp, ctx: _Ctx) -> None:
         """
-        `ti.atomic_max(y[j], v)` (or min): the gradient of y reaches the v that is y's
-        final value, read back after the primal (ties each receive it), and no other
-        v. y's gradient stays, for the value y held before (as Taichi, which treats
-        every atomic as an add: all v would receive it).
+        `ti.atomic_max(y[j], v)` (or min): the gradient of y reaches one v that is y's
+        final value, read back after the primal, and no other v: the first to find it
+        takes it, leaving y's gradient zero (an atomic multiply by 0 returns and clears
+        it). Ties are common (particles of one layer moving alike in Taichi's diff_sph;
+        giving each of k tied values the gradient multiplied it by k). A y that no v
+        reached keeps its gradient, for the value it held before (Taichi treats every
+        atomic as an add: all v would receive it).
 
             %old = taichi.atomic_max %p, %v            (forward, %p into @y)
             ~>
-            %g = memref.load (taichi.element_ptr %y_grad[...])[]
+            %g = taichi.element_ptr %y_grad[...]
             %y = memref.load %p[]                      (y after the primal)
-            %d = arith.select (arith.cmpf oeq, %v, %y), %g, 0.0   ; into v's adjoint
+            %taken = memref.alloca ; memref.store 0.0, %taken[]
+            taichi.if (arith.cmpf oeq, %v, %y) {
+              %t = taichi.atomic_mul %g, 0.0 ; memref.store %t, %taken[]
+            }
+            %d = memref.load %taken[]                  ; into v's adjoint
         """
         if op.old in self.active and op.old.uses:
             raise PassFailedAt(
@@ -751,11 +779,16 @@ class _Adjoint:
             )
         )
         final = self.emit(memref.LoadOp.get(primal, []))
-        adjoint = self.emit(memref.LoadOp.get(grad, []))
         value = self.lookup(op.value, ctx)
         hit = self.emit(arith.CmpfOp(value, final, "oeq"))
-        zero = self.const(0.0, op.value.type)
-        self.accumulate(op.value, self.emit(arith.SelectOp(hit, adjoint, zero)), ctx)
+        taken = self.zero_slot(op.value.type)
+
+        def take() -> None:
+            cleared = self.emit(taichi.AtomicMulOp(grad, self.const(0.0, op.value.type)))
+            self.emit(memref.StoreOp.get(cleared, taken, []))
+
+        self.emit(taichi.IfOp(hit, self.in_block(Block(), take), None))
+        self.accumulate(op.value, self.emit(memref.LoadOp.get(taken, [])), ctx)
 
     def restore(self, op: Operation, ctx: _Ctx, values: _Scope) -> None:
         """Fresh slots for the outer locals `op` uses, holding their values at its entry."""
@@ -876,6 +909,8 @@ class _Adjoint:
             Region(self.entry),
             {ADJOINT_OF_ATTR: SymbolRefAttr(self.kernel.sym_name.data)},
         )
+        if self.restores is not None:
+            kernel.attributes[RESTORE_ATTR] = self.restores
         kernel.location = self.kernel.location  # pyright: ignore
         return kernel
 
@@ -1015,6 +1050,7 @@ def add_adjoint(
     grads: dict[str, str],
     field_types: dict[str, MemRefType],
     ad_stack_size: int,
+    restore_overwritten: bool = False,
 ) -> None:
     """
     Add `@k_grad` right after the primal `taichi.kernel @k` (see the module docstring for
@@ -1024,7 +1060,9 @@ def add_adjoint(
     Raises:
         PassFailedAt: a construct the adjoint cannot be built for.
     """
-    adjoint = _Adjoint(kernel, grads, field_types, ad_stack_size).build(
+    adjoint = _Adjoint(
+        kernel, grads, field_types, ad_stack_size, restore_overwritten
+    ).build(
         f"{kernel.sym_name.data}_grad"
     )
     Rewriter.insert_op(adjoint, InsertPoint.after(kernel))
@@ -1073,6 +1111,10 @@ class AutoDiffPass(ModulePass):
     mode: str = "reverse"
     ad_stack_size: int = 0
     """Values an adstack holds for a loop of non-constant bounds (0: the default)."""
+    restore_overwritten: bool = False
+    """Accept a kernel whose adjoint needs values the kernel overwrites, naming those
+    fields on the adjoint (`restore`) for the caller to put back (auto_diff_restore.py);
+    without it such a kernel is refused."""
 
     def __post_init__(self) -> None:
         if self.ad_stack_size < 0:
@@ -1107,4 +1149,10 @@ class AutoDiffPass(ModulePass):
             if forward:
                 add_tangent_kernel(kernel, companions, field_types)
             else:
-                add_adjoint(kernel, companions, field_types, self.ad_stack_size)
+                add_adjoint(
+                    kernel,
+                    companions,
+                    field_types,
+                    self.ad_stack_size,
+                    self.restore_overwritten,
+                )

@@ -46,6 +46,7 @@ PASSES: dict[str, str] = {
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
+    "ti-localize-elements": "taichi_xdsl.lowering.localize_elements:LocalizeElementsPass",
     "ti-lower-access": "taichi_xdsl.lowering.lower_access:LowerAccessPass",
     "ti-expand-f64-math": "taichi_xdsl.lowering.expand_f64_math:ExpandF64MathPass",
     "ti-guard-int-division": "taichi_xdsl.lowering.guard_int_division:GuardIntDivisionPass",

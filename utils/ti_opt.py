@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import gc
 import os
 import sys
 import threading
@@ -65,6 +66,46 @@ def _memoize_hint_constraints() -> None:
             return build(irdl, allow_type_var=allow_type_var)
 
     xdsl.irdl.irdl_to_attr_constraint = irdl_to_attr_constraint
+
+
+def _memoize_irdl_verification() -> None:
+    """
+    Check an op's IRDL constraints (operand and result types, properties, attributes)
+    once per combination: for an op with no regions and no successors they are a
+    function of its class and of these values alone, and a large file repeats a few
+    hundred combinations (templates share their attribute objects). The op's traits,
+    its own `verify_` and xDSL's generic checks still run for every op. Keyed by the
+    values' identity (each kept alive here), never by an equality two distinct values
+    could share.
+    """
+    from xdsl.irdl import OpDef
+
+    verify = OpDef.verify
+    if getattr(verify, "memoized", False):
+        return
+    verified: dict[tuple, list[object]] = {}
+
+    def memoized_verify(self: OpDef, op) -> None:
+        if op.regions or op.successors:
+            return verify(self, op)
+        kept = [self, *[operand.type for operand in op.operands], *op.result_types]
+        kept += op.properties.values()
+        kept += op.attributes.values()
+        key = (
+            len(op.operands), tuple(map(id, kept)), tuple(op.properties), tuple(op.attributes)
+        )
+        if key in verified:
+            for trait in self.traits:
+                trait.verify(op)
+            return None
+        verify(self, op)
+        if len(verified) > 1 << 20:
+            verified.clear()
+        verified[key] = kept
+        return None
+
+    memoized_verify.memoized = True
+    OpDef.verify = memoized_verify
 
 
 def _input_name(argv: Sequence[str] | None) -> str:
@@ -149,7 +190,12 @@ class TiOptMain(xDSLOptMain):
             name = self.get_input_name()
             parser = LocatingParser(self.ctx, decode_source(io.read(), name), name)
             parser.line_offset = self.chunk_line_offset
-            return parser.parse_module(not self.args.no_implicit_module)
+            module = parser.parse_module(not self.args.no_implicit_module)
+            # The module lives until ti-opt ends: the cycle collector need not walk its
+            # million objects again at each collection of what the passes make (on 1 MB
+            # of IR, a fifth of the time to verify and print it).
+            gc.freeze()
+            return module
 
         self.available_frontends["mlir"] = parse_mlir
 
@@ -216,6 +262,7 @@ class TiOptMain(xDSLOptMain):
 
     def register_all_targets(self):
         super().register_all_targets()
+        self.available_targets["mlir"] = _template_mlir_target
         for name, spec in registry.TARGETS.items():
             self.available_targets[name] = (
                 lambda module, stream, spec=spec: registry.load_object(spec)(module, stream)
@@ -235,6 +282,30 @@ class TiOptMain(xDSLOptMain):
                 emit(prog, self.output_stream)
                 return ""
         return super().output_resulting_program(prog)
+
+
+def _template_mlir_target() -> type:
+    """xDSL's `mlir` target, printing repeated op shapes from templates (print_templates.py)."""
+    from xdsl.targets.mlir import MLIRTarget
+
+    from taichi_xdsl.utils.print_templates import TemplatePrinter
+
+    class TemplateMLIRTarget(MLIRTarget):
+        def emit(self, ctx, module, output) -> None:
+            if self.syntax_highlight:
+                return super().emit(ctx, module, output)
+            printer = TemplatePrinter(
+                stream=output,
+                print_generic_format=self.print_generic_format,
+                print_properties_as_attributes=self.print_properties_as_attributes,
+                print_debuginfo=self.print_debuginfo,
+            )
+            printer.print_op(module)
+            printer.print_metadata(ctx.loaded_dialects)
+            print("\n", file=output)
+            return None
+
+    return TemplateMLIRTarget
 
 
 def _bounded_pass(name: str) -> type:
@@ -422,6 +493,7 @@ def _in_pass(main: TiOptMain | None) -> str:
 
 def _main(args: Sequence[str] | None) -> int:
     _memoize_hint_constraints()
+    _memoize_irdl_verification()
     main = None
     try:
         main = TiOptMain(args)

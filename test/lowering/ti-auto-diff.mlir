@@ -475,17 +475,25 @@ taichi.kernel @store_then_divide() {
 
 // -----
 
-// ti.atomic_max into a field: the gradient of y reaches the value equal to y's final
-// value (read back after the primal), nothing else; y's own gradient stays.
+// ti.atomic_max into a field: the gradient of y reaches one value equal to y's final
+// value (read back after the primal), nothing else: the first such value takes y's
+// gradient with an atomic multiply by 0, so tied values do not each receive it.
 // CHECK-LABEL: taichi.kernel @highest_grad() attributes {adjoint_of = @highest} {
 // CHECK:         %[[V:.*]] = memref.load %{{.*}}[] : memref<f32>
 // CHECK:         %[[YG:.*]] = taichi.element_ptr %y_grad[] : memref<f32> -> memref<f32>
 // CHECK-NEXT:    %[[YP:.*]] = taichi.element_ptr %y[] : memref<f32> -> memref<f32>
 // CHECK-NEXT:    %[[Y:.*]] = memref.load %[[YP]][] : memref<f32>
-// CHECK-NEXT:    %[[G:.*]] = memref.load %[[YG]][] : memref<f32>
 // CHECK-NEXT:    %[[HIT:.*]] = arith.cmpf oeq, %[[V]], %[[Y]] : f32
+// CHECK-NEXT:    %[[TAKEN:.*]] = memref.alloca() : memref<f32>
 // CHECK-NEXT:    %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT:    %[[D:.*]] = arith.select %[[HIT]], %[[G]], %[[Z]] : f32
+// CHECK-NEXT:    memref.store %[[Z]], %[[TAKEN]][] : memref<f32>
+// CHECK-NEXT:    taichi.if %[[HIT]] {
+// CHECK-NEXT:      %[[Z2:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      %[[G:.*]] = taichi.atomic_mul %[[YG]], %[[Z2]] : memref<f32>
+// CHECK-NEXT:      memref.store %[[G]], %[[TAKEN]][] : memref<f32>
+// CHECK-NEXT:      taichi.yield
+// CHECK-NEXT:    }
+// CHECK-NEXT:    %[[D:.*]] = memref.load %[[TAKEN]][] : memref<f32>
 // CHECK-NEXT:    %[[XG:.*]] = taichi.element_ptr %x_grad[%{{.*}}] : memref<8xf32> -> memref<f32>
 // CHECK-NEXT:    %{{.*}} = taichi.atomic_add %[[XG]], %[[D]] : memref<f32>
 // CHECK-NOT:     taichi.store

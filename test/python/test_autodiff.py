@@ -1099,3 +1099,41 @@ def test_atomic_extremum_gradient_reaches_the_winner(arch, op: str) -> None:
     want = np.zeros(6)
     want[winner] = 6.0
     np.testing.assert_allclose(x.grad.to_numpy(), want)
+
+
+@pytest.mark.parametrize("op", ["max", "min"])
+def test_atomic_extremum_ties_share_one_gradient(arch, op: str) -> None:
+    # Regression: values tied for the extremum each received the whole gradient, so
+    # d loss / d a was k times too large for k ties (16x in Taichi's diff_sph, whose
+    # particles of one layer move alike). Here x = a * c with c tied at its extremum in
+    # two elements and over two launches: d max(a * c) / d a = max(c), once.
+    c = ti.field(float, 4)
+    a = ti.field(float, (), needs_grad=True)
+    y = ti.field(float, (), needs_grad=True)
+    loss = ti.field(float, (), needs_grad=True)
+
+    @ti.kernel
+    def init():
+        y[None] = -1e9 if ti.static(op == "max") else 1e9
+
+    @ti.kernel
+    def extremum():
+        for i in c:
+            if ti.static(op == "max"):
+                ti.atomic_max(y[None], a[None] * c[i])
+            else:
+                ti.atomic_min(y[None], a[None] * c[i])
+
+    @ti.kernel
+    def compute_loss():
+        loss[None] = 3.0 * y[None]
+
+    cs = np.array([1.0, 2.0, 2.0, 1.5]) * (1.0 if op == "max" else -1.0)
+    c.from_numpy(cs)
+    a[None] = 1.5
+    with ti.ad.Tape(loss=loss):
+        init()
+        extremum()
+        extremum()
+        compute_loss()
+    assert a.grad[None] == pytest.approx(3.0 * (cs.max() if op == "max" else cs.min()))

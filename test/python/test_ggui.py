@@ -202,6 +202,22 @@ def test_headless_window_gui_and_events():
     assert not w.running
 
 
+def test_gui_rows_below_the_sub_window_height_are_clipped():
+    # GGUI sizes a sub-window as asked and clips what does not fit (Taichi's
+    # taichi_ngp asks for 0.3 of the window and puts 11 rows in it): rows of 20 pixels
+    w = window((100, 100))
+    gui = w.get_gui()
+    with gui.sub_window("options", 0.0, 0.0, 0.5, 0.4):  # 40 pixels: title + 1 row
+        gui.text("first")
+        for i in range(8):
+            gui.text(f"row {i}")
+        assert gui.checkbox("clipped", False) is False
+    img = w.get_image_buffer_as_numpy()
+    lit = (img[..., :3] != img[99, 0, :3]).any(-1)
+    ys = np.nonzero(lit)[1]
+    assert ys.min() >= 100 - 40 and lit[:, 60:].sum() > 400  # both rows, nothing below
+
+
 def test_canvas_set_image_resizes_to_the_window():
     w = window((8, 6))
     rng = np.random.default_rng(3)

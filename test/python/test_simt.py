@@ -257,6 +257,52 @@ def test_shared_arrays_are_per_workgroup(arch):
     assert (total.to_numpy() == block * (block - 1) // 2).all()
 
 
+def test_f16_layer_from_workgroup_weights(arch):
+    """Taichi's taichi_ngp evaluates its network so: the threads of a block load the
+    weights into a shared f16 array together, wait, then each thread (a padded launch,
+    the extra threads only help load) takes a dot product per output from 2-D shared
+    arrays indexed [row, thread], statically unrolled, then a ReLU through ti.max(0.0, .)."""
+    block, n_in, n_out, n = 32, 8, 16, 80
+    padded = -(-n // block) * block
+    per_thread = n_in * n_out // block
+    rng = np.random.default_rng(7)
+    w = (rng.standard_normal((n_out, n_in)) * 0.5).astype(np.float16)
+    x = rng.standard_normal((n, n_in)).astype(np.float16)
+    weights = ti.field(ti.f16, n_in * n_out)
+    feats = ti.field(ti.f16, (n, n_in))
+    out = ti.field(ti.f16, (n, n_out))
+    weights.from_numpy(w.ravel())
+    feats.from_numpy(x)
+
+    @ti.kernel
+    def layer():
+        ti.loop_config(block_dim=block)
+        for sn in ti.ndrange(padded):
+            tid = sn % block
+            wsh = ti.simt.block.SharedArray((n_in * n_out,), ti.f16)
+            xsh = ti.simt.block.SharedArray((n_in, block), ti.f16)
+            for i in ti.static(range(per_thread)):
+                wsh[tid * per_thread + i] = weights[tid * per_thread + i]
+            ti.simt.block.sync()
+            if sn < n:
+                for k in ti.static(range(n_in)):
+                    xsh[k, tid] = feats[sn, k]
+                for j in range(n_out):
+                    acc = ti.f16(0.0)
+                    for k in ti.static(range(n_in)):
+                        acc += xsh[k, tid] * wsh[j * n_in + k]
+                    out[sn, j] = ti.f16(ti.max(0.0, acc))
+            ti.simt.block.sync()
+
+    if arch == ti.cpu:  # as under Taichi: no workgroups on CPU threads
+        with pytest.raises(TaichiCompilationError, match="SharedArray needs a GPU arch"):
+            layer()
+        return
+    layer()
+    want = np.maximum(x.astype(np.float32) @ w.astype(np.float32).T, 0.0)
+    np.testing.assert_allclose(out.to_numpy().astype(np.float32), want, rtol=2e-2, atol=2e-2)
+
+
 def test_exclusive_scans_start_from_each_identity():
     """The first invocation of a subgroup (every invocation on cpu, a subgroup of one)
     gets the identity of the scan's kind, type and sign."""

@@ -41,8 +41,9 @@ from .enums import AutodiffMode
 from .field import Field, check_companions_placed
 from .ndarray import Ndarray
 from .ops import Intrinsic
+from .tape_snapshots import Snapshot
 
-AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-auto-diff"
+AD_PIPELINE = "ti-mem2reg,canonicalize,cse,ti-localize-elements,ti-auto-diff"
 """What runs on a primal kernel's module before its adjoint is compiled (after
 ti-scalarize, when registered: the adjoint is built on scalar IR)."""
 
@@ -149,7 +150,9 @@ def adjoint_module(
     try:
         stack_size = int(prog.config.ad_stack_size or 0)
         spec = AD_PIPELINE + (
-            "{mode=forward}" if forward else f"{{ad_stack_size={stack_size}}}"
+            "{mode=forward}"
+            if forward
+            else f"{{ad_stack_size={stack_size} restore_overwritten=true}}"
         )
         if "ti-scalarize" in registry.PASSES:
             spec = f"ti-scalarize,{spec}"
@@ -195,9 +198,22 @@ class AdjointKernel:
         self.obj = obj
 
     def __call__(self, *args: Any, **kwargs: Any) -> None:
+        self.launch(args, kwargs, restored=False)
+
+    def launch(self, args: tuple[Any, ...], kwargs: dict[str, Any], restored: bool) -> None:
+        """Run the adjoint; `restored`: a ti.ad.Tape put back the fields it names
+        (`restores`) as they were before the primal's launch."""
         if self.obj is not None:
             args = (self.obj, *args)
         run, args = _derived_instance(self.kernel, args, kwargs, forward=False)
+        if run.restores and not restored:
+            names = ", ".join(str(f) for f, _ in run.restores)
+            raise TaichiRuntimeError(
+                f"kernel '{self.kernel.__name__}' overwrites {names} after reading it, "
+                "and its adjoint needs the values it read (global data access rule): "
+                "differentiate it inside ti.ad.Tape, which keeps them, or write the "
+                "result to another field"
+            )
         run(args)
 
     def get_ir(self, *args: Any, **kwargs: Any) -> Any:
@@ -249,7 +265,33 @@ def _instantiate_adjoint(
             clear_zero_blocks(prog)
         return out
 
+    run.restores = (  # type: ignore[attr-defined]
+        [] if forward else _restores(module, symbol, prog)
+    )
     return run
+
+
+def _restores(
+    module: Any, symbol: str, prog: _program.Program
+) -> list[tuple[Field, tuple[str, ...]]]:
+    """The fields the adjoint `@<symbol>_grad` needs as they were before the primal's
+    launch, each with the box of it the primal writes (lowering/auto_diff_restore.py)."""
+    from taichi_xdsl.dialects import taichi
+
+    by_symbol = {f.symbol: f for f in prog.fields if f.placed}
+    for op in module.ops:
+        if isinstance(op, taichi.KernelOp) and op.sym_name.data == f"{symbol}_grad":
+            attr = op.attributes.get("restore")
+            if attr is None:
+                return []
+            return [
+                (
+                    by_symbol[entry.data["field"].root_reference.data],
+                    tuple(t.data for t in entry.data["box"].data),
+                )
+                for entry in attr.data
+            ]
+    return []
 
 
 # -- validation: the global data access rule ---------------------------------------------
@@ -327,7 +369,10 @@ def _validate(k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 class Tape:
     """
-    Record kernel launches and differentiate them (Taichi's `ti.ad.Tape`).
+    Record kernel launches and differentiate them (Taichi's `ti.ad.Tape`). A kernel that
+    overwrites a field it read has what it overwrites saved before its launch and put
+    back while its adjoint runs (tape_snapshots.py), so its gradients are right where
+    Taichi's reread the new values.
 
     Args:
         loss: a 0-d field with needs_grad=True; its gradient is set to 1 before the
@@ -371,6 +416,9 @@ class Tape:
         self.clear_gradients = clear_gradients
         self.validation = validation
         self.entries: list[tuple[Any, tuple[Any, ...], dict[str, Any]]] = []
+        self.snapshots: dict[int, list[Snapshot]] = {}
+        """Entry -> the parts of the fields it overwrote after reading them, as they
+        were before its launch (tape_snapshots.py); freed when the adjoints ran."""
         self.modes: list[AutodiffMode] = []
         """The `autodiff_mode` of each recorded call before the tape recorded it."""
         self.validating = False
@@ -442,20 +490,55 @@ class Tape:
         self.modes.append(getattr(func, "autodiff_mode", AutodiffMode.NONE))
         if self.validating and isinstance(func, _kernel.Kernel):
             func.autodiff_mode = AutodiffMode.VALIDATION
+        if isinstance(func, _kernel.Kernel):
+            snapshots = self._snapshot(func, args, kwargs or {})
+            if snapshots:
+                self.snapshots[len(self.entries)] = snapshots
         self.entries.append((func, args, kwargs or {}))
+
+    def _snapshot(
+        self, k: _kernel.Kernel, args: tuple[Any, ...], kwargs: dict[str, Any]
+    ) -> list[Snapshot]:
+        """Save what the kernel is about to overwrite that its adjoint needs."""
+        try:
+            run, bound = _derived_instance(k, args, kwargs, forward=False)
+        except Exception:  # noqa: BLE001 - grad() builds the adjoint again and raises
+            return []
+        if not run.restores:
+            return []
+        assert k._params is not None
+        recording, self.recording = self.recording, False  # the copies are not recorded
+        try:
+            return [Snapshot(f, box, k._params, bound) for f, box in run.restores]
+        finally:
+            self.recording = recording
 
     def grad(self) -> None:
         """Run the adjoints of the recorded calls in reverse order."""
         if self.gradient_evaluated:
             raise TaichiError("ti.ad.Tape: the gradients were already evaluated")
-        for func, args, kwargs in reversed(self.entries):
-            adjoint = getattr(func, "grad", None)
-            if adjoint is None:
-                raise TaichiError(
-                    f"ti.ad.Tape: '{getattr(func, '__name__', func)}' has no gradient "
-                    "(register one with @ti.ad.grad_for)"
-                )
-            adjoint(*args, **kwargs)
+        swapped: list[int] = []
+        try:
+            for n in reversed(range(len(self.entries))):
+                func, args, kwargs = self.entries[n]
+                adjoint = getattr(func, "grad", None)
+                if adjoint is None:
+                    raise TaichiError(
+                        f"ti.ad.Tape: '{getattr(func, '__name__', func)}' has no gradient "
+                        "(register one with @ti.ad.grad_for)"
+                    )
+                for snapshot in self.snapshots.get(n, ()):  # the fields as it saw them
+                    snapshot.swap()
+                swapped.append(n)
+                if isinstance(adjoint, AdjointKernel):
+                    adjoint.launch(args, kwargs, restored=True)
+                else:
+                    adjoint(*args, **kwargs)
+        finally:  # the fields as the forward pass left them
+            for n in reversed(swapped):
+                for snapshot in self.snapshots.get(n, ()):
+                    snapshot.swap()
+            self.snapshots.clear()
         self.gradient_evaluated = True
         if self.grad_check:
             self._check_gradients()

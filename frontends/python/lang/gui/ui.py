@@ -193,13 +193,17 @@ class Gui:
         self._panel = None
 
     def _add(self, label: str, frac: float | None) -> tuple[int, int, int, int] | None:
-        """The next row's pixel box (x0, y0, x1, y1), y up, recorded for drawing."""
+        """The next row's pixel box (x0, y0, x1, y1), y up, recorded for drawing; None
+        for a row below the panel's height, which GGUI clips (neither drawn nor
+        clickable; the title row always shows)."""
         w, h = self._window.res
-        px, py, pw, _ = self._panel or [0.0, 0.0, 0.3, 1.0]
+        px, py, pw, ph = self._panel or [0.0, 0.0, 0.3, 1.0]
         x0 = int(px * w)
         top = h - int(py * h) - self._row * self.ROW
         box = (x0, top - self.ROW, x0 + max(int(pw * w), 60), top)
         self._row += 1
+        if self._row > 1 and box[1] < h - int((py + ph) * h):
+            return None
         self._rows.append((box, label, frac))
         return box
 
