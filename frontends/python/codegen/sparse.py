@@ -20,7 +20,7 @@ conversions see only loads, stores, atomics and ifs.
       taichi.if (%old == 0) { %b = taichi.pool_alloc %state, %free ; atomic_max %w, %b }
     }
     taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes;
-                                                         32 reads an iteration, and a
+                                                         8 reads an iteration, and a
                                                          wait the driver cut short goes
                                                          to the sink: _activate_pointer)
     %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
@@ -186,7 +186,7 @@ def _pool_values(cg: KernelCodegen, node: SNode) -> tuple[SSAValue, SSAValue, SS
     return (cg.field_handle(pool.state).ssa, cg.field_handle(pool.free).ssa, cg.field_handle(pool.release).ssa)
 
 
-WAIT_READS = 32
+WAIT_READS = 8
 """Reads of a claimed word per iteration of the wait for its block (_activate_pointer)."""
 
 
