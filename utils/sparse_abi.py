@@ -8,3 +8,7 @@ RESERVED_BLOCKS = 2
 SINK_BLOCK = 1
 ALLOCATED, FREE_TOP, RELEASED, EXHAUSTED = range(4)
 """The words of the state array (memref<4xi32>)."""
+
+WAIT_CUT = 2
+"""The EXHAUSTED word's value when a kernel's wait for another invocation's block was
+ended by the driver (lavapipe's loop limit) rather than by the block (1: exhausted)."""

@@ -19,7 +19,10 @@ conversions see only loads, stores, atomics and ifs.
       %old = taichi.atomic_cas %w, 0, -1
       taichi.if (%old == 0) { %b = taichi.pool_alloc %state, %free ; atomic_max %w, %b }
     }
-    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes)
+    taichi.while { break when (atomic_or %w, 0) >= 0 }  (a racing claim publishes;
+                                                         8 reads an iteration, and a
+                                                         wait the driver cut short goes
+                                                         to the sink: _activate_pointer)
     %p = taichi.element_ptr %x[memref.load %w, %i % 8] : memref<66x8xf32> -> memref<f32>
     memref.store %v, %p[] : memref<f32>
 
@@ -58,7 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.errors import TaichiSyntaxError, TaichiTypeError
-from taichi_xdsl.utils.sparse_abi import FREE_TOP, RELEASED, SINK_BLOCK
+from taichi_xdsl.utils.sparse_abi import EXHAUSTED, FREE_TOP, RELEASED, SINK_BLOCK, WAIT_CUT
 from xdsl.dialects.builtin import ArrayAttr
 from xdsl.ir import Attribute, Block, SSAValue
 
@@ -183,6 +186,10 @@ def _pool_values(cg: KernelCodegen, node: SNode) -> tuple[SSAValue, SSAValue, SS
     return (cg.field_handle(pool.state).ssa, cg.field_handle(pool.free).ssa, cg.field_handle(pool.release).ssa)
 
 
+WAIT_READS = 8
+"""Reads of a claimed word per iteration of the wait for its block (_activate_pointer)."""
+
+
 def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> Value:
     """
     The block of a cell, which gets one if it has none. Of racing invocations, the one
@@ -190,6 +197,14 @@ def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> Value:
     publishes the block; the others wait until the word is no longer -1 (after the
     branch has reconverged, so within a subgroup the claimer has already published).
     An active cell costs one load.
+
+    The wait reads the word WAIT_READS times per loop iteration: Mesa's lavapipe ends
+    every loop of an invocation once all its loops together ran 65535 iterations
+    (gallivm's loop limiter), so a plain spin cut short when the claimer's thread was
+    descheduled, and the waiter went on with block -1 (its writes lost, or landing in
+    the array before). If the wait is still cut short, the write goes to the sink
+    block and the pool's state word records WAIT_CUT: the next sync raises an error
+    naming the driver's limit, never a wrong result.
     """
     from xdsl.dialects import memref
 
@@ -212,11 +227,20 @@ def _activate_pointer(cg: KernelCodegen, node: SNode, word: SSAValue) -> Value:
         _if(cg, em.compare("==", seen, 0), claim)
         body = Block()
         with cg.em.at(body):
+            for _ in range(WAIT_READS - 1):  # the word only goes -1 -> block: the last read counts
+                _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
             now = _cell_op(cg, taichi.AtomicOrOp(word, em.const(0, dtypes.i32).ssa))
             done = em.compare(">=", now, 0)
             em.emit(taichi.IfOp(done.ssa, Block([memref.StoreOp.get(now.ssa, slot, []), taichi.BreakOp()])))
             em.emit(taichi.YieldOp())
         em.emit(taichi.WhileOp(body))
+
+        def cut_short() -> None:  # the driver ended the wait: see the docstring
+            em.store(slot, em.const(SINK_BLOCK, dtypes.i32))
+            flag = em.emit(taichi.ElementPtrOp(state, [em.const(EXHAUSTED, dtypes.i32).ssa]))
+            em.store(flag.results[0], em.const(WAIT_CUT, dtypes.i32))
+
+        _if(cg, em.compare("<=", em.load(slot, dtypes.i32), 0), cut_short)
 
     _if(cg, em.compare("<=", seen, 0), slow)
     return em.load(slot, dtypes.i32)

@@ -52,7 +52,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
-from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS
+from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS, WAIT_CUT
 
 from . import dtypes
 from . import program as _program
@@ -270,6 +270,13 @@ class Pool:
         else:
             at = self.state.offset + 4 * EXHAUSTED
             exhausted = root[at : at + 4].view(np.int32)[0]
+        if exhausted == WAIT_CUT:
+            raise TaichiError(
+                f"sparse SNode {self.node!r}: a kernel's wait for a block another "
+                "invocation was activating was ended by the Vulkan driver, which stops "
+                "loops after a number of iterations (Mesa's lavapipe: 65535); its writes "
+                "were dropped: run this kernel on another device or the CPU"
+            )
         if exhausted:
             segment = _program.get_program().root_segment_bytes
             bound = (
