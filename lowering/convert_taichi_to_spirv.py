@@ -349,6 +349,12 @@ def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Ope
     return [*ops, taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)]
 
 
+LOOP_LIMIT = 65535
+"""Iterations after which lavapipe ends the loops of an invocation (Mesa's gallivm,
+LP_MAX_TGSI_LOOP_ITERATIONS): a while loop that counted this many was cut, or would be."""
+
+
+@dataclass
 class WhileLowering(RewritePattern):
     """
     `taichi.while` -> a `spirv.mlir.loop` that runs until its break flag is set.
@@ -357,7 +363,14 @@ class WhileLowering(RewritePattern):
         ~>
         spirv.mlir.loop { ^header: %go = !brk; spirv.BranchConditional %go, ^body, ^merge
                           ^body: ...  ^continue: spirv.Branch ^header  ^merge: ... }
+
+    With `loops.check_exits` (a driver that ends long loops silently), the loop counts
+    its iterations and a count of LOOP_LIMIT or more after it counts as cut, flagged or
+    asserted as RangeForLowering does (the break flag itself cannot tell: after the
+    loop a compiler may fold it to true, the loop's only exit in the IR).
     """
+
+    loops: RangeForLowering
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: taichi.WhileOp, rewriter: PatternRewriter) -> None:
@@ -366,9 +379,32 @@ class WhileLowering(RewritePattern):
         header_ops, go = _header(brk, [], None)
         body = Block()
         body.add_ops(_store_false(cont))
+        new_ops: list[Operation] = []
+        after: list[Operation] = []
+        if self.loops.check_exits:
+            count = spirv.VariableOp(_fn_ptr(i32))
+            zero = spirv.ConstantOp.from_int(0, i32)
+            one = spirv.ConstantOp.from_int(1, i32)
+            limit = spirv.ConstantOp.from_int(LOOP_LIMIT, i32)
+            new_ops += [count, zero, one, limit, spirv.StoreOp(count, zero)]
+            seen = spirv.LoadOp(count)
+            more = spirv.IAddOp(seen, one)
+            body.add_ops([seen, more, spirv.StoreOp(count, more)])
+            final = spirv.LoadOp(count)
+            cut = spirv.SGreaterThanEqualOp(final, limit)
+            after += [final, cut]
+            task_body = _task_body(op)
+            if task_body is None:
+                ok = spirv.LogicalNotOp(cut)
+                after += [ok, taichi.AssertOp(ok, LOOP_CUT_SHORT, always=True)]
+            else:
+                flag = self.loops._cut_flag(task_body, rewriter)
+                before = spirv.LoadOp(flag)
+                either = spirv.LogicalOrOp(before, cut)
+                after += [before, either, spirv.StoreOp(flag, either)]
         _move_body(op.body.block, body, rewriter)
         loop = _loop(header_ops, go, body, [])
-        new_ops = [*_store_false(brk), loop]
+        new_ops += [*_store_false(brk), loop, *after]
         for new_op in new_ops:
             new_op.location = op.location
         rewriter.replace(op, new_ops, [])
@@ -499,9 +535,10 @@ def _check_supported(op: Operation) -> None:
 @dataclass(frozen=True)
 class ConvertTaichiToSpirvPass(ModulePass):
     """Structured taichi control flow and local slots -> spirv. With
-    `check-loop-exits`, each serial range_for is checked to have run to its bound: in an
-    offload task once, at the end of the task body, for all its loops (a flag); elsewhere
-    right after the loop (RangeForLowering). The Vulkan backend asks for it on lavapipe,
+    `check-loop-exits`, each serial range_for is checked to have run to its bound, and
+    each while loop to have run fewer than LOOP_LIMIT iterations: in an offload task once,
+    at the end of the task body, for all its loops (a flag); elsewhere right after the
+    loop (RangeForLowering, WhileLowering). The Vulkan backend asks for it on lavapipe,
     which ends loops of more than 65535 iterations silently."""
 
     name = "convert-taichi-to-spirv"
@@ -517,7 +554,7 @@ class ConvertTaichiToSpirvPass(ModulePass):
                 [
                     TaskContinueLowering(),
                     range_for,
-                    WhileLowering(),
+                    WhileLowering(range_for),
                     IfLowering(),
                     AllocaLowering(),
                     AdStackToSpirv(),

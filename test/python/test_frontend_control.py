@@ -4,6 +4,8 @@ continue, loop_config, ti.static, ndrange, struct-for, short-circuit and/or, ti.
 atomics, print, assert), compared with plain Python/NumPy.
 """
 
+import re
+
 import numpy as np
 import pytest
 import taichi_xdsl as ti
@@ -517,3 +519,33 @@ def test_print_unsigned_values(capfd):
     k(4294967295, 255)
     ti.sync()
     assert "u 4294967295 255 0" in capfd.readouterr().out
+
+
+@pytest.mark.vulkan_only("Mesa's lavapipe caps the loop iterations of a shader")
+def test_while_loop_past_the_drivers_loop_limit(arch):
+    """lavapipe ends the loops of an invocation after 65535 iterations, silently: a while
+    loop asked for 70,000 once stopped at 65,535 with no error. On such a device the
+    loop counts its iterations and a count at the limit raises; elsewhere it runs whole."""
+    from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+    from taichi_xdsl.targets.vulkan.device import list_devices
+
+    out = ti.field(ti.i32, shape=4)
+
+    @ti.kernel
+    def spin(n: ti.i32):
+        for k in range(4):
+            i = 0
+            while True:
+                i += 1
+                if i >= n:
+                    break
+            out[k] = i
+
+    spin(1000)
+    assert out.to_numpy().tolist() == [1000] * 4
+    if all(d.device_type == "cpu" for d in list_devices()):
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            spin(70_000)
+    else:
+        spin(70_000)
+        assert out.to_numpy().tolist() == [70_000] * 4
