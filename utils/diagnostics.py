@@ -25,7 +25,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
 from xdsl.ir import Operation
 from xdsl.ir import Block, BlockArgument, OpResult
 from xdsl.parser import Parser
-from xdsl.utils.mlir_lexer import MLIRLexer
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRTokenKind
 from xdsl.utils.exceptions import (
     DiagnosticException,
     ParseError,
@@ -37,6 +37,13 @@ from xdsl.utils.exceptions import (
 # few dozen characters backtracks exponentially; this unrolled form matches the same
 # literals in linear time.
 _STRING_LITERAL = re.compile(r'"[^"\\\n\v\f]*(?:\\(?:["nt\\]|[0-9A-Fa-f]{2})[^"\\\n\v\f]*)*"')
+
+# A builtin parametrized type whose text alone decides what xDSL parses it to: one of
+# these keywords, then `<...>` nested at most twice, holding no string, no alias, no
+# dialect type or attribute, no function type or affine map.
+_PLAIN_TYPE = re.compile(
+    r"(?:memref|vector|tensor|complex|tuple)<[\w?,. \[\]:]*(?:<[\w?,. \[\]:]*>[\w?,. \[\]:]*)*>"
+)
 
 
 class LocatingParser(Parser):
@@ -57,6 +64,44 @@ class LocatingParser(Parser):
         self._newlines = [m.start() for m in re.finditer("\n", input)]
         self._filename = StringAttr(name)
         self._templates = OpTemplates(self.lexer.input.content)
+        self._types: dict[object, object] = {}
+        """Each type parsed, by value: equal types read twice are one object."""
+        self._plain_types: dict[str, object] = {}
+        """The types parsed from `_PLAIN_TYPE` texts, by text."""
+
+    def parse_optional_type(self):
+        """
+        xDSL's, each type made once per value (the IRDL checks and print templates,
+        keyed by identity, then see one type where the input repeats one), and a
+        `_PLAIN_TYPE` text parsed once (the ten memref arguments of each kernel).
+        """
+        token = self._current_token
+        plain = None
+        if token.kind is MLIRTokenKind.BARE_IDENT:
+            plain = _PLAIN_TYPE.match(self.lexer.input.content, token.span.start)
+            if plain is not None:
+                parsed = self._plain_types.get(plain.group())
+                if parsed is not None:
+                    self._resume_from(plain.end())
+                    return parsed
+        parsed = super().parse_optional_type()
+        if parsed is None:
+            return None
+        try:
+            parsed = self._types.setdefault(parsed, parsed)
+        except TypeError:  # an unhashable type
+            return parsed
+        if plain is not None and self._previous_token_end() == plain.end():
+            self._plain_types[plain.group()] = parsed
+        return parsed
+
+    def _previous_token_end(self) -> int:
+        """Where the text xDSL consumed ends: the current token's start, spaces aside."""
+        text = self.lexer.input.content
+        end = self._current_token.span.start
+        while end and text[end - 1].isspace():
+            end -= 1
+        return end
 
     def _location_of(self, position: int) -> FileLineColLoc:
         """The location of `position` in O(log n) (xDSL counts newlines from the start)."""

@@ -21,8 +21,12 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from xdsl.dialects.builtin import UnregisteredOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.printer import Printer
+from xdsl.traits import IsTerminator
+
+_LEARN = object()
+"""The first op of a replayable shape: printed by its format, its text kept."""
 
 
 def _is_declarative(op_type: type[Operation]) -> bool:
@@ -40,10 +44,76 @@ class TemplatePrinter(Printer):
     _templates: dict[tuple, tuple] = field(default_factory=dict, init=False)
     _declarative: dict[type, bool] = field(default_factory=dict, init=False)
     _printed_names: list | None = field(default=None, init=False)
+    _learning: tuple = field(default=(), init=False)
     replayed: int = field(default=0, init=False)
     """How many ops were printed from a template."""
 
     def print_op(self, op: Operation) -> None:
+        replayed = self._replayed_text(op)
+        if replayed is None:
+            return super().print_op(op)
+        self._print_results(op)
+        if replayed is _LEARN:
+            self.print_string(op.name)
+            self._print_and_learn(op)
+        else:
+            self.print_string(replayed)
+        if self.print_debuginfo:
+            self.print_string(" ")
+            self.print_attribute(op.location)
+
+    def print_block(
+        self, block: Block, print_block_args: bool = True, print_block_terminator: bool = True
+    ) -> None:
+        """
+        xDSL's print_block, each op of a known shape written as one string: the new line,
+        its indentation, its results (named as `print_ssa_value` names them) and its text.
+        """
+        stream = self.stream
+        if print_block_args or self.print_debuginfo or stream is None:
+            return super().print_block(block, print_block_args, print_block_terminator)
+        with self.indented():
+            indentation = "\n" + " " * (self._indent * self.indent_num_spaces)
+            for op in block.ops:
+                if not print_block_terminator and op.has_trait(
+                    IsTerminator, value_if_unregistered=False
+                ):
+                    continue
+                replayed = None if self._next_line_callback else self._replayed_text(op)
+                if replayed is None or replayed is _LEARN:
+                    self._print_new_line()
+                    self.print_op(op)
+                    continue
+                results = op.results
+                if results:
+                    names = [self._result_name(result) for result in results]
+                    replayed = "%" + ", %".join(names) + " = " + replayed
+                stream.write(indentation + replayed)
+                self._current_line += 1
+                self._current_column = len(indentation) - 1 + len(replayed)
+
+    def _result_name(self, value: SSAValue) -> str:
+        """The name `print_ssa_value` gives `value`, without printing it."""
+        name = self._ssa_values.get(value)
+        if name is not None:
+            return name
+        hint = value.name_hint
+        if hint:
+            names = self._ssa_names[-1]
+            number = names.get(hint, 0)
+            name = f"{hint}_{number}" if number != 0 else hint
+            names[hint] = number + 1
+        else:
+            name = self._get_new_valid_name_id()
+        self._ssa_values[value] = name
+        return name
+
+    def _replayed_text(self, op: Operation):
+        """
+        What the format would print after the op's results: its name and the replayed
+        text of its shape; `_LEARN` for the first op of a replayable shape; None for an
+        op printed by xDSL's code.
+        """
         op_type = type(op)
         declarative = self._declarative.get(op_type)
         if declarative is None:
@@ -55,32 +125,29 @@ class TemplatePrinter(Printer):
             or op.successors
             or isinstance(op, UnregisteredOp)
             or op in self.diagnostic.op_messages
-            or any(operand not in self._ssa_values for operand in op.operands)
         ):
-            return super().print_op(op)
-        kept = [*[operand.type for operand in op.operands], *op.result_types]
+            return None
+        operands, names = op.operands, self._ssa_values
+        for operand in operands:
+            if operand not in names:
+                return None
+        kept = [*[operand.type for operand in operands], *op.result_types]
         kept += op.properties.values()
         kept += op.attributes.values()
-        key = (op_type, len(op.operands), tuple(map(id, kept)), tuple(op.properties),
+        key = (op_type, len(operands), tuple(map(id, kept)), tuple(op.properties),
                tuple(op.attributes))
         template = self._templates.get(key)
-        self._print_results(op)
         if template is None:
-            self.print_string(op.name)
-            self._print_and_learn(op, key, kept)
-        else:
-            # one string: what print_ssa_value prints for a value that has its name
-            operands, names = op.operands, self._ssa_values
-            text = [op.name]
-            for piece in template[0]:
-                text.append(piece if piece.__class__ is str else "%" + names[operands[piece]])
-            self.print_string("".join(text))
-            self.replayed += 1
-        if self.print_debuginfo:
-            self.print_string(" ")
-            self.print_attribute(op.location)
+            self._learning = (key, kept)
+            return _LEARN
+        text = [op.name]
+        for piece in template[0]:
+            text.append(piece if piece.__class__ is str else "%" + names[operands[piece]])
+        self.replayed += 1
+        return "".join(text)
 
-    def _print_and_learn(self, op: Operation, key: tuple, kept: list) -> None:
+    def _print_and_learn(self, op: Operation) -> None:
+        key, kept = self._learning
         stream, buffer = self.stream, StringIO()
         resources = sum(len(handles) for handles in self._dialect_resources.values())
         self.stream, self._printed_names = buffer, []
