@@ -145,6 +145,7 @@ def _check_isolation_by_sets() -> None:
             verify(self, op)
 
     verify_by_sets.by_sets = True
+    verify_by_sets.xdsl_verify = verify
     IsolatedFromAbove.verify = verify_by_sets
 
 

@@ -249,3 +249,97 @@ def test_print_templates_replay_repeated_shapes():
     # identities), so the 47 after them are replayed
     assert printer.replayed == 47
     assert "%v49 = arith.addi %v48, %v0 : i32" in printed[1]
+
+
+_TYPES = {
+    # kernel signatures repeat their memref types: each text parsed once, one object
+    "repeated memrefs": "func.func @f(%a: memref<?xi32>, %b: memref<?xi32>, %c: memref<4x?xf32>)"
+    " {\n  func.return\n}\nfunc.func @g(%a: memref<?xi32>, %c: memref<4x?xf32>) {\n"
+    "  func.return\n}\n",
+    "layouts and spaces": "func.func @f(%a: memref<?x?xf32, strided<[?, 1], offset: ?>>, "
+    "%b: memref<4xf32, 1>, %c: vector<[4]xf32>, %d: tensor<2x?xcomplex<f32>>) {\n"
+    "  func.return\n}\n" * 2,
+    "a type followed by another": "func.func @f(%a: memref<4xf32>, %b: tuple<memref<4xf32>, "
+    "i32>) -> (memref<4xf32>, tuple<>) {\n  func.return %a, %b : memref<4xf32>, tuple<>\n}\n",
+    "a bad element type twice": "func.func @f(%a: memref<4xf32>, %b: memref<4xq>) {\n"
+    "  func.return\n}\nfunc.func @g(%b: memref<4xq>) {\n  func.return\n}\n",
+    "an unclosed type": "func.func @f(%a: memref<4xf32>, %b: memref<4xf32 ) {\n  func.return\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_TYPES))
+def test_type_texts_parse_as_xdsl_parses_them(name: str):
+    _check_same_ir(_TYPES[name], unregistered=False)
+
+
+def test_equal_types_are_one_object():
+    parser = LocatingParser(registry.make_context(), _TYPES["repeated memrefs"], "input.mlir")
+    module = parser.parse_module()
+    assert set(parser._plain_types) == {"memref<?xi32>", "memref<4x?xf32>"}
+    f, g = module.ops
+    assert f.args[0].type is f.args[1].type is g.args[0].type
+    assert f.args[2].type is g.args[1].type
+
+
+def _isolation_cases():
+    """(name, op, must fail): IsolatedFromAbove ops, valid and not."""
+    from xdsl.builder import ImplicitBuilder
+    from xdsl.dialects import arith, func, scf, test
+    from xdsl.dialects.builtin import ModuleOp, i1, i32
+    from xdsl.ir import Block, Region
+
+    cases = []
+    outer = arith.ConstantOp.from_int_and_width(1, i32)
+    inside = func.FuncOp("f", ((), ()))
+    with ImplicitBuilder(inside.body):
+        c = arith.ConstantOp.from_int_and_width(2, i32)
+        arith.AddiOp(c, c)
+        func.ReturnOp()
+    cases.append(("values defined inside", inside, False))
+
+    above = func.FuncOp("g", ((i32,), ()))
+    with ImplicitBuilder(above.body) as (arg,):
+        flag = arith.ConstantOp.from_int_and_width(1, i1)
+        branch = scf.IfOp(flag, (), Region(Block()), Region(Block()))
+        with ImplicitBuilder(branch.true_region.block):
+            arith.AddiOp(arg, outer)  # `outer` is defined outside @g
+            scf.YieldOp()
+        with ImplicitBuilder(branch.false_region.block):
+            scf.YieldOp()
+        func.ReturnOp()
+    ModuleOp([outer, above])
+    cases.append(("a value from above, in a nested region", above, True))
+
+    # a module whose non-isolated op uses a value defined inside a nested isolated op:
+    # xDSL counts it as inside (it leaves that op's regions to the op itself)
+    hidden = func.FuncOp("h", ((), ()))
+    with ImplicitBuilder(hidden.body):
+        value = arith.ConstantOp.from_int_and_width(3, i32)
+        func.ReturnOp()
+    user = test.TestOp(regions=[Region(Block([test.TestOp((value,))]))])
+    cases.append(("a value of a nested isolated op", ModuleOp([hidden, user]), False))
+
+    own = test.TestOp(result_types=(i32,), regions=[Region(Block())])
+    own.regions[0].block.add_op(test.TestOp((own.results[0],)))
+    cases.append(("the op's own result", own, True))
+    return cases
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_isolation_by_sets_gives_xdsls_verdict(case: int):
+    from taichi_xdsl.utils.ti_opt import _check_isolation_by_sets
+    from xdsl.traits import IsolatedFromAbove
+    from xdsl.utils.exceptions import VerifyException
+
+    _check_isolation_by_sets()
+    by_sets = IsolatedFromAbove.verify
+    name, op, fails = _isolation_cases()[case]
+    verdicts = []
+    for verify in (by_sets.xdsl_verify, by_sets):
+        try:
+            verify(IsolatedFromAbove(), op)
+            verdicts.append("ok")
+        except VerifyException as error:
+            verdicts.append(str(error))
+    assert verdicts[0] == verdicts[1], name
+    assert (verdicts[0] != "ok") == fails, name
