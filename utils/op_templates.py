@@ -33,8 +33,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import repeat
 
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Attribute, Operation, OpResult, SSAValue, SSAValues, Use
 from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
@@ -163,13 +164,7 @@ class OpTemplates:
                 return None
             if hint is _UNKNOWN and not SSAValue.is_valid_name(name):
                 return None
-        op = template.op_type.create(
-            operands=operands,
-            result_types=template.result_types,
-            properties=template.properties,
-            attributes=template.attributes,
-            location=template.location,
-        )
+        op = _make(template, operands)
         span = Span(0, 0, parser.lexer.input)  # never reported: no error is left
         for result, name, hint in zip(op.results, result_names, template.construction_hints):
             if hint is not None and hint is not _UNKNOWN:
@@ -219,11 +214,71 @@ class OpTemplates:
         )
 
     def _fields_of(self, op_type: type[Operation]) -> frozenset[str]:
+        """
+        The fields `Operation.create` sets on a bare op of this class; none (no
+        template) when `_make` would not make the same op.
+        """
         fields = self._plain_fields.get(op_type)
         if fields is None:
             try:
                 fields = frozenset(vars(op_type.create()))
             except Exception:  # noqa: BLE001 - an op class that cannot be made bare
                 fields = frozenset()
+            if not _makes_what_create_makes(op_type):
+                fields = frozenset()
             self._plain_fields[op_type] = fields
         return fields
+
+
+_MADE_FIELDS = ("_operands", "_operand_uses", "results", "properties", "attributes",
+                "location", "_successors", "_successor_uses", "regions")
+
+
+def _make(template: _Template, operands: list[SSAValue]) -> Operation:
+    """
+    `template.op_type.create(operands=..., result_types=..., properties=..., ...)` with
+    the template's values, made field by field: what `Operation.__init__` sets for an
+    op without successors or regions whose properties are complete (the template's
+    came from a parsed op, defaults filled in), less its generic argument handling.
+    """
+    op_type = template.op_type
+    op = op_type.__new__(op_type)
+    uses = tuple(map(Use, repeat(op, len(operands)), range(len(operands))))
+    for value, use in zip(operands, uses):
+        value.add_use(use)
+    types = template.result_types
+    fields = op.__dict__
+    fields["_operands"] = SSAValues(operands)
+    fields["_operand_uses"] = uses
+    fields["results"] = SSAValues(map(OpResult, types, repeat(op, len(types)), range(len(types))))
+    fields["properties"] = dict(template.properties)
+    fields["attributes"] = dict(template.attributes)
+    fields["location"] = template.location
+    fields["_successors"] = ()
+    fields["_successor_uses"] = ()
+    fields["regions"] = ()
+    return op
+
+
+def _makes_what_create_makes(op_type: type[Operation]) -> bool:
+    """
+    Whether `_make` gives what `create` gives for this class: the same fields, of the
+    same kinds, none of them a descriptor of the class (which `create` would go
+    through), and no `__init__`-time work beyond `Operation`'s and IRDL's defaults.
+    """
+    for klass in op_type.__mro__:
+        if klass is Operation:
+            break
+        if any(name in vars(klass) for name in (*_MADE_FIELDS, "__post_init__", "create")):
+            if klass.__module__ != "xdsl.irdl.operations":  # IRDLOperation's defaults
+                return False
+    try:
+        created = op_type.create()
+    except Exception:  # noqa: BLE001 - an op class that cannot be made bare
+        return False
+    template = _Template(op_type, (), (), (), dict(created.properties), {},
+                         created.location, ())
+    made = _make(template, [])
+    if vars(made).keys() != vars(created).keys():
+        return False
+    return all(type(vars(made)[name]) is type(vars(created)[name]) for name in _MADE_FIELDS)

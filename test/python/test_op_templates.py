@@ -343,3 +343,41 @@ def test_isolation_by_sets_gives_xdsls_verdict(case: int):
             verdicts.append(str(error))
     assert verdicts[0] == verdicts[1], name
     assert (verdicts[0] != "ok") == fails, name
+
+
+def test_templated_ops_are_what_create_makes():
+    from taichi_xdsl.utils.op_templates import _make
+
+    ctx = registry.make_context()
+    body = "".join(_ADD.format(r=f"v{n}", a=f"v{n - 1}", b="v0", t="i32") for n in range(1, 6))
+    parser = LocatingParser(ctx, "%v0 = arith.constant 1 : i32\n" + body, "input.mlir")
+    module = parser.parse_module()
+    assert parser._templates.built == 2
+    (template,) = [t for (line, lookahead, _), t in parser._templates._table.items()
+                   if "addi" in line and lookahead == "%"]
+    ops = list(module.ops)
+    made, last = ops[-2], ops[-1]
+    created = template.op_type.create(
+        operands=list(made.operands), result_types=template.result_types,
+        properties=template.properties, attributes=template.attributes,
+        location=made.location,
+    )
+    in_block = {"parent", "_prev_op", "_next_op"}  # set when the parser inserted it
+    assert vars(made).keys() - in_block == vars(created).keys()
+    assert made.properties == created.properties and made.properties is not template.properties
+    assert made.attributes == created.attributes and made.attributes is not template.attributes
+    assert [r.type for r in made.results] == [r.type for r in created.results]
+    assert made.results[0].op is made and made.results[0].index == 0
+    # the use lists: each operand knows this op, at its index
+    for index, operand in enumerate(made.operands):
+        assert any(use.operation is made and use.index == index for use in operand.uses)
+    assert [use.operation for use in made.results[0].uses] == [last]
+    created.erase()
+    for op in (last, made):  # the made op's uses go with it
+        op.detach()
+        op.erase()
+    # (the first add uses %v0 twice)
+    assert [use.operation for use in ops[0].results[0].uses] == [*ops[1:-2][::-1], ops[1]]
+    made_twice = _make(template, [ops[0].results[0], ops[0].results[0]])
+    assert [use.index for use in ops[0].results[0].uses][:2] == [1, 0]
+    made_twice.erase()
