@@ -12,7 +12,6 @@ verifier or pass failure found later can still name its source position.
 from __future__ import annotations
 
 import bisect
-import functools
 import gc
 import linecache
 import re
@@ -171,10 +170,22 @@ class LocatingParser(Parser):
         return block
 
 
-@functools.lru_cache(maxsize=1 << 16)
+_INT_ATTRS: dict[int, IntAttr] = {}
+
+
 def _int_attr(value: int) -> IntAttr:
-    """IntAttr(value), made once per value (attributes are immutable values)."""
-    return IntAttr(value)
+    """
+    IntAttr(value) for a line or column number, made once per value (attributes are
+    immutable values) and without verifying that a Python int is an int: each op of a
+    large file has a line number of its own.
+    """
+    attr = _INT_ATTRS.get(value)
+    if attr is None:
+        attr = IntAttr.__new__(IntAttr)
+        object.__setattr__(attr, "data", value)
+        if len(_INT_ATTRS) < 1 << 20:
+            _INT_ATTRS[value] = attr
+    return attr
 
 
 def format_at(location: object, message: str) -> str:

@@ -381,3 +381,13 @@ def test_templated_ops_are_what_create_makes():
     made_twice = _make(template, [ops[0].results[0], ops[0].results[0]])
     assert [use.index for use in ops[0].results[0].uses][:2] == [1, 0]
     made_twice.erase()
+
+
+def test_location_numbers_are_int_attrs():
+    from taichi_xdsl.utils.diagnostics import _int_attr
+    from xdsl.dialects.builtin import IntAttr
+
+    for value in (1, 7, 123456):
+        attr = _int_attr(value)
+        assert attr == IntAttr(value) and hash(attr) == hash(IntAttr(value))
+        assert attr is _int_attr(value) and str(attr) == str(IntAttr(value))
