@@ -79,29 +79,42 @@ def _memoize_irdl_verification() -> None:
     could share.
     """
     from xdsl.irdl import OpDef
+    from xdsl.traits import OpTrait
 
     verify = OpDef.verify
     if getattr(verify, "memoized", False):
         return
     verified: dict[tuple, list[object]] = {}
+    checking: dict[int, tuple[frozenset, list]] = {}
+
+    def checked_traits(self: OpDef) -> list:
+        """The traits whose `verify` checks something (OpTrait's does nothing), in order."""
+        traits = self.traits.traits
+        known = checking.get(id(self))
+        if known is None or known[0] is not traits:
+            known = checking[id(self)] = (
+                traits, [trait for trait in traits if type(trait).verify is not OpTrait.verify]
+            )
+        return known[1]
 
     def memoized_verify(self: OpDef, op) -> None:
         if op.regions or op.successors:
             return verify(self, op)
-        kept = [self, *[operand.type for operand in op.operands], *op.result_types]
-        kept += op.properties.values()
-        kept += op.attributes.values()
+        properties, attributes = op.properties, op.attributes
+        types = [operand.type for operand in op._operands]
+        types += [result.type for result in op.results]
         key = (
-            len(op.operands), tuple(map(id, kept)), tuple(op.properties), tuple(op.attributes)
+            id(self), len(op._operands), *map(id, types), *map(id, properties.values()),
+            *map(id, attributes.values()), *properties, None, *attributes,
         )
         if key in verified:
-            for trait in self.traits:
+            for trait in checked_traits(self):
                 trait.verify(op)
             return None
         verify(self, op)
         if len(verified) > 1 << 20:
             verified.clear()
-        verified[key] = kept
+        verified[key] = [self, *types, *properties.values(), *attributes.values()]
         return None
 
     memoized_verify.memoized = True
