@@ -116,10 +116,8 @@ class LocatingParser(Parser):
 
     def parse_operation(self) -> Operation:
         span = self._current_token.span
-        built = self._templates.build(self)
-        if isinstance(built, Operation):
-            if not isinstance(built.location, FileLineColLoc):
-                built.location = self._location_of(span.start)
+        built = self._templates.build(self)  # an op (located), a Pending, or None
+        if built is not None and built.__class__ is not Pending:
             return built
         try:
             op = super().parse_operation()
@@ -130,7 +128,7 @@ class LocatingParser(Parser):
         except Exception as error:  # a fault in xDSL on malformed input
             message = f"malformed operation ({type(error).__name__}: {error})"
             raise ParseError(span, message) from None
-        if isinstance(built, Pending):
+        if built is not None:
             self._templates.learn(self, built, op)
         if not isinstance(op.location, FileLineColLoc):
             op.location = self._location_of(span.start)

@@ -35,6 +35,7 @@ import re
 from dataclasses import dataclass
 from itertools import repeat
 
+from xdsl.dialects.builtin import FileLineColLoc
 from xdsl.ir import Attribute, Operation, OpResult, SSAValue, SSAValues, Use
 from xdsl.utils.lexer import Span, Token
 from xdsl.utils.mlir_lexer import MLIRTokenKind
@@ -59,6 +60,8 @@ class _Template:
     properties: dict[str, Attribute]
     attributes: dict[str, Attribute]
     location: Attribute
+    own_location: bool
+    """Whether the line names its location (`loc(...)`); else the parser gives one."""
     construction_hints: tuple[object, ...]
 
 
@@ -86,7 +89,8 @@ class OpTemplates:
 
     def build(self, parser) -> Operation | Pending | None:
         """
-        The op at the parser's current token, built from a template (the parser then
+        The op at the parser's current token, built from a template and located by the
+        parser's `_location_of` unless its line names a location (the parser then
         stands on the token after it); else what to learn from xDSL's parse of it
         (`Pending`), or None when the line cannot be a template.
         """
@@ -114,7 +118,7 @@ class OpTemplates:
         template = self._table.get(key)
         if template is None:
             return Pending(key, names, end, lookahead_at, len(parser.dialect_resources))
-        op = self._instantiate(parser, template, names)
+        op = self._instantiate(parser, template, names, start)
         if op is None:
             return None
         self._advance(parser, lookahead, lookahead_at, end)
@@ -143,7 +147,9 @@ class OpTemplates:
         lexer.pos = end
         parser._parser_state.current_token = Token(kind, Span(at, end, lexer.input))
 
-    def _instantiate(self, parser, template: _Template, names: list[str]) -> Operation | None:
+    def _instantiate(
+        self, parser, template: _Template, names: list[str], start: int
+    ) -> Operation | None:
         values = parser.ssa_values
         n_results = len(template.result_types)
         operand_names = names[n_results:]
@@ -164,7 +170,8 @@ class OpTemplates:
                 return None
             if hint is _UNKNOWN and not SSAValue.is_valid_name(name):
                 return None
-        op = _make(template, operands)
+        location = template.location if template.own_location else parser._location_of(start)
+        op = _make(template, operands, location)
         span = Span(0, 0, parser.lexer.input)  # never reported: no error is left
         for result, name, hint in zip(op.results, result_names, template.construction_hints):
             if hint is not None and hint is not _UNKNOWN:
@@ -210,6 +217,7 @@ class OpTemplates:
             properties=dict(op.properties),
             attributes=dict(op.attributes),
             location=op.location,
+            own_location=isinstance(op.location, FileLineColLoc),
             construction_hints=tuple(hints),
         )
 
@@ -234,7 +242,7 @@ _MADE_FIELDS = ("_operands", "_operand_uses", "results", "properties", "attribut
                 "location", "_successors", "_successor_uses", "regions")
 
 
-def _make(template: _Template, operands: list[SSAValue]) -> Operation:
+def _make(template: _Template, operands: list[SSAValue], location: Attribute) -> Operation:
     """
     `template.op_type.create(operands=..., result_types=..., properties=..., ...)` with
     the template's values, made field by field: what `Operation.__init__` sets for an
@@ -253,7 +261,7 @@ def _make(template: _Template, operands: list[SSAValue]) -> Operation:
     fields["results"] = SSAValues(map(OpResult, types, repeat(op, len(types)), range(len(types))))
     fields["properties"] = dict(template.properties)
     fields["attributes"] = dict(template.attributes)
-    fields["location"] = template.location
+    fields["location"] = location
     fields["_successors"] = ()
     fields["_successor_uses"] = ()
     fields["regions"] = ()
@@ -277,8 +285,8 @@ def _makes_what_create_makes(op_type: type[Operation]) -> bool:
     except Exception:  # noqa: BLE001 - an op class that cannot be made bare
         return False
     template = _Template(op_type, (), (), (), dict(created.properties), {},
-                         created.location, ())
-    made = _make(template, [])
+                         created.location, False, ())
+    made = _make(template, [], created.location)
     if vars(made).keys() != vars(created).keys():
         return False
     return all(type(vars(made)[name]) is type(vars(created)[name]) for name in _MADE_FIELDS)

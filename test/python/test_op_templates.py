@@ -378,7 +378,7 @@ def test_templated_ops_are_what_create_makes():
         op.erase()
     # (the first add uses %v0 twice)
     assert [use.operation for use in ops[0].results[0].uses] == [*ops[1:-2][::-1], ops[1]]
-    made_twice = _make(template, [ops[0].results[0], ops[0].results[0]])
+    made_twice = _make(template, [ops[0].results[0], ops[0].results[0]], made.location)
     assert [use.index for use in ops[0].results[0].uses][:2] == [1, 0]
     made_twice.erase()
 
