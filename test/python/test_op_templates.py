@@ -391,3 +391,33 @@ def test_location_numbers_are_int_attrs():
         attr = _int_attr(value)
         assert attr == IntAttr(value) and hash(attr) == hash(IntAttr(value))
         assert attr is _int_attr(value) and str(attr) == str(IntAttr(value))
+
+
+_INVALID = {
+    "custom verifier, mid-block": '%0 = arith.constant 1 : i32\n'
+    '%1 = "arith.constant"() <{value = 1 : i64}> : () -> i32\n%2 = arith.addi %0, %0 : i32\n',
+    "not a terminator": "func.func @f() {\n  %0 = arith.constant 1 : i32\n}\n",
+    "trait, mid-block": "builtin.module {\n  func.return\n  func.return\n}\n",
+    "IRDL constraint": '%0 = arith.constant 1 : i32\n%1 = "arith.addi"(%0, %0) : (i32, i32) -> i64\n'
+    "%2 = arith.constant 2 : i32\n",
+    "valid": "func.func @f(%a: i32) -> i32 {\n  %0 = arith.addi %a, %a : i32\n"
+    "  func.return %0 : i32\n}\n",
+}
+
+
+@pytest.mark.parametrize("name", sorted(_INVALID))
+def test_verification_fails_as_xdsls_verify(name: str, monkeypatch):
+    from taichi_xdsl.utils import diagnostics
+
+    def verdict() -> str:
+        module = LocatingParser(registry.make_context(), _INVALID[name], "input.mlir").parse_module()
+        try:
+            diagnostics.verify_located(module)
+        except LocatedDiagnostic as error:
+            return str(error)
+        return "ok"
+
+    ours = verdict()
+    monkeypatch.setattr(diagnostics, "_verify_op", lambda op: op.verify(verify_nested_ops=False))
+    assert ours == verdict()
+    assert (ours == "ok") == (name == "valid")
