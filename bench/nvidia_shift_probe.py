@@ -13,14 +13,22 @@ that is wrong, then a summary line `VARIANT ... wrong: N`. The variants:
     pair      8/16-bit: at 32 bits, (x << (n + 32 - w)) >>a (32 - w), then SConvert
     bfx       8/16-bit: at 32 bits, BitFieldSExtract(x << n, 0, w), then SConvert
     narrow    8/16-bit add, sub, mul and shl all at 32 bits, re-sign-extended by `pair`
-    mul       constant amounts: x * 2**c (IMul); narrow types as `pair`
-    halves    64-bit: on the two 32-bit halves (Bitcast to vector<2xi32>); narrow as `pair`
-    zextvec   64-bit zero extension as Bitcast((x, 0) : vector<2xi32>); narrow as `pair`
-    launder   64-bit shift's result through Bitcast to vector<2xi32> and back; narrow `pair`
+    mul       constant amounts: x * 2**c (IMul at the type's width; 8/16-bit dynamic
+              amounts as `pair`)
+    halves    64-bit: on the two 32-bit halves (Bitcast to vector<2xi32>)
+    zextvec   64-bit zero extension as Bitcast((x, 0) : vector<2xi32>)
+    launder   the shift's result through Bitcast to vector<2xi32> (64-bit) or
+              vector<2xi16> (32-bit) and back
 
-    python3 bench/nvidia_shift_probe.py VARIANT [--seeds 9074,3126]
-    NV_SHIFT_VARIANT=VARIANT (with this folder's sitecustomize on PYTHONPATH) patches
-    difftest's workers the same way (bench/results/h100-nvidia-shift-probe.txt).
+A VARIANT names one spelling for each width, NARROW/WIDE32/WIDE64 (e.g. `pair/base/mul`);
+the call tries VARIANTS, then composes the best part of each (the wrong cases of each
+part's width counted) and runs difftest's whole range with that composition.
+
+    python3 bench/nvidia_shift_probe.py VARIANT [--seeds 9074,3126]   # one variant
+    python3 bench/nvidia_shift_probe.py --compose LOG     # the best parts, from the lines
+    python3 bench/nvidia_shift_probe.py VARIANT --difftest 0:10000 --jobs 16 --json F
+
+The GPU call's commands and output: bench/results/h200-nvidia-shift-probe.txt.
 """
 
 from __future__ import annotations
@@ -127,7 +135,7 @@ def shl_mul(op):
     x, n = op.operands
     amount = constant_of(n)
     if amount is None:
-        return c._binary(spirv.ShiftLeftLogicalOp)(op)
+        return (shl_pair if width(x) < 32 else c._binary(spirv.ShiftLeftLogicalOp))(op)
     factor = const(1 << amount, x.type)
     product = spirv.IMulOp(x, factor.results[0])
     return [factor, product], product.results[0]
@@ -231,7 +239,8 @@ def shl_launder32(op):
     return [s, v, out], out.results[0]
 
 
-NARROW = {"base": BASE_SHL, "pair": shl_pair, "bfx": shl_bfx, "narrow": shl_pair}
+NARROW = {"base": BASE_SHL, "pair": shl_pair, "bfx": shl_bfx, "narrow": shl_pair,
+          "mul": shl_mul}
 WIDE32 = {"base": BASE_SHL, "mul": shl_mul, "launder": shl_launder32}
 WIDE64 = {"base": BASE_SHL, "mul": shl_mul, "halves": shl_halves, "launder": shl_launder,
           "zextvec": BASE_SHL}
@@ -260,9 +269,8 @@ def lowerings(variant: str) -> dict:
 
 
 VARIANTS = [
-    "base/base/base", "pair/base/base", "bfx/base/base", "narrow/base/base",
-    "base/mul/mul", "base/base/halves", "base/base/launder", "base/base/zextvec",
-    "base/launder/launder", "pair/mul/mul", "bfx/mul/halves",
+    "base/base/base", "pair/base/base", "bfx/base/base", "narrow/base/base", "mul/mul/mul",
+    "base/base/halves", "base/base/launder", "base/base/zextvec", "base/launder/launder",
 ]
 """The spellings one GPU call tries (each in its own process)."""
 
@@ -440,14 +448,42 @@ def category(name: str) -> str:
     return "other"
 
 
+PREFERRED = [["base", "mul", "pair", "bfx", "narrow"], ["base", "mul", "launder"],
+             ["base", "mul", "launder", "zextvec", "halves"]]
+"""Each width's spellings, cheapest first (a tie goes to the earlier)."""
+
+
+def compose(log: str) -> str:
+    """The variant made of each width's spelling with the fewest wrong cases of that width
+    (and of no width) in any variant of LOG that uses it."""
+    rows = []
+    for line in log.splitlines():
+        fields = line.split(maxsplit=4)
+        if len(fields) == 5 and fields[2] == "wrong:":
+            rows.append((fields[0].split("/"), json.loads(fields[4])))
+    best = []
+    for part, cat in enumerate(("narrow", "w32", "w64")):
+        scores = [(max(counts[cat] + counts["other"] for v, counts in rows if v[part] == name),
+                   rank, name)
+                  for rank, name in enumerate(PREFERRED[part])
+                  if any(v[part] == name for v, _ in rows)]
+        best.append(min(scores)[2] if scores else "base")
+    return "/".join(best)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
-    parser.add_argument("variant", help="NARROW/WIDE32/WIDE64, e.g. pair/base/mul")
+    parser.add_argument("variant", nargs="?", help="NARROW/WIDE32/WIDE64, e.g. pair/base/mul")
+    parser.add_argument("--compose", metavar="LOG", help="instead: print the variant made "
+                        "of the best part of each width, from the summary lines in LOG")
     parser.add_argument("--seeds", default=",".join(map(str, SEEDS)))
     parser.add_argument("--arch", default="vulkan")
     parser.add_argument("--difftest", metavar="START:STOP", help="instead: run difftest's "
                         "pool over these seeds with the variant patched into its workers")
     args, more = parser.parse_known_args()  # more: difftest's options (--jobs, --json)
+    if args.compose:
+        print(compose(Path(args.compose).read_text()))
+        return 0
     if args.difftest:
         return difftest(args.variant, args.difftest, args.arch, more)
     if more:
