@@ -201,9 +201,11 @@ def _wide_shift_left(op: Operation) -> Built:
     if amount is not None and amount % 64 == 0:
         return [], x
     pair = add(spirv.BitcastOp(x, halves))
-    lo, hi = add(spirv.CompositeExtractOp(pair, [0])), add(spirv.CompositeExtractOp(pair, [1]))
+    lo = add(spirv.CompositeExtractOp(pair, [0]))
+    hi = add(spirv.CompositeExtractOp(pair, [1]))
     if amount is not None and amount % 64 >= 32:
-        new_lo, new_hi = const(0), add(spirv.ShiftLeftLogicalOp(lo, const(amount % 64 - 32)))
+        new_lo = const(0)
+        new_hi = add(spirv.ShiftLeftLogicalOp(lo, const(amount % 64 - 32)))
     elif amount is not None:
         c = amount % 64
         new_lo = add(spirv.ShiftLeftLogicalOp(lo, const(c)))
@@ -217,8 +219,9 @@ def _wide_shift_left(op: Operation) -> Built:
         lo_shifted = add(spirv.ShiftLeftLogicalOp(lo, low5))
         hi_shifted = add(spirv.ShiftLeftLogicalOp(hi, low5))
         # lo >> (32 - low5), in two steps: a shift by 32 is undefined in SPIR-V
-        carry = add(spirv.ShiftRightLogicalOp(
-            add(spirv.ShiftRightLogicalOp(lo, const(1))), add(spirv.ISubOp(const(31), low5))))
+        lo_halved = add(spirv.ShiftRightLogicalOp(lo, const(1)))
+        rest = add(spirv.ISubOp(const(31), low5))
+        carry = add(spirv.ShiftRightLogicalOp(lo_halved, rest))
         below_hi = add(spirv.BitwiseOrOp(hi_shifted, carry))
         new_lo = add(spirv.SelectOp(above, const(0), lo_shifted))
         new_hi = add(spirv.SelectOp(above, lo_shifted, below_hi))
