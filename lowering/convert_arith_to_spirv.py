@@ -138,7 +138,7 @@ def _shift_left(op: Operation) -> Built:
     64-bit: on the two 32-bit halves (`_wide_shift_left`); 32-bit: OpShiftLeftLogical. With
     the plain op the driver compared `(-i16(l) << 13) < ...` (l an i64) as if the bits
     shifted out of 16 were kept, and took `1 > (i64(u32(a)) << 58)` as false for a
-    negative shifted value (difftest seeds 9074 and 3126 on the H200). Nine spellings were
+    negative shifted value (difftest seeds 9074 and 3126 on the H200). Nine variants were
     tried there (bench/nvidia_shift_probe.py, bench/results/h200-nvidia-shift-probe.txt):
     these two are right on every seed and edge value; a shl/ashr pair at 32 bits, IMul by
     2**c, a Bitcast round trip of the result or of the zero extension were not.
