@@ -105,6 +105,7 @@ from taichi_xdsl.lowering.spirv_access import (
     StoreLowering,
     ThreadLocalLowering,
 )
+from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import (
@@ -286,6 +287,46 @@ def _inline(region: Region, block: Block) -> None:
         block.add_op(op)
 
 
+def _grid_loop_may_be_cut(task: offload.TaskOp, body: Block, local_size: int) -> bool:
+    """
+    Whether to check the grid-stride loop of `task` against a driver's loop budget
+    (lavapipe: 65535 iterations of all the loops of a SIMD group of invocations): when
+    its body runs serial loops, which spend the budget (the task already asserts that they ran whole, so the check costs
+    no host wait more), or when its length is read on the device and its block is
+    smaller than DEFAULT_BLOCK_DIM (DYNAMIC_GROUPS groups of 32 invocations: a cut past
+    536,854,528 elements). Not checked, to spare every launch a host wait to read the
+    error record (a 4096-element ndarray kernel on lavapipe: 1.5 ms a launch against
+    0.65): a launch of constant length (at most 65535 groups, which every Vulkan device
+    allows, so an invocation takes at most 2**31 / (65535 * 32) + 1 elements), and one
+    of device-read length with a full block, where a cut needs more than 2,147,418,112
+    elements (65534 for each of DYNAMIC_GROUPS * 128 invocations).
+    """
+    if any(isinstance(op, spirv.LoopOp) for op in body.walk()):
+        return True
+    if isinstance(task, offload.RangeForTask) and not (
+        isinstance(task.lower.owner, arith.ConstantOp)
+        and isinstance(task.upper.owner, arith.ConstantOp)
+    ):
+        return local_size < spirv_abi.DEFAULT_BLOCK_DIM
+    return False
+
+
+def _grid_stride_done(
+    iv: spirv.VariableOp, hi: SSAValue, task: offload.TaskOp
+) -> list[Operation]:
+    """After the grid-stride loop (`check-loop-exits`): assert (always) that it reached
+    `hi`. A driver that ends an invocation's loops once they ran out of a shared budget
+    (lavapipe) may end it at its back edge just after an element's own loops finished,
+    leaving the invocation's next elements undone."""
+    end = spirv.LoadOp(iv)
+    done = spirv.SGreaterThanEqualOp(end, hi)
+    check = taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)
+    ops: list[Operation] = [end, done, check]
+    for op in ops:
+        op.location = task.location
+    return ops
+
+
 def _task_module(
     kernel: offload.KernelOp,
     index: int,
@@ -300,6 +341,7 @@ def _task_module(
     folded: dict[int, tuple[list[Operation], int]],
     spread_groups: int,
     root_segment_bytes: int = 0,
+    check_loop_exits: bool = False,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -361,6 +403,10 @@ def _task_module(
         else:
             _struct_indices(task, i, body)
         entry.add_op(loop)
+        if check_loop_exits and _grid_loop_may_be_cut(task, body, local_size):
+            iv = tail[0]
+            assert isinstance(iv, spirv.VariableOp)
+            entry.add_ops(_grid_stride_done(iv, hi, task))
         if isinstance(task, offload.RangeForTask):
             if _has_subgroup_arithmetic(caps):
                 combine_per_workgroup(state, task.epilogue, local_size)
@@ -605,6 +651,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     `root-segment-bytes` S > 0, the root is bound as segments of S bytes (utils/
     spirv_abi.py): a field at root offset B is read from segment B // S at B % S, and
     each task module records in `ti.root_segments` how many segments its kernel binds.
+    With `check-loop-exits`, a parallel task whose grid-stride loop a driver's loop
+    budget may cut (lavapipe's) asserts (always) that the loop reached its bound.
     """
 
     name = "convert-offload-to-spirv"
@@ -616,6 +664,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     fold_bounds: bool = False
     spread_groups: int = 0
     root_segment_bytes: int = 0
+    check_loop_exits: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -648,6 +697,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     folded,
                     self.spread_groups,
                     self.root_segment_bytes,
+                    self.check_loop_exits,
                 )
                 if self.root_segment_bytes:
                     module.attributes["ti.root_segments"] = IntegerAttr(segments, i64)

@@ -249,6 +249,8 @@ def vulkan_pipeline(
         options += " preserve-nan-inf=true"
     if root_segment_bytes:
         options += f" root-segment-bytes={root_segment_bytes}"
+    if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
+        options += " check-loop-exits=true"
     vulkan = (
         pipeline("vulkan")
         .with_options("convert-offload-to-spirv", options)

@@ -660,6 +660,42 @@ def test_loops_sharing_the_drivers_loop_budget(arch, shape):
         np.testing.assert_array_equal(out.to_numpy(), layout(*answer(*past)))
 
 
+def test_parallel_loop_elements_after_the_drivers_loop_budget(arch):
+    """An invocation of a parallel loop takes several elements (here 256 invocations,
+    block_dim=1, for 512): on lavapipe, element 0's inner loop of 65533 iterations spent
+    the budget exactly at the grid-stride loop's back edge, and element 256 was never
+    run, with no error. That loop is checked too now; elsewhere the answer is whole."""
+    from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+    from taichi_xdsl.targets.vulkan.device import list_devices
+
+    out = ti.field(ti.i32, shape=512)
+
+    @ti.kernel
+    def fill(n: ti.i32, m: ti.i32):
+        ti.loop_config(block_dim=1)
+        for i in range(n):
+            c = 0
+            reps = 0
+            if i == 0:
+                reps = m
+            for j in range(reps):
+                c += 1
+            out[i] = c + 1
+
+    want = np.ones(512, np.int32)
+    fill(512, 1000)
+    want[0] = 1001
+    np.testing.assert_array_equal(out.to_numpy(), want)
+    out.fill(0)
+    if arch == ti.vulkan and all(d.device_type == "cpu" for d in list_devices()):
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            fill(512, 65533)
+    else:
+        fill(512, 65533)
+        want[0] = 65534
+        np.testing.assert_array_equal(out.to_numpy(), want)
+
+
 @pytest.mark.vulkan_only("Mesa's lavapipe caps the loop iterations of a shader")
 def test_while_loop_past_the_drivers_loop_limit(arch):
     """lavapipe ends the loops of an invocation after 65535 iterations, silently: a while
