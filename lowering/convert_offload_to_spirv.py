@@ -121,9 +121,11 @@ from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
 from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     Float32Type,
     Float64Type,
@@ -285,6 +287,56 @@ def _inline(region: Region, block: Block) -> None:
     for op in list(region.block.ops):
         op.detach()
         block.add_op(op)
+
+
+def _workgroup_bytes(module: spirv.ModuleOp) -> int:
+    """Bytes of the Workgroup variables (block-shared memory) `module` declares."""
+    total = 0
+    for op in module.body.block.ops:
+        if not isinstance(op, spirv.GlobalVariableOp):
+            continue
+        pointer = op.type
+        if not (
+            isinstance(pointer, spirv.PointerType)
+            and pointer.storage_class.data == "Workgroup"
+        ):
+            continue
+        total += _type_bytes(pointer.pointee_type)
+    return total
+
+
+def _type_bytes(type_: Attribute) -> int:
+    """Bytes of an array of integers or floats (the Workgroup variables' types)."""
+    if isinstance(type_, spirv.ArrayType):
+        return type_.size.data * _type_bytes(type_.element_type)
+    if isinstance(type_, IntegerType):
+        return max(1, type_.width.data // 8)
+    assert isinstance(type_, AnyFloat), type_
+    return type_.bitwidth // 8
+
+
+def _first_shared_array(task: offload.TaskOp) -> Operation:
+    """The task's first ti.simt.block.SharedArray, else the task (where to report)."""
+    for op in task.walk():
+        if isinstance(op, taichi.SharedArrayOp):
+            return op
+    return task
+
+
+def _check_shared_bytes(
+    kernel: offload.KernelOp, anchor: Operation, module: spirv.ModuleOp, limit: int
+) -> None:
+    """Reject a task module whose block-shared memory exceeds `limit` (max-shared-bytes),
+    at `anchor` (its first SharedArray)."""
+    used = _workgroup_bytes(module)
+    if used <= limit:
+        return
+    raise PassFailedAt(
+        anchor,
+        f"kernel '{kernel.sym_name.data}' needs {used} bytes of block-shared memory a "
+        f"block (ti.simt.block.SharedArray), more than this device's {limit} "
+        "(maxComputeSharedMemorySize): use smaller shared arrays or fewer of them",
+    )
 
 
 def _grid_loop_may_be_cut(task: offload.TaskOp, body: Block, local_size: int) -> bool:
@@ -653,6 +705,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     each task module records in `ti.root_segments` how many segments its kernel binds.
     With `check-loop-exits`, a parallel task whose grid-stride loop a driver's loop
     budget may cut (lavapipe's) asserts (always) that the loop reached its bound.
+    With `max-shared-bytes` N > 0 (the device's maxComputeSharedMemorySize), a task
+    whose Workgroup variables (ti.simt.block.SharedArray, a reduction's partials) take
+    more than N bytes is rejected at its first SharedArray.
     """
 
     name = "convert-offload-to-spirv"
@@ -665,6 +720,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     spread_groups: int = 0
     root_segment_bytes: int = 0
     check_loop_exits: bool = False
+    max_shared_bytes: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -683,6 +739,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
             )
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
+                anchor = _first_shared_array(task)
                 module = _task_module(
                     kernel,
                     index,
@@ -699,6 +756,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.root_segment_bytes,
                     self.check_loop_exits,
                 )
+                if self.max_shared_bytes:
+                    _check_shared_bytes(kernel, anchor, module, self.max_shared_bytes)
                 if self.root_segment_bytes:
                     module.attributes["ti.root_segments"] = IntegerAttr(segments, i64)
                 if index in skip:

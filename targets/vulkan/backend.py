@@ -234,6 +234,7 @@ def vulkan_pipeline(
     optimize: bool = True,
     passes: PipelineEdits | None = None,
     root_segment_bytes: int = 0,
+    max_shared_bytes: int = 0,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`. `optimize=False` (`ti.init(opt_level=0)`) leaves out the
@@ -251,6 +252,8 @@ def vulkan_pipeline(
         options += f" root-segment-bytes={root_segment_bytes}"
     if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
         options += " check-loop-exits=true"
+    if max_shared_bytes:  # the device's maxComputeSharedMemorySize
+        options += f" max-shared-bytes={max_shared_bytes}"
     vulkan = (
         pipeline("vulkan")
         .with_options("convert-offload-to-spirv", options)
@@ -820,6 +823,7 @@ class VulkanBackend:
         self._ndarray_owner = ndarray_owner
         caps = runtime.caps
         self._max_groups = caps.max_compute_work_group_count[0]
+        self._max_shared_bytes = caps.max_compute_shared_memory_size
         self._cpu_device = caps.device_type == "cpu"
         self.combines_per_workgroup = bool(
             self.caps.get("spirv_has_subgroup_basic")
@@ -890,6 +894,7 @@ class VulkanBackend:
             optimize=self.opt_level > 0,
             passes=edits,
             root_segment_bytes=self.root_segment_bytes,
+            max_shared_bytes=self._max_shared_bytes,
         )
 
     def spirv_pipeline(self) -> list[str]:
