@@ -343,9 +343,9 @@ def _grid_loop_may_be_cut(task: offload.TaskOp, body: Block, local_size: int) ->
     """
     Whether to check the grid-stride loop of `task` against a driver's loop budget
     (lavapipe: 65535 iterations of all the loops of a SIMD group of invocations): when
-    its body runs serial loops, which spend the budget (the task already asserts that they ran whole, so the check costs
-    no host wait more), or when its length is read on the device and its block is
-    smaller than DEFAULT_BLOCK_DIM (DYNAMIC_GROUPS groups of 32 invocations: a cut past
+    its body runs serial loops, which spend the budget (the task already asserts that
+    they ran whole, so the check costs no host wait more), or when its length is read
+    on the device and its block is smaller than DEFAULT_BLOCK_DIM (DYNAMIC_GROUPS groups of 32 invocations: a cut past
     536,854,528 elements). Not checked, to spare every launch a host wait to read the
     error record (a 4096-element ndarray kernel on lavapipe: 1.5 ms a launch against
     0.65): a launch of constant length (at most 65535 groups, which every Vulkan device
