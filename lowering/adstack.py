@@ -21,7 +21,9 @@ counts the value, so that pops stay balanced; its `%ok` is false, and ti-auto-di
 asserts it (`always`): the overflow reaches the error record on both targets.
 
 `AdStackToLLVM` runs inside convert-offload-to-llvm (after the task functions exist),
-`AdStackToSpirv` inside convert-taichi-to-spirv.
+`AdStackToSpirv` (lowering/spirv_adstack.py: its own file, so that the CPU pipeline does
+not import the SPIR-V dialect) inside convert-taichi-to-spirv; both build their ops
+through a `StackTarget` and share `lower_stack_uses`.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from taichi_xdsl.dialects import spirv, taichi
+from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.dialects import arith, llvm
 from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, i32, i64
@@ -39,7 +41,7 @@ from xdsl.rewriter import InsertPoint
 
 
 @dataclass
-class _Target:
+class StackTarget:
     """How one target builds the few operations a stack needs."""
 
     const: Callable[[int], Operation]
@@ -52,11 +54,11 @@ class _Target:
     sub: Callable[[SSAValue, SSAValue], Operation]
 
 
-def _lower_uses(
+def lower_stack_uses(
     op: taichi.AdStackAllocaOp,
     buffer: SSAValue,
     count: SSAValue,
-    t: _Target,
+    t: StackTarget,
     rewriter: PatternRewriter,
 ) -> None:
     """Rewrite every push, pop and top of the stack `op` makes, then `op` itself."""
@@ -126,11 +128,11 @@ def _lower_uses(
 # -- LLVM ----------------------------------------------------------------------------------
 
 
-def _llvm_target(element: Attribute) -> _Target:
+def _llvm_target(element: Attribute) -> StackTarget:
     def const(value: int) -> Operation:
         return arith.ConstantOp(IntegerAttr(value, i32))
 
-    return _Target(
+    return StackTarget(
         const=const,
         load=lambda ptr, type_: llvm.LoadOp(ptr, type_),
         store=lambda value, ptr: llvm.StoreOp(value, ptr),
@@ -182,40 +184,4 @@ class AdStackToLLVM(RewritePattern):
         rewriter.insert(
             [size, buffer, one, count], InsertPoint.at_start(function.body.blocks[0])
         )
-        _lower_uses(op, buffer.res, count.res, _llvm_target(element), rewriter)
-
-
-# -- SPIR-V --------------------------------------------------------------------------------
-
-
-def _spirv_target() -> _Target:
-    return _Target(
-        const=lambda value: spirv.ConstantOp.from_int(value, i32),
-        load=lambda ptr, _type: spirv.LoadOp(ptr),
-        store=lambda value, ptr: spirv.StoreOp(ptr, value),
-        element_ptr=lambda base, index: spirv.AccessChainOp(base, [index]),
-        less_than=lambda a, b: spirv.ULessThanOp(a, b),
-        select=lambda c, a, b: spirv.SelectOp(c, a, b),
-        add=lambda a, b: spirv.IAddOp(a, b),
-        sub=lambda a, b: spirv.ISubOp(a, b),
-    )
-
-
-class AdStackToSpirv(RewritePattern):
-    """
-    An adstack in a shader: an array and a count in `Function` variables (the
-    serializer puts them at the function's top); see the module docstring for its ops.
-    """
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: taichi.AdStackAllocaOp, rewriter: PatternRewriter):
-        stack_type = op.stack.type
-        assert isinstance(stack_type, taichi.AdStackType)
-        array = spirv.ArrayType(stack_type.size, stack_type.element_type)
-        buffer = spirv.VariableOp(spirv.PointerType(array, "Function"))
-        count = spirv.VariableOp(spirv.PointerType(i32, "Function"))
-        for new, name in ((buffer, "adstack"), (count, "adstack_count")):
-            new.location = op.location
-            new.results[0].name_hint = name
-        rewriter.insert([buffer, count], InsertPoint.before(op))
-        _lower_uses(op, buffer.results[0], count.results[0], _spirv_target(), rewriter)
+        lower_stack_uses(op, buffer.res, count.res, _llvm_target(element), rewriter)

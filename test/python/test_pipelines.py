@@ -89,6 +89,30 @@ def test_compiler_api_loads_no_xdsl() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
+    """
+    A kernel's compile imports the dialects and passes its pipeline names: the CPU one
+    not the SPIR-V dialect, the Vulkan one not llvmlite, and neither scans the installed
+    packages for pass plugins (importlib.metadata: ~60 ms of a process's first kernel).
+    """
+    other = "taichi_xdsl.dialects.spirv" if pipeline(arch).arch == "cpu" else "llvmlite"
+    script = tmp_path / "one_kernel.py"
+    script.write_text(
+        "import sys, taichi_xdsl as ti\n"
+        f"ti.init(arch=ti.{arch.name}, offline_cache=False)\n"
+        "x = ti.field(ti.f32, shape=4)\n"
+        "@ti.kernel\n"
+        "def k():\n"
+        "    for i in x:\n"
+        "        x[i] = i\n"
+        "k()\n"
+        "assert x.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]\n"
+        f"loaded = [m for m in ({other!r}, 'importlib.metadata') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, str(script)], check=True)
+
+
 def test_backends_run_the_definition(arch: Any) -> None:
     """The JIT's passes are the definition's, plus the backend's own options."""
     jit = backend(arch).pipeline()
