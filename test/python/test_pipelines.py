@@ -89,6 +89,43 @@ def test_compiler_api_loads_no_xdsl() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_plugins_are_scanned_only_for_unknown_passes(monkeypatch) -> None:
+    """build_pipeline reads the installed packages' entry points only when its spec names
+    a pass the registry lacks, and a plugin never replaces a pass the registry has."""
+    from xdsl.passes import ModulePass
+
+    class Counted(ModulePass):
+        name = "counted-plugin"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            pass
+
+    class NotCse(ModulePass):
+        name = "cse"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            raise AssertionError("a plugin replaced cse")
+
+    scans = []
+
+    def plugins() -> dict[str, Any]:
+        scans.append(1)
+        return {"counted-plugin": lambda: Counted, "cse": lambda: NotCse}
+
+    monkeypatch.setattr(registry, "_plugin_pass_factories", plugins)
+    registry._all_pass_factories.cache_clear()
+    try:
+        registry.build_pipeline("cse,canonicalize")
+        assert scans == []
+        built = registry.build_pipeline("cse,counted-plugin")
+        assert scans == [1]
+        assert [type(q).__name__ for q in built.passes][1] == "Counted"
+        assert type(built.passes[0]).__name__ != "NotCse"
+        assert registry.pass_factories()["cse"]() is not NotCse
+    finally:
+        registry._all_pass_factories.cache_clear()
+
+
 def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
     """
     A kernel's compile imports the dialects and passes its pipeline names: the CPU one
