@@ -6,7 +6,7 @@ SPIR-V requires structured control flow, so the conversion starts from the struc
 taichi ops (not from `cf`): `taichi.if` becomes a `spirv.mlir.selection`, serial
 `taichi.range_for` / `taichi.while` a `spirv.mlir.loop`, a local `memref.alloca` a
 `spirv.Variable` in Function storage with `spirv.Load` / `spirv.Store` for its
-`memref.load` / `memref.store`, an adstack two Function variables (lowering/adstack.py).
+`memref.load` / `memref.store`, an adstack two Function variables (lowering/spirv_adstack.py).
 
 `taichi.break` and `taichi.continue` cannot branch out of a selection region, so they set
 a flag (a Function variable of the loop) and the ops after the construct that set it run
@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import offload, spirv, taichi
-from taichi_xdsl.lowering.adstack import AdStackToSpirv
+from taichi_xdsl.lowering.spirv_adstack import AdStackToSpirv
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import memref

@@ -1043,14 +1043,9 @@ class VulkanBackend:
     def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
         """The arch (the device), caps and config (the pipeline as run, edits included)
         parts of this backend's cache keys."""
-        p = self.pipeline(passes)
-        config = ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
-        if self.passes or passes:
-            from taichi_xdsl.utils import registry
-            from taichi_xdsl.utils.pipelines import pass_base_name
+        from taichi_xdsl.utils.cache_keys import pipeline_config
 
-            names = sorted({pass_base_name(q) for q in p.passes})
-            config += f";plugins={registry.plugin_fingerprint(names)}"
+        config = pipeline_config(self.pipeline(passes), edited=bool(self.passes or passes))
         caps = self.runtime.caps
         device = (
             f"{caps.name};{caps.vendor_id:#x}:{caps.device_id:#x};"
@@ -1064,9 +1059,9 @@ class VulkanBackend:
 
     def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
         """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.vulkan.cache import kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return kernel_key(str(module), **self._target_parts(passes))
+        return KEYS.kernel_key(str(module), **self._target_parts(passes))
 
     def source_cache_key(
         self, parts: dict[str, str], *, passes: PipelineEdits | None = None
@@ -1078,9 +1073,9 @@ class VulkanBackend:
         """
         if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
             return None
-        from taichi_xdsl.targets.vulkan.cache import source_kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return source_kernel_key(parts, **self._target_parts(passes))
+        return KEYS.source_kernel_key(parts, **self._target_parts(passes))
 
     def load_by_source(self, source_key: str, kernel_name: str) -> VulkanKernel | None:
         """
