@@ -74,26 +74,58 @@ virtual memory. Below the 8 GiB an array may span (snode.py: element indices are
 
 
 def _budget() -> int:
-    """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
-    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB."""
+    """The bytes one pool may take when it is made (its provisional capacity; also
+    the capacity of a pool made after the layout settled): on CPU without
+    ti.init(device_memory_GB=...), CPU_POOL_BYTES of reserved memory; else a quarter
+    of device_memory_GB. Pools made before the layout settles are sized again by
+    size_pools, where they share all of device_memory_GB."""
     prog = _program.get_program()
     # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
     prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
-    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+    if _shared_budget(prog) is None:
         return CPU_POOL_BYTES
     return int(_device_memory_gb() * 2**30 / 4)
 
 
+def _shared_budget(prog: Any) -> int | None:
+    """The bytes all of `prog`'s fields may take together, pools included (None: on
+    CPU without ti.init(device_memory_GB=...), where each pool reserves
+    CPU_POOL_BYTES): device_memory_GB, as Taichi preallocates it on CUDA for the
+    fields and every sparse pool alike; on Vulkan at most the device's device-local
+    heaps."""
+    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+        return None
+    budget = int(_device_memory_gb() * 2**30)
+    if prog.config.arch is _program.vulkan:
+        heaps = getattr(prog.backend, "device_memory_bytes", 0)
+        if heaps:
+            budget = min(budget, heaps)
+    return budget
+
+
 def pointer_capacity(n_cells: int, block_bytes: int) -> int:
-    """Blocks a pointer SNode of `n_cells` cells may hold at once (the rule above)."""
-    if n_cells <= FULL_POOL_CELLS:
-        return n_cells
-    return min(n_cells, max(FULL_POOL_CELLS, _budget() // max(block_bytes, 1)))
+    """Blocks a pointer SNode of `n_cells` cells may hold at once, within `_budget`."""
+    return _pointer_floor(n_cells, _budget() // max(block_bytes, 1))
 
 
 def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
-    """Chunks a dynamic SNode may hold at once (the rule above)."""
-    return min(n_chunks, max(4, _budget() // max(chunk_bytes, 1)))
+    """Chunks a dynamic SNode may hold at once, within `_budget`."""
+    return _chunk_floor(n_chunks, _budget() // max(chunk_bytes, 1))
+
+
+def _pointer_floor(n_cells: int, blocks: int) -> int:
+    """`blocks`, raised to the minimum of a pointer's pool: every cell of a pointer of
+    at most FULL_POOL_CELLS cells (it can never be exhausted), else FULL_POOL_CELLS;
+    at most every cell."""
+    if n_cells <= FULL_POOL_CELLS:
+        return n_cells
+    return min(n_cells, max(FULL_POOL_CELLS, blocks))
+
+
+def _chunk_floor(n_chunks: int, chunks: int) -> int:
+    """`chunks`, raised to the minimum of a dynamic SNode's pool (4), at most every
+    chunk of every list."""
+    return min(n_chunks, max(4, chunks))
 
 
 def share_budget(wants: list[int], budget: int) -> list[int]:
@@ -118,18 +150,35 @@ def size_pools(prog: Any) -> None:
     """
     Before the root is first allocated: size every pool of `prog` from the bytes a
     block of it holds (all arrays placed in it, plus its free and release entries),
-    by the capacity rule; on Vulkan, also within its share of the root buffer's limit
-    (module docstring). The caller lays the root out again.
+    by the capacity rule: the pools share what device_memory_GB leaves beside the other
+    fields (on CPU without it, each reserves CPU_POOL_BYTES); on Vulkan, each array of
+    a pool within one root segment; and all within the root's 32-bit offsets (module
+    docstring). The caller lays the root out again.
     """
     pools: list[Pool] = prog.__dict__.get("pools", [])
     if not pools:
         return
-    _budget()  # on Vulkan: records the root's limit
+    _budget()  # records the root's limit
     row_bytes = [pool.row_bytes() for pool in pools]
-    rule = [
-        (pointer_capacity if pool.node.kind == "pointer" else chunk_capacity)(pool.cells, b)
-        for pool, b in zip(pools, row_bytes)
-    ]
+    floors = [_pointer_floor if pool.node.kind == "pointer" else _chunk_floor for pool in pools]
+    # the bytes of everything but the pools' blocks: fields, words, reserved blocks
+    scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
+    fixed = sum(
+        FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
+    ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
+    shared = _shared_budget(prog)
+    if shared is None:  # CPU: each pool its own reserved address space
+        rule = [
+            floor(pool.cells, CPU_POOL_BYTES // b)
+            for pool, floor, b in zip(pools, floors, row_bytes)
+        ]
+    else:  # one budget for all, as Taichi's preallocated device memory
+        wants = [pool.cells * b for pool, b in zip(pools, row_bytes)]
+        shares = share_budget(wants, shared - fixed)
+        rule = [
+            floor(pool.cells, s // b)
+            for pool, floor, s, b in zip(pools, floors, shares, row_bytes)
+        ]
     segment = prog.root_segment_bytes
     if segment:  # Vulkan: each array of a pool within one root segment (one binding)
         rule = [
@@ -138,10 +187,6 @@ def size_pools(prog: Any) -> None:
         ]
     limit = prog.__dict__.get("root_limit")
     if limit is not None:  # the root's 32-bit offsets
-        scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
-        fixed = sum(
-            FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
-        ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
         wants = [cap * b for cap, b in zip(rule, row_bytes)]
         shares = share_budget(wants, (limit - fixed) * 3 // 4)  # LATER_FIELDS
         rule = [max(1, min(cap, s // b)) for cap, s, b in zip(rule, shares, row_bytes)]
@@ -280,9 +325,9 @@ class Pool:
         if exhausted:
             segment = _program.get_program().root_segment_bytes
             bound = (
-                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
-                f"as device_memory_GB / 4 holds, at least {FULL_POOL_CELLS} for a "
-                "pointer SNode"
+                "raise ti.init(device_memory_GB=...) (the pools share what "
+                "device_memory_GB leaves beside the other fields, a pointer SNode's "
+                f"at least {FULL_POOL_CELLS} blocks"
                 + (
                     f"; on this device each of its arrays at most {segment} bytes, "
                     "maxStorageBufferRange)"
