@@ -172,6 +172,10 @@ def size_pools(prog: Any) -> None:
             floor(pool.cells, CPU_POOL_BYTES // b)
             for pool, floor, b in zip(pools, floors, row_bytes)
         ]
+        bound = (
+            f"on CPU without ti.init(device_memory_GB=...) a pool reserves at most "
+            f"{CPU_POOL_BYTES / 2**30:g} GiB: pass device_memory_GB, which the pools share"
+        )
     else:  # one budget for all, as Taichi's preallocated device memory
         wants = [pool.cells * b for pool, b in zip(pools, row_bytes)]
         shares = share_budget(wants, shared - fixed)
@@ -179,17 +183,35 @@ def size_pools(prog: Any) -> None:
             floor(pool.cells, s // b)
             for pool, floor, s, b in zip(pools, floors, shares, row_bytes)
         ]
+        bound = (
+            f"the pools share what device_memory_GB ({shared} bytes here) leaves beside "
+            "the other fields: raise ti.init(device_memory_GB=...)"
+        )
+    for pool in pools:
+        pool.bound = bound
     segment = prog.root_segment_bytes
     if segment:  # Vulkan: each array of a pool within one root segment (one binding)
-        rule = [
-            max(1, min(cap, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS))
-            for pool, cap in zip(pools, rule)
-        ]
+        for k, pool in enumerate(pools):
+            fits = max(1, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS)
+            if fits < rule[k]:
+                rule[k] = fits
+                pool.bound = (
+                    f"an array of a pool is bound whole, and this device binds at most "
+                    f"{segment} bytes (maxStorageBufferRange), {pool.widest_row()} bytes "
+                    "a block of its widest array; a larger device_memory_GB does not "
+                    "help here"
+                )
     limit = prog.__dict__.get("root_limit")
     if limit is not None:  # the root's 32-bit offsets
         wants = [cap * b for cap, b in zip(rule, row_bytes)]
         shares = share_budget(wants, (limit - fixed) * 3 // 4)  # LATER_FIELDS
-        rule = [max(1, min(cap, s // b)) for cap, s, b in zip(rule, shares, row_bytes)]
+        for k, (pool, s, b) in enumerate(zip(pools, shares, row_bytes)):
+            if max(1, s // b) < rule[k]:
+                rule[k] = max(1, s // b)
+                pool.bound = (
+                    f"the fields and pools together are addressed with 32-bit offsets "
+                    f"({limit / 2**30:.0f} GiB)"
+                )
     for pool, capacity in zip(pools, rule):
         pool.resize(capacity)
 
@@ -220,6 +242,12 @@ class Pool:
             f._place((n,))
             return f
 
+        self.bound = (
+            "a pool made after the fields were laid out holds a quarter of "
+            "device_memory_GB (on CPU without it, CPU_POOL_BYTES): raise "
+            "ti.init(device_memory_GB=...)"
+        )
+        """What limits the capacity, for the exhausted error (set by size_pools)."""
         self.state = hidden("_pool_state", 4)
         self.free = hidden("_pool_free", self.capacity)
         self.release = hidden("_pool_release", self.capacity)
@@ -323,21 +351,9 @@ class Pool:
                 "were dropped: run this kernel on another device or the CPU"
             )
         if exhausted:
-            segment = _program.get_program().root_segment_bytes
-            bound = (
-                "raise ti.init(device_memory_GB=...) (the pools share what "
-                "device_memory_GB leaves beside the other fields, a pointer SNode's "
-                f"at least {FULL_POOL_CELLS} blocks"
-                + (
-                    f"; on this device each of its arrays at most {segment} bytes, "
-                    "maxStorageBufferRange)"
-                    if segment
-                    else ")"
-                )
-            )
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
-                f"{bound}, or activate fewer cells at once"
+                f"{self.bound}; or activate fewer cells at once"
             )
 
     @property
