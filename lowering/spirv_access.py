@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from taichi_xdsl.dialects import offload, spirv, taichi
 from taichi_xdsl.lowering.spirv_common import (
+    SPANNING,
+    Place,
     TaskPattern,
     TaskState,
     byte_size,
@@ -25,7 +27,7 @@ from taichi_xdsl.utils import spirv_abi
 from taichi_xdsl.utils.errors import SITE_SHIFT
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 
@@ -119,7 +121,7 @@ class ElementPtrLowering(TaskPattern):
             if offset % byte_size(element):
                 raise fail(op, f"field offset {offset} is not aligned")
             dims: list[SSAValue | int] = list(base_type.get_shape())
-            binding, local = _root_place(self.state, declared, op)
+            bindings, local = _root_place(self.state, declared, op)
             start = local // byte_size(element)
         elif isinstance(base, offload.ArgOp):
             arg = base.index.value.data
@@ -128,7 +130,7 @@ class ElementPtrLowering(TaskPattern):
                 d if d >= 0 else shape_word(self.state, offsets[arg], axis, ops)
                 for axis, d in enumerate(base_type.get_shape())
             ]
-            binding, start = spirv_abi.ndarray_binding(positions[arg]), 0
+            bindings, start = [spirv_abi.ndarray_binding(positions[arg])], 0
         elif isinstance(base, taichi.SharedArrayOp):
             ptr = shared_element_ptr(self.state, base, list(op.indices), ops)
             rewriter.replace(op, ops, [ptr])
@@ -136,7 +138,10 @@ class ElementPtrLowering(TaskPattern):
         else:
             raise fail(op, "element of something other than a field or an ndarray")
         index = _linear_index(list(op.indices), dims, start, ops)
-        ptr = self.state.element_ptr(binding, element, index, ops)
+        if len(bindings) == 1:
+            ptr = self.state.element_ptr(bindings[0], element, index, ops)
+        else:
+            ptr = _spanning_element_ptr(self.state, bindings, element, index, ops)
         if self.state.debug and len(op.indices) > 1 << SITE_SHIFT:
             raise fail(
                 op, f"debug bounds checks of an access with more than {1 << SITE_SHIFT} "
@@ -148,31 +153,83 @@ class ElementPtrLowering(TaskPattern):
         rewriter.replace(op, ops, [ptr])
 
 
-def _root_place(state: TaskState, declared: taichi.FieldOp, op: Operation) -> tuple[int, int]:
-    """The binding of the root segment that holds field `declared`, and the field's byte
-    offset in it (utils/spirv_abi.py, root segments)."""
+def _root_place(
+    state: TaskState, declared: taichi.FieldOp, op: Operation
+) -> tuple[list[int], int]:
+    """The bindings of the root segments that hold field `declared` (one, unless the
+    field spans several: a sparse pool's array larger than one binding), and the
+    field's byte offset in the first (utils/spirv_abi.py, root segments)."""
     offset = declared.offset.value.data
     size = state.root_segment_bytes
     if not size:
-        return spirv_abi.ROOT_BINDING, offset
+        return [spirv_abi.ROOT_BINDING], offset
     segment, local = divmod(offset, size)
     field_type = declared.type
     nbytes = field_type.element_count() * byte_size(field_type.element_type)
-    if local + nbytes > size:
+    last = (offset + max(nbytes, 1) - 1) // size
+    if last > segment and not state.caps.get("spirv_has_variable_ptr"):
         raise fail(
             op,
             f"field @{declared.sym_name.data} ({nbytes} bytes at root offset {offset}) "
             f"straddles the root segments of {size} bytes (a storage-buffer binding holds "
-            "at most that much on this device)",
+            "at most that much on this device), and the device has no variable pointers "
+            "(variablePointersStorageBuffer) to choose a segment per element",
         )
     _, positions = kernel_inputs(state.kernel)
     textures = sum(
         isinstance(t, taichi.TextureType) for t in state.kernel.function_type.inputs.data
     )
-    binding = spirv_abi.root_segment_binding(segment, len(positions), textures)
-    if segment:
-        state.binding_names[binding] = f"root{segment}"
-    return binding, local
+    bindings = []
+    for k in range(segment, last + 1):
+        binding = spirv_abi.root_segment_binding(k, len(positions), textures)
+        if k:
+            state.binding_names[binding] = f"root{k}"
+        bindings.append(binding)
+    return bindings, local
+
+
+def _spanning_element_ptr(
+    state: TaskState,
+    bindings: list[int],
+    element: Attribute,
+    index: SSAValue,
+    ops: list[Operation],
+) -> SSAValue:
+    """
+    A pointer to element `index` (counted from the start of the first segment) of a
+    field whose elements lie in the root segments `bindings` in turn: element k is in
+    segment k // n at k % n (n: the elements one segment holds; an element never
+    straddles two, as fields are 64-byte aligned and segments a multiple of 64 bytes).
+    Each segment's access chain takes the element's place in its own segment or 0 (in
+    bounds of every binding); a select of pointers (VariablePointersStorageBuffer)
+    keeps the one of the element's segment.
+
+        %s = %k / n ; %i = %k % n
+        %p0 = AccessChain %root1_f32[0, select(%s == 0, %i, 0)] ...
+        %p = select(%s == 1, %p1, %p0) ...
+    """
+    per = int_const(state.root_segment_bytes // byte_size(element))
+    zero = int_const(0)
+    segment = spirv.SDivOp(index, per)
+    local = spirv.SModOp(index, per)
+    ops += [per, zero, segment, local]
+    ptr: SSAValue | None = None
+    for k, binding in enumerate(bindings):
+        number = int_const(k)
+        hit = spirv.IEqualOp(segment, number)
+        at = spirv.SelectOp(hit, local, zero)
+        chain = spirv.AccessChainOp(state.view(binding, element), [zero, at])
+        ops += [number, hit, at, chain]
+        if ptr is None:
+            ptr = chain.results[0]
+            continue
+        chosen = spirv.SelectOp(hit, chain, ptr)
+        ops.append(chosen)
+        ptr = chosen.results[0]
+    assert ptr is not None
+    state.capabilities.add("VariablePointersStorageBuffer")
+    state.places[ptr] = Place(SPANNING, index, element, False)
+    return ptr
 
 
 def _linear_index(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from taichi_xdsl.dialects import spirv, taichi
 from taichi_xdsl.lowering.spirv_common import (
+    SPANNING,
     Place,
     TaskPattern,
     fail,
@@ -208,6 +209,13 @@ class AtomicLowering(TaskPattern):
         }
         %old = spirv.Load %result
         """
+        if place.binding == SPANNING:
+            raise fail(
+                op,
+                f"'{op.name}' on {value.type} needs a compare-and-swap loop, not done on "
+                "a field spanning several root segments (a sparse pool's array larger "
+                "than one storage-buffer binding)",
+            )
         t = value.type
         bits_type = int_of_width(t)
         if bits_type.width.data == 64:

@@ -57,6 +57,11 @@ class Place:
     check: Check | None = None
 
 
+SPANNING = -1
+"""The binding of a Place in a field that spans several root segments (its pointer
+selects one of their bindings per element: spirv_access._spanning_element_ptr)."""
+
+
 @dataclass
 class Check:
     """A debug-checked element access: in bounds when `ok`; otherwise the error record

@@ -1131,6 +1131,12 @@ class VulkanBackend:
         return spirv_abi.root_segment_bytes(self.runtime.caps.max_storage_buffer_range)
 
     @property
+    def fields_may_span_segments(self) -> bool:
+        """Whether a field may span several root segments: kernels then choose the
+        segment per element with variable pointers (lowering/spirv_access.py)."""
+        return self.runtime.caps.variable_pointers
+
+    @property
     def device_memory_bytes(self) -> int:
         """The bytes of this device's device-local memory heaps (0: none reported)."""
         return self.runtime.caps.device_local_bytes

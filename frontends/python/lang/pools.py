@@ -190,7 +190,11 @@ def size_pools(prog: Any) -> None:
     for pool in pools:
         pool.bound = bound
     segment = prog.root_segment_bytes
-    if segment:  # Vulkan: each array of a pool within one root segment (one binding)
+    if segment and prog.backend.fields_may_span_segments:  # Vulkan: chosen per element
+        for pool in pools:
+            for f in (*pool.arrays, pool.free, pool.release):
+                f.spans_segments = True
+    elif segment:  # Vulkan: each array of a pool within one root segment (one binding)
         for k, pool in enumerate(pools):
             fits = max(1, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS)
             if fits < rule[k]:
