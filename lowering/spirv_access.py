@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from taichi_xdsl.dialects import offload, spirv, taichi
 from taichi_xdsl.lowering.spirv_common import (
-    SPANNING,
-    Place,
     TaskPattern,
     TaskState,
     byte_size,
@@ -27,7 +25,7 @@ from taichi_xdsl.utils import spirv_abi
 from taichi_xdsl.utils.errors import SITE_SHIFT
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
-from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 
 
@@ -141,7 +139,7 @@ class ElementPtrLowering(TaskPattern):
         if len(bindings) == 1:
             ptr = self.state.element_ptr(bindings[0], element, index, ops)
         else:
-            ptr = _spanning_element_ptr(self.state, bindings, element, index, ops)
+            ptr = self.state.spanning_element_ptr(bindings, element, index, ops)
         if self.state.debug and len(op.indices) > 1 << SITE_SHIFT:
             raise fail(
                 op, f"debug bounds checks of an access with more than {1 << SITE_SHIFT} "
@@ -186,50 +184,6 @@ def _root_place(
             state.binding_names[binding] = f"root{k}"
         bindings.append(binding)
     return bindings, local
-
-
-def _spanning_element_ptr(
-    state: TaskState,
-    bindings: list[int],
-    element: Attribute,
-    index: SSAValue,
-    ops: list[Operation],
-) -> SSAValue:
-    """
-    A pointer to element `index` (counted from the start of the first segment) of a
-    field whose elements lie in the root segments `bindings` in turn: element k is in
-    segment k // n at k % n (n: the elements one segment holds; an element never
-    straddles two, as fields are 64-byte aligned and segments a multiple of 64 bytes).
-    Each segment's access chain takes the element's place in its own segment or 0 (in
-    bounds of every binding); a select of pointers (VariablePointersStorageBuffer)
-    keeps the one of the element's segment.
-
-        %s = %k / n ; %i = %k % n
-        %p0 = AccessChain %root1_f32[0, select(%s == 0, %i, 0)] ...
-        %p = select(%s == 1, %p1, %p0) ...
-    """
-    per = int_const(state.root_segment_bytes // byte_size(element))
-    zero = int_const(0)
-    segment = spirv.SDivOp(index, per)
-    local = spirv.SModOp(index, per)
-    ops += [per, zero, segment, local]
-    ptr: SSAValue | None = None
-    for k, binding in enumerate(bindings):
-        number = int_const(k)
-        hit = spirv.IEqualOp(segment, number)
-        at = spirv.SelectOp(hit, local, zero)
-        chain = spirv.AccessChainOp(state.view(binding, element), [zero, at])
-        ops += [number, hit, at, chain]
-        if ptr is None:
-            ptr = chain.results[0]
-            continue
-        chosen = spirv.SelectOp(hit, chain, ptr)
-        ops.append(chosen)
-        ptr = chosen.results[0]
-    assert ptr is not None
-    state.capabilities.add("VariablePointersStorageBuffer")
-    state.places[ptr] = Place(SPANNING, index, element, False)
-    return ptr
 
 
 def _linear_index(

@@ -50,3 +50,25 @@ offload.kernel @spanning_field : () -> () {
     memref.store %v, %p[] : memref<f32>
   }
 }
+
+// A compare-and-swap atomic (f32 multiply) on a spanning field: the loop swaps the
+// word through the integer views of the same segments, chosen the same way.
+// CHECK-LABEL: spirv.func @spanning_atomic__task0
+// CHECK:         spirv.AccessChain %{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK:         %[[W0:.*]] = spirv.AccessChain %{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK:         %[[W1:.*]] = spirv.AccessChain %{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK-NEXT:    %[[S:.*]] = spirv.Select %{{.*}}, %[[W1]], %[[W0]] : i1, !spirv.ptr<i32, StorageBuffer>
+// CHECK:         %[[W2:.*]] = spirv.AccessChain %{{.*}} : !spirv.ptr<!spirv.struct<(!spirv.rtarray<i32, stride=4> [0]), Block>, StorageBuffer>
+// CHECK-NEXT:    %[[BITS:.*]] = spirv.Select %{{.*}}, %[[W2]], %[[S]] : i1, !spirv.ptr<i32, StorageBuffer>
+// CHECK-NEXT:    %{{.*}} = spirv.Load "StorageBuffer" %[[BITS]] : i32
+// CHECK:         spirv.AtomicCompareExchange <Device> <None> <None> %[[BITS]]
+offload.kernel @spanning_atomic : () -> () {
+  offload.serial {
+    %i = spirv.Constant 300 : i32
+    %x = taichi.get_field @span : memref<512xf32>
+    %p = taichi.element_ptr %x[%i] : memref<512xf32> -> memref<f32>
+    %f = spirv.Constant 1.5 : f32
+    %b = taichi.atomic_mul %p, %f : memref<f32>
+    memref.store %b, %p[] : memref<f32>
+  }
+}

@@ -29,20 +29,27 @@ A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of 
 list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
 elements of each field placed under it, and its lengths stay one word per list.
 
-Capacity rule: on CPU, unless ti.init is given device_memory_GB, the budget below is
-CPU_POOL_BYTES (7 GiB) of a root whose pages take memory only when written; otherwise
-a quarter of device_memory_GB. A pointer with at most FULL_POOL_CELLS cells gets a block for every
-cell (it can never be exhausted); a larger one gets every cell, or as many blocks as
-the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many chunks as
-that budget holds (at least 4). A pool gets a provisional capacity when the first array
-is placed in its blocks; when the root is materialized (size_pools), every pool is
-sized again from the bytes its blocks really hold (arrays placed later count too) and
-the root is laid out again. The pools share what the root may hold (three quarters of
-ROOT_BYTES_LIMIT less the other fields, the rest kept for fields placed later;
-share_budget). On Vulkan the budget is a quarter of device_memory_GB too (default 1),
-and each array of a pool must fit one root segment (one storage-buffer binding, the device's maxStorageBufferRange: utils/
-spirv_abi.py), minimums included: a program whose pools hold fewer blocks than it
-activates gets the pool-exhausted error, never a buffer the device refuses.
+Capacity rule (size_pools): with ti.init(device_memory_GB=...) given, or on Vulkan
+(default 1 GB, at most the device's device-local heaps), all pools share what
+device_memory_GB leaves beside the other fields (dense fields, words, lengths, the
+reserved blocks), as Taichi's CUDA backend preallocates device_memory_GB for its
+fields and every sparse pool alike: a pool whose equal share covers all its cells
+gets them (smallest first), the others split the rest. On CPU without
+device_memory_GB, each pool reserves up to CPU_POOL_BYTES of a root whose pages take
+memory only when written. A pointer with at most FULL_POOL_CELLS cells gets a block
+for every cell (it can never be exhausted), a larger one at least FULL_POOL_CELLS; a
+dynamic SNode at least 4 chunks. All fields together stay below ROOT_BYTES_LIMIT
+(32-bit offsets; a quarter of what the other fields leave is kept for fields placed
+later: share_budget). A pool gets a provisional capacity (a quarter of
+device_memory_GB, or CPU_POOL_BYTES) when the first array is placed in its blocks;
+when the layout settles (the first kernel or root allocation) every pool is sized
+again from the bytes its blocks really hold and the root is laid out again (a pool
+made after that keeps its provisional capacity). On Vulkan the root is bound as
+segments of maxStorageBufferRange (utils/spirv_abi.py); an array of a pool may span
+several, a kernel choosing the segment per element with variable pointers
+(lowering/spirv_access.py); a device without them caps each array at one segment.
+A program whose pools hold fewer blocks than it activates gets the pool-exhausted
+error, which names what bounds the pool (Pool.bound), never a wrong result.
 """
 
 from __future__ import annotations
