@@ -365,6 +365,20 @@ def test_sparse_pool_arrays_span_several_segments(small_segments):
     np.testing.assert_array_equal(sums.to_numpy(), want.sum(axis=1))
     np.testing.assert_array_equal(y.to_numpy(), np.arange(256 * 64) * 3)
     assert total[None] == int((np.arange(256 * 64) * 3 % 7).sum())
+
+
+    @ti.kernel
+    def scale():  # compare-and-swap loops (no atomic multiply in SPIR-V)
+        for p in y:
+            ti.atomic_mul(y[p], 2)
+        for i in range(64):
+            for k in range(256):
+                ti.atomic_mul(colors[i, k][2], 0.5)
+
+    scale()
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(256 * 64) * 6)
+    want[..., 2] *= 0.5
+    np.testing.assert_array_equal(colors.to_numpy(), want)
     if arch is ti.vulkan:
         from taichi_xdsl.frontends.python.lang import program
 
