@@ -110,6 +110,7 @@ from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import (
     TaskState,
+    byte_size,
     fail,
     int_const,
     load_value,
@@ -676,14 +677,17 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
 def _root_segments(
     kernel: offload.KernelOp, fields: dict[str, taichi.FieldOp], segment_bytes: int
 ) -> int:
-    """How many root segments `kernel` binds: up to the last one holding a field it
-    names (at least one, binding 0)."""
+    """How many root segments `kernel` binds: up to the last one holding a byte of a
+    field it names (at least one, binding 0)."""
     last = 0
     for op in kernel.walk():
         if isinstance(op, taichi.GetFieldOp):
             declared = fields.get(op.field.root_reference.data)
-            if declared is not None:
-                last = max(last, declared.offset.value.data // segment_bytes)
+            if declared is not None:  # the segment of its last byte
+                field_type = declared.type
+                nbytes = field_type.element_count() * byte_size(field_type.element_type)
+                end = declared.offset.value.data + max(nbytes, 1) - 1
+                last = max(last, end // segment_bytes)
     return last + 1
 
 

@@ -1134,6 +1134,17 @@ class VulkanBackend:
         maxStorageBufferRange, rounded down to the fields' alignment."""
         return spirv_abi.root_segment_bytes(self.runtime.caps.max_storage_buffer_range)
 
+    @property
+    def fields_may_span_segments(self) -> bool:
+        """Whether a field may span several root segments: kernels then choose the
+        segment per element with variable pointers (lowering/spirv_access.py)."""
+        return self.runtime.caps.variable_pointers
+
+    @property
+    def device_memory_bytes(self) -> int:
+        """The bytes of this device's device-local memory heaps (0: none reported)."""
+        return self.runtime.caps.device_local_bytes
+
     def root_changed_on_host(self, lo: int = 0, hi: int | None = None) -> None:
         """The host (Python scope) may have written bytes [lo, hi) of the root (`hi`
         None: to its end): upload them before the next launch."""
