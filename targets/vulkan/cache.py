@@ -36,7 +36,7 @@ from typing import Any
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
 from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
 
-PLAN_FORMAT = 2
+PLAN_FORMAT = 3
 _PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
 SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
@@ -111,6 +111,8 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
                     "end": t.end,
                     "combines": t.combines,
                     "skip": t.skip,
+                    "begin_at": t.begin_at,
+                    "end_at": t.end_at,
                 }
                 for t in plan.tasks
             ],
@@ -153,6 +155,8 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
                     t["end"],
                     bool(t["combines"]),
                     bool(t["skip"]),
+                    t["begin_at"],
+                    t["end_at"],
                 )
                 for t in data["tasks"]
             ),
