@@ -1216,6 +1216,12 @@ class VulkanBackend:
         if np_root is not None:
             self._device_root.read(np_root, lo, hi)
 
+    @property
+    def root_launches(self) -> int:
+        """Launches that bound the root so far: the device's copy may have changed since
+        a read only if this grew."""
+        return self._device_root.launches
+
     def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
         """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
         disjoint) on the host and the device."""
