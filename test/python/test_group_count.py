@@ -66,6 +66,7 @@ def test_struct_for_over_a_list_length(arch, n: int) -> None:
 
     @ti.kernel
     def fill(n: ti.i32):
+        ti.loop_config(serialize=True)  # element i holds 3 i (parallel appends: any order)
         for i in range(n):
             ti.append(x.parent(), [], i * 3)
 
