@@ -1,7 +1,7 @@
 """
 The bench cases written for Numba (@njit(parallel=True) with prange), the same work as
 the Taichi-API cases in bench/cases/. Each `make_<case>()` returns (step, result, reset)
-with the data already allocated; `BYTES` / `CALLS` as in the case files.
+with the data already allocated; `READ_BYTES` / `WRITE_BYTES` / `CALLS` as in the case files.
 
 mpm88: the particle-to-grid scatter races under prange (Numba has no atomic add on
 arrays), so that one loop is serial; the other three loops are prange.

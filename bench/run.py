@@ -21,10 +21,11 @@ Printed per case and arch:
 - GB/s for the memory-bound cases (bytes a call / time), and its share of the copy
   bandwidth measured in the same run (CPU: numpy copyto on every core; GPU: torch's
   copy_ on the CUDA device where torch has one, else vkCmdCopyBuffer), copying the same
-  64 MiB. Bytes count what the memory bus carries:
-  every array read once, and every array written twice (the write-allocate read of the
-  line, then the write), so a copy moves 12 bytes an f32, saxpy 12 (y is read anyway),
-  the reduction 4 and the stencil 12 a point;
+  64 MiB. Bytes count what the memory bus carries (worker.bus_bytes): every array read
+  once; an array written twice on CPU (the write-allocate read of the line, then the
+  write) and once on the GPU (NVIDIA writes whole sectors unread). An f32 element: copy
+  12 bytes on CPU and 8 on the GPU, saxpy 12 on both (y is read anyway), the reduction 4,
+  the stencil 12 a point on CPU and 8 on the GPU;
 - first call in a fresh process (compile + run, offline cache off) and its ratio;
 - a check of ours (max relative error of a result sample): against the exact answer
   where the case gives one (the reduction), else against the closest rival.

@@ -32,7 +32,19 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-COPY_BYTES = 4 << 24  # the copy reference moves 64 MiB (saxpy's array size)
+COPY_BYTES = 4 << 24  # the copy reference copies 64 MiB (saxpy's array size)
+
+
+def bus_bytes(read: int | None, written: int | None, arch: str) -> int | None:
+    """
+    Bytes the memory bus carries for a call that reads `read` bytes and writes `written`:
+    on CPU a store first reads its cache line (write-allocate), so a written byte counts
+    twice; an NVIDIA GPU writes whole sectors without reading them (H200, torch: fill 236
+    us, sum 257, copy 508, saxpy 747 on 1 GiB arrays; bench/results/h200-s6-bytes-probe.txt).
+    """
+    if read is None or written is None:
+        return None
+    return read + written * (2 if arch == "cpu" else 1)
 
 
 def _import_ti(framework: str) -> Any:
@@ -189,7 +201,7 @@ def run_ti(spec: dict[str, Any]) -> dict[str, Any]:
         result["expected"] = _check(namespace["expected"]())
     calls = int(namespace.get("CALLS", 1))
     result["calls"] = calls
-    result["bytes"] = namespace.get("BYTES")
+    result["bytes"] = bus_bytes(namespace.get("READ_BYTES"), namespace.get("WRITE_BYTES"), spec["arch"])
     result["steady_s"] = _sampler(
         step, sync, calls, spec["samples"], spec["min_sample_s"],
         namespace.get("reset") if namespace.get("RESET_EACH_CALL") else None,
@@ -219,7 +231,7 @@ def run_numba(spec: dict[str, Any]) -> dict[str, Any]:
     namespace = _case_constants(spec["case"])
     calls = int(namespace.get("CALLS", 1))
     result["calls"] = calls
-    result["bytes"] = namespace.get("BYTES")
+    result["bytes"] = bus_bytes(namespace.get("READ_BYTES"), namespace.get("WRITE_BYTES"), spec["arch"])
     result["steady_s"] = _sampler(
         step, lambda: None, calls, spec["samples"], spec["min_sample_s"]
     )
@@ -250,13 +262,13 @@ def run_triton(spec: dict[str, Any]) -> dict[str, Any]:
     namespace = _case_constants(spec["case"])
     calls = int(namespace.get("CALLS", 1))
     result["calls"] = calls
-    result["bytes"] = namespace.get("BYTES")
+    result["bytes"] = bus_bytes(namespace.get("READ_BYTES"), namespace.get("WRITE_BYTES"), spec["arch"])
     result["steady_s"] = _sampler(step, sync, calls, spec["samples"], spec["min_sample_s"])
     return result
 
 
 def _case_constants(case: str) -> dict[str, Any]:
-    """BYTES and CALLS of a case file, read without running its kernels."""
+    """READ_BYTES, WRITE_BYTES and CALLS of a case file, read without running its kernels."""
     import ast
 
     tree = ast.parse((HERE / "cases" / f"{case}.py").read_text())
@@ -291,7 +303,7 @@ def run_copyref(spec: dict[str, Any]) -> dict[str, Any]:
     import numpy as np
 
     result: dict[str, Any] = {"import_s": 0.0, "init_s": 0.0, "setup_s": 0.0, "calls": 1}
-    result["bytes"] = 3 * COPY_BYTES  # read, write-allocate read, write
+    result["bytes"] = bus_bytes(COPY_BYTES, COPY_BYTES, spec["arch"])
     if spec["arch"] == "cpu":
         from concurrent.futures import ThreadPoolExecutor
 

@@ -13,7 +13,7 @@ A loop qualifies when its bounds are integer constants, its body has no break or
 continue and no nested loop, and the body has at most `max-ops` operations. It gets
 `factor` copies, halved (down to two) while the loop has fewer iterations than copies or
 the copies would hold more than `max-unrolled-ops` operations (0: no such limit; the
-Vulkan backend runs 32 copies within 1024 operations: see SERIAL_UNROLL in
+Vulkan backend runs 48 copies within 1536 operations: see SERIAL_UNROLL in
 targets/vulkan/backend.py). The iterations left over (the
 trip count modulo the copies) run in a second loop with the original body.
 

@@ -2,7 +2,6 @@
 """cg: MatrixFreeCG on a 512^2 grid (a shifted 5-point Laplacian) to a residual of 1e-6."""
 
 M = 512
-BYTES = None
 
 x = ti.field(ti.f32, shape=(M, M))
 b = ti.field(ti.f32, shape=(M, M))

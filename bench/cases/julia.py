@@ -2,7 +2,6 @@
 """The julia-set kernel of seed 003 (ti.Vector, a while loop), on a 1280x640 ndarray."""
 
 n = 640
-BYTES = None
 
 
 @ti.kernel

@@ -2,7 +2,6 @@
 """Launch overhead: a tiny kernel (one scalar argument, one 0-d field store), 1000 calls."""
 
 CALLS = 1000
-BYTES = None
 
 flag = ti.field(ti.i32, shape=())
 

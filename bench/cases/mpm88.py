@@ -10,7 +10,6 @@ p_mass = p_vol * p_rho
 gravity = 9.8
 bound = 3
 E = 400
-BYTES = None
 
 x = ti.Vector.field(2, ti.f32, n_particles)
 v = ti.Vector.field(2, ti.f32, n_particles)

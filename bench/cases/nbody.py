@@ -2,7 +2,6 @@
 """n-body: 4096 bodies on ti.Vector.field(3, f32), all-pairs forces then a position step."""
 
 N = 4096
-BYTES = None
 
 pos = ti.Vector.field(3, ti.f32, shape=N)
 vel = ti.Vector.field(3, ti.f32, shape=N)

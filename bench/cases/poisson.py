@@ -4,7 +4,6 @@ through a SparseMatrixBuilder once; a step is SparseSolver(LLT) factorize + solv
 
 M = 512
 N = M * M
-BYTES = None
 
 builder = ti.linalg.SparseMatrixBuilder(N, N, max_num_triplets=5 * N, dtype=ti.f64)
 b = ti.ndarray(ti.f64, shape=N)

@@ -2,7 +2,8 @@
 """A sum of 2^24 f32 into a 0-d field (memory-bound: 4 bytes an element)."""
 
 N = 1 << 24
-BYTES = 4 * N
+READ_BYTES = 4 * N
+WRITE_BYTES = 0
 
 total = ti.field(ti.f32, shape=())
 

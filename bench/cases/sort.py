@@ -2,7 +2,6 @@
 """sort: ti.algorithms.parallel_sort of 2^24 random u32 keys in a field."""
 
 N = 1 << 24
-BYTES = None
 RESET_EACH_CALL = True  # a sort of sorted keys is not the case: fresh keys every call
 
 keys = ti.field(ti.u32, shape=N)

@@ -2,7 +2,6 @@
 """svd3: ti.svd of 2^20 3x3 f32 matrices, one per thread (mpm99's hot call, batched)."""
 
 N = 1 << 20
-BYTES = None
 
 A = ti.Matrix.field(3, 3, ti.f32, shape=N)
 S = ti.Vector.field(3, ti.f32, shape=N)

@@ -95,12 +95,14 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
-SERIAL_UNROLL = 32
-SERIAL_UNROLL_OPS = 1024
+SERIAL_UNROLL = 48
+SERIAL_UNROLL_OPS = 1536
 """Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
 while they would hold more than SERIAL_UNROLL_OPS operations: NVIDIA's compiler overlaps
-the copies' loads and long-latency math (n-body's force loop on an H200: 470 us with one
-copy, 243 with 4, 148 with 16, 127 with 32; bench/results/h200-session5-probes.txt)."""
+the copies' loads and long-latency math. n-body's force loop (31 ops a copy) on an H200:
+470 us with one copy, 243 with 4, 148 with 16, 127 with 32, 98-100 with 40 to 56, 116
+with 64, 1011 with 128 (registers spill); with 16384 bodies 494 (32), 373 (48), 878 (64).
+bench/nbody_unroll_probe.py; bench/results/h200-s6-nbody-unroll*.txt."""
 SPREAD_GROUPS = 128
 """The fewest workgroups a parallel task of constant length gets while its workgroups can
 shrink (down to 32 invocations; convert-offload-to-spirv's `spread-groups`): a short

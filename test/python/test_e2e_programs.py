@@ -191,9 +191,9 @@ def test_local_accumulator_in_parallel_loop():
     assert count_odd() == n // 2
 
 
-@pytest.mark.parametrize("inner", [3, 4, 10, 4096])
+@pytest.mark.parametrize("inner", [3, 4, 10, 50, 97, 4096])
 def test_inner_loop_every_iteration_once(inner):
-    # The serial inner loop (unrolled four times on Vulkan by ti-unroll-loops, with the
+    # The serial inner loop (unrolled on Vulkan by ti-unroll-loops, up to 48 copies, with the
     # leftover iterations in a second loop) must run each iteration once, in order.
     x = ti.field(ti.f32, shape=inner)
     out = ti.field(ti.f32, shape=8)
