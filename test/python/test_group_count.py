@@ -124,3 +124,26 @@ def test_struct_for_over_generated_lists(arch, active: int) -> None:
 
     if getattr(_program.get_program().backend, "count_on_device", False):
         assert len(_counted(bump)) >= 2  # the second level's list and the loop over it
+
+
+@pytest.mark.parametrize("n", [0, 1, 300, 70000])
+def test_range_over_a_bound_read_from_a_field(arch, n: int) -> None:
+    count = ti.field(ti.i32, shape=())
+    out = ti.field(ti.i32, shape=80000)
+
+    @ti.kernel
+    def mark(start: ti.i32):
+        for i in range(start, count[None]):  # bounds stored by the serial task before
+            out[i] += i + 1
+
+    count[None] = n
+    mark(0)
+    mark(n // 2)  # a bound from the argument, the other from the field
+    want = np.zeros(80000, np.int32)
+    want[:n] = np.arange(1, n + 1)
+    want[n // 2 : n] *= 2
+    np.testing.assert_array_equal(out.to_numpy(), want)
+    from taichi_xdsl.frontends.python.lang import program as _program
+
+    if getattr(_program.get_program().backend, "count_on_device", False):
+        assert _counted(mark)
