@@ -438,8 +438,10 @@ def read_plan(kernel: Any) -> KernelPlan:
 
     def bound_at(value: Any) -> int | None:
         owner = value.owner
-        if isinstance(owner, memref.LoadOp) and isinstance(owner.memref.owner, offload.GlobalTmpOp):
-            return owner.memref.owner.offset.value.data
+        if isinstance(owner, memref.LoadOp):
+            tmp = owner.memref.owner
+            if isinstance(tmp, offload.GlobalTmpOp):
+                return tmp.offset.value.data
         return None
 
     tasks: list[TaskPlan] = []
@@ -510,7 +512,8 @@ class VulkanKernel:
         self._largest = 0  # elements of the largest ndarray argument of this launch
         # range_for tasks whose bounds a task before them stores: counted on the device
         self._count_slots = counted_tasks(plan) if backend.count_on_device else {}
-        self._counts = rt.allocate(COUNT_BYTES * len(self._count_slots)) if self._count_slots else None
+        slots = len(self._count_slots)
+        self._counts = rt.allocate(COUNT_BYTES * slots) if slots else None
 
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
         """
@@ -562,7 +565,9 @@ class VulkanKernel:
 
     __call__ = launch
 
-    def dispatch(self, index: int, task: TaskPlan, pipeline: Any, buffers: list[Any]) -> None:
+    def dispatch(
+        self, index: int, task: TaskPlan, pipeline: Any, buffers: list[Any]
+    ) -> None:
         """Record task `index`: over its group count, or over counts the device computes
         from its bounds when the task has a count slot (targets/vulkan/group_count.py)."""
         rt = self.backend.runtime

@@ -11,7 +11,7 @@ many iterations: test_mpm_particle_list's append over 10000 particles (65536
 invocations) took 38 ms a launch on lavapipe, 6 ms with ceil(10000 / 256) groups.
 
     counter = GroupCounter(rt)
-    counter.record(gtmps, counts, slot=0, begin=(0, None), end=(None, 0), local=256, cap=65535)
+    counter.record(gtmps, counts, 0, begin=(0, None), end=(None, 0), local=256, cap=65535)
     rt.launch(task, buffers, indirect=(counts, 0))
 
 The shader (SPIR-V 1.3, spirv-val clean; test_group_count.py assembles ASSEMBLY and

@@ -619,7 +619,8 @@ class VulkanRuntime:
             lib.vkCmdPushConstants(cmd, kernel.layout, COMPUTE_STAGE_BIT, 0, len(pc), pc)
             batch.push_constants = pc
         if indirect is not None and capture is not None:
-            capture.bound[id(args_buffer)] = (args_buffer, getattr(args_buffer, "binding_key", None))
+            key = getattr(args_buffer, "binding_key", None)
+            capture.bound[id(args_buffer)] = (args_buffer, key)
         query = self._timestamp(batch, kernel.entry) if timed else None
         if indirect is not None:
             alloc = self._alloc_of(args_buffer)

@@ -313,7 +313,8 @@ class Field(_ArrayLike):
     @property
     def nbytes(self) -> int:
         # math.prod of Python ints: np.prod cost ~10x more, on every Python-scope access
-        return math.prod(self.storage_shape + self.element_shape) * self.dtype.np_dtype.itemsize
+        count = math.prod(self.storage_shape + self.element_shape)
+        return count * self.dtype.np_dtype.itemsize
 
     _snode: Any = None
     """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""
