@@ -67,6 +67,7 @@ from taichi_xdsl.utils.pass_runner import (
     format_pass_times,
 )
 from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
+from taichi_xdsl.targets.vulkan.group_count import COUNT_BYTES, GroupCounter
 from taichi_xdsl.targets.vulkan.root import DeviceRoot
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
@@ -137,6 +138,10 @@ class TaskPlan:
     skip: bool = False
     """Not dispatched: a serial task that only computes range_for bounds, which the
     range_for tasks recompute (convert-offload-to-spirv{fold-bounds=true})."""
+    begin_at: int | None = None
+    """A bound read on the device: the byte offset of the global temporary it is read
+    from (a task before this one stores it), else None."""
+    end_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -193,6 +198,27 @@ class KernelPlan:
             if is_texture(dtype)
         )
         return buffers + images + (STORAGE_BUFFER,) * (self.root_segments - 1)
+
+
+def counted_tasks(plan: KernelPlan) -> dict[int, int]:
+    """
+    The range_for tasks of `plan` whose group count the device computes (task index ->
+    count slot): those with a bound read from a global temporary. None when a serial
+    task is skipped: a bound it would have stored is then recomputed inside the range_for
+    task (fold-bounds), and its global temporary is never written.
+    """
+    if any(task.skip for task in plan.tasks):
+        return {}
+    slots: dict[int, int] = {}
+    for index, task in enumerate(plan.tasks):
+        if task.kind != "range_for" or (task.begin is not None and task.end is not None):
+            continue
+        if (task.begin is None and task.begin_at is None) or (
+            task.end is None and task.end_at is None
+        ):
+            continue  # a bound of unknown origin: the host's guess
+        slots[index] = len(slots)
+    return slots
 
 
 def is_texture(dtype: str) -> bool:
@@ -415,6 +441,14 @@ def read_plan(kernel: Any) -> KernelPlan:
         assert isinstance(owner, memref.LoadOp)
         return None
 
+    def bound_at(value: Any) -> int | None:
+        owner = value.owner
+        if isinstance(owner, memref.LoadOp):
+            tmp = owner.memref.owner
+            if isinstance(tmp, offload.GlobalTmpOp):
+                return tmp.offset.value.data
+        return None
+
     tasks: list[TaskPlan] = []
     for index, task in enumerate(kernel.tasks):
         symbol = spirv_abi.task_symbol(name, index)
@@ -424,7 +458,8 @@ def read_plan(kernel: Any) -> KernelPlan:
             combines = any(True for _ in task.epilogue.walk())
             tasks.append(
                 TaskPlan(
-                    symbol, "range_for", bound(task.lower), bound(task.upper), combines
+                    symbol, "range_for", bound(task.lower), bound(task.upper), combines,
+                    begin_at=bound_at(task.lower), end_at=bound_at(task.upper),
                 )
             )
         else:
@@ -480,6 +515,10 @@ class VulkanKernel:
         self._max_groups = rt.caps.max_compute_work_group_count[0]
         self._bound: list[Any] = [None] * plan.num_ndarrays  # this launch's buffers
         self._largest = 0  # elements of the largest ndarray argument of this launch
+        # range_for tasks whose bounds a task before them stores: counted on the device
+        self._count_slots = counted_tasks(plan) if backend.count_on_device else {}
+        slots = len(self._count_slots)
+        self._counts = rt.allocate(COUNT_BYTES * slots) if slots else None
 
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
         """
@@ -511,10 +550,8 @@ class VulkanKernel:
             *self._texture_images,
             *root_buffers[1:],
         ]
-        for task, pipeline in zip(plan.tasks, self.pipelines):
-            groups = self._groups(task, pipeline)
-            if groups:
-                rt.launch(pipeline, buffers, groups)
+        for index, (task, pipeline) in enumerate(zip(plan.tasks, self.pipelines)):
+            self.dispatch(index, task, pipeline, buffers)
         backend._root_launched(root)
         for copy in resident:
             copy.device_newer = True
@@ -533,16 +570,45 @@ class VulkanKernel:
 
     __call__ = launch
 
+    def dispatch(
+        self, index: int, task: TaskPlan, pipeline: Any, buffers: list[Any]
+    ) -> None:
+        """Record task `index`: over its group count, or over counts the device computes
+        from its bounds when the task has a count slot (targets/vulkan/group_count.py)."""
+        rt = self.backend.runtime
+        slot = self._count_slots.get(index)
+        if slot is None:
+            groups = self._groups(task, pipeline)
+            if groups:
+                rt.launch(pipeline, buffers, groups)
+            return
+        assert self._counts is not None
+        self.backend.group_counter.record(
+            self._gtmps,
+            self._counts,
+            slot,
+            (task.begin, task.begin_at),
+            (task.end, task.end_at),
+            pipeline.local_size[0] if pipeline.local_size else 1,
+            self._limit(task),
+        )
+        rt.launch(pipeline, buffers, indirect=(self._counts, COUNT_BYTES * slot))
+
+    def _limit(self, task: TaskPlan) -> int:
+        """The most workgroups of a parallel task."""
+        limit = self._max_groups
+        if task.combines:  # atomics on one address: few of them
+            per_workgroup = self.backend.combines_per_workgroup
+            limit = min(limit, COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS)
+        return limit
+
     def _groups(self, task: TaskPlan, pipeline: Any) -> int:
         if task.skip:
             return 0
         if task.kind == "serial":
             return 1
         local = pipeline.local_size[0] if pipeline.local_size else 1
-        limit = self._max_groups
-        if task.combines:  # atomics on one address: few of them
-            per_workgroup = self.backend.combines_per_workgroup
-            limit = min(limit, COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS)
+        limit = self._limit(task)
         if task.begin is None or task.end is None:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
@@ -833,6 +899,20 @@ class VulkanBackend:
         )
         """Thread-local reductions combine once per workgroup (lowering/spirv_reduce.py),
         not once per invocation."""
+        self.count_on_device = self._cpu_device
+        """Whether a range_for whose bound a task before it stores gets its group count
+        from the device (targets/vulkan/group_count.py): on a CPU device, where an
+        invocation without an iteration costs as much as one with; a GPU keeps the
+        host's guess (idle invocations there cost little, a count pass costs a
+        dispatch)."""
+        self._group_counter: GroupCounter | None = None
+
+    @property
+    def group_counter(self) -> GroupCounter:
+        """The group-count pass of this backend's runtime (made on first use)."""
+        if self._group_counter is None:
+            self._group_counter = GroupCounter(self.runtime)
+        return self._group_counter
 
     # -- launches ----------------------------------------------------------------------
 
@@ -1155,6 +1235,12 @@ class VulkanBackend:
         launched kernels)."""
         if np_root is not None:
             self._device_root.read(np_root, lo, hi)
+
+    @property
+    def root_launches(self) -> int:
+        """Launches that bound the root so far: the device's copy may have changed since
+        a read only if this grew."""
+        return self._device_root.launches
 
     def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
         """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,

@@ -25,7 +25,7 @@ from typing import Any
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
 from taichi_xdsl.utils.cache_keys import KeyScheme
 
-PLAN_FORMAT = 2
+PLAN_FORMAT = 3
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
 KEYS = KeyScheme(COMPILER_SOURCE_DIRS, tags={"spirv": 1})
 """This backend's keys: `KEYS.kernel_key(ir, ...)`, `KEYS.source_kernel_key(parts, ...)`."""
@@ -49,6 +49,8 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
                     "end": t.end,
                     "combines": t.combines,
                     "skip": t.skip,
+                    "begin_at": t.begin_at,
+                    "end_at": t.end_at,
                 }
                 for t in plan.tasks
             ],
@@ -91,6 +93,8 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
                     t["end"],
                     bool(t["combines"]),
                     bool(t["skip"]),
+                    t["begin_at"],
+                    t["end_at"],
                 )
                 for t in data["tasks"]
             ),

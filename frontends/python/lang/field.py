@@ -8,6 +8,7 @@ view of the root buffer.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -311,8 +312,9 @@ class Field(_ArrayLike):
 
     @property
     def nbytes(self) -> int:
-        count = np.prod(self.storage_shape + self.element_shape, dtype=np.int64)
-        return int(count) * self.dtype.np_dtype.itemsize
+        # math.prod of Python ints: np.prod cost ~10x more, on every Python-scope access
+        count = math.prod(self.storage_shape + self.element_shape)
+        return count * self.dtype.np_dtype.itemsize
 
     _snode: Any = None
     """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""

@@ -425,7 +425,8 @@ def _runs(blocks: np.ndarray) -> list[tuple[int, int]]:
     """The sorted distinct `blocks` as runs [start, end) of consecutive rows."""
     if not blocks.size:
         return []
-    rows = np.unique(blocks)
+    rows = np.sort(blocks)  # distinct by sorting: np.unique hashes (~2 ms for 4000 blocks)
+    rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
     breaks = np.nonzero(np.diff(rows) != 1)[0]
     starts = np.concatenate([rows[:1], rows[breaks + 1]])
     ends = np.concatenate([rows[breaks] + 1, rows[-1:] + 1])

@@ -491,12 +491,16 @@ class Program:
         backend = self._backend
         if not pools or backend is None or not hasattr(backend, "read_root"):
             return
+        launches = backend.root_launches
+        if launches == self.__dict__.get("_pools_checked_at"):
+            return  # no kernel ran since the last check: the state words are as read
         from .pools import check_pools
 
         for pool in pools:
             state = pool.state
             backend.read_root(self._root, state.offset, state.offset + state.nbytes)
         check_pools(self, self._root)
+        self._pools_checked_at = launches
 
 
 def _too_large(f: Field, segment: int) -> None:
