@@ -55,6 +55,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "uint32": (f"{_FRONTEND}.dtypes", "uint32"),
     "uint64": (f"{_FRONTEND}.dtypes", "uint64"),
     "Field": (f"{_FRONTEND}.field", "Field"),
+    "BitpackedFields": (f"{_FRONTEND}.bitpacked", "BitpackedFields"),
     "axes": (f"{_FRONTEND}.field", "axes"),
     "field": (f"{_FRONTEND}.field", "field"),
     "i": (f"{_FRONTEND}.field", "i"),
@@ -196,6 +197,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 __all__ = [
+    "BitpackedFields",
     "real_func",
     "asin",
     "acos",

@@ -1,0 +1,197 @@
+"""
+Quantized fields in kernels (`ti.types.quant`, lang/quant.py and lang/bitpacked.py).
+
+An element of a quantized field is `bits` bits at `shift` of a u32 word of the root
+(`QuantField.word`). The frontend expands each access into taichi-dialect ops on that
+word, so both targets run it through their existing lowering:
+
+    x[i]            %w = memref.load %word_ptr             (bits at `shift` of the word)
+                    %v = (%w << (32 - shift - bits)) >>s (32 - bits)   signed
+                         (%w >> shift) & mask                           unsigned
+                    then cast to the compute type (times `scale` for fixed point)
+
+    x[i] = v        taichi.while {                          read-modify-write of the word:
+                      %old = memref.load %slot              other fields share it, so the
+                      %new = (%old & ~(mask << shift)) | (bits(v) << shift)
+                      %seen = taichi.atomic_cas %word_ptr, %old, %new
+                      taichi.if (%seen == %old) { taichi.break }
+                      memref.store %seen, %slot             (a neighbour wrote: retry)
+                    }
+
+`x[i] += v` (and the other atomics) is the same loop with `bits(old + v)`: for a
+fixed-point type the increment is rounded to steps first and added to the stored
+integer, as Taichi 1.7.4 adds it. The read-modify-write is atomic with respect to
+every field of the word, which a plain store would not be (it would undo a
+neighbour's concurrent write).
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.dialects import taichi
+from taichi_xdsl.utils.errors import TaichiTypeError
+from xdsl.ir import Block
+
+from ..lang import dtypes
+from ..lang.quant import QuantFixed, QuantInt
+from .values import FieldHandle, Place, Value
+
+if TYPE_CHECKING:
+    from ..lang.bitpacked import QuantField
+    from .visitor import KernelCodegen
+
+WORD = dtypes.u32
+
+
+def handle(cg: KernelCodegen, f: QuantField) -> FieldHandle:
+    """The container a quantized field is in a kernel: indexed as the field, stored in
+    the words of `f.word`."""
+    word = cg.field_handle(f.word)
+    out = FieldHandle(f, word.ssa)
+    cg.field_handles[id(f)] = out
+    return out
+
+
+def element(
+    cg: KernelCodegen, f: QuantField, index: list[Value], node: ast.AST, write: bool
+) -> QuantPlace:
+    """`x[index]`: the word that holds it and its shift in that word."""
+    em = cg.em
+    if f.slots is None:  # a bitpacked field: one element per word
+        word_index, shift = list(index), em.const(f.shift, WORD)
+    else:  # a quant_array: `slots` elements of the last level per word
+        word_index, pos = [], None
+        for axis, v in enumerate(index):
+            n = f.slots.get(axis, 1)
+            if axis not in f.new_axes:  # an axis of the parent's cells
+                word_index.append(v if n == 1 else em.binary("//", v, n))
+            if n > 1:
+                r = em.binary("%", v, n)
+                pos = r if pos is None else em.binary("+", em.binary("*", pos, n), r)
+        shift = em.const(0, WORD) if pos is None else em.cast(em.binary("*", pos, f.qtype.bits), WORD)
+    word = cg.element(cg.field_handle(f.word), tuple(word_index), node, write)
+    assert isinstance(word, Place)
+    return QuantPlace(word, f, shift)
+
+
+class QuantPlace:
+    """An element of a quantized field: `bits` bits at `shift` of a u32 word."""
+
+    def __init__(self, word: Place, f: QuantField, shift: Value):
+        self.word = word
+        self.field = f
+        self.qtype = f.qtype
+        self.shift = shift
+        self.dtype = f.qtype.compute
+
+    # -- bits <-> values -------------------------------------------------------------
+
+    def _extract(self, cg: KernelCodegen, w: Value) -> Value:
+        """The bits of this element in word `w`: an i32 (sign-extended) or a u32."""
+        em, bits = cg.em, self.qtype.bits
+        if self.qtype.signed:
+            up = em.binary("-", em.const(32 - bits, WORD), self.shift)
+            top = em.shift("<<", w, up)
+            return em.shift(">>", em.cast(top, dtypes.i32), em.const(32 - bits, dtypes.i32))
+        v = em.shift(">>", w, self.shift)
+        return v if bits == 32 else em.bitwise("&", v, em.const(self.qtype.mask, WORD))
+
+    def _value(self, cg: KernelCodegen, raw: Value) -> Value:
+        """The compute-type value of extracted bits."""
+        em = cg.em
+        if isinstance(self.qtype, QuantFixed):
+            return em.binary("*", em.cast(raw, self.dtype), em.const(self.qtype.scale, self.dtype))
+        return em.cast(raw, self.dtype)
+
+    def _steps(self, cg: KernelCodegen, value: Any) -> Value:
+        """A value as the integer the type stores (before keeping its low bits): the
+        compute-type integer, or for fixed point `v / scale` rounded half away from 0."""
+        em = cg.em
+        v = em.value(value, self.dtype)
+        if isinstance(self.qtype, QuantInt):
+            return em.cast(v, dtypes.i64 if self.dtype.bits == 64 else dtypes.i32)
+        scaled = em.binary("*", v, em.const(1.0 / self.qtype.scale, self.dtype))
+        half = em.select(
+            em.compare(">=", scaled, em.const(0.0, self.dtype)),
+            em.const(0.5, self.dtype),
+            em.const(-0.5, self.dtype),
+        )
+        return em.cast(em.binary("+", scaled, half), dtypes.i64)
+
+    def _placed(self, cg: KernelCodegen, steps: Value) -> Value:
+        """The stored integer's low `bits` at this element's place in a word."""
+        em = cg.em
+        low = em.cast(steps, WORD)
+        if self.qtype.bits < 32:
+            low = em.bitwise("&", low, em.const(self.qtype.mask, WORD))
+        return em.shift("<<", low, self.shift)
+
+    # -- accesses --------------------------------------------------------------------
+
+    def load(self, cg: KernelCodegen) -> Value:
+        w = cg.em.load(self.word.ptr, WORD)
+        return self._value(cg, self._extract(cg, w))
+
+    def store(self, cg: KernelCodegen, value: Any, node: ast.AST) -> None:
+        placed = self._placed(cg, self._steps(cg, value))
+        self._update(cg, lambda old: placed)
+
+    def atomic(self, cg: KernelCodegen, op_cls: Any, value: Any, node: ast.AST) -> Value:
+        """`ti.atomic_*(x[i], v)`, `x[i] += v`: returns the old value."""
+        em = cg.em
+        if op_cls in (taichi.AtomicAddOp, taichi.AtomicSubOp):
+            inc = self._steps(cg, value)
+
+            def new_bits(old: Value) -> Value:
+                raw = em.cast(self._extract(cg, old), inc.dtype)
+                op = "+" if op_cls is taichi.AtomicAddOp else "-"
+                return self._placed(cg, em.binary(op, raw, inc))
+
+        else:
+            binop = _COMBINE.get(op_cls)
+            if binop is None or (self.dtype.is_float and op_cls in _BITWISE):
+                raise cg.error(
+                    TaichiTypeError,
+                    node,
+                    f"{op_cls.name} is not supported on a quantized {self.qtype!r} field",
+                )
+
+            def new_bits(old: Value) -> Value:
+                current = self._value(cg, self._extract(cg, old))
+                return self._placed(cg, self._steps(cg, binop(em, current, em.value(value, self.dtype))))
+
+        old = self._update(cg, new_bits)
+        return self._value(cg, self._extract(cg, old))
+
+    def _update(self, cg: KernelCodegen, new_bits: Any) -> Value:
+        """Replace this element's bits of the word with `new_bits(old word)` by a
+        compare-and-swap loop; returns the word it replaced."""
+        em = cg.em
+        ptr = self.word.ptr
+        keep = em.invert(em.shift("<<", em.const(self.qtype.mask, WORD), self.shift))
+        slot = em.alloca(WORD)
+        em.store(slot, em.load(ptr, WORD))
+        body = Block()
+        with em.at(body):
+            old = em.load(slot, WORD)
+            new = em.bitwise("|", em.bitwise("&", old, keep), new_bits(old))
+            seen = Value(em.emit(taichi.AtomicCasOp(ptr, old.ssa, new.ssa)).results[0], WORD)
+            done = em.compare("==", seen, old)
+            em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
+            em.store(slot, seen)
+            em.emit(taichi.YieldOp())
+        em.emit(taichi.WhileOp(body))
+        return em.load(slot, WORD)
+
+
+_BITWISE = (taichi.AtomicAndOp, taichi.AtomicOrOp, taichi.AtomicXorOp)
+_COMBINE: dict[Any, Any] = {
+    taichi.AtomicMulOp: lambda em, a, b: em.binary("*", a, b),
+    taichi.AtomicMinOp: lambda em, a, b: em.binary("min", a, b),
+    taichi.AtomicMaxOp: lambda em, a, b: em.binary("max", a, b),
+    taichi.AtomicAndOp: lambda em, a, b: em.bitwise("&", a, b),
+    taichi.AtomicOrOp: lambda em, a, b: em.bitwise("|", a, b),
+    taichi.AtomicXorOp: lambda em, a, b: em.bitwise("^", a, b),
+}

@@ -1,0 +1,237 @@
+"""
+Fields of quantized types (lang/quant.py): `ti.BitpackedFields` and `SNode.quant_array`.
+
+Layout: each cell of the SNode a `BitpackedFields` is placed in is one u32 word of the
+root (a hidden field, `QuantField.word`); its fields take consecutive bits from bit 0
+in the order placed. A `quant_array(axes, dims, max_num_bits)` keeps, for each cell of
+its parent, one u32 word holding prod(dims) elements of the field placed in it
+(row-major, element k at bits k*bits..). Kernels access the bits in codegen/quant.py;
+Python scope (x[i], to_numpy, from_numpy, fill) here, with NumPy on the words.
+
+Not done (each raises a TaichiError naming it): quantized floats
+(`ti.types.quant.float`, shared exponents), words of more than 32 bits, Vector/Matrix
+fields of quantized types.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError
+
+from . import dtypes
+from .field import Field, python_scalar
+from .quant import QuantFloat, QuantType
+
+WORD_BITS = 32
+
+
+class QuantField(Field):
+    """A scalar field of a quantized type; its dtype is the type's compute type."""
+
+    def __init__(self, qtype: QuantType, name: str | None):
+        super().__init__(qtype.compute, name)
+        self.qtype = qtype
+        self.word: Field | None = None
+        self.shift = 0  # a bitpacked field's first bit in its word
+        self.slots: dict[int, int] | None = None  # a quant_array's elements per word, per axis
+        self.new_axes: set[int] = set()  # a quant_array's axes its parent has not: not in the word's index
+
+    def _placed_in(self, word: Field, shape: tuple[int, ...], leaf: Any) -> None:
+        self.word = word
+        self.shape = shape
+        self.index_offset = (0,) * len(shape)
+        self.placed = True
+        self.symbol = f"{word.symbol}_{self.name or 'q'}"
+        self._snode = leaf
+
+    @property
+    def nbytes(self) -> int:
+        return 0  # stored in the bits of its words
+
+    def _array(self) -> np.ndarray:
+        raise TaichiError(
+            "a quantized field has no NumPy view of its own (its bits share words): "
+            "use x[i], x.to_numpy(), x.from_numpy()"
+        )
+
+    # -- Python scope ------------------------------------------------------------------
+
+    def _word_of(self, index: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
+        if self.slots is None:
+            return index, self.shift
+        word, pos = [], 0
+        for axis, k in enumerate(index):
+            n = self.slots.get(axis, 1)
+            if axis not in self.new_axes:
+                word.append(k // n)
+            pos = pos * n + k % n
+        return tuple(word), pos * self.qtype.bits
+
+    def _positions(self) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
+        """For every element: the index of its word and its shift."""
+        idx = np.indices(self.shape, dtype=np.int64) if self.shape else np.zeros((0,), np.int64)
+        if self.slots is None:
+            return tuple(idx), np.full(self.shape, self.shift, np.uint64)
+        word, pos = [], np.zeros(self.shape, np.int64)
+        for axis in range(len(self.shape)):
+            n = self.slots.get(axis, 1)
+            if axis not in self.new_axes:
+                word.append(idx[axis] // n)
+            pos = pos * n + idx[axis] % n
+        return tuple(word), (pos * self.qtype.bits).astype(np.uint64)
+
+    def __getitem__(self, key: Any) -> Any:
+        self._check_live()
+        at, shift = self._word_of(self._key(key))
+        assert self.word is not None
+        bits = (np.uint64(self.word[at] & 0xFFFFFFFF) >> np.uint64(shift)) & np.uint64(self.qtype.mask)
+        return python_scalar(self.qtype.from_bits(np.array(bits))[()])
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        self._check_live()
+        at, shift = self._word_of(self._key(key))
+        assert self.word is not None
+        bits = int(self.qtype.to_bits(np.array(value))[()])
+        old = int(self.word[at]) & 0xFFFFFFFF
+        self.word[at] = (old & ~(self.qtype.mask << shift)) | (bits << shift)
+
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        assert self.word is not None
+        words = self.word.to_numpy().astype(np.uint64) & np.uint64(0xFFFFFFFF)
+        at, shift = self._positions()
+        bits = (words[at] >> shift) & np.uint64(self.qtype.mask)
+        out = self.qtype.from_bits(bits)
+        return out.astype(dtype) if dtype is not None else out
+
+    def from_numpy(self, arr: Any) -> None:
+        assert self.word is not None
+        values = self._conform(arr)
+        at, shift = self._positions()
+        words = self.word.to_numpy().astype(np.uint64)
+        keep = ~(np.uint64(self.qtype.mask) << shift) & np.uint64(0xFFFFFFFF)
+        np.bitwise_and.at(words, at, keep)
+        np.bitwise_or.at(words, at, self.qtype.to_bits(values) << shift)
+        self.word.from_numpy(words.astype(self.word.dtype.np_dtype))
+
+    def fill(self, value: Any) -> None:
+        self.from_numpy(np.full(self.shape, value))
+
+
+def quant_field(qtype: QuantType, name: str | None) -> QuantField:
+    """`ti.field(qtype)`: placed later by BitpackedFields or SNode.quant_array."""
+    from . import program
+
+    f = QuantField(qtype, name)
+    program.get_program().unplaced_fields.append(f)
+    return f
+
+
+def _check_quant_field(f: Any, where: str) -> QuantField:
+    if isinstance(f, QuantField):
+        if isinstance(f.qtype, QuantFloat):
+            raise TaichiError(
+                f"{where}: quantized floats (ti.types.quant.float) are not supported by "
+                "taichi-xdsl yet; quant.int and quant.fixed are"
+            )
+        if f.placed:
+            raise TaichiError(f"{where}: the field is already placed")
+        return f
+    if getattr(f, "field", None) is not None or getattr(f, "element_shape", ()):
+        raise TaichiError(
+            f"{where}: Vector/Matrix fields of quantized types are not supported by "
+            "taichi-xdsl; place scalar fields of quantized types"
+        )
+    raise TaichiError(f"{where} takes fields of quantized types (ti.types.quant), got {f!r}")
+
+
+class BitpackedFields:
+    """`ti.BitpackedFields(max_num_bits)`: fields of quantized types sharing one word
+    per cell; `place(...)` them here, then place this in an SNode."""
+
+    def __init__(self, max_num_bits: int):
+        if max_num_bits not in (8, 16, 32, 64):
+            raise TaichiError(f"BitpackedFields: max_num_bits must be 8, 16, 32 or 64, got {max_num_bits}")
+        self.max_num_bits = max_num_bits
+        self.fields: list[QuantField] = []
+        self.bits = 0
+        self.word: Field | None = None
+
+    def place(self, *fields: Any, shared_exponent: bool = False) -> None:
+        """Place fields of quantized types in the word, from its lowest free bit."""
+        if shared_exponent and len(fields) <= 1:
+            raise TaichiSyntaxError("At least 2 fields need to be placed when shared_exponent=True")
+        if shared_exponent:
+            raise TaichiError(
+                "BitpackedFields.place(shared_exponent=True): quantized floats with a "
+                "shared exponent are not supported by taichi-xdsl yet"
+            )
+        if self.word is not None:
+            raise TaichiError("BitpackedFields.place: this bitpack is already placed in an SNode")
+        for f in fields:
+            q = _check_quant_field(f, "BitpackedFields.place")
+            if self.bits + q.qtype.bits > self.max_num_bits:
+                raise TaichiError(
+                    f"BitpackedFields(max_num_bits={self.max_num_bits}): the fields take "
+                    f"{self.bits + q.qtype.bits} bits"
+                )
+            if self.bits + q.qtype.bits > WORD_BITS:
+                raise TaichiError(
+                    f"BitpackedFields: fields of {self.bits + q.qtype.bits} bits in one word: "
+                    f"taichi-xdsl packs at most {WORD_BITS} bits per word"
+                )
+            q.shift = self.bits
+            self.bits += q.qtype.bits
+            self.fields.append(q)
+
+    def _word_field(self) -> Field:
+        """The hidden u32 field of the words, to place in the SNode."""
+        if self.word is not None:
+            raise TaichiError("a BitpackedFields is placed once")
+        if not self.fields:
+            raise TaichiError("BitpackedFields: place fields in it before placing it in an SNode")
+        self.word = Field(dtypes.u32, "bitpacked")
+        self.word.hidden = True
+        return self.word
+
+    def _bind(self) -> None:
+        """After the word is placed: its fields take its shape and place node."""
+        assert self.word is not None
+        for f in self.fields:
+            f._placed_in(self.word, self.word.shape, self.word._snode)
+
+
+def place_in_quant_array(node: Any, fields: tuple[Any, ...]) -> Any:
+    """`quant_array(...).place(x)`: one field, its elements packed into the words of
+    the quant_array's parent cells."""
+    from .snode import SNode
+
+    if len(fields) != 1:
+        raise TaichiError("a quant_array SNode holds exactly one field")
+    q = _check_quant_field(fields[0], "quant_array.place")
+    per_word = math.prod(node.level.values())
+    if per_word * q.qtype.bits > node.max_num_bits:
+        raise TaichiError(
+            f"quant_array: {per_word} elements of {q.qtype.bits} bits exceed "
+            f"max_num_bits={node.max_num_bits}"
+        )
+    if per_word * q.qtype.bits > WORD_BITS:
+        raise TaichiError(
+            f"quant_array: {per_word} elements of {q.qtype.bits} bits in one word: "
+            f"taichi-xdsl packs at most {WORD_BITS} bits per word"
+        )
+    word = Field(dtypes.u32, "quant_array")
+    word.hidden = True
+    parent = node.parent()
+    parent.place(word)
+    axes = sorted(node.extents)
+    q.slots = {axes.index(a): n for a, n in node.level.items()}
+    q.new_axes = {axes.index(a) for a in node.level if a not in parent.extents}
+    leaf = SNode("place", node, {})
+    node.children.append(leaf)
+    leaf.fields.append(q)
+    node.fields.append(q)
+    q._placed_in(word, node.shape, leaf)
+    return node

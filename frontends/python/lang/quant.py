@@ -1,0 +1,163 @@
+"""
+`ti.types.quant`: Taichi's quantized types, `int(bits, signed, compute)`,
+`fixed(bits, signed, max_value, compute, scale)` and `float(exp, frac, signed, compute)`.
+
+A quantized type is `bits` bits of a word that several fields share
+(`ti.BitpackedFields`, lang/bitpacked.py) or one of the equal slots of a word
+(`SNode.quant_array`). Kernels compute with its `compute` type: a quantized int reads
+as a default_ip (signed) / default_up (unsigned) integer, a fixed-point number as a
+default_fp float (`bits * scale`).
+
+Conversions, as Taichi 1.7.4 does them (checked against it):
+- int store: the value cast to the compute type (floats truncate), its low `bits`
+  kept (out-of-range values wrap);
+- fixed store: `v * (1/scale)` in the compute type, plus 0.5 away from zero, truncated
+  to an integer, its low `bits` kept (1.9999 in an 8-bit signed fixed of max_value 2
+  wraps to -2.0, as in Taichi);
+- a read sign-extends a signed type's bits (zero-extends an unsigned one), times
+  `scale` for a fixed-point type.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import numpy as np
+
+from . import dtypes
+from .dtypes import DataType
+
+
+class QuantType:
+    """A quantized type: `bits` bits, `signed` or not, computed with `compute`."""
+
+    bits: int
+    signed: bool
+    compute: DataType
+
+    @property
+    def mask(self) -> builtins.int:
+        return (1 << self.bits) - 1
+
+    def to_bits(self, values: np.ndarray) -> np.ndarray:
+        """Python scope: the stored bits (uint64) of compute-type values."""
+        raise NotImplementedError
+
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        """Python scope: the compute-type values of stored bits (uint64)."""
+        raise NotImplementedError
+
+    def _signed_int(self, bits: np.ndarray) -> np.ndarray:
+        """The bits as an int64 (sign-extended for a signed type)."""
+        v = bits.astype(np.int64)
+        if self.signed:
+            top = np.int64(1) << np.int64(self.bits - 1)
+            v = np.where(v & top, v - (np.int64(1) << np.int64(self.bits)), v)
+        return v
+
+
+class QuantInt(QuantType):
+    def __init__(self, bits: builtins.int, signed: bool, compute: DataType):
+        _check_bits(bits, "quant.int")
+        self.bits, self.signed, self.compute = bits, signed, compute
+
+    def to_bits(self, values: np.ndarray) -> np.ndarray:
+        v = np.asarray(values)
+        if v.dtype.kind == "f":  # a float stored into an integer: truncated
+            v = np.trunc(v)
+        return (v.astype(np.int64).astype(np.uint64)) & np.uint64(self.mask)
+
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        return self._signed_int(bits).astype(self.compute.np_dtype)
+
+    def __repr__(self) -> str:
+        return f"q{'i' if self.signed else 'u'}{self.bits}"
+
+
+class QuantFixed(QuantType):
+    def __init__(
+        self, bits: builtins.int, signed: bool, scale: builtins.float, compute: DataType
+    ):
+        _check_bits(bits, "quant.fixed")
+        if not compute.is_float:
+            raise TypeError(f"quant.fixed computes with a float type, got {compute}")
+        self.bits, self.signed, self.scale, self.compute = bits, signed, scale, compute
+
+    def to_bits(self, values: np.ndarray) -> np.ndarray:
+        ft = self.compute.np_dtype.type
+        v = np.asarray(values).astype(ft) * ft(1.0 / self.scale)
+        v = v + np.where(v >= 0, ft(0.5), ft(-0.5))
+        return np.trunc(v).astype(np.int64).astype(np.uint64) & np.uint64(self.mask)
+
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        ft = self.compute.np_dtype.type
+        return self._signed_int(bits).astype(ft) * ft(self.scale)
+
+    def __repr__(self) -> str:
+        return f"qfx(d=q{'i' if self.signed else 'u'}{self.bits} c={self.compute} s={self.scale})"
+
+
+class QuantFloat(QuantType):
+    """A float of `exp` exponent bits and `frac` fraction bits (and a sign bit when
+    signed). Fields of it can be declared and placed; kernels do not read them yet."""
+
+    def __init__(
+        self, exp: builtins.int, frac: builtins.int, signed: bool, compute: DataType
+    ):
+        _check_bits(exp, "quant.float exponent")
+        _check_bits(frac + builtins.int(signed), "quant.float fraction")
+        self.exp, self.frac, self.signed, self.compute = exp, frac, signed, compute
+        self.bits = exp + frac + builtins.int(signed)
+
+    def __repr__(self) -> str:
+        return f"qfl(e={self.exp} f={self.frac} signed={self.signed} c={self.compute})"
+
+
+def _check_bits(bits: Any, what: str) -> None:
+    if not isinstance(bits, builtins.int) or not 1 <= bits <= 32:
+        raise ValueError(f"{what}: bits must be an int in 1..32, got {bits!r}")
+
+
+def _config() -> Any:
+    from . import program
+
+    return program.get_program().config
+
+
+def _cook(dt: Any) -> DataType:
+    cfg = _config()
+    return dtypes.cook_dtype(dt, cfg.default_ip, cfg.default_fp)
+
+
+def int(bits: builtins.int, signed: bool = True, compute: Any = None) -> QuantInt:  # noqa: A001
+    """A quantized integer of `bits` bits, computed with `compute` (default_ip when
+    signed, default_up when not)."""
+    if compute is None:
+        cfg = _config()
+        compute = cfg.default_ip if signed else (dtypes.u64 if cfg.default_ip.bits == 64 else dtypes.u32)
+    return QuantInt(bits, signed, _cook(compute))
+
+
+def fixed(
+    bits: builtins.int,
+    signed: bool = True,
+    max_value: builtins.float = 1.0,
+    compute: Any = None,
+    scale: builtins.float | None = None,
+) -> QuantFixed:
+    """A fixed-point number of `bits` bits: `scale` per step (by default `max_value`
+    over 2**(bits-1) signed, 2**bits unsigned), computed with `compute` (default_fp)."""
+    if scale is None:
+        scale = max_value / 2 ** (bits - 1) if signed else max_value / 2**bits
+    return QuantFixed(bits, signed, builtins.float(scale), _cook(compute or _config().default_fp))
+
+
+def float(  # noqa: A001
+    exp: builtins.int, frac: builtins.int, signed: bool = True, compute: Any = None
+) -> QuantFloat:
+    """A quantized float of `exp` exponent and `frac` fraction bits."""
+    return QuantFloat(exp, frac, signed, _cook(compute or _config().default_fp))
+
+
+__all__ = ["int", "fixed", "float"]
