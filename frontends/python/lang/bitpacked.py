@@ -44,7 +44,10 @@ class QuantField(Field):
         self.shape = shape
         self.index_offset = (0,) * len(shape)
         self.placed = True
-        self.symbol = f"{word.symbol}_{self.name or 'q'}"
+        # the symbol names everything a kernel's code depends on (lang/source_key.py
+        # keys compiled kernels by the symbols of the fields they use)
+        at = self.shift if self.slots is None else (self.slots, sorted(self.new_axes))
+        self.symbol = f"{word.symbol}.{self.qtype.key()}@{at}"
         self._snode = leaf
 
     @property

@@ -40,6 +40,10 @@ class QuantType:
     def mask(self) -> builtins.int:
         return (1 << self.bits) - 1
 
+    def key(self) -> str:
+        """Everything the code that reads and writes it depends on."""
+        return f"{self!r}:{self.compute}:{getattr(self, 'scale', '')}"
+
     def to_bits(self, values: np.ndarray) -> np.ndarray:
         """Python scope: the stored bits (uint64) of compute-type values."""
         raise NotImplementedError
