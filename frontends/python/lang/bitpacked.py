@@ -214,6 +214,8 @@ def place_in_quant_array(node: Any, fields: tuple[Any, ...]) -> Any:
     if len(fields) != 1:
         raise TaichiError("a quant_array SNode holds exactly one field")
     q = _check_quant_field(fields[0], "quant_array.place")
+    if node.is_sparse_tree():
+        raise TaichiError("a quant_array under a sparse SNode is not supported by taichi-xdsl")
     per_word = math.prod(node.level.values())
     if per_word * q.qtype.bits > node.max_num_bits:
         raise TaichiError(
