@@ -269,9 +269,51 @@ def test_what_is_not_done_says_so():
     with pytest.raises(ti.TaichiError, match="quantized floats"):
         ti.BitpackedFields(max_num_bits=32).place(p)
     wide = [ti.field(ti.types.quant.int(20)) for _ in range(2)]
-    with pytest.raises(ti.TaichiError, match="at most 32 bits"):
-        ti.BitpackedFields(max_num_bits=64).place(*wide)
     with pytest.raises(ti.TaichiError, match="max_num_bits=32"):
         ti.BitpackedFields(max_num_bits=32).place(*wide)
     with pytest.raises(ti.TaichiError, match="no shape of its own"):
         ti.field(ti.types.quant.int(8), shape=4)
+    with pytest.raises(ti.TaichiError, match="exceed max_num_bits=32"):
+        ti.root.quant_array(ti.i, 5, max_num_bits=32).place(ti.field(ti.types.quant.int(7)))
+    with pytest.raises(ti.TaichiError, match="Vector/Matrix"):
+        ti.BitpackedFields(max_num_bits=32).place(ti.Vector.field(2, ti.i32, shape=()))
+
+
+def test_64_bit_words():
+    """Fields of more than 32 bits in all share a u64 word (compare-and-swap of i64)."""
+    a = ti.field(ti.types.quant.int(32, True, ti.i64))
+    b = ti.field(ti.types.quant.int(23, False, ti.i64))
+    c = ti.field(ti.types.quant.int(9, True, ti.i64))
+    bitpack = ti.BitpackedFields(max_num_bits=64)
+    bitpack.place(a, b, c)
+    ti.root.dense(ti.i, 3).place(bitpack)
+
+    @ti.kernel
+    def store(v: ti.types.ndarray()):
+        for i in range(3):
+            a[i] = v[i, 0]
+            b[i] = v[i, 1]
+            c[i] = v[i, 2]
+
+    values = np.array(
+        [[2**31 - 1, 2**23 - 1, -(2**8)], [-(2**31), 0, 255], [2**32 + 5, 2**23 + 7, 256]]
+    )
+    store(values)
+    assert [a[i] for i in range(3)] == [2**31 - 1, -(2**31), 5]  # wraps in 32 bits
+    assert [b[i] for i in range(3)] == [2**23 - 1, 0, 7]
+    assert [c[i] for i in range(3)] == [-256, 255, -256]
+
+    x = ti.field(ti.types.quant.int(13, True))
+    ti.root.quant_array(ti.i, 4, max_num_bits=64).place(x)  # 52 bits of one u64
+    x[0], x[1], x[2] = 100, 200, 300
+
+    @ti.kernel
+    def add():
+        for i in range(3000):
+            x[i % 4] += i % 5
+
+    add()
+    expected = [100, 200, 300, 0]
+    for i in range(3000):
+        expected[i % 4] += i % 5
+    assert [x[i] for i in range(4)] == [(v + 4096) % 8192 - 4096 for v in expected]

@@ -1,7 +1,7 @@
 """
 Quantized fields in kernels (`ti.types.quant`, lang/quant.py and lang/bitpacked.py).
 
-An element of a quantized field is `bits` bits at `shift` of a u32 word of the root
+An element of a quantized field is `bits` bits at `shift` of a u32 (u64 past 32 bits) word of the root
 (`QuantField.word`). The frontend expands each access into taichi-dialect ops on that
 word, so both targets run it through their existing lowering:
 
@@ -42,7 +42,6 @@ if TYPE_CHECKING:
     from ..lang.bitpacked import QuantField
     from .visitor import KernelCodegen
 
-WORD = dtypes.u32
 
 
 def handle(cg: KernelCodegen, f: QuantField) -> FieldHandle:
@@ -59,8 +58,10 @@ def element(
 ) -> QuantPlace:
     """`x[index]`: the word that holds it and its shift in that word."""
     em = cg.em
+    assert f.word is not None
+    word_dt = f.word.dtype
     if f.slots is None:  # a bitpacked field: one element per word
-        word_index, shift = list(index), em.const(f.shift, WORD)
+        word_index, shift = list(index), em.const(f.shift, word_dt)
     else:  # a quant_array: `slots` elements of the last level per word
         word_index, pos = [], None
         for axis, v in enumerate(index):
@@ -70,17 +71,23 @@ def element(
             if n > 1:
                 r = em.binary("%", v, n)
                 pos = r if pos is None else em.binary("+", em.binary("*", pos, n), r)
-        shift = em.const(0, WORD) if pos is None else em.cast(em.binary("*", pos, f.qtype.bits), WORD)
+        shift = (
+            em.const(0, word_dt)
+            if pos is None
+            else em.cast(em.binary("*", pos, f.qtype.bits), word_dt)
+        )
     word = cg.element(cg.field_handle(f.word), tuple(word_index), node, write)
     assert isinstance(word, Place)
     return QuantPlace(word, f, shift)
 
 
 class QuantPlace:
-    """An element of a quantized field: `bits` bits at `shift` of a u32 word."""
+    """An element of a quantized field: `bits` bits at `shift` of a u32 or u64 word."""
 
     def __init__(self, word: Place, f: QuantField, shift: Value):
         self.word = word
+        self.word_dt = word.dtype
+        self.word_bits = word.dtype.bits
         self.field = f
         self.qtype = f.qtype
         self.shift = shift
@@ -89,14 +96,16 @@ class QuantPlace:
     # -- bits <-> values -------------------------------------------------------------
 
     def _extract(self, cg: KernelCodegen, w: Value) -> Value:
-        """The bits of this element in word `w`: an i32 (sign-extended) or a u32."""
-        em, bits = cg.em, self.qtype.bits
+        """The bits of this element in word `w`: a signed integer of the word's width
+        (sign-extended) or the unsigned word shifted down and masked."""
+        em, bits, width = cg.em, self.qtype.bits, self.word_bits
         if self.qtype.signed:
-            up = em.binary("-", em.const(32 - bits, WORD), self.shift)
+            up = em.binary("-", em.const(width - bits, self.word_dt), self.shift)
             top = em.shift("<<", w, up)
-            return em.shift(">>", em.cast(top, dtypes.i32), em.const(32 - bits, dtypes.i32))
+            signed = dtypes.i64 if width == 64 else dtypes.i32
+            return em.shift(">>", em.cast(top, signed), em.const(width - bits, signed))
         v = em.shift(">>", w, self.shift)
-        return v if bits == 32 else em.bitwise("&", v, em.const(self.qtype.mask, WORD))
+        return v if bits == width else em.bitwise("&", v, em.const(self.qtype.mask, self.word_dt))
 
     def _value(self, cg: KernelCodegen, raw: Value) -> Value:
         """The compute-type value of extracted bits."""
@@ -123,15 +132,15 @@ class QuantPlace:
     def _placed(self, cg: KernelCodegen, steps: Value) -> Value:
         """The stored integer's low `bits` at this element's place in a word."""
         em = cg.em
-        low = em.cast(steps, WORD)
-        if self.qtype.bits < 32:
-            low = em.bitwise("&", low, em.const(self.qtype.mask, WORD))
+        low = em.cast(steps, self.word_dt)
+        if self.qtype.bits < self.word_bits:
+            low = em.bitwise("&", low, em.const(self.qtype.mask, self.word_dt))
         return em.shift("<<", low, self.shift)
 
     # -- accesses --------------------------------------------------------------------
 
     def load(self, cg: KernelCodegen) -> Value:
-        w = cg.em.load(self.word.ptr, WORD)
+        w = cg.em.load(self.word.ptr, self.word_dt)
         return self._value(cg, self._extract(cg, w))
 
     def store(self, cg: KernelCodegen, value: Any, node: ast.AST) -> None:
@@ -170,20 +179,21 @@ class QuantPlace:
         compare-and-swap loop; returns the word it replaced."""
         em = cg.em
         ptr = self.word.ptr
-        keep = em.invert(em.shift("<<", em.const(self.qtype.mask, WORD), self.shift))
-        slot = em.alloca(WORD)
-        em.store(slot, em.load(ptr, WORD))
+        wdt = self.word_dt
+        keep = em.invert(em.shift("<<", em.const(self.qtype.mask, wdt), self.shift))
+        slot = em.alloca(wdt)
+        em.store(slot, em.load(ptr, wdt))
         body = Block()
         with em.at(body):
-            old = em.load(slot, WORD)
+            old = em.load(slot, wdt)
             new = em.bitwise("|", em.bitwise("&", old, keep), new_bits(old))
-            seen = Value(em.emit(taichi.AtomicCasOp(ptr, old.ssa, new.ssa)).results[0], WORD)
+            seen = Value(em.emit(taichi.AtomicCasOp(ptr, old.ssa, new.ssa)).results[0], wdt)
             done = em.compare("==", seen, old)
             em.emit(taichi.IfOp(done.ssa, Block([taichi.BreakOp()])))
             em.store(slot, seen)
             em.emit(taichi.YieldOp())
         em.emit(taichi.WhileOp(body))
-        return em.load(slot, WORD)
+        return em.load(slot, wdt)
 
 
 _BITWISE = (taichi.AtomicAndOp, taichi.AtomicOrOp, taichi.AtomicXorOp)

@@ -1,15 +1,16 @@
 """
 Fields of quantized types (lang/quant.py): `ti.BitpackedFields` and `SNode.quant_array`.
 
-Layout: each cell of the SNode a `BitpackedFields` is placed in is one u32 word of the
-root (a hidden field, `QuantField.word`); its fields take consecutive bits from bit 0
+Layout: each cell of the SNode a `BitpackedFields` is placed in is one word of the
+root, a u32 (a u64 for fields of more than 32 bits in all; a hidden field,
+`QuantField.word`); its fields take consecutive bits from bit 0
 in the order placed. A `quant_array(axes, dims, max_num_bits)` keeps, for each cell of
-its parent, one u32 word holding prod(dims) elements of the field placed in it
+its parent, one word holding prod(dims) elements of the field placed in it
 (row-major, element k at bits k*bits..). Kernels access the bits in codegen/quant.py;
 Python scope (x[i], to_numpy, from_numpy, fill) here, with NumPy on the words.
 
 Not done (each raises a TaichiError naming it): quantized floats
-(`ti.types.quant.float`, shared exponents), words of more than 32 bits, Vector/Matrix
+(`ti.types.quant.float`, shared exponents), Vector/Matrix
 fields of quantized types.
 """
 
@@ -25,7 +26,11 @@ from . import dtypes
 from .field import Field, python_scalar
 from .quant import QuantFloat, QuantType
 
-WORD_BITS = 32
+def _word(bits: int, name: str) -> Field:
+    """The hidden field of the words of `bits` bits of quantized fields."""
+    word = Field(dtypes.u32 if bits <= 32 else dtypes.u64, name)
+    word.hidden = True
+    return word
 
 
 class QuantField(Field):
@@ -90,7 +95,7 @@ class QuantField(Field):
         self._check_live()
         at, shift = self._word_of(self._key(key))
         assert self.word is not None
-        bits = (np.uint64(self.word[at] & 0xFFFFFFFF) >> np.uint64(shift)) & np.uint64(self.qtype.mask)
+        bits = (np.uint64(self.word[at]) >> np.uint64(shift)) & np.uint64(self.qtype.mask)
         return python_scalar(self.qtype.from_bits(np.array(bits))[()])
 
     def __setitem__(self, key: Any, value: Any) -> None:
@@ -98,12 +103,12 @@ class QuantField(Field):
         at, shift = self._word_of(self._key(key))
         assert self.word is not None
         bits = int(self.qtype.to_bits(np.array(value))[()])
-        old = int(self.word[at]) & 0xFFFFFFFF
+        old = int(self.word[at])
         self.word[at] = (old & ~(self.qtype.mask << shift)) | (bits << shift)
 
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
         assert self.word is not None
-        words = self.word.to_numpy().astype(np.uint64) & np.uint64(0xFFFFFFFF)
+        words = self.word.to_numpy().astype(np.uint64)
         at, shift = self._positions()
         bits = (words[at] >> shift) & np.uint64(self.qtype.mask)
         out = self.qtype.from_bits(bits)
@@ -114,7 +119,7 @@ class QuantField(Field):
         values = self._conform(arr)
         at, shift = self._positions()
         words = self.word.to_numpy().astype(np.uint64)
-        keep = ~(np.uint64(self.qtype.mask) << shift) & np.uint64(0xFFFFFFFF)
+        keep = ~(np.uint64(self.qtype.mask) << shift)
         np.bitwise_and.at(words, at, keep)
         np.bitwise_or.at(words, at, self.qtype.to_bits(values) << shift)
         self.word.from_numpy(words.astype(self.word.dtype.np_dtype))
@@ -180,23 +185,17 @@ class BitpackedFields:
                     f"BitpackedFields(max_num_bits={self.max_num_bits}): the fields take "
                     f"{self.bits + q.qtype.bits} bits"
                 )
-            if self.bits + q.qtype.bits > WORD_BITS:
-                raise TaichiError(
-                    f"BitpackedFields: fields of {self.bits + q.qtype.bits} bits in one word: "
-                    f"taichi-xdsl packs at most {WORD_BITS} bits per word"
-                )
             q.shift = self.bits
             self.bits += q.qtype.bits
             self.fields.append(q)
 
     def _word_field(self) -> Field:
-        """The hidden u32 field of the words, to place in the SNode."""
+        """The hidden field of the words, to place in the SNode."""
         if self.word is not None:
             raise TaichiError("a BitpackedFields is placed once")
         if not self.fields:
             raise TaichiError("BitpackedFields: place fields in it before placing it in an SNode")
-        self.word = Field(dtypes.u32, "bitpacked")
-        self.word.hidden = True
+        self.word = _word(self.bits, "bitpacked")
         return self.word
 
     def _bind(self) -> None:
@@ -217,18 +216,14 @@ def place_in_quant_array(node: Any, fields: tuple[Any, ...]) -> Any:
     if node.is_sparse_tree():
         raise TaichiError("a quant_array under a sparse SNode is not supported by taichi-xdsl")
     per_word = math.prod(node.level.values())
+    if node.max_num_bits not in (8, 16, 32, 64):
+        raise TaichiError(f"quant_array: max_num_bits must be 8, 16, 32 or 64, got {node.max_num_bits}")
     if per_word * q.qtype.bits > node.max_num_bits:
         raise TaichiError(
             f"quant_array: {per_word} elements of {q.qtype.bits} bits exceed "
             f"max_num_bits={node.max_num_bits}"
         )
-    if per_word * q.qtype.bits > WORD_BITS:
-        raise TaichiError(
-            f"quant_array: {per_word} elements of {q.qtype.bits} bits in one word: "
-            f"taichi-xdsl packs at most {WORD_BITS} bits per word"
-        )
-    word = Field(dtypes.u32, "quant_array")
-    word.hidden = True
+    word = _word(per_word * q.qtype.bits, "quant_array")
     parent = node.parent()
     parent.place(word)
     axes = sorted(node.extents)
