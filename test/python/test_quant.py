@@ -275,7 +275,7 @@ def test_what_is_not_done_says_so():
         ti.field(ti.types.quant.int(8), shape=4)
     with pytest.raises(ti.TaichiError, match="exceed max_num_bits=32"):
         ti.root.quant_array(ti.i, 5, max_num_bits=32).place(ti.field(ti.types.quant.int(7)))
-    with pytest.raises(ti.TaichiError, match="Vector/Matrix"):
+    with pytest.raises(ti.TaichiError, match="takes fields of quantized types"):
         ti.BitpackedFields(max_num_bits=32).place(ti.Vector.field(2, ti.i32, shape=()))
 
 
@@ -317,3 +317,38 @@ def test_64_bit_words():
     for i in range(3000):
         expected[i % 4] += i % 5
     assert [x[i] for i in range(4)] == [(v + 4096) % 8192 - 4096 for v in expected]
+
+
+def test_vector_and_matrix_fields_of_a_quantized_type():
+    """Each component is a quantized field of its own (get_scalar_field), placed in a
+    bitpack; a kernel reads and writes the element as a matrix."""
+    q = ti.types.quant.fixed(bits=16, max_value=1.2)
+    m = ti.Matrix.field(2, 2, dtype=q)
+    for row in range(2):
+        bitpack = ti.BitpackedFields(max_num_bits=32)
+        bitpack.place(m.get_scalar_field(row, 0), m.get_scalar_field(row, 1))
+        ti.root.place(bitpack)
+    v = ti.Vector.field(3, dtype=ti.types.quant.int(10))
+    bitpack = ti.BitpackedFields(max_num_bits=32)
+    bitpack.place(v)
+    ti.root.dense(ti.i, 4).place(bitpack)
+    m[None] = [[1.0, 0.0], [0.0, 1.0]]
+
+    @ti.kernel
+    def rotate():
+        c, s = ti.cos(0.5), ti.sin(0.5)
+        m[None] = m[None] @ ti.Matrix([[c, s], [-s, c]])
+        for i in v:
+            v[i] = ti.Vector([i, -i, 2 * i]) * 100
+            v[i][1] += 1
+
+    for _ in range(3):
+        rotate()
+    c, s = np.cos(1.5), np.sin(1.5)
+    np.testing.assert_allclose(m.to_numpy(), [[c, s], [-s, c]], atol=1e-3)
+    assert m[None][0, 1] == pytest.approx(s, abs=1e-3)
+    expected = np.array([[i, -i, 2 * i] for i in range(4)]) * 100 + [0, 1, 0]
+    expected = (expected + 512) % 1024 - 512  # 10 signed bits wrap
+    np.testing.assert_array_equal(v.to_numpy(), expected)
+    v.from_numpy(np.ones((4, 3), np.int32))
+    assert list(v[2]) == [1, 1, 1]

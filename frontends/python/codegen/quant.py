@@ -35,28 +35,38 @@ from taichi_xdsl.utils.errors import TaichiTypeError
 from xdsl.ir import Block
 
 from ..lang import dtypes
+from ..lang.bitpacked import QuantField, QuantMatrixField
 from ..lang.quant import QuantFixed, QuantInt
 from .values import FieldHandle, Place, Value
+from .vectors import Vec, VecPlace
 
 if TYPE_CHECKING:
-    from ..lang.bitpacked import QuantField
     from .visitor import KernelCodegen
 
 
 
-def handle(cg: KernelCodegen, f: QuantField) -> FieldHandle:
+def handle(cg: KernelCodegen, f: QuantField | QuantMatrixField) -> FieldHandle:
     """The container a quantized field is in a kernel: indexed as the field, stored in
-    the words of `f.word`."""
-    word = cg.field_handle(f.word)
+    the words of `f.word` (of each component's word for a Vector/Matrix field)."""
+    first = f if isinstance(f, QuantField) else next(iter(f.components.values()))
+    assert first.word is not None
+    word = cg.field_handle(first.word)
     out = FieldHandle(f, word.ssa)
     cg.field_handles[id(f)] = out
     return out
 
 
 def element(
-    cg: KernelCodegen, f: QuantField, index: list[Value], node: ast.AST, write: bool
-) -> QuantPlace:
+    cg: KernelCodegen,
+    f: QuantField | QuantMatrixField,
+    index: list[Value],
+    node: ast.AST,
+    write: bool,
+) -> QuantPlace | QuantVecPlace:
     """`x[index]`: the word that holds it and its shift in that word."""
+    if isinstance(f, QuantMatrixField):
+        places = [element(cg, c, index, node, write) for c in f.components.values()]
+        return QuantVecPlace(f.element_shape, f.dtype, places)  # type: ignore[arg-type]
     em = cg.em
     assert f.word is not None
     word_dt = f.word.dtype
@@ -194,6 +204,23 @@ class QuantPlace:
             em.emit(taichi.YieldOp())
         em.emit(taichi.WhileOp(body))
         return em.load(slot, wdt)
+
+
+class QuantVecPlace(VecPlace):
+    """An element of a quantized Vector/Matrix field: one QuantPlace per component."""
+
+    def __init__(self, shape: tuple[int, ...], dtype: Any, places: list[QuantPlace]):
+        self.shape, self.dtype, self.places = shape, dtype, places
+
+    def load(self, cg: KernelCodegen) -> Vec:
+        return Vec(self.shape, [p.load(cg) for p in self.places])
+
+    def store(self, cg: KernelCodegen, value: Vec) -> None:
+        for p, x in zip(self.places, value.elems):
+            p.store(cg, x, None)  # type: ignore[arg-type]
+
+    def component(self, cg: KernelCodegen, flat: int) -> Any:
+        return self.places[flat]
 
 
 _BITWISE = (taichi.AtomicAndOp, taichi.AtomicOrOp, taichi.AtomicXorOp)

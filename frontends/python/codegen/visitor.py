@@ -60,7 +60,7 @@ from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
 from .lists import KernelList
 from .quant import QuantPlace
-from ..lang.bitpacked import QuantField
+from ..lang.bitpacked import QuantField, QuantMatrixField
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -470,7 +470,7 @@ class KernelCodegen(ast.NodeVisitor):
                 "this field has no shape: give ti.field a shape or place it with "
                 "ti.root.dense(...).place(x) before the kernel runs"
             )
-        if isinstance(f, QuantField):  # its elements are bits of the words of f.word
+        if isinstance(f, QuantField | QuantMatrixField):  # elements: bits of words
             return quant.handle(self, f)
         op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape))
         self.insert_prologue(op)
@@ -570,7 +570,9 @@ class KernelCodegen(ast.NodeVisitor):
                 f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
             )
         values = [self.index_value(i, node) for i in indices]
-        if isinstance(container, FieldHandle) and isinstance(container.field, QuantField):
+        if isinstance(container, FieldHandle) and isinstance(
+            container.field, QuantField | QuantMatrixField
+        ):
             return quant.element(self, container.field, values, node, write)
         offsets = container_index_offset(container)
         if any(offsets):  # ti.field(offset=...): storage starts at the offset

@@ -10,8 +10,7 @@ its parent, one word holding prod(dims) elements of the field placed in it
 Python scope (x[i], to_numpy, from_numpy, fill) here, with NumPy on the words.
 
 Not done (each raises a TaichiError naming it): quantized floats
-(`ti.types.quant.float`, shared exponents), Vector/Matrix
-fields of quantized types.
+(`ti.types.quant.float`, shared exponents), a quant_array under a sparse SNode.
 """
 
 from __future__ import annotations
@@ -128,11 +127,100 @@ class QuantField(Field):
         self.from_numpy(np.full(self.shape, value))
 
 
-def quant_field(qtype: QuantType, name: str | None) -> QuantField:
-    """`ti.field(qtype)`: placed later by BitpackedFields or SNode.quant_array."""
+class QuantMatrixField(Field):
+    """A Vector/Matrix field of a quantized type: one QuantField per component
+    (`get_scalar_field(i, j)`), each placed in a bitpack; an element is a vector or
+    matrix of their values."""
+
+    def __init__(self, qtype: QuantType, element_shape: tuple[int, ...], name: str | None):
+        super().__init__(qtype.compute, name)
+        self.qtype = qtype
+        self.element_shape = element_shape
+        self.components = {
+            pos: QuantField(qtype, f"{name or 'q'}{list(pos)}")
+            for pos in np.ndindex(*element_shape)
+        }
+
+    @property
+    def placed(self) -> bool:  # type: ignore[override]
+        return all(c.placed for c in self.components.values())
+
+    @placed.setter
+    def placed(self, value: bool) -> None:
+        pass  # placed with its components
+
+    @property
+    def shape(self) -> tuple[int, ...]:  # type: ignore[override]
+        shapes = {c.shape for c in self.components.values() if c.placed}
+        if len(shapes) > 1:
+            raise TaichiError(f"the components of a quantized Vector/Matrix field have shapes {shapes}")
+        return shapes.pop() if shapes else ()
+
+    @shape.setter
+    def shape(self, value: tuple[int, ...]) -> None:
+        pass  # the shape of its components
+
+    @property
+    def symbol(self) -> str:  # type: ignore[override]
+        return "(" + ",".join(c.symbol for c in self.components.values()) + ")"
+
+    @symbol.setter
+    def symbol(self, value: str) -> None:
+        pass
+
+    @property
+    def nbytes(self) -> int:
+        return 0
+
+    def get_scalar_field(self, *indices: int) -> QuantField:  # type: ignore[override]
+        if tuple(indices) not in self.components:
+            raise TaichiError(f"get_scalar_field{indices}: elements have shape {self.element_shape}")
+        return self.components[tuple(indices)]
+
+    def _array(self) -> np.ndarray:
+        raise TaichiError("a quantized Vector/Matrix field has no NumPy view: use to_numpy()")
+
+    def __getitem__(self, key: Any) -> Any:
+        from .matrix import Matrix
+
+        out = np.zeros(self.element_shape, self.qtype.compute.np_dtype)
+        for pos, c in self.components.items():
+            out[pos] = c[key]
+        return Matrix(out)
+
+    def __setitem__(self, key: Any, value: Any) -> None:
+        value = np.asarray(value.to_numpy() if hasattr(value, "to_numpy") else value)
+        value = np.broadcast_to(value, self.element_shape)
+        for pos, c in self.components.items():
+            c[key] = value[pos].item()
+
+    def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
+        out = np.zeros(self.shape + self.element_shape, self.qtype.compute.np_dtype)
+        for pos, c in self.components.items():
+            out[(...,) + pos] = c.to_numpy()
+        if keep_dims and len(self.element_shape) == 1:
+            out = out.reshape(out.shape + (1,))
+        return out.astype(dtype) if dtype is not None else out
+
+    def from_numpy(self, arr: Any) -> None:
+        values = self._conform(arr)
+        for pos, c in self.components.items():
+            c.from_numpy(values[(...,) + pos])
+
+    def fill(self, value: Any) -> None:
+        self.from_numpy(np.broadcast_to(np.asarray(value), self.shape + self.element_shape))
+
+
+def quant_field(dtype: Any, name: str | None) -> Field:
+    """`ti.field(qtype)` / `ti.Vector.field(n, qtype)`: placed later by
+    BitpackedFields or SNode.quant_array."""
     from . import program
 
-    f = QuantField(qtype, name)
+    f: Field
+    if isinstance(dtype, QuantType):
+        f = QuantField(dtype, name)
+    else:
+        f = QuantMatrixField(dtype.dtype, tuple(dtype.shape), name)
     program.get_program().unplaced_fields.append(f)
     return f
 
@@ -147,11 +235,6 @@ def _check_quant_field(f: Any, where: str) -> QuantField:
         if f.placed:
             raise TaichiError(f"{where}: the field is already placed")
         return f
-    if getattr(f, "field", None) is not None or getattr(f, "element_shape", ()):
-        raise TaichiError(
-            f"{where}: Vector/Matrix fields of quantized types are not supported by "
-            "taichi-xdsl; place scalar fields of quantized types"
-        )
     raise TaichiError(f"{where} takes fields of quantized types (ti.types.quant), got {f!r}")
 
 
@@ -178,6 +261,9 @@ class BitpackedFields:
             )
         if self.word is not None:
             raise TaichiError("BitpackedFields.place: this bitpack is already placed in an SNode")
+        fields = tuple(  # a quantized Vector/Matrix field: each of its components
+            c for f in fields for c in (f.components.values() if isinstance(f, QuantMatrixField) else (f,))
+        )
         for f in fields:
             q = _check_quant_field(f, "BitpackedFields.place")
             if self.bits + q.qtype.bits > self.max_num_bits:

@@ -543,7 +543,9 @@ def field(
     prog = _program.get_program()
     from .quant import QuantType
 
-    if isinstance(dtype, QuantType):  # placed by ti.BitpackedFields / quant_array
+    element_type = getattr(dtype, "dtype", None) if hasattr(dtype, "cooked") else None
+    if isinstance(dtype, QuantType) or isinstance(element_type, QuantType):
+        # placed by ti.BitpackedFields / quant_array (lang/bitpacked.py)
         if shape is not None:
             raise TaichiError(
                 "a field of a quantized type has no shape of its own: place it with "
