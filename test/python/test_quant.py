@@ -232,6 +232,27 @@ def test_bitpacked_under_a_pointer():
     np.testing.assert_allclose(got, expected, atol=1e-6)
 
 
+def _store_three(arch, bits, compute, values):
+    """Three quantized ints of `bits` bits in a new program, stored by a kernel."""
+    ti.reset()
+    ti.init(arch=arch)
+    a = ti.field(ti.types.quant.int(bits[0], True, compute))
+    b = ti.field(ti.types.quant.int(bits[1], False, compute))
+    c = ti.field(ti.types.quant.int(bits[2], True, compute))
+    bitpack = ti.BitpackedFields(max_num_bits=32)
+    bitpack.place(a, b, c)
+    ti.root.place(bitpack)
+
+    @ti.kernel
+    def store(v: ti.types.ndarray()):
+        a[None] = v[0]
+        b[None] = v[1]
+        c[None] = v[2]
+
+    store(np.array(values))
+    return [a[None], b[None], c[None]]
+
+
 def test_a_new_layout_is_not_served_an_old_kernel(arch):
     """The same kernel source over a bitpack of another layout (after ti.reset) must
     compile again: the quantized field's symbol names its type and bits."""
@@ -240,23 +261,7 @@ def test_a_new_layout_is_not_served_an_old_kernel(arch):
         ([4, 7, 5], ti.i16, [7, 127, -16]),
         ([17, 11, 4], ti.i32, [65535, 1023, -8]),
     ):
-        ti.reset()
-        ti.init(arch=arch)
-        a = ti.field(ti.types.quant.int(bits[0], True, compute))
-        b = ti.field(ti.types.quant.int(bits[1], False, compute))
-        c = ti.field(ti.types.quant.int(bits[2], True, compute))
-        bitpack = ti.BitpackedFields(max_num_bits=32)
-        bitpack.place(a, b, c)
-        ti.root.place(bitpack)
-
-        @ti.kernel
-        def store(v: ti.types.ndarray()):
-            a[None] = v[0]
-            b[None] = v[1]
-            c[None] = v[2]
-
-        store(np.array(values))
-        assert [a[None], b[None], c[None]] == values
+        assert _store_three(arch, bits, compute, values) == values
 
 
 def test_what_is_not_done_says_so():

@@ -1,9 +1,10 @@
 """
 Quantized fields in kernels (`ti.types.quant`, lang/quant.py and lang/bitpacked.py).
 
-An element of a quantized field is `bits` bits at `shift` of a u32 (u64 past 32 bits) word of the root
-(`QuantField.word`). The frontend expands each access into taichi-dialect ops on that
-word, so both targets run it through their existing lowering:
+An element of a quantized field is `bits` bits at `shift` of a u32 word of the root (a
+u64 when the fields of the word take more than 32 bits; `QuantField.word`). The
+frontend expands each access into taichi-dialect ops on that word, so both targets run
+it through their existing lowering:
 
     x[i]            %w = memref.load %word_ptr             (bits at `shift` of the word)
                     %v = (%w << (32 - shift - bits)) >>s (32 - bits)   signed
@@ -42,7 +43,6 @@ from .vectors import Vec, VecPlace
 
 if TYPE_CHECKING:
     from .visitor import KernelCodegen
-
 
 
 def handle(cg: KernelCodegen, f: QuantField | QuantMatrixField) -> FieldHandle:
@@ -115,13 +115,19 @@ class QuantPlace:
             signed = dtypes.i64 if width == 64 else dtypes.i32
             return em.shift(">>", em.cast(top, signed), em.const(width - bits, signed))
         v = em.shift(">>", w, self.shift)
-        return v if bits == width else em.bitwise("&", v, em.const(self.qtype.mask, self.word_dt))
+        return (
+            v
+            if bits == width
+            else em.bitwise("&", v, em.const(self.qtype.mask, self.word_dt))
+        )
 
     def _value(self, cg: KernelCodegen, raw: Value) -> Value:
         """The compute-type value of extracted bits."""
         em = cg.em
         if isinstance(self.qtype, QuantFixed):
-            return em.binary("*", em.cast(raw, self.dtype), em.const(self.qtype.scale, self.dtype))
+            return em.binary(
+                "*", em.cast(raw, self.dtype), em.const(self.qtype.scale, self.dtype)
+            )
         return em.cast(raw, self.dtype)
 
     def _steps(self, cg: KernelCodegen, value: Any) -> Value:
@@ -179,7 +185,9 @@ class QuantPlace:
 
             def new_bits(old: Value) -> Value:
                 current = self._value(cg, self._extract(cg, old))
-                return self._placed(cg, self._steps(cg, binop(em, current, em.value(value, self.dtype))))
+                return self._placed(
+                    cg, self._steps(cg, binop(em, current, em.value(value, self.dtype)))
+                )
 
         old = self._update(cg, new_bits)
         return self._value(cg, self._extract(cg, old))

@@ -25,6 +25,7 @@ from . import dtypes
 from .field import Field, python_scalar
 from .quant import QuantFloat, QuantType
 
+
 def _word(bits: int, name: str) -> Field:
     """The hidden field of the words of `bits` bits of quantized fields."""
     word = Field(dtypes.u32 if bits <= 32 else dtypes.u64, name)
@@ -40,8 +41,12 @@ class QuantField(Field):
         self.qtype = qtype
         self.word: Field | None = None
         self.shift = 0  # a bitpacked field's first bit in its word
-        self.slots: dict[int, int] | None = None  # a quant_array's elements per word, per axis
-        self.new_axes: set[int] = set()  # a quant_array's axes its parent has not: not in the word's index
+        self.slots: dict[int, int] | None = (
+            None  # a quant_array's elements per word, per axis
+        )
+        self.new_axes: set[int] = (
+            set()
+        )  # a quant_array's axes its parent has not: not in the word's index
 
     def _placed_in(self, word: Field, shape: tuple[int, ...], leaf: Any) -> None:
         self.word = word
@@ -79,7 +84,11 @@ class QuantField(Field):
 
     def _positions(self) -> tuple[tuple[np.ndarray, ...], np.ndarray]:
         """For every element: the index of its word and its shift."""
-        idx = np.indices(self.shape, dtype=np.int64) if self.shape else np.zeros((0,), np.int64)
+        idx = (
+            np.indices(self.shape, dtype=np.int64)
+            if self.shape
+            else np.zeros((0,), np.int64)
+        )
         if self.slots is None:
             return tuple(idx), np.full(self.shape, self.shift, np.uint64)
         word, pos = [], np.zeros(self.shape, np.int64)
@@ -153,7 +162,9 @@ class QuantMatrixField(Field):
     def shape(self) -> tuple[int, ...]:  # type: ignore[override]
         shapes = {c.shape for c in self.components.values() if c.placed}
         if len(shapes) > 1:
-            raise TaichiError(f"the components of a quantized Vector/Matrix field have shapes {shapes}")
+            raise TaichiError(
+                f"the components of a quantized Vector/Matrix field have shapes {shapes}"
+            )
         return shapes.pop() if shapes else ()
 
     @shape.setter
@@ -174,11 +185,15 @@ class QuantMatrixField(Field):
 
     def get_scalar_field(self, *indices: int) -> QuantField:  # type: ignore[override]
         if tuple(indices) not in self.components:
-            raise TaichiError(f"get_scalar_field{indices}: elements have shape {self.element_shape}")
+            raise TaichiError(
+                f"get_scalar_field{indices}: elements have shape {self.element_shape}"
+            )
         return self.components[tuple(indices)]
 
     def _array(self) -> np.ndarray:
-        raise TaichiError("a quantized Vector/Matrix field has no NumPy view: use to_numpy()")
+        raise TaichiError(
+            "a quantized Vector/Matrix field has no NumPy view: use to_numpy()"
+        )
 
     def __getitem__(self, key: Any) -> Any:
         from .matrix import Matrix
@@ -235,7 +250,9 @@ def _check_quant_field(f: Any, where: str) -> QuantField:
         if f.placed:
             raise TaichiError(f"{where}: the field is already placed")
         return f
-    raise TaichiError(f"{where} takes fields of quantized types (ti.types.quant), got {f!r}")
+    raise TaichiError(
+        f"{where} takes fields of quantized types (ti.types.quant), got {f!r}"
+    )
 
 
 class BitpackedFields:
@@ -244,7 +261,9 @@ class BitpackedFields:
 
     def __init__(self, max_num_bits: int):
         if max_num_bits not in (8, 16, 32, 64):
-            raise TaichiError(f"BitpackedFields: max_num_bits must be 8, 16, 32 or 64, got {max_num_bits}")
+            raise TaichiError(
+                f"BitpackedFields: max_num_bits must be 8, 16, 32 or 64, got {max_num_bits}"
+            )
         self.max_num_bits = max_num_bits
         self.fields: list[QuantField] = []
         self.bits = 0
@@ -253,16 +272,22 @@ class BitpackedFields:
     def place(self, *fields: Any, shared_exponent: bool = False) -> None:
         """Place fields of quantized types in the word, from its lowest free bit."""
         if shared_exponent and len(fields) <= 1:
-            raise TaichiSyntaxError("At least 2 fields need to be placed when shared_exponent=True")
+            raise TaichiSyntaxError(
+                "At least 2 fields need to be placed when shared_exponent=True"
+            )
         if shared_exponent:
             raise TaichiError(
                 "BitpackedFields.place(shared_exponent=True): quantized floats with a "
                 "shared exponent are not supported by taichi-xdsl yet"
             )
         if self.word is not None:
-            raise TaichiError("BitpackedFields.place: this bitpack is already placed in an SNode")
+            raise TaichiError(
+                "BitpackedFields.place: this bitpack is already placed in an SNode"
+            )
         fields = tuple(  # a quantized Vector/Matrix field: each of its components
-            c for f in fields for c in (f.components.values() if isinstance(f, QuantMatrixField) else (f,))
+            c
+            for f in fields
+            for c in (f.components.values() if isinstance(f, QuantMatrixField) else (f,))
         )
         for f in fields:
             q = _check_quant_field(f, "BitpackedFields.place")
@@ -280,7 +305,9 @@ class BitpackedFields:
         if self.word is not None:
             raise TaichiError("a BitpackedFields is placed once")
         if not self.fields:
-            raise TaichiError("BitpackedFields: place fields in it before placing it in an SNode")
+            raise TaichiError(
+                "BitpackedFields: place fields in it before placing it in an SNode"
+            )
         self.word = _word(self.bits, "bitpacked")
         return self.word
 
@@ -300,10 +327,14 @@ def place_in_quant_array(node: Any, fields: tuple[Any, ...]) -> Any:
         raise TaichiError("a quant_array SNode holds exactly one field")
     q = _check_quant_field(fields[0], "quant_array.place")
     if node.is_sparse_tree():
-        raise TaichiError("a quant_array under a sparse SNode is not supported by taichi-xdsl")
+        raise TaichiError(
+            "a quant_array under a sparse SNode is not supported by taichi-xdsl"
+        )
     per_word = math.prod(node.level.values())
     if node.max_num_bits not in (8, 16, 32, 64):
-        raise TaichiError(f"quant_array: max_num_bits must be 8, 16, 32 or 64, got {node.max_num_bits}")
+        raise TaichiError(
+            f"quant_array: max_num_bits must be 8, 16, 32 or 64, got {node.max_num_bits}"
+        )
     if per_word * q.qtype.bits > node.max_num_bits:
         raise TaichiError(
             f"quant_array: {per_word} elements of {q.qtype.bits} bits exceed "

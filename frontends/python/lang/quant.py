@@ -99,7 +99,8 @@ class QuantFixed(QuantType):
         return self._signed_int(bits).astype(ft) * ft(self.scale)
 
     def __repr__(self) -> str:
-        return f"qfx(d=q{'i' if self.signed else 'u'}{self.bits} c={self.compute} s={self.scale})"
+        digits = f"q{'i' if self.signed else 'u'}{self.bits}"
+        return f"qfx(d={digits} c={self.compute} s={self.scale})"
 
 
 class QuantFloat(QuantType):
@@ -134,12 +135,16 @@ def _cook(dt: Any) -> DataType:
     return dtypes.cook_dtype(dt, cfg.default_ip, cfg.default_fp)
 
 
-def int(bits: builtins.int, signed: bool = True, compute: Any = None) -> QuantInt:  # noqa: A001
+def int(bits: builtins.int, signed: bool = True, compute: Any = None) -> QuantInt:
     """A quantized integer of `bits` bits, computed with `compute` (default_ip when
     signed, default_up when not)."""
     if compute is None:
         cfg = _config()
-        compute = cfg.default_ip if signed else (dtypes.u64 if cfg.default_ip.bits == 64 else dtypes.u32)
+        compute = (
+            cfg.default_ip
+            if signed
+            else (dtypes.u64 if cfg.default_ip.bits == 64 else dtypes.u32)
+        )
     return QuantInt(bits, signed, _cook(compute))
 
 
@@ -154,14 +159,16 @@ def fixed(
     over 2**(bits-1) signed, 2**bits unsigned), computed with `compute` (default_fp)."""
     if scale is None:
         scale = max_value / 2 ** (bits - 1) if signed else max_value / 2**bits
-    return QuantFixed(bits, signed, builtins.float(scale), _cook(compute or _config().default_fp))
+    return QuantFixed(
+        bits, signed, builtins.float(scale), _cook(compute or _config().default_fp)
+    )
 
 
-def float(  # noqa: A001
+def float(
     exp: builtins.int, frac: builtins.int, signed: bool = True, compute: Any = None
 ) -> QuantFloat:
     """A quantized float of `exp` exponent and `frac` fraction bits."""
     return QuantFloat(exp, frac, signed, _cook(compute or _config().default_fp))
 
 
-__all__ = ["int", "fixed", "float"]
+__all__ = ["fixed", "float", "int"]
