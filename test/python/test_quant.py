@@ -264,6 +264,12 @@ def test_a_new_layout_is_not_served_an_old_kernel(arch):
         assert _store_three(arch, bits, compute, values) == values
 
 
+def test_the_extensions_claimed(arch):
+    """quant_basic (ints, fixed point) is claimed; quant (floats, shared exponents) not."""
+    assert ti.is_extension_supported(arch, ti.extension.quant_basic)
+    assert not ti.is_extension_supported(arch, ti.extension.quant)
+
+
 def test_what_is_not_done_says_so():
     f15 = ti.types.quant.float(exp=5, frac=10)
     p, q = ti.field(f15), ti.field(f15)
