@@ -37,7 +37,7 @@ from xdsl.ir import Block
 
 from ..lang import dtypes
 from ..lang.bitpacked import QuantField, QuantMatrixField
-from ..lang.quant import QuantFixed, QuantInt
+from ..lang.quant import QuantFixed, QuantFloat, QuantInt
 from .values import FieldHandle, Place, Value
 from .vectors import Vec, VecPlace
 
@@ -109,7 +109,7 @@ class QuantPlace:
         """The bits of this element in word `w`: a signed integer of the word's width
         (sign-extended) or the unsigned word shifted down and masked."""
         em, bits, width = cg.em, self.qtype.bits, self.word_bits
-        if self.qtype.signed:
+        if self.qtype.signed and not isinstance(self.qtype, QuantFloat):
             up = em.binary("-", em.const(width - bits, self.word_dt), self.shift)
             top = em.shift("<<", w, up)
             signed = dtypes.i64 if width == 64 else dtypes.i32
@@ -128,6 +128,8 @@ class QuantPlace:
             return em.binary(
                 "*", em.cast(raw, self.dtype), em.const(self.qtype.scale, self.dtype)
             )
+        if isinstance(self.qtype, QuantFloat):
+            return _float_of_bits(cg, self.qtype, raw)
         return em.cast(raw, self.dtype)
 
     def _steps(self, cg: KernelCodegen, value: Any) -> Value:
@@ -135,6 +137,8 @@ class QuantPlace:
         compute-type integer, or for fixed point `v / scale` rounded half away from 0."""
         em = cg.em
         v = em.value(value, self.dtype)
+        if isinstance(self.qtype, QuantFloat):
+            return _bits_of_float(cg, self.qtype, v)
         if isinstance(self.qtype, QuantInt):
             return em.cast(v, dtypes.i64 if self.dtype.bits == 64 else dtypes.i32)
         scaled = em.binary("*", v, em.const(1.0 / self.qtype.scale, self.dtype))
@@ -166,7 +170,9 @@ class QuantPlace:
     def atomic(self, cg: KernelCodegen, op_cls: Any, value: Any, node: ast.AST) -> Value:
         """`ti.atomic_*(x[i], v)`, `x[i] += v`: returns the old value."""
         em = cg.em
-        if op_cls in (taichi.AtomicAddOp, taichi.AtomicSubOp):
+        if op_cls in (taichi.AtomicAddOp, taichi.AtomicSubOp) and not isinstance(
+            self.qtype, QuantFloat
+        ):
             inc = self._steps(cg, value)
 
             def new_bits(old: Value) -> Value:
@@ -231,8 +237,53 @@ class QuantVecPlace(VecPlace):
         return self.places[flat]
 
 
+def _bits_of_float(cg: KernelCodegen, q: QuantFloat, v: Value) -> Value:
+    """An f32 as the exponent (low `exp` bits) and digits of `q` (lang/quant.py says
+    how Taichi rounds, clamps and flushes to zero)."""
+    em, e, d = cg.em, q.exp, q.digit_bits
+    i32, u32 = dtypes.i32, dtypes.u32
+    b = em.bitcast(v, i32)
+    if d < 23:
+        b = em.binary("+", b, em.const(1 << (22 - d), i32))
+    ub = em.cast(b, u32)
+    exponent = em.cast(em.bitwise("&", em.shift(">>", ub, 23), em.const(0xFF, u32)), i32)
+    digits = em.bitwise("&", em.shift(">>", ub, 23 - d), em.const((1 << d) - 1, u32))
+    if q.signed:
+        digits = em.bitwise("|", digits, em.shift("<<", em.shift(">>", ub, 31), d))
+    offset = em.select(
+        em.compare("!=", exponent, 0), em.const(q.exponent_offset, i32), em.const(0, i32)
+    )
+    exponent = em.binary("max", em.binary("-", exponent, offset), em.const(0, i32))
+    digits = em.select(em.compare("!=", exponent, 0), digits, em.const(0, u32))
+    return em.cast(em.bitwise("|", em.cast(exponent, u32), em.shift("<<", digits, e)), i32)
+
+
+def _float_of_bits(cg: KernelCodegen, q: QuantFloat, raw: Value) -> Value:
+    """The f32 that the `exp + frac` bits `raw` of `q` hold."""
+    em, e, d = cg.em, q.exp, q.digit_bits
+    u32 = dtypes.u32
+    raw = em.cast(raw, u32)
+    exponent = em.bitwise("&", raw, em.const((1 << e) - 1, u32))
+    digits = em.bitwise("&", em.shift(">>", raw, e), em.const((1 << q.frac) - 1, u32))
+    digits = em.shift("<<", digits, 23 - d)
+    offset: Any = em.const(q.exponent_offset, u32)
+    if e < 8:
+        offset = em.select(em.compare("!=", exponent, 0), offset, em.const(0, u32))
+    bits = em.bitwise(
+        "|",
+        em.shift("<<", em.binary("+", exponent, offset), 23),
+        em.bitwise("&", digits, em.const((1 << 23) - 1, u32)),
+    )
+    if q.signed:
+        sign = em.bitwise("&", digits, em.const(1 << 23, u32))
+        bits = em.bitwise("|", bits, em.shift("<<", sign, 8))
+    return em.bitcast(em.cast(bits, dtypes.i32), dtypes.f32)
+
+
 _BITWISE = (taichi.AtomicAndOp, taichi.AtomicOrOp, taichi.AtomicXorOp)
-_COMBINE: dict[Any, Any] = {
+_COMBINE: dict[Any, Any] = {  # on the decoded values (add and sub: of quantized floats)
+    taichi.AtomicAddOp: lambda em, a, b: em.binary("+", a, b),
+    taichi.AtomicSubOp: lambda em, a, b: em.binary("-", a, b),
     taichi.AtomicMulOp: lambda em, a, b: em.binary("*", a, b),
     taichi.AtomicMinOp: lambda em, a, b: em.binary("min", a, b),
     taichi.AtomicMaxOp: lambda em, a, b: em.binary("max", a, b),

@@ -23,7 +23,7 @@ from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError
 
 from . import dtypes
 from .field import Field, python_scalar
-from .quant import QuantFloat, QuantType
+from .quant import QuantType
 
 
 def _word(bits: int, name: str) -> Field:
@@ -242,11 +242,6 @@ def quant_field(dtype: Any, name: str | None) -> Field:
 
 def _check_quant_field(f: Any, where: str) -> QuantField:
     if isinstance(f, QuantField):
-        if isinstance(f.qtype, QuantFloat):
-            raise TaichiError(
-                f"{where}: quantized floats (ti.types.quant.float) are not supported by "
-                "taichi-xdsl yet; quant.int and quant.fixed are"
-            )
         if f.placed:
             raise TaichiError(f"{where}: the field is already placed")
         return f

@@ -104,16 +104,59 @@ class QuantFixed(QuantType):
 
 
 class QuantFloat(QuantType):
-    """A float of `exp` exponent bits and `frac` fraction bits (and a sign bit when
-    signed). Fields of it can be declared and placed; kernels do not read them yet."""
+    """
+    A float of `exp` exponent bits and `frac` bits of digits (the top one the sign when
+    signed), computed as an f32. Its `exp + frac` bits hold the exponent in the low `exp`
+    bits and the digits above, as Taichi lays them out.
+
+    A store (as Taichi 1.7.4 does it): the f32's bits plus half a step of the kept
+    digits (rounding to nearest, a carry into the exponent), the f32 exponent less
+    `exponent_offset` (0 when the f32 exponent is 0), clamped at 0; the digits are
+    zeroed when that exponent is 0 (flush to zero). An exponent past its bits spills
+    into the digits above it, as in Taichi. A read rebuilds the f32: the exponent plus
+    the offset (none when 0 and `exp` < 8), the digits as the top fraction bits.
+    """
 
     def __init__(
         self, exp: builtins.int, frac: builtins.int, signed: bool, compute: DataType
     ):
-        _check_bits(exp, "quant.float exponent")
-        _check_bits(frac + builtins.int(signed), "quant.float fraction")
+        if not isinstance(exp, builtins.int) or not 1 <= exp <= 8:
+            raise ValueError(f"quant.float: exp must be an int in 1..8, got {exp!r}")
+        _check_bits(frac, "quant.float frac")
+        if compute is not dtypes.f32:
+            raise TypeError(f"quant.float computes with f32 in taichi-xdsl, got {compute}")
+        if frac - builtins.int(signed) < 1 or frac - builtins.int(signed) > 23:
+            raise ValueError(f"quant.float: frac must leave 1..23 digit bits, got {frac}")
         self.exp, self.frac, self.signed, self.compute = exp, frac, signed, compute
-        self.bits = exp + frac + builtins.int(signed)
+        self.bits = exp + frac
+        self.digit_bits = frac - builtins.int(signed)
+        self.exponent_offset = 128 - (1 << (exp - 1))
+
+    def to_bits(self, values: np.ndarray) -> np.ndarray:
+        e, d = self.exp, self.digit_bits
+        b = np.asarray(values, np.float32).view(np.uint32).astype(np.int64)
+        if d < 23:
+            b = (b + (1 << (22 - d))) & 0xFFFFFFFF
+        exponent = (b >> 23) & 0xFF
+        digits = (b >> (23 - d)) & ((1 << d) - 1)
+        if self.signed:
+            digits |= (b >> 31) << d
+        exponent = np.maximum(
+            exponent - np.where(exponent != 0, self.exponent_offset, 0), 0
+        )
+        digits = np.where(exponent != 0, digits, 0)
+        return (exponent | (digits << e)).astype(np.uint64) & np.uint64(self.mask)
+
+    def from_bits(self, bits: np.ndarray) -> np.ndarray:
+        e, d = self.exp, self.digit_bits
+        raw = np.asarray(bits).astype(np.int64)
+        exponent = raw & ((1 << e) - 1)
+        digits = ((raw >> e) & ((1 << self.frac) - 1)) << (23 - d)
+        offset = np.where((exponent != 0) | (e >= 8), self.exponent_offset, 0)
+        f32 = ((exponent + offset) << 23) | (digits & ((1 << 23) - 1))
+        if self.signed:
+            f32 |= (digits & (1 << 23)) << 8
+        return (f32 & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
 
     def __repr__(self) -> str:
         return f"qfl(e={self.exp} f={self.frac} signed={self.signed} c={self.compute})"
