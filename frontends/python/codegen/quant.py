@@ -88,6 +88,8 @@ def element(
         )
     word = cg.element(cg.field_handle(f.word), tuple(word_index), node, write)
     assert isinstance(word, Place)
+    if f.shared is not None:
+        return SharedFloatPlace(word, f, shift)
     return QuantPlace(word, f, shift)
 
 
@@ -159,12 +161,30 @@ class QuantPlace:
 
     # -- accesses --------------------------------------------------------------------
 
-    def load(self, cg: KernelCodegen) -> Value:
-        w = cg.em.load(self.word.ptr, self.word_dt)
+    def _read(self, cg: KernelCodegen, w: Value) -> Value:
+        """This element's value in word `w`."""
         return self._value(cg, self._extract(cg, w))
 
+    def _write(self, cg: KernelCodegen, w: Value, value: Value) -> Value:
+        """The bits (of `_keep`'s complement) that hold `value` in place of word `w`'s."""
+        return self._placed(cg, self._steps(cg, value))
+
+    def _keep(self, cg: KernelCodegen) -> Value:
+        """The bits of the word a write keeps."""
+        em = cg.em
+        return em.invert(
+            em.shift("<<", em.const(self.qtype.mask, self.word_dt), self.shift)
+        )
+
+    def load(self, cg: KernelCodegen) -> Value:
+        return self._read(cg, cg.em.load(self.word.ptr, self.word_dt))
+
     def store(self, cg: KernelCodegen, value: Any, node: ast.AST) -> None:
-        placed = self._placed(cg, self._steps(cg, value))
+        v = cg.em.value(value, self.dtype)
+        if isinstance(self, SharedFloatPlace):
+            self._update(cg, lambda old: self._write(cg, old, v))
+            return
+        placed = self._write(cg, v, v)
         self._update(cg, lambda old: placed)
 
     def atomic(self, cg: KernelCodegen, op_cls: Any, value: Any, node: ast.AST) -> Value:
@@ -190,13 +210,11 @@ class QuantPlace:
                 )
 
             def new_bits(old: Value) -> Value:
-                current = self._value(cg, self._extract(cg, old))
-                return self._placed(
-                    cg, self._steps(cg, binop(em, current, em.value(value, self.dtype)))
-                )
+                current = self._read(cg, old)
+                return self._write(cg, old, binop(em, current, em.value(value, self.dtype)))
 
         old = self._update(cg, new_bits)
-        return self._value(cg, self._extract(cg, old))
+        return self._read(cg, old)
 
     def _update(self, cg: KernelCodegen, new_bits: Any) -> Value:
         """Replace this element's bits of the word with `new_bits(old word)` by a
@@ -204,7 +222,7 @@ class QuantPlace:
         em = cg.em
         ptr = self.word.ptr
         wdt = self.word_dt
-        keep = em.invert(em.shift("<<", em.const(self.qtype.mask, wdt), self.shift))
+        keep = self._keep(cg)
         slot = em.alloca(wdt)
         em.store(slot, em.load(ptr, wdt))
         body = Block()
@@ -218,6 +236,135 @@ class QuantPlace:
             em.emit(taichi.YieldOp())
         em.emit(taichi.WhileOp(body))
         return em.load(slot, wdt)
+
+
+class SharedFloatPlace(QuantPlace):
+    """An element of a quantized float whose exponent others share (lang/bitpacked.py,
+    SharedExponent): a write re-encodes every float of the group under the exponent
+    of the largest, as Taichi does, in one compare-and-swap of the word."""
+
+    def _group_values(self, cg: KernelCodegen, w: Value) -> list[Value]:
+        g = self.field.shared
+        assert g is not None
+        em = cg.em
+        exponent = em.bitwise(
+            "&", em.shift(">>", w, g.shift), em.const((1 << g.exp) - 1, self.word_dt)
+        )
+        out = []
+        for f in g.members:
+            raw = em.bitwise(
+                "&", em.shift(">>", w, f.shift), em.const(g.digits_mask(f), self.word_dt)
+            )
+            out.append(
+                _shared_value(
+                    cg, f.qtype, em.cast(exponent, dtypes.u32), em.cast(raw, dtypes.u32)
+                )
+            )
+        return out
+
+    def _read(self, cg: KernelCodegen, w: Value) -> Value:
+        g = self.field.shared
+        assert g is not None
+        return self._group_values(cg, w)[g.index(self.field)]
+
+    def _write(self, cg: KernelCodegen, w: Value, value: Value) -> Value:
+        g = self.field.shared
+        assert g is not None
+        em, wdt = cg.em, self.word_dt
+        values = self._group_values(cg, w)
+        values[g.index(self.field)] = em.value(value, dtypes.f32)
+        exps = [
+            em.cast(
+                em.bitwise(
+                    "&",
+                    em.shift(">>", em.cast(em.bitcast(v, dtypes.i32), dtypes.u32), 23),
+                    0xFF,
+                ),
+                dtypes.i32,
+            )
+            for v in values
+        ]
+        top = exps[0]
+        for x in exps[1:]:
+            top = em.binary("max", top, x)
+        q0 = g.members[0].qtype
+        offset = em.select(
+            em.compare("!=", top, 0),
+            em.const(q0.exponent_offset, dtypes.i32),
+            em.const(0, dtypes.i32),
+        )
+        stored = em.binary("max", em.binary("-", top, offset), em.const(0, dtypes.i32))
+        bits = em.shift("<<", em.cast(em.cast(stored, dtypes.u32), wdt), g.shift)
+        for f, v in zip(g.members, values):
+            digits = _shared_digits(cg, f.qtype, v, top)
+            bits = em.bitwise("|", bits, em.shift("<<", em.cast(digits, wdt), f.shift))
+        return em.bitwise("&", bits, em.const(g.mask, wdt))
+
+    def _keep(self, cg: KernelCodegen) -> Value:
+        g = self.field.shared
+        assert g is not None
+        return cg.em.invert(cg.em.const(g.mask, self.word_dt))
+
+
+def _ctlz(cg: KernelCodegen, x: Value) -> Value:
+    """The leading zero bits of a u32 (32 for 0), by halving."""
+    em, u32 = cg.em, dtypes.u32
+    n = em.const(0, u32)
+    for k in (16, 8, 4, 2, 1):
+        top_clear = em.compare("<", x, em.const(1 << (32 - k), u32))
+        n = em.binary("+", n, em.select(top_clear, em.const(k, u32), em.const(0, u32)))
+        x = em.select(top_clear, em.shift("<<", x, k), x)
+    return n
+
+
+def _shared_value(cg: KernelCodegen, q: QuantFloat, exponent: Value, raw: Value) -> Value:
+    """The f32 of digits `raw` under a shared `exponent` (both u32; lang/quant.py's
+    QuantFloat.shared_value in IR)."""
+    em, d = cg.em, q.digit_bits
+    u32, i32 = dtypes.u32, dtypes.i32
+    digits, sign = raw, em.const(0, u32)
+    if q.signed:
+        sign = em.bitwise("&", raw, em.const(1 << d, u32))
+        digits = em.shift("<<", em.bitwise("^", raw, sign), 1)
+        sign = em.shift("<<", sign, 31 - d)
+    lz = em.select(em.compare("==", digits, 0), em.const(32, u32), _ctlz(cg, digits))
+    extra = em.binary("-", em.const(31 - d, i32), em.cast(lz, i32))
+    offset: Any = em.const(q.exponent_offset, i32)
+    if q.exp < 8:
+        offset = em.select(em.compare("!=", exponent, 0), offset, em.const(0, i32))
+    offset = em.binary("+", offset, extra)
+    if not q.signed:
+        offset = em.binary("+", offset, em.const(1, i32))
+    digits = em.shift(
+        "<<", digits, em.cast(em.binary("-", em.const(23 - d, i32), extra), u32)
+    )
+    bits = em.bitwise(
+        "|",
+        em.shift("<<", em.cast(em.binary("+", em.cast(exponent, i32), offset), u32), 23),
+        em.bitwise("&", digits, em.const((1 << 23) - 1, u32)),
+    )
+    zero = em.logical("or", em.compare("==", exponent, 0), em.compare("==", raw, 0))
+    bits = em.bitwise("|", em.select(zero, em.const(0, u32), bits), sign)
+    return em.bitcast(em.cast(bits, i32), dtypes.f32)
+
+
+def _shared_digits(cg: KernelCodegen, q: QuantFloat, v: Value, top: Value) -> Value:
+    """The digits (and sign) of f32 `v` under the f32 exponent `top` (i32), a u32."""
+    em, d = cg.em, q.digit_bits
+    u32 = dtypes.u32
+    ub = em.cast(em.bitcast(v, dtypes.i32), u32)
+    own = em.bitwise("&", em.shift(">>", ub, 23), em.const(0xFF, u32))
+    m = em.bitwise(
+        "|", em.bitwise("&", ub, em.const((1 << 23) - 1, u32)), em.const(1 << 23, u32)
+    )
+    down = em.binary("min", em.binary("-", em.cast(top, u32), own), em.const(31, u32))
+    m = em.shift(">>", m, down)
+    shift = 24 - d
+    m = em.binary("+", m, em.const(1 << (shift - 1), u32))
+    m = em.shift(">>", em.binary("min", m, em.const((1 << 24) - 1, u32)), shift)
+    if q.signed:
+        m = em.bitwise("|", m, em.shift("<<", em.shift(">>", ub, 31), d))
+    return m
 
 
 class QuantVecPlace(VecPlace):

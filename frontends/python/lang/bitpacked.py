@@ -23,7 +23,7 @@ from taichi_xdsl.utils.errors import TaichiError, TaichiSyntaxError
 
 from . import dtypes
 from .field import Field, python_scalar
-from .quant import QuantType
+from .quant import QuantFloat, QuantType
 
 
 def _word(bits: int, name: str) -> Field:
@@ -44,9 +44,9 @@ class QuantField(Field):
         self.slots: dict[int, int] | None = (
             None  # a quant_array's elements per word, per axis
         )
-        self.new_axes: set[int] = (
-            set()
-        )  # a quant_array's axes its parent has not: not in the word's index
+        # a quant_array's axes its parent has not: not in the word's index
+        self.new_axes: set[int] = set()
+        self.shared: SharedExponent | None = None  # the exponent it shares, if any
 
     def _placed_in(self, word: Field, shape: tuple[int, ...], leaf: Any) -> None:
         self.word = word
@@ -56,6 +56,8 @@ class QuantField(Field):
         # the symbol names everything a kernel's code depends on (lang/source_key.py
         # keys compiled kernels by the symbols of the fields they use)
         at = self.shift if self.slots is None else (self.slots, sorted(self.new_axes))
+        if self.shared is not None:
+            at = (at, self.shared.key())
         self.symbol = f"{word.symbol}.{self.qtype.key()}@{at}"
         self._snode = leaf
 
@@ -103,6 +105,9 @@ class QuantField(Field):
         self._check_live()
         at, shift = self._word_of(self._key(key))
         assert self.word is not None
+        if self.shared is not None:
+            words = np.array([self.word[at]], np.uint64)
+            return python_scalar(self.shared.values(words)[self.shared.index(self)][0])
         bits = (np.uint64(self.word[at]) >> np.uint64(shift)) & np.uint64(self.qtype.mask)
         return python_scalar(self.qtype.from_bits(np.array(bits))[()])
 
@@ -110,6 +115,12 @@ class QuantField(Field):
         self._check_live()
         at, shift = self._word_of(self._key(key))
         assert self.word is not None
+        if self.shared is not None:
+            words = np.array([self.word[at]], np.uint64)
+            values = self.shared.values(words)
+            values[self.shared.index(self)] = np.array([value], np.float32)
+            self.word[at] = int(self.shared.store(words, values)[0])
+            return
         bits = int(self.qtype.to_bits(np.array(value))[()])
         old = int(self.word[at])
         self.word[at] = (old & ~(self.qtype.mask << shift)) | (bits << shift)
@@ -117,6 +128,9 @@ class QuantField(Field):
     def to_numpy(self, dtype: Any = None, keep_dims: bool = False) -> np.ndarray:
         assert self.word is not None
         words = self.word.to_numpy().astype(np.uint64)
+        if self.shared is not None:
+            out = self.shared.values(words)[self.shared.index(self)]
+            return out.astype(dtype) if dtype is not None else out
         at, shift = self._positions()
         bits = (words[at] >> shift) & np.uint64(self.qtype.mask)
         out = self.qtype.from_bits(bits)
@@ -127,6 +141,13 @@ class QuantField(Field):
         values = self._conform(arr)
         at, shift = self._positions()
         words = self.word.to_numpy().astype(np.uint64)
+        if self.shared is not None:
+            group = self.shared.values(words)
+            group[self.shared.index(self)] = values.astype(np.float32)
+            self.word.from_numpy(
+                self.shared.store(words, group).astype(self.word.dtype.np_dtype)
+            )
+            return
         keep = ~(np.uint64(self.qtype.mask) << shift)
         np.bitwise_and.at(words, at, keep)
         np.bitwise_or.at(words, at, self.qtype.to_bits(values) << shift)
@@ -250,6 +271,59 @@ def _check_quant_field(f: Any, where: str) -> QuantField:
     )
 
 
+class SharedExponent:
+    """Quantized floats of one bitpack sharing an exponent (`place(...,
+    shared_exponent=True)`): the exponent's `exp` bits at `shift`, then each float's
+    digits (lang/quant.py says how Taichi rounds them)."""
+
+    def __init__(self, shift: int, exp: int, members: list[QuantField]):
+        self.shift, self.exp, self.members = shift, exp, members
+        self.mask = (1 << exp) - 1 << shift
+        for f in members:
+            self.mask |= self.digits_mask(f) << f.shift
+
+    @staticmethod
+    def digits_mask(f: QuantField) -> int:
+        return (1 << f.qtype.frac) - 1  # type: ignore[attr-defined]
+
+    def key(self) -> str:
+        return f"shared{self.shift}:" + ",".join(
+            f"{f.qtype.key()}@{f.shift}" for f in self.members
+        )
+
+    def index(self, f: QuantField) -> int:
+        return self.members.index(f)
+
+    def values(self, words: np.ndarray) -> list[np.ndarray]:
+        """Python scope: each member's f32 values in `words` (uint64)."""
+        exponent = (words >> np.uint64(self.shift)) & np.uint64((1 << self.exp) - 1)
+        return [
+            f.qtype.shared_value(  # type: ignore[attr-defined]
+                exponent.astype(np.int64),
+                ((words >> np.uint64(f.shift)) & np.uint64(self.digits_mask(f))).astype(
+                    np.int64
+                ),
+            )
+            for f in self.members
+        ]
+
+    def store(self, words: np.ndarray, values: list[np.ndarray]) -> np.ndarray:
+        """Python scope: `words` with the members' bits holding `values` (f32)."""
+        exps = [
+            (np.asarray(v, np.float32).view(np.uint32).astype(np.int64) >> 23) & 0xFF
+            for v in values
+        ]
+        top = np.maximum.reduce(exps)
+        q0 = self.members[0].qtype
+        stored = np.maximum(top - np.where(top != 0, q0.exponent_offset, 0), 0)  # type: ignore[attr-defined]
+        bits = stored << self.shift
+        for f, v in zip(self.members, values):
+            digits = f.qtype.shared_digits(v, top)  # type: ignore[attr-defined]
+            bits = bits | (digits << f.shift)
+        bits = bits.astype(np.uint64) & np.uint64(self.mask)
+        return (np.asarray(words, np.uint64) & ~np.uint64(self.mask)) | bits
+
+
 class BitpackedFields:
     """`ti.BitpackedFields(max_num_bits)`: fields of quantized types sharing one word
     per cell; `place(...)` them here, then place this in an SNode."""
@@ -266,15 +340,6 @@ class BitpackedFields:
 
     def place(self, *fields: Any, shared_exponent: bool = False) -> None:
         """Place fields of quantized types in the word, from its lowest free bit."""
-        if shared_exponent and len(fields) <= 1:
-            raise TaichiSyntaxError(
-                "At least 2 fields need to be placed when shared_exponent=True"
-            )
-        if shared_exponent:
-            raise TaichiError(
-                "BitpackedFields.place(shared_exponent=True): quantized floats with a "
-                "shared exponent are not supported by taichi-xdsl yet"
-            )
         if self.word is not None:
             raise TaichiError(
                 "BitpackedFields.place: this bitpack is already placed in an SNode"
@@ -284,6 +349,9 @@ class BitpackedFields:
             for f in fields
             for c in (f.components.values() if isinstance(f, QuantMatrixField) else (f,))
         )
+        if shared_exponent:
+            self._place_shared(fields)
+            return
         for f in fields:
             q = _check_quant_field(f, "BitpackedFields.place")
             if self.bits + q.qtype.bits > self.max_num_bits:
@@ -294,6 +362,37 @@ class BitpackedFields:
             q.shift = self.bits
             self.bits += q.qtype.bits
             self.fields.append(q)
+
+    def _place_shared(self, fields: tuple[Any, ...]) -> None:
+        if len(fields) <= 1:
+            raise TaichiSyntaxError(
+                "At least 2 fields need to be placed when shared_exponent=True"
+            )
+        members = [_check_quant_field(f, "BitpackedFields.place") for f in fields]
+        types = [f.qtype for f in members]
+        if not all(isinstance(t, QuantFloat) for t in types):
+            raise TaichiError("shared_exponent=True: every field must be a quant.float")
+        exps = {t.exp for t in types}  # type: ignore[attr-defined]
+        if len(exps) != 1:
+            raise TaichiError(
+                f"shared_exponent=True: the floats have exponents of {exps} bits"
+            )
+        (exp,) = exps
+        total = self.bits + exp + sum(t.frac for t in types)  # type: ignore[attr-defined]
+        if total > self.max_num_bits:
+            raise TaichiError(
+                f"BitpackedFields(max_num_bits={self.max_num_bits}): the fields take "
+                f"{total} bits"
+            )
+        shift = self.bits
+        self.bits += exp
+        for f in members:  # the digits of each, after the exponent
+            f.shift = self.bits
+            self.bits += f.qtype.frac  # type: ignore[attr-defined]
+            self.fields.append(f)
+        group = SharedExponent(shift, exp, members)
+        for f in members:
+            f.shared = group
 
     def _word_field(self) -> Field:
         """The hidden field of the words, to place in the SNode."""

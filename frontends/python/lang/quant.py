@@ -158,8 +158,49 @@ class QuantFloat(QuantType):
             f32 |= (digits & (1 << 23)) << 8
         return (f32 & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
 
+    # -- with an exponent shared by several floats (ti.BitpackedFields.place(...,
+    # shared_exponent=True)): the digits carry their leading 1, the exponent is that
+    # of the largest float, as Taichi 1.7.4 stores them --------------------------------
+
+    def shared_digits(self, f32: np.ndarray, top: np.ndarray) -> np.ndarray:
+        """The digits (with the sign bit) of f32 values under the f32 exponent `top`."""
+        b = np.asarray(f32, np.float32).view(np.uint32).astype(np.int64)
+        own = (b >> 23) & 0xFF
+        m = (b & ((1 << 23) - 1)) | (1 << 23)
+        m = m >> np.minimum(top - own, 31)
+        shift = 24 - self.digit_bits
+        m = np.minimum(m + (1 << (shift - 1)), (1 << 24) - 1) >> shift
+        if self.signed:
+            m |= (b >> 31) << self.digit_bits
+        return m
+
+    def shared_value(self, exponent: np.ndarray, raw: np.ndarray) -> np.ndarray:
+        """The f32 of stored digits `raw` (frac bits) under the stored `exponent`."""
+        d = self.digit_bits
+        raw = np.asarray(raw, np.int64)
+        exponent = np.asarray(exponent, np.int64)
+        digits = raw
+        sign = np.zeros_like(raw)
+        if self.signed:
+            sign = raw & (1 << d)
+            digits = (raw ^ sign) << 1
+            sign = sign << (31 - d)
+        lz = np.where(digits == 0, 32, 31 - np.floor(np.log2(np.maximum(digits, 1))))
+        extra = (31 - d) - lz.astype(np.int64)
+        offset = np.where((exponent != 0) | (self.exp >= 8), self.exponent_offset, 0)
+        offset = offset + extra + (0 if self.signed else 1)
+        digits = _shl(digits, (23 - d) - extra)
+        f32 = ((exponent + offset) << 23) | (digits & ((1 << 23) - 1))
+        f32 = np.where((exponent == 0) | (raw == 0), 0, f32) | sign
+        return (f32 & 0xFFFFFFFF).astype(np.uint32).view(np.float32)
+
     def __repr__(self) -> str:
         return f"qfl(e={self.exp} f={self.frac} signed={self.signed} c={self.compute})"
+
+
+def _shl(x: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """x << n of int64 arrays, n >= 0 (a negative n shifts right)."""
+    return np.where(n >= 0, x << np.maximum(n, 0), x >> np.maximum(-n, 0))
 
 
 def _check_bits(bits: Any, what: str) -> None:
