@@ -236,6 +236,7 @@ def vulkan_pipeline(
     optimize: bool = True,
     passes: PipelineEdits | None = None,
     root_segment_bytes: int = 0,
+    max_shared_bytes: int = 0,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`. `optimize=False` (`ti.init(opt_level=0)`) leaves out the
@@ -251,6 +252,10 @@ def vulkan_pipeline(
         options += " preserve-nan-inf=true"
     if root_segment_bytes:
         options += f" root-segment-bytes={root_segment_bytes}"
+    if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
+        options += " check-loop-exits=true"
+    if max_shared_bytes:  # the device's maxComputeSharedMemorySize
+        options += f" max-shared-bytes={max_shared_bytes}"
     vulkan = (
         pipeline("vulkan")
         .with_options("convert-offload-to-spirv", options)
@@ -820,6 +825,7 @@ class VulkanBackend:
         self._ndarray_owner = ndarray_owner
         caps = runtime.caps
         self._max_groups = caps.max_compute_work_group_count[0]
+        self._max_shared_bytes = caps.max_compute_shared_memory_size
         self._cpu_device = caps.device_type == "cpu"
         self.combines_per_workgroup = bool(
             self.caps.get("spirv_has_subgroup_basic")
@@ -890,6 +896,7 @@ class VulkanBackend:
             optimize=self.opt_level > 0,
             passes=edits,
             root_segment_bytes=self.root_segment_bytes,
+            max_shared_bytes=self._max_shared_bytes,
         )
 
     def spirv_pipeline(self) -> list[str]:
@@ -1036,14 +1043,9 @@ class VulkanBackend:
     def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
         """The arch (the device), caps and config (the pipeline as run, edits included)
         parts of this backend's cache keys."""
-        p = self.pipeline(passes)
-        config = ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
-        if self.passes or passes:
-            from taichi_xdsl.utils import registry
-            from taichi_xdsl.utils.pipelines import pass_base_name
+        from taichi_xdsl.utils.cache_keys import pipeline_config
 
-            names = sorted({pass_base_name(q) for q in p.passes})
-            config += f";plugins={registry.plugin_fingerprint(names)}"
+        config = pipeline_config(self.pipeline(passes), edited=bool(self.passes or passes))
         caps = self.runtime.caps
         device = (
             f"{caps.name};{caps.vendor_id:#x}:{caps.device_id:#x};"
@@ -1057,9 +1059,9 @@ class VulkanBackend:
 
     def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
         """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.vulkan.cache import kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return kernel_key(str(module), **self._target_parts(passes))
+        return KEYS.kernel_key(str(module), **self._target_parts(passes))
 
     def source_cache_key(
         self, parts: dict[str, str], *, passes: PipelineEdits | None = None
@@ -1071,9 +1073,9 @@ class VulkanBackend:
         """
         if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
             return None
-        from taichi_xdsl.targets.vulkan.cache import source_kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return source_kernel_key(parts, **self._target_parts(passes))
+        return KEYS.source_kernel_key(parts, **self._target_parts(passes))
 
     def load_by_source(self, source_key: str, kernel_name: str) -> VulkanKernel | None:
         """
@@ -1131,6 +1133,17 @@ class VulkanBackend:
         """The size S of the root's segments on this device (utils/spirv_abi.py): its
         maxStorageBufferRange, rounded down to the fields' alignment."""
         return spirv_abi.root_segment_bytes(self.runtime.caps.max_storage_buffer_range)
+
+    @property
+    def fields_may_span_segments(self) -> bool:
+        """Whether a field may span several root segments: kernels then choose the
+        segment per element with variable pointers (lowering/spirv_access.py)."""
+        return self.runtime.caps.variable_pointers
+
+    @property
+    def device_memory_bytes(self) -> int:
+        """The bytes of this device's device-local memory heaps (0: none reported)."""
+        return self.runtime.caps.device_local_bytes
 
     def root_changed_on_host(self, lo: int = 0, hi: int | None = None) -> None:
         """The host (Python scope) may have written bytes [lo, hi) of the root (`hi`

@@ -110,6 +110,7 @@ class KernelCodegen(ast.NodeVisitor):
         cfg = program.config
         self.em = Emitter(cfg.default_ip, cfg.default_fp)
         self.symbol = symbol
+        self.kernel_name = symbol  # the kernel's own name once build_kernel runs
         self.entry = Block()
         self.loops: list[LoopInfo] = []
         self.field_handles: dict[int, FieldHandle] = {}
@@ -150,6 +151,7 @@ class KernelCodegen(ast.NodeVisitor):
         returned item (Kernel._return_types: a struct's is ("struct", members, type))."""
         self.return_layout = return_layout or []
         tree = src.tree
+        self.kernel_name = tree.name  # runtime messages name it (and the ti.func they are in)
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
         arg_types = [
             t

@@ -318,6 +318,9 @@ class Field(_ArrayLike):
     """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""
     hidden = False
     """A mask or length field of a sparse SNode, which users do not see."""
+    spans_segments = False
+    """An array of a sparse pool that may span several Vulkan root segments
+    (lang/pools.py); any other field must fit one."""
 
     @property
     def snode(self) -> Any:

@@ -316,7 +316,7 @@ class Program:
                 f"with 32-bit byte offsets, so all fields together hold at most "
                 f"{ROOT_BYTES_LIMIT / 2**30:.0f} GiB"
             )
-        if segment and f.nbytes > segment and self.layout_settled:
+        if segment and f.nbytes > segment and self.layout_settled and not f.spans_segments:
             _too_large(f, segment)
         f.offset = offset
         self.root_size = f.offset + max(f.nbytes, 1)
@@ -365,7 +365,7 @@ class Program:
                 self._put(f)
         segment = self.root_segment_bytes
         for f in self.fields:  # placed before the layout settled
-            if segment and f.nbytes > segment:
+            if segment and f.nbytes > segment and not f.spans_segments:
                 _too_large(f, segment)
 
     @property
