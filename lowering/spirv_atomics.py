@@ -23,6 +23,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -100,6 +101,8 @@ class AtomicLowering(TaskPattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, taichi.AtomicCasOp) and isinstance(op.dest.type, spirv.PointerType):
+            if op.new.type == i64:
+                self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
             swap = spirv.AtomicCompareExchangeOp(op.dest, op.new, op.expected)
             ops: list[Operation] = []
             value = guarded(self.state, op.dest, [swap], swap.results[0], ops)

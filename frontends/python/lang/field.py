@@ -546,6 +546,19 @@ def field(
     if order is not None and shape is None:
         raise TaichiCompilationError("shape cannot be None when order is set")
     prog = _program.get_program()
+    from .quant import QuantType
+
+    element_type = getattr(dtype, "dtype", None) if hasattr(dtype, "cooked") else None
+    if isinstance(dtype, QuantType) or isinstance(element_type, QuantType):
+        # placed by ti.BitpackedFields / quant_array (lang/bitpacked.py)
+        if shape is not None:
+            raise TaichiError(
+                "a field of a quantized type has no shape of its own: place it with "
+                "ti.BitpackedFields or SNode.quant_array"
+            )
+        from .bitpacked import quant_field
+
+        return quant_field(dtype, name or None)
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
         element_shape, dtype = dtype.shape, dtype.dtype

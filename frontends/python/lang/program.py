@@ -566,9 +566,9 @@ extension = _Extensions()
 # i64/f64 (data64) and assert (assertion) on both; the autodiff stack (adstack) on the
 # CPU. Vulkan's data64 also needs a device with 64-bit floats and integers.
 _EXTENSIONS: dict[str, set[str]] = {
-    "x64": {"data64", "assertion", "adstack", "sparse"},
-    "arm64": {"data64", "assertion", "adstack", "sparse"},
-    "vulkan": {"data64", "assertion", "sparse"},
+    "x64": {"data64", "assertion", "adstack", "sparse", "quant_basic", "quant"},
+    "arm64": {"data64", "assertion", "adstack", "sparse", "quant_basic", "quant"},
+    "vulkan": {"data64", "assertion", "sparse", "quant_basic", "quant"},
 }
 
 
