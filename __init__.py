@@ -55,6 +55,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "uint32": (f"{_FRONTEND}.dtypes", "uint32"),
     "uint64": (f"{_FRONTEND}.dtypes", "uint64"),
     "Field": (f"{_FRONTEND}.field", "Field"),
+    "BitpackedFields": (f"{_FRONTEND}.bitpacked", "BitpackedFields"),
     "axes": (f"{_FRONTEND}.field", "axes"),
     "field": (f"{_FRONTEND}.field", "field"),
     "i": (f"{_FRONTEND}.field", "i"),
@@ -177,6 +178,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "static_assert": (f"{_FRONTEND}.ops", "static_assert"),
     "loop_unique": (f"{_FRONTEND}.ops", "loop_unique"),
     "block_local": (f"{_FRONTEND}.ops", "block_local"),
+    "cache_read_only": (f"{_FRONTEND}.ops", "cache_read_only"),
     "static_print": (f"{_FRONTEND}.ops", "static_print"),
     "GUI": (f"{_GUI}.gui2d", "GUI"),
     "rgb_to_hex": (f"{_GUI}.gui2d", "rgb_to_hex"),
@@ -196,6 +198,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
 }
 
 __all__ = [
+    "BitpackedFields",
     "real_func",
     "asin",
     "acos",
@@ -228,6 +231,7 @@ __all__ = [
     "static_print",
     "loop_unique",
     "block_local",
+    "cache_read_only",
     "Ndarray",
     "TaichiAssertionError",
     "TaichiCompilationError",

@@ -28,7 +28,9 @@ A range_for's bounds are known before its launch: each is an `arith.constant` or
 from __future__ import annotations
 
 from abc import ABC
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
 
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
@@ -45,9 +47,9 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.dialects.llvm import LLVMPointerType
 from xdsl.ir import Attribute, Block, Dialect, Operation, Region, SSAValue
 from xdsl.irdl import (
+    AttrConstraint,
     IRDLOperation,
     VarConstraint,
     base,
@@ -463,6 +465,28 @@ class SetReturnOp(IRDLOperation):
             )
 
 
+def _llvm_pointer() -> Attribute:
+    from xdsl.dialects.llvm import LLVMPointerType
+
+    return LLVMPointerType()
+
+
+@dataclass(frozen=True)
+class LLVMPointerConstraint(AttrConstraint):
+    """
+    `!llvm.ptr`, checked by its name: the ops that hold one are made only on the CPU
+    path, and a Vulkan compile, which never builds them, need not import xDSL's llvm
+    dialect (50-80 ms of a process's first kernel).
+    """
+
+    def verify(self, attr: Attribute, constraint_context: Any) -> None:
+        if attr.name != "llvm.ptr":
+            raise VerifyException(f"{attr} should be of base attribute llvm.ptr")
+
+    def mapping_type_vars(self, type_var_mapping: Mapping[Any, Any]) -> AttrConstraint:
+        return self
+
+
 @irdl_op_definition
 class ContextOp(IRDLOperation):
     """
@@ -475,14 +499,14 @@ class ContextOp(IRDLOperation):
     """
 
     name = "offload.context"
-    result = result_def(LLVMPointerType)
+    result = result_def(LLVMPointerConstraint())
     assembly_format = "attr-dict `:` type($result)"
     traits = traits_def(
         Pure(), HasAncestor(SerialTask, RangeForTask, StructForTask, FuncOp)
     )
 
     def __init__(self):
-        super().__init__(result_types=[LLVMPointerType()])
+        super().__init__(result_types=[_llvm_pointer()])
 
 
 @irdl_op_definition
@@ -497,13 +521,13 @@ class ThreadLocalBufferOp(IRDLOperation):
 
     name = "offload.thread_local_buffer"
     size = prop_def(IntegerAttr[I64])
-    result = result_def(LLVMPointerType)
+    result = result_def(LLVMPointerConstraint())
     assembly_format = "$size attr-dict `:` type($result)"
     traits = traits_def(Pure(), HasAncestor(RangeForTask))
 
     def __init__(self, size: int):
         super().__init__(
-            properties={"size": IntegerAttr(size, i64)}, result_types=[LLVMPointerType()]
+            properties={"size": IntegerAttr(size, i64)}, result_types=[_llvm_pointer()]
         )
 
     def verify_(self) -> None:

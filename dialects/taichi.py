@@ -74,6 +74,7 @@ from xdsl.ir import (
     TypeAttribute,
 )
 from xdsl.irdl import (
+    EqAttrConstraint,
     IRDLOperation,
     ParsePropInAttrDict,
     VarConstraint,
@@ -1144,24 +1145,26 @@ class LengthOp(_ListOp):
 @irdl_op_definition
 class AtomicCasOp(IRDLOperation):
     """
-    Compare-and-swap: store `new` into the i32 place when it holds `expected`; the
-    result is the value it held before (the swap happened when that equals
+    Compare-and-swap: store `new` into the i32 or i64 place when it holds `expected`;
+    the result is the value it held before (the swap happened when that equals
     `expected`). A pointer SNode's activation uses it: of several invocations that
-    allocate a block for the same empty cell, one wins.
+    allocate a block for the same empty cell, one wins. A write of a quantized field
+    (codegen/quant.py) swaps the word its bits share with other fields.
 
     Example: `%old = taichi.atomic_cas %p, %expected, %new : memref<i32>`
     """
 
     name = "taichi.atomic_cas"
-    dest = operand_def(MemRefType.constr(i32))
-    expected = operand_def(i32)
-    new = operand_def(i32)
-    old = result_def(i32)
+    T: ClassVar = VarConstraint("T", EqAttrConstraint(i32) | EqAttrConstraint(i64))
+    dest = operand_def(MemRefType.constr(T))
+    expected = operand_def(T)
+    new = operand_def(T)
+    old = result_def(T)
     assembly_format = "$dest `,` $expected `,` $new attr-dict `:` type($dest)"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
 
     def __init__(self, dest: SSAValue | Operation, expected: SSAValue | Operation, new: SSAValue | Operation):
-        super().__init__(operands=[dest, expected, new], result_types=[i32])
+        super().__init__(operands=[dest, expected, new], result_types=[SSAValue.get(new).type])
 
     def verify_(self) -> None:
         _scalar_slot(self, self.dest, "its destination")

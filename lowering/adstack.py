@@ -20,8 +20,11 @@ A push onto a full stack keeps what the stack holds (no write past its end) and
 counts the value, so that pops stay balanced; its `%ok` is false, and ti-auto-diff
 asserts it (`always`): the overflow reaches the error record on both targets.
 
-`AdStackToLLVM` runs inside convert-offload-to-llvm (after the task functions exist),
-`AdStackToSpirv` inside convert-taichi-to-spirv.
+Each target's pattern has its own file, so that a pipeline imports only its target's
+dialect: `AdStackToLLVM` (lowering/llvm_adstack.py) runs inside convert-offload-to-llvm
+(after the task functions exist), `AdStackToSpirv` (lowering/spirv_adstack.py) inside
+convert-taichi-to-spirv; both build their ops through a `StackTarget` and share
+`lower_stack_uses`.
 """
 
 from __future__ import annotations
@@ -29,17 +32,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from taichi_xdsl.dialects import spirv, taichi
+from taichi_xdsl.dialects import taichi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
-from xdsl.dialects import arith, llvm
-from xdsl.dialects.builtin import AnyFloat, IntegerAttr, IntegerType, i32, i64
+from xdsl.dialects.builtin import i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
-from xdsl.rewriter import InsertPoint
+from xdsl.pattern_rewriter import PatternRewriter
 
 
 @dataclass
-class _Target:
+class StackTarget:
     """How one target builds the few operations a stack needs."""
 
     const: Callable[[int], Operation]
@@ -52,11 +53,11 @@ class _Target:
     sub: Callable[[SSAValue, SSAValue], Operation]
 
 
-def _lower_uses(
+def lower_stack_uses(
     op: taichi.AdStackAllocaOp,
     buffer: SSAValue,
     count: SSAValue,
-    t: _Target,
+    t: StackTarget,
     rewriter: PatternRewriter,
 ) -> None:
     """Rewrite every push, pop and top of the stack `op` makes, then `op` itself."""
@@ -121,101 +122,3 @@ def _lower_uses(
                 )
     zero = t.const(0)
     rewriter.replace(op, [zero, t.store(zero.results[0], count)], [None])
-
-
-# -- LLVM ----------------------------------------------------------------------------------
-
-
-def _llvm_target(element: Attribute) -> _Target:
-    def const(value: int) -> Operation:
-        return arith.ConstantOp(IntegerAttr(value, i32))
-
-    return _Target(
-        const=const,
-        load=lambda ptr, type_: llvm.LoadOp(ptr, type_),
-        store=lambda value, ptr: llvm.StoreOp(value, ptr),
-        element_ptr=lambda buffer, index: llvm.GEPOp.from_mixed_indices(
-            buffer, [index], element
-        ),
-        less_than=lambda a, b: arith.CmpiOp(a, b, "ult"),
-        select=lambda c, a, b: arith.SelectOp(c, a, b),
-        add=lambda a, b: arith.AddiOp(a, b),
-        sub=lambda a, b: arith.SubiOp(a, b),
-    )
-
-
-MAX_STACK_BYTES = 1 << 20
-"""The largest adstack buffer on a CPU thread's stack (threads have a few MiB)."""
-
-
-class AdStackToLLVM(RewritePattern):
-    """
-    An adstack in a task function: its buffer and count are `llvm.alloca`s at the
-    function's entry (once per call, even for a stack made in a loop); see the module
-    docstring for its ops. A buffer over MAX_STACK_BYTES is a compile error (it would
-    overflow the thread's stack).
-    """
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: taichi.AdStackAllocaOp, rewriter: PatternRewriter):
-        function = op.parent_op()
-        while function is not None and not isinstance(function, llvm.FuncOp):
-            function = function.parent_op()
-        if function is None:
-            return
-        stack_type = op.stack.type
-        assert isinstance(stack_type, taichi.AdStackType)
-        element = stack_type.element_type
-        assert isinstance(element, IntegerType | AnyFloat)  # AdStackType.verify
-        if stack_type.size * max(element.bitwidth // 8, 1) > MAX_STACK_BYTES:
-            raise PassFailedAt(
-                op,
-                f"an adstack of {stack_type.size} values of {element} is more than "
-                f"{MAX_STACK_BYTES} bytes of a CPU thread's stack; lower "
-                "ti.init(ad_stack_size=...)",
-            )
-        size = llvm.ConstantOp(IntegerAttr(stack_type.size, i64), i64)
-        buffer = llvm.AllocaOp(size, element, alignment=8)
-        one = llvm.ConstantOp(IntegerAttr(1, i64), i64)
-        count = llvm.AllocaOp(one, i32, alignment=4)
-        buffer.res.name_hint, count.res.name_hint = "adstack", "adstack_count"
-        rewriter.insert(
-            [size, buffer, one, count], InsertPoint.at_start(function.body.blocks[0])
-        )
-        _lower_uses(op, buffer.res, count.res, _llvm_target(element), rewriter)
-
-
-# -- SPIR-V --------------------------------------------------------------------------------
-
-
-def _spirv_target() -> _Target:
-    return _Target(
-        const=lambda value: spirv.ConstantOp.from_int(value, i32),
-        load=lambda ptr, _type: spirv.LoadOp(ptr),
-        store=lambda value, ptr: spirv.StoreOp(ptr, value),
-        element_ptr=lambda base, index: spirv.AccessChainOp(base, [index]),
-        less_than=lambda a, b: spirv.ULessThanOp(a, b),
-        select=lambda c, a, b: spirv.SelectOp(c, a, b),
-        add=lambda a, b: spirv.IAddOp(a, b),
-        sub=lambda a, b: spirv.ISubOp(a, b),
-    )
-
-
-class AdStackToSpirv(RewritePattern):
-    """
-    An adstack in a shader: an array and a count in `Function` variables (the
-    serializer puts them at the function's top); see the module docstring for its ops.
-    """
-
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: taichi.AdStackAllocaOp, rewriter: PatternRewriter):
-        stack_type = op.stack.type
-        assert isinstance(stack_type, taichi.AdStackType)
-        array = spirv.ArrayType(stack_type.size, stack_type.element_type)
-        buffer = spirv.VariableOp(spirv.PointerType(array, "Function"))
-        count = spirv.VariableOp(spirv.PointerType(i32, "Function"))
-        for new, name in ((buffer, "adstack"), (count, "adstack_count")):
-            new.location = op.location
-            new.results[0].name_hint = name
-        rewriter.insert([buffer, count], InsertPoint.before(op))
-        _lower_uses(op, buffer.results[0], count.results[0], _spirv_target(), rewriter)

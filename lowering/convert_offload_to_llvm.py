@@ -37,7 +37,7 @@ Inside tasks (and real functions):
 - loads that ti-lower-access marked `invariant` (context and argument words) move out of
   a range_for's loop, to run once per call;
 - local slots (0-d `memref.alloca`) become `llvm.alloca`s at the function's entry, and
-  so do adstacks (lowering/adstack.py);
+  so do adstacks (lowering/llvm_adstack.py);
 - `offload.set_return N, %v` stores %v at byte 8*N of the returns buffer;
 - `taichi.print` calls libc's `printf` (then `fflush(NULL)`, so that output keeps its
   order with the host's), with a format string global.
@@ -77,7 +77,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint, Rewriter
 
 from taichi_xdsl.dialects import offload, taichi
-from taichi_xdsl.lowering.adstack import AdStackToLLVM
+from taichi_xdsl.lowering.llvm_adstack import AdStackToLLVM
 from taichi_xdsl.lowering.lower_access import INVARIANT, scalar_bytes
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt

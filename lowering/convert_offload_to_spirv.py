@@ -105,10 +105,12 @@ from taichi_xdsl.lowering.spirv_access import (
     StoreLowering,
     ThreadLocalLowering,
 )
+from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import (
     TaskState,
+    byte_size,
     fail,
     int_const,
     load_value,
@@ -120,9 +122,11 @@ from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
 from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
+from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
+    AnyFloat,
     ArrayAttr,
     Float32Type,
     Float64Type,
@@ -286,6 +290,96 @@ def _inline(region: Region, block: Block) -> None:
         block.add_op(op)
 
 
+def _workgroup_bytes(module: spirv.ModuleOp) -> int:
+    """Bytes of the Workgroup variables (block-shared memory) `module` declares."""
+    total = 0
+    for op in module.body.block.ops:
+        if not isinstance(op, spirv.GlobalVariableOp):
+            continue
+        pointer = op.type
+        if not (
+            isinstance(pointer, spirv.PointerType)
+            and pointer.storage_class.data == "Workgroup"
+        ):
+            continue
+        total += _type_bytes(pointer.pointee_type)
+    return total
+
+
+def _type_bytes(type_: Attribute) -> int:
+    """Bytes of an array of integers or floats (the Workgroup variables' types)."""
+    if isinstance(type_, spirv.ArrayType):
+        return type_.size.data * _type_bytes(type_.element_type)
+    if isinstance(type_, IntegerType):
+        return max(1, type_.width.data // 8)
+    assert isinstance(type_, AnyFloat), type_
+    return type_.bitwidth // 8
+
+
+def _first_shared_array(task: offload.TaskOp) -> Operation:
+    """The task's first ti.simt.block.SharedArray, else the task (where to report)."""
+    for op in task.walk():
+        if isinstance(op, taichi.SharedArrayOp):
+            return op
+    return task
+
+
+def _check_shared_bytes(
+    kernel: offload.KernelOp, anchor: Operation, module: spirv.ModuleOp, limit: int
+) -> None:
+    """Reject a task module whose block-shared memory exceeds `limit` (max-shared-bytes),
+    at `anchor` (its first SharedArray)."""
+    used = _workgroup_bytes(module)
+    if used <= limit:
+        return
+    raise PassFailedAt(
+        anchor,
+        f"kernel '{kernel.sym_name.data}' needs {used} bytes of block-shared memory a "
+        f"block (ti.simt.block.SharedArray), more than this device's {limit} "
+        "(maxComputeSharedMemorySize): use smaller shared arrays or fewer of them",
+    )
+
+
+def _grid_loop_may_be_cut(task: offload.TaskOp, body: Block, local_size: int) -> bool:
+    """
+    Whether to check the grid-stride loop of `task` against a driver's loop budget
+    (lavapipe: 65535 iterations of all the loops of a SIMD group of invocations): when
+    its body runs serial loops, which spend the budget (the task already asserts that
+    they ran whole, so the check costs no host wait more), or when its length is read
+    on the device and its block is smaller than DEFAULT_BLOCK_DIM (DYNAMIC_GROUPS groups of 32 invocations: a cut past
+    536,854,528 elements). Not checked, to spare every launch a host wait to read the
+    error record (a 4096-element ndarray kernel on lavapipe: 1.5 ms a launch against
+    0.65): a launch of constant length (at most 65535 groups, which every Vulkan device
+    allows, so an invocation takes at most 2**31 / (65535 * 32) + 1 elements), and one
+    of device-read length with a full block, where a cut needs more than 2,147,418,112
+    elements (65534 for each of DYNAMIC_GROUPS * 128 invocations).
+    """
+    if any(isinstance(op, spirv.LoopOp) for op in body.walk()):
+        return True
+    if isinstance(task, offload.RangeForTask) and not (
+        isinstance(task.lower.owner, arith.ConstantOp)
+        and isinstance(task.upper.owner, arith.ConstantOp)
+    ):
+        return local_size < spirv_abi.DEFAULT_BLOCK_DIM
+    return False
+
+
+def _grid_stride_done(
+    iv: spirv.VariableOp, hi: SSAValue, task: offload.TaskOp
+) -> list[Operation]:
+    """After the grid-stride loop (`check-loop-exits`): assert (always) that it reached
+    `hi`. A driver that ends an invocation's loops once they ran out of a shared budget
+    (lavapipe) may end it at its back edge just after an element's own loops finished,
+    leaving the invocation's next elements undone."""
+    end = spirv.LoadOp(iv)
+    done = spirv.SGreaterThanEqualOp(end, hi)
+    check = taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)
+    ops: list[Operation] = [end, done, check]
+    for op in ops:
+        op.location = task.location
+    return ops
+
+
 def _task_module(
     kernel: offload.KernelOp,
     index: int,
@@ -300,6 +394,7 @@ def _task_module(
     folded: dict[int, tuple[list[Operation], int]],
     spread_groups: int,
     root_segment_bytes: int = 0,
+    check_loop_exits: bool = False,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -361,6 +456,10 @@ def _task_module(
         else:
             _struct_indices(task, i, body)
         entry.add_op(loop)
+        if check_loop_exits and _grid_loop_may_be_cut(task, body, local_size):
+            iv = tail[0]
+            assert isinstance(iv, spirv.VariableOp)
+            entry.add_ops(_grid_stride_done(iv, hi, task))
         if isinstance(task, offload.RangeForTask):
             if _has_subgroup_arithmetic(caps):
                 combine_per_workgroup(state, task.epilogue, local_size)
@@ -578,14 +677,17 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
 def _root_segments(
     kernel: offload.KernelOp, fields: dict[str, taichi.FieldOp], segment_bytes: int
 ) -> int:
-    """How many root segments `kernel` binds: up to the last one holding a field it
-    names (at least one, binding 0)."""
+    """How many root segments `kernel` binds: up to the last one holding a byte of a
+    field it names (at least one, binding 0)."""
     last = 0
     for op in kernel.walk():
         if isinstance(op, taichi.GetFieldOp):
             declared = fields.get(op.field.root_reference.data)
-            if declared is not None:
-                last = max(last, declared.offset.value.data // segment_bytes)
+            if declared is not None:  # the segment of its last byte
+                field_type = declared.type
+                nbytes = field_type.element_count() * byte_size(field_type.element_type)
+                end = declared.offset.value.data + max(nbytes, 1) - 1
+                last = max(last, end // segment_bytes)
     return last + 1
 
 
@@ -605,6 +707,11 @@ class ConvertOffloadToSpirvPass(ModulePass):
     `root-segment-bytes` S > 0, the root is bound as segments of S bytes (utils/
     spirv_abi.py): a field at root offset B is read from segment B // S at B % S, and
     each task module records in `ti.root_segments` how many segments its kernel binds.
+    With `check-loop-exits`, a parallel task whose grid-stride loop a driver's loop
+    budget may cut (lavapipe's) asserts (always) that the loop reached its bound.
+    With `max-shared-bytes` N > 0 (the device's maxComputeSharedMemorySize), a task
+    whose Workgroup variables (ti.simt.block.SharedArray, a reduction's partials) take
+    more than N bytes is rejected at its first SharedArray.
     """
 
     name = "convert-offload-to-spirv"
@@ -616,6 +723,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     fold_bounds: bool = False
     spread_groups: int = 0
     root_segment_bytes: int = 0
+    check_loop_exits: bool = False
+    max_shared_bytes: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -634,6 +743,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
             )
             for index, task in enumerate(kernel.tasks):
                 base = len(prints)
+                anchor = _first_shared_array(task)
                 module = _task_module(
                     kernel,
                     index,
@@ -648,7 +758,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     folded,
                     self.spread_groups,
                     self.root_segment_bytes,
+                    self.check_loop_exits,
                 )
+                if self.max_shared_bytes:
+                    _check_shared_bytes(kernel, anchor, module, self.max_shared_bytes)
                 if self.root_segment_bytes:
                     module.attributes["ti.root_segments"] = IntegerAttr(segments, i64)
                 if index in skip:

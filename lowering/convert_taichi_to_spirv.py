@@ -6,7 +6,7 @@ SPIR-V requires structured control flow, so the conversion starts from the struc
 taichi ops (not from `cf`): `taichi.if` becomes a `spirv.mlir.selection`, serial
 `taichi.range_for` / `taichi.while` a `spirv.mlir.loop`, a local `memref.alloca` a
 `spirv.Variable` in Function storage with `spirv.Load` / `spirv.Store` for its
-`memref.load` / `memref.store`, an adstack two Function variables (lowering/adstack.py).
+`memref.load` / `memref.store`, an adstack two Function variables (lowering/spirv_adstack.py).
 
 `taichi.break` and `taichi.continue` cannot branch out of a selection region, so they set
 a flag (a Function variable of the loop) and the ops after the construct that set it run
@@ -41,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import offload, spirv, taichi
-from taichi_xdsl.lowering.adstack import AdStackToSpirv
+from taichi_xdsl.lowering.spirv_adstack import AdStackToSpirv
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
 from xdsl.dialects import memref
@@ -211,9 +211,10 @@ def _header(
 
 
 LOOP_CUT_SHORT = (
-    "a serial loop ended before its last iteration: this Vulkan driver stops loops "
-    "after a number of iterations (Mesa's lavapipe: 65535); run this kernel on another "
-    "device or the CPU"
+    "a serial loop ended before its last iteration: this Vulkan driver stops the loops "
+    "of a shader invocation once they ran a number of iterations in all (Mesa's "
+    "lavapipe: 65535, shared by the loops of neighbouring invocations too); run this "
+    "kernel on another device or the CPU"
 )
 """The message of the loop-exit check (`check-loop-exits`)."""
 
@@ -349,9 +350,9 @@ def _exit_check(iv: SSAValue, upper: SSAValue, brk: SSAValue | None) -> list[Ope
     return [*ops, taichi.AssertOp(done, LOOP_CUT_SHORT, always=True)]
 
 
-LOOP_LIMIT = 65535
-"""Iterations after which lavapipe ends the loops of an invocation (Mesa's gallivm,
-LP_MAX_TGSI_LOOP_ITERATIONS): a while loop that counted this many was cut, or would be."""
+COUNT_WRAP = -1
+"""The count (as i32) at which a checked while loop gives up: 2**32 - 1 iterations, far
+past any driver's budget. It only makes the loop's exit opaque (see WhileLowering)."""
 
 
 @dataclass
@@ -364,10 +365,19 @@ class WhileLowering(RewritePattern):
         spirv.mlir.loop { ^header: %go = !brk; spirv.BranchConditional %go, ^body, ^merge
                           ^body: ...  ^continue: spirv.Branch ^header  ^merge: ... }
 
-    With `loops.check_exits` (a driver that ends long loops silently), the loop counts
-    its iterations and a count of LOOP_LIMIT or more after it counts as cut, flagged or
-    asserted as RangeForLowering does (the break flag itself cannot tell: after the
-    loop a compiler may fold it to true, the loop's only exit in the IR).
+    With `loops.check_exits` (a driver that ends long loops silently), a loop that ends
+    with its break flag unset was cut, flagged or asserted as RangeForLowering does.
+    lavapipe's budget (65535 iterations) is shared by every loop of a SIMD group of
+    invocations, so no count of the loop's own can tell; the break flag can, but after
+    a loop whose only exit is `brk` the driver's compiler folds `brk` to true. So the
+    loop also counts its iterations and leaves at COUNT_WRAP (2**32 - 1: never, on any
+    driver that has the check): with two exits, `brk` after the loop is not foldable.
+
+        %n = spirv.Variable; store %n, 0           (before the loop)
+        ^header: %go = !brk && (load %n) != -1     (the loop's test)
+        ^body:   store %n, (load %n) + 1; ...
+        after:   taichi.assert (load %brk), LOOP_CUT_SHORT always
+                 (in a task: %cut |= !(load %brk), asserted at the body's end)
     """
 
     loops: RangeForLowering
@@ -385,23 +395,27 @@ class WhileLowering(RewritePattern):
             count = spirv.VariableOp(_fn_ptr(i32))
             zero = spirv.ConstantOp.from_int(0, i32)
             one = spirv.ConstantOp.from_int(1, i32)
-            limit = spirv.ConstantOp.from_int(LOOP_LIMIT, i32)
-            new_ops += [count, zero, one, limit, spirv.StoreOp(count, zero)]
+            wrap = spirv.ConstantOp.from_int(COUNT_WRAP, i32)
+            new_ops += [count, zero, one, wrap, spirv.StoreOp(count, zero)]
+            now = spirv.LoadOp(count)
+            room = spirv.INotEqualOp(now, wrap)
+            both = spirv.LogicalAndOp(go, room)
+            header_ops += [now, room, both]
+            go = both.results[0]
             seen = spirv.LoadOp(count)
             more = spirv.IAddOp(seen, one)
             body.add_ops([seen, more, spirv.StoreOp(count, more)])
-            final = spirv.LoadOp(count)
-            cut = spirv.SGreaterThanEqualOp(final, limit)
-            after += [final, cut]
+            broke = spirv.LoadOp(brk)
+            after.append(broke)
             task_body = _task_body(op)
             if task_body is None:
-                ok = spirv.LogicalNotOp(cut)
-                after += [ok, taichi.AssertOp(ok, LOOP_CUT_SHORT, always=True)]
+                after.append(taichi.AssertOp(broke, LOOP_CUT_SHORT, always=True))
             else:
+                cut = spirv.LogicalNotOp(broke)
                 flag = self.loops._cut_flag(task_body, rewriter)
                 before = spirv.LoadOp(flag)
                 either = spirv.LogicalOrOp(before, cut)
-                after += [before, either, spirv.StoreOp(flag, either)]
+                after += [cut, before, either, spirv.StoreOp(flag, either)]
         _move_body(op.body.block, body, rewriter)
         loop = _loop(header_ops, go, body, [])
         new_ops += [*_store_false(brk), loop, *after]
@@ -536,10 +550,11 @@ def _check_supported(op: Operation) -> None:
 class ConvertTaichiToSpirvPass(ModulePass):
     """Structured taichi control flow and local slots -> spirv. With
     `check-loop-exits`, each serial range_for is checked to have run to its bound, and
-    each while loop to have run fewer than LOOP_LIMIT iterations: in an offload task once,
-    at the end of the task body, for all its loops (a flag); elsewhere right after the
-    loop (RangeForLowering, WhileLowering). The Vulkan backend asks for it on lavapipe,
-    which ends loops of more than 65535 iterations silently."""
+    each while loop to have left by its break: in an offload task once, at the end of
+    the task body, for all its loops (a flag); elsewhere right after the loop
+    (RangeForLowering, WhileLowering). The Vulkan backend asks for it on lavapipe, which
+    ends the loops of a SIMD group of invocations silently once they ran 65535
+    iterations in all."""
 
     name = "convert-taichi-to-spirv"
 

@@ -366,7 +366,7 @@ def _access(
             return rmw, rmw.res
         case taichi.AtomicCasOp():
             swap = llvm_ext.CmpXchgOp(ptr, user.expected, user.new)
-            old = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), swap.res, i32)
+            old = llvm.ExtractValueOp(DenseArrayBase.from_list(i64, [0]), swap.res, user.new.type)
             return [swap, old], old.res
         case _:
             return None

@@ -119,7 +119,7 @@ class ElementPtrLowering(TaskPattern):
             if offset % byte_size(element):
                 raise fail(op, f"field offset {offset} is not aligned")
             dims: list[SSAValue | int] = list(base_type.get_shape())
-            binding, local = _root_place(self.state, declared, op)
+            bindings, local = _root_place(self.state, declared, op)
             start = local // byte_size(element)
         elif isinstance(base, offload.ArgOp):
             arg = base.index.value.data
@@ -128,7 +128,7 @@ class ElementPtrLowering(TaskPattern):
                 d if d >= 0 else shape_word(self.state, offsets[arg], axis, ops)
                 for axis, d in enumerate(base_type.get_shape())
             ]
-            binding, start = spirv_abi.ndarray_binding(positions[arg]), 0
+            bindings, start = [spirv_abi.ndarray_binding(positions[arg])], 0
         elif isinstance(base, taichi.SharedArrayOp):
             ptr = shared_element_ptr(self.state, base, list(op.indices), ops)
             rewriter.replace(op, ops, [ptr])
@@ -136,7 +136,10 @@ class ElementPtrLowering(TaskPattern):
         else:
             raise fail(op, "element of something other than a field or an ndarray")
         index = _linear_index(list(op.indices), dims, start, ops)
-        ptr = self.state.element_ptr(binding, element, index, ops)
+        if len(bindings) == 1:
+            ptr = self.state.element_ptr(bindings[0], element, index, ops)
+        else:
+            ptr = self.state.spanning_element_ptr(bindings, element, index, ops)
         if self.state.debug and len(op.indices) > 1 << SITE_SHIFT:
             raise fail(
                 op, f"debug bounds checks of an access with more than {1 << SITE_SHIFT} "
@@ -148,31 +151,39 @@ class ElementPtrLowering(TaskPattern):
         rewriter.replace(op, ops, [ptr])
 
 
-def _root_place(state: TaskState, declared: taichi.FieldOp, op: Operation) -> tuple[int, int]:
-    """The binding of the root segment that holds field `declared`, and the field's byte
-    offset in it (utils/spirv_abi.py, root segments)."""
+def _root_place(
+    state: TaskState, declared: taichi.FieldOp, op: Operation
+) -> tuple[list[int], int]:
+    """The bindings of the root segments that hold field `declared` (one, unless the
+    field spans several: a sparse pool's array larger than one binding), and the
+    field's byte offset in the first (utils/spirv_abi.py, root segments)."""
     offset = declared.offset.value.data
     size = state.root_segment_bytes
     if not size:
-        return spirv_abi.ROOT_BINDING, offset
+        return [spirv_abi.ROOT_BINDING], offset
     segment, local = divmod(offset, size)
     field_type = declared.type
     nbytes = field_type.element_count() * byte_size(field_type.element_type)
-    if local + nbytes > size:
+    last = (offset + max(nbytes, 1) - 1) // size
+    if last > segment and not state.caps.get("spirv_has_variable_ptr"):
         raise fail(
             op,
             f"field @{declared.sym_name.data} ({nbytes} bytes at root offset {offset}) "
             f"straddles the root segments of {size} bytes (a storage-buffer binding holds "
-            "at most that much on this device)",
+            "at most that much on this device), and the device has no variable pointers "
+            "(variablePointersStorageBuffer) to choose a segment per element",
         )
     _, positions = kernel_inputs(state.kernel)
     textures = sum(
         isinstance(t, taichi.TextureType) for t in state.kernel.function_type.inputs.data
     )
-    binding = spirv_abi.root_segment_binding(segment, len(positions), textures)
-    if segment:
-        state.binding_names[binding] = f"root{segment}"
-    return binding, local
+    bindings = []
+    for k in range(segment, last + 1):
+        binding = spirv_abi.root_segment_binding(k, len(positions), textures)
+        if k:
+            state.binding_names[binding] = f"root{k}"
+        bindings.append(binding)
+    return bindings, local
 
 
 def _linear_index(

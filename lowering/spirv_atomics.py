@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from taichi_xdsl.dialects import spirv, taichi
 from taichi_xdsl.lowering.spirv_common import (
+    SPANNING,
     Place,
     TaskPattern,
     fail,
@@ -22,6 +23,7 @@ from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
     IntegerType,
+    i64,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
@@ -99,6 +101,8 @@ class AtomicLowering(TaskPattern):
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, taichi.AtomicCasOp) and isinstance(op.dest.type, spirv.PointerType):
+            if op.new.type == i64:
+                self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
             swap = spirv.AtomicCompareExchangeOp(op.dest, op.new, op.expected)
             ops: list[Operation] = []
             value = guarded(self.state, op.dest, [swap], swap.results[0], ops)
@@ -214,10 +218,15 @@ class AtomicLowering(TaskPattern):
             self._require(op, "spirv_has_atomic_int64", "Int64Atomics")
         elif bits_type.width.data != 32:
             raise fail(op, f"'{op.name}' on {t} has no SPIR-V lowering")
-        zero = int_const(0)
-        bits = spirv.AccessChainOp(
-            self.state.view(place.binding, bits_type), [zero, place.index]
-        )
+        if place.binding == SPANNING:  # a pool array over several root segments
+            bits = self.state.spanning_element_ptr(place.bindings, bits_type, place.index, ops)
+        else:
+            zero = int_const(0)
+            chain = spirv.AccessChainOp(
+                self.state.view(place.binding, bits_type), [zero, place.index]
+            )
+            ops += [zero, chain]
+            bits = chain.results[0]
         seen0 = spirv.LoadOp(bits)
         result = spirv.VariableOp(spirv.PointerType(t, "Function"))
         self.state.at_entry([result])
@@ -241,5 +250,5 @@ class AtomicLowering(TaskPattern):
         header.add_ops([*body, seen, done, spirv.BranchConditionalOp(done, merge, cont)])
         loop = spirv.LoopOp(Region([entry, header, cont, merge]))
         loaded = spirv.LoadOp(result)
-        ops += [zero, bits, seen0, loop, loaded]
+        ops += [seen0, loop, loaded]
         return loaded.results[0]

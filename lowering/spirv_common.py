@@ -55,6 +55,13 @@ class Place:
     element: Attribute
     is_bool: bool
     check: Check | None = None
+    bindings: tuple[int, ...] = ()
+    """binding SPANNING: the bindings of the root segments the field spans."""
+
+
+SPANNING = -1
+"""The binding of a Place in a field that spans several root segments (its pointer
+selects one of their bindings per element: spirv_access._spanning_element_ptr)."""
 
 
 @dataclass
@@ -137,6 +144,46 @@ class TaskState:
         pointer = chain.results[0]
         self.places[pointer] = Place(binding, index, stored, is_bool)
         return pointer
+
+    def spanning_element_ptr(
+        self, bindings: Sequence[int], element: Attribute, index: SSAValue, ops: list[Operation]
+    ) -> SSAValue:
+        """
+        Append to `ops` a pointer to element `index` (counted from the start of the
+        first segment) of a field whose elements lie in the root segments `bindings` in
+        turn: element k is in segment k // n at k % n (n: the elements one segment
+        holds; an element never straddles two, as fields are 64-byte aligned and
+        segments a multiple of 64 bytes). Each segment's access chain takes the
+        element's place in its own segment or 0 (in bounds of every binding); selects
+        of pointers (VariablePointersStorageBuffer) keep the one of its segment.
+
+            %s = %k / n ; %i = %k % n
+            %p0 = AccessChain %root_f32[0, select(%s == 0, %i, 0)]
+            %p1 = AccessChain %root1_f32[0, select(%s == 1, %i, 0)]
+            %p = select(%s == 1, %p1, %p0) ...
+        """
+        per = int_const(self.root_segment_bytes // byte_size(element))
+        zero = int_const(0)
+        segment = spirv.SDivOp(index, per)
+        local = spirv.SModOp(index, per)
+        ops += [per, zero, segment, local]
+        ptr: SSAValue | None = None
+        for k, binding in enumerate(bindings):
+            number = int_const(k)
+            hit = spirv.IEqualOp(segment, number)
+            at = spirv.SelectOp(hit, local, zero)
+            chain = spirv.AccessChainOp(self.view(binding, element), [zero, at])
+            ops += [number, hit, at, chain]
+            if ptr is None:
+                ptr = chain.results[0]
+                continue
+            chosen = spirv.SelectOp(hit, chain, ptr)
+            ops.append(chosen)
+            ptr = chosen.results[0]
+        assert ptr is not None
+        self.capabilities.add("VariablePointersStorageBuffer")
+        self.places[ptr] = Place(SPANNING, index, element, False, bindings=tuple(bindings))
+        return ptr
 
     def byte_slot(
         self, binding: int, offset: int, element: Attribute, ops: list[Operation]

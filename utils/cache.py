@@ -114,31 +114,6 @@ def _package_version() -> str:
     return str(taichi_xdsl.__xdsl_version__)
 
 
-def stat_fingerprint(root: Path, dirs: tuple[str, ...]) -> str:
-    """SHA-256 of the relative path, size and mtime of the Python sources under
-    `root`/`dirs`: cheaper than reading them (a few stat calls), and any edit changes it."""
-    digest = hashlib.sha256()
-    for name in dirs:
-        for path in sorted((root / name).rglob("*.py")):
-            info = path.stat()
-            relative = path.relative_to(root).as_posix()
-            digest.update(f"{relative}:{info.st_size}:{info.st_mtime_ns};".encode())
-    return digest.hexdigest()
-
-
-def installed_xdsl_version() -> str:
-    """xDSL's installed version from its dist-info folder's name, found without importing
-    xDSL (what a source key names: importing xDSL is what a warm hit avoids)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec("xdsl")  # finds the package, does not run it
-    if spec is None or spec.origin is None:
-        return "?"
-    site = Path(spec.origin).resolve().parents[1]
-    found = sorted(site.glob("xdsl-*.dist-info"))
-    return ",".join(p.name for p in found) or spec.origin
-
-
 class OfflineCache:
     """
     A directory of cache entries and their index (see the module docstring).

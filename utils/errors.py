@@ -10,6 +10,7 @@ Frontend errors carry the kernel's file, line and source line in their message:
 
 from __future__ import annotations
 
+import ast
 import linecache
 
 
@@ -68,6 +69,33 @@ def access_site(filename: str, line: int, column: int) -> str:
     return f"{filename}:{line}:{column}"
 
 
+def in_function(function: str, kernel: str) -> str:
+    """How a kernel error names where it happened: the kernel, or the ti.func the line
+    is in and the kernel that called it (`get (called from kernel k)`)."""
+    return kernel if function == kernel else f"{function} (called from kernel {kernel})"
+
+
+def enclosing_function(filename: str, line: int) -> str | None:
+    """The name of the innermost function definition of `filename` around `line` (the
+    ti.func or kernel an error's line is in), None when the file cannot be read."""
+    text = "".join(linecache.getlines(filename))
+    if not text:
+        return None
+    try:
+        tree = ast.parse(text, filename)
+    except (SyntaxError, ValueError):
+        return None
+    found: ast.FunctionDef | ast.AsyncFunctionDef | None = None
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue
+        first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+        if first <= line <= (node.end_lineno or node.lineno):
+            if found is None or node.lineno > found.lineno:
+                found = node
+    return found.name if found is not None else None
+
+
 def out_of_bounds_error(
     kernel: str, first: int, index: int, extent: int, site: str
 ) -> TaichiIndexAssertionError:
@@ -81,6 +109,8 @@ def out_of_bounds_error(
         File "demo.py", line 7, column 5, in k:
             x[i] = 1
             ^
+
+    An access inside a ti.func names it and the kernel: `in get (called from kernel k)`.
     """
     dimension = first & ((1 << SITE_SHIFT) - 1)
     message = (
@@ -89,7 +119,8 @@ def out_of_bounds_error(
     )
     if site:
         filename, line, column = site.rsplit(":", 2)
-        message += f'\nFile "{filename}", line {line}, column {column}, in {kernel}:'
+        where = in_function(enclosing_function(filename, int(line)) or kernel, kernel)
+        message += f'\nFile "{filename}", line {line}, column {column}, in {where}:'
         source = linecache.getline(filename, int(line)).rstrip()
         if source:
             message += f"\n{source}\n{' ' * max(int(column) - 1, 0)}^"

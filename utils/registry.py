@@ -113,12 +113,26 @@ def dialect_factories() -> dict[str, Callable[[], Dialect]]:
 
 
 def pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
-    """Every xDSL pass, ours, our named pipelines and installed plugins."""
+    """
+    Every xDSL pass, ours, our named pipelines, the passes of register_pass and the
+    installed plugins. A plugin cannot take a name that one of the others has (as
+    register_pass refuses one): the others win.
+    """
+    factories = dict(_builtin_pass_factories())
+    for name, factory in _plugin_pass_factories().items():
+        factories.setdefault(name, factory)
+    return factories
+
+
+@cache
+def _builtin_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
+    """`pass_factories` less the plugins: found without scanning the installed
+    packages' entry points (importing importlib.metadata and the scan cost a process
+    some 60 ms, which a pipeline naming only these passes need not pay)."""
     from xdsl.transforms import get_all_passes
 
     factories = dict(get_all_passes())
     factories.update({name: _lazy(spec) for name, spec in PASSES.items()})
-    factories.update(_plugin_pass_factories())
     factories.update({name: (lambda t=t: t) for name, t in _REGISTERED_PASSES.items()})
     for name, spec in PIPELINES.items():
         factories[name] = _pipeline_factory(name, spec)
@@ -156,6 +170,7 @@ def register_pass(pass_type: type[ModulePass]) -> type[ModulePass]:
     if known is None and (name in PASSES or name in PIPELINES):
         raise ValueError(f"a pass named '{name}' already exists")
     _REGISTERED_PASSES[name] = pass_type
+    _builtin_pass_factories.cache_clear()
     _all_pass_factories.cache_clear()
     return pass_type
 
@@ -269,10 +284,15 @@ def _all_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
 
 
 def build_pipeline(spec: str, callback: Any = None) -> PassPipeline:
-    """Parse a pass-spec string (`a,b{opt=1},c`) against the registry."""
+    """Parse a pass-spec string (`a,b{opt=1},c`) against the registry (the installed
+    plugins are looked up only when the spec names a pass the registry lacks)."""
     from xdsl.passes import PassPipeline
+    from xdsl.utils.arg_spec import parse_pipeline
 
-    return PassPipeline.parse_spec(_all_pass_factories(), spec, callback)
+    factories = _builtin_pass_factories()
+    if any(p.name not in factories for p in parse_pipeline(spec)):
+        factories = _all_pass_factories()
+    return PassPipeline.parse_spec(factories, spec, callback)
 
 
 def make_context(dialects: tuple[str, ...] | None = None) -> Context:

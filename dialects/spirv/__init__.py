@@ -35,6 +35,7 @@ from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.arithmetic import (
     BinaryOp,
     BitcastOp,
+    BitFieldSExtractOp,
     BitwiseAndOp,
     BitwiseOrOp,
     BitwiseXorOp,
@@ -289,6 +290,7 @@ __all__ = [
     "AtomicXorOp",
     "BinaryOp",
     "BitcastOp",
+    "BitFieldSExtractOp",
     "BitwiseAndOp",
     "BitwiseOrOp",
     "BitwiseXorOp",
@@ -512,6 +514,7 @@ SPIRV = Dialect(
         ShiftLeftLogicalOp,
         ShiftRightArithmeticOp,
         ShiftRightLogicalOp,
+        BitFieldSExtractOp,
         IEqualOp,
         INotEqualOp,
         SGreaterThanOp,

@@ -544,6 +544,50 @@ class ShiftRightLogicalOp(ShiftOp):
     name = "spirv.ShiftRightLogical"
 
 
+@irdl_op_definition
+class BitFieldSExtractOp(IRDLOperation):
+    """
+    The `count` bits of base from bit `offset`, sign-extended to base's width (count 0
+    gives 0). Vulkan takes 32-bit bases only.
+
+    Example: `%r = spirv.BitFieldSExtract %a, %offset, %count : i32, i32, i32`
+    """
+
+    name = "spirv.BitFieldSExtract"
+
+    T: ClassVar = VarConstraint("T", AnyAttr())
+
+    base = operand_def(T)
+    offset = operand_def()
+    count = operand_def()
+    result = result_def(T)
+
+    traits = traits_def(Pure())
+
+    assembly_format = (
+        "$base `,` $offset `,` $count attr-dict `:` type($base) `,` type($offset) `,` "
+        "type($count)"
+    )
+
+    def __init__(
+        self,
+        base: SSAValue | Operation,
+        offset: SSAValue | Operation,
+        count: SSAValue | Operation,
+    ):
+        super().__init__(
+            operands=[base, offset, count], result_types=[SSAValue.get(base).type]
+        )
+
+    def verify_(self) -> None:
+        check_kind(self, self.base.type, "integer", "base")
+        for operand, role in ((self.offset, "offset"), (self.count, "count")):
+            if not isinstance(operand.type, IntegerType) or is_bool_type(operand.type):
+                raise VerifyException(
+                    f"'{self.name}' {role} must be an integer scalar, got {operand.type}"
+                )
+
+
 # ---------------------------------------------------------------------------------------
 # Comparisons
 # ---------------------------------------------------------------------------------------

@@ -357,17 +357,15 @@ class CpuBackend:
     def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
         """The arch, caps and config parts of this backend's cache keys (the pipeline,
         edits included, is part of the config)."""
-        host = jit.host_target()
-        p = self.pipeline(passes)
-        config = (
-            f"debug={self.debug};fast_math={self.fast_math};opt_level={self.opt_level};"
-            + ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
-        )
-        if self._edited(passes):
-            from taichi_xdsl.utils.pipelines import pass_base_name
+        from taichi_xdsl.utils.cache_keys import pipeline_config
 
-            names = sorted({pass_base_name(q) for q in p.passes})
-            config += f";plugins={registry.plugin_fingerprint(names)}"
+        host = jit.host_target()
+        config = pipeline_config(
+            self.pipeline(passes),
+            edited=self._edited(passes),
+            options=f"debug={self.debug};fast_math={self.fast_math};"
+            f"opt_level={self.opt_level};",
+        )
         return {
             "arch": f"cpu:{host.triple}",
             "caps": f"{host.cpu};{host.features}",
@@ -376,9 +374,9 @@ class CpuBackend:
 
     def cache_key(self, module: ModuleOp, *, passes: PipelineEdits | None = None) -> str:
         """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.llvm.cache import kernel_key
+        from taichi_xdsl.targets.llvm.cache import KEYS
 
-        return kernel_key(str(module), **self._target_parts(passes))
+        return KEYS.kernel_key(str(module), **self._target_parts(passes))
 
     def source_cache_key(
         self, parts: dict[str, str], *, passes: PipelineEdits | None = None
@@ -390,9 +388,9 @@ class CpuBackend:
         """
         if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
             return None
-        from taichi_xdsl.targets.llvm.cache import source_kernel_key
+        from taichi_xdsl.targets.llvm.cache import KEYS
 
-        return source_kernel_key(parts, **self._target_parts(passes))
+        return KEYS.source_kernel_key(parts, **self._target_parts(passes))
 
     def load_by_source(self, source_key: str, kernel_name: str) -> CpuKernel | None:
         """

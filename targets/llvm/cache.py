@@ -4,29 +4,16 @@ launch plan to and from JSON.
 
 An entry holds the kernel's launch plan (JSON metadata) and its relocatable object code
 (`jit.compile_object`), loaded with `jit.load_object` on a hit: no xDSL pass, no LLVM
-optimisation. The key (`kernel_key`) is the SHA-256 of
-
-- `ir`: the kernel's module as the frontend built it (fields with their offsets and types,
-  the taichi.kernel with its argument and return types; template arguments are baked in);
-- `arch` and `caps`: the LLVM triple, CPU name and CPU features the code is built for;
-- `config`: debug, fast_math, opt_level and the two pass pipelines, as run;
-- `compiler`: the versions of taichi_xdsl, xDSL, llvmlite and LLVM, plus a hash of the
-  compiler's own sources (dialects/, lowering/, targets/llvm/, utils/), so that editing a
-  pass invalidates what it compiled.
-
-A first-level key (`source_kernel_key`) is computed before the frontend runs, from the
-kernel's source, the values it names, its template signature and the field layout
-(frontends/python/lang/source_key.py), with the same arch, caps and config and
-`light_compiler_version` (no xDSL import; the frontend's sources are fingerprinted too).
-It is a link in the cache's index (OfflineCache.link), not an entry: a fresh process that
-finds it loads the IR-keyed entry without importing xDSL.
+optimisation. Its keys are utils/cache_keys.py's (`KEYS.kernel_key`, and
+`KEYS.source_kernel_key` computed before the frontend runs, with no xDSL import): the
+kernel's IR (or the frontend's source parts), the LLVM triple, CPU name and features,
+the options and pipeline as run, and the versions of taichi_xdsl, xDSL, llvmlite and
+LLVM with a hash of the compiler's sources (dialects/, lowering/, targets/llvm/, utils/),
+so that editing a pass invalidates what it compiled.
 """
 
 from __future__ import annotations
 
-import hashlib
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from taichi_xdsl.targets.llvm.runtime import (
@@ -37,108 +24,22 @@ from taichi_xdsl.targets.llvm.runtime import (
     ScalarArg,
     TaskSpec,
 )
-from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
+from taichi_xdsl.utils.cache_keys import KeyScheme
 
 PLAN_FORMAT = 1
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/llvm", "utils")
 
 
-def fingerprint_sources(root: Path, dirs: tuple[str, ...] = COMPILER_SOURCE_DIRS) -> str:
-    """SHA-256 of the Python sources under `root`/`dirs` (relative paths and contents)."""
-    digest = hashlib.sha256()
-    for name in dirs:
-        for path in sorted((root / name).rglob("*.py")):
-            data = path.read_bytes()
-            relative = path.relative_to(root).as_posix().encode()
-            digest.update(b"%d:%s:%d:" % (len(relative), relative, len(data)))
-            digest.update(data)
-    return digest.hexdigest()
-
-
-@cache
-def source_fingerprint() -> str:
-    """`fingerprint_sources` of this installation's compiler, once per process."""
-    return fingerprint_sources(_PACKAGE_ROOT)
-
-
-@cache
-def compiler_version() -> str:
-    """
-    Versions of everything that turns IR into machine code, and the sources' hash (once a
-    process: none of them changes while it runs).
-    """
+def _llvm_versions() -> str:
     import llvmlite
-    import taichi_xdsl
     from llvmlite import binding
 
     llvm_version = ".".join(map(str, binding.llvm_version_info))
-    return (
-        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};"
-        f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
-        f"sources={source_fingerprint()}"
-    )
+    return f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
 
 
-def _xdsl_version() -> str:
-    """
-    xDSL's version from its installed dist-info folder's name (xdsl.__version__ goes
-    through importlib.metadata, some 20 ms), else from xdsl.__version__.
-    """
-    import xdsl
-
-    site = Path(xdsl.__file__).resolve().parents[1]
-    found = sorted(site.glob("xdsl-*.dist-info"))
-    if len(found) == 1:
-        return found[0].name[len("xdsl-") : -len(".dist-info")]
-    return str(xdsl.__version__)
-
-
-SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
-"""The sources a first-level (source) key depends on: the compiler's and the frontend's."""
-
-
-@cache
-def light_compiler_version() -> str:
-    """
-    The versions behind a source key, found without importing xDSL: taichi_xdsl,
-    xDSL (its dist-info folder), llvmlite and LLVM, and `stat_fingerprint` of the
-    compiler's and the frontend's sources.
-    """
-    import llvmlite
-    import taichi_xdsl
-    from llvmlite import binding
-
-    xdsl_version = installed_xdsl_version()
-    llvm_version = ".".join(map(str, binding.llvm_version_info))
-    return (
-        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={xdsl_version};"
-        f"llvmlite={llvmlite.__version__};llvm={llvm_version};"
-        f"sources={stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)}"
-    )
-
-
-def source_kernel_key(parts: dict[str, str], *, arch: str, caps: str, config: str) -> str:
-    """
-    The first-level key of a kernel instance: `parts` from the frontend
-    (frontends/python/lang/source_key.py) with the backend's arch, caps, options and
-    `light_compiler_version`. Its entry maps to the IR-keyed entry (`{"ir_key": ...}`).
-    """
-    return cache_key(
-        **{f"src_{name}": value for name, value in parts.items()},
-        arch=arch,
-        caps=caps,
-        config=config,
-        compiler=light_compiler_version(),
-        level="source",
-    )
-
-
-def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:
-    """The cache key of one kernel instance (see the module docstring)."""
-    return cache_key(
-        ir=ir, arch=arch, caps=caps, config=config, compiler=compiler_version()
-    )
+KEYS = KeyScheme(COMPILER_SOURCE_DIRS, tools=_llvm_versions)
+"""This backend's keys: `KEYS.kernel_key(ir, ...)`, `KEYS.source_kernel_key(parts, ...)`."""
 
 
 # -- launch plans as JSON ------------------------------------------------------------------

@@ -118,7 +118,12 @@ class VulkanAotModule(AotModuleBase):
                     tasks.append(TaskPlan(t.name, "serial"))
                 else:
                     assert t.begin is not None and t.end is not None
-                    tasks.append(TaskPlan(t.name, t.task_type, t.begin.value, t.end.value))
+                    tasks.append(
+                        TaskPlan(
+                            t.name, t.task_type, t.begin.value, t.end.value,
+                            begin_at=t.begin.gtmp_offset, end_at=t.end.gtmp_offset,
+                        )
+                    )
             plan = KernelPlan(
                 k.name,
                 args,

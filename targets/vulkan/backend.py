@@ -67,6 +67,7 @@ from taichi_xdsl.utils.pass_runner import (
     format_pass_times,
 )
 from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
+from taichi_xdsl.targets.vulkan.group_count import COUNT_BYTES, GroupCounter
 from taichi_xdsl.targets.vulkan.root import DeviceRoot
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
@@ -137,6 +138,10 @@ class TaskPlan:
     skip: bool = False
     """Not dispatched: a serial task that only computes range_for bounds, which the
     range_for tasks recompute (convert-offload-to-spirv{fold-bounds=true})."""
+    begin_at: int | None = None
+    """A bound read on the device: the byte offset of the global temporary it is read
+    from (a task before this one stores it), else None."""
+    end_at: int | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,27 @@ class KernelPlan:
         return buffers + images + (STORAGE_BUFFER,) * (self.root_segments - 1)
 
 
+def counted_tasks(plan: KernelPlan) -> dict[int, int]:
+    """
+    The range_for tasks of `plan` whose group count the device computes (task index ->
+    count slot): those with a bound read from a global temporary. None when a serial
+    task is skipped: a bound it would have stored is then recomputed inside the range_for
+    task (fold-bounds), and its global temporary is never written.
+    """
+    if any(task.skip for task in plan.tasks):
+        return {}
+    slots: dict[int, int] = {}
+    for index, task in enumerate(plan.tasks):
+        if task.kind != "range_for" or (task.begin is not None and task.end is not None):
+            continue
+        if (task.begin is None and task.begin_at is None) or (
+            task.end is None and task.end_at is None
+        ):
+            continue  # a bound of unknown origin: the host's guess
+        slots[index] = len(slots)
+    return slots
+
+
 def is_texture(dtype: str) -> bool:
     """A texture argument's dtype in a plan: `texture` or `rw_texture.<format>`."""
     return dtype == "texture" or dtype.startswith("rw_texture.")
@@ -236,6 +262,7 @@ def vulkan_pipeline(
     optimize: bool = True,
     passes: PipelineEdits | None = None,
     root_segment_bytes: int = 0,
+    max_shared_bytes: int = 0,
 ) -> Pipeline:
     """The Vulkan pipeline with the options of a backend (or an AOT module), then the
     program's edits `passes`. `optimize=False` (`ti.init(opt_level=0)`) leaves out the
@@ -251,6 +278,10 @@ def vulkan_pipeline(
         options += " preserve-nan-inf=true"
     if root_segment_bytes:
         options += f" root-segment-bytes={root_segment_bytes}"
+    if check_loop_exits:  # a driver that ends long loops silently (lavapipe)
+        options += " check-loop-exits=true"
+    if max_shared_bytes:  # the device's maxComputeSharedMemorySize
+        options += f" max-shared-bytes={max_shared_bytes}"
     vulkan = (
         pipeline("vulkan")
         .with_options("convert-offload-to-spirv", options)
@@ -410,6 +441,14 @@ def read_plan(kernel: Any) -> KernelPlan:
         assert isinstance(owner, memref.LoadOp)
         return None
 
+    def bound_at(value: Any) -> int | None:
+        owner = value.owner
+        if isinstance(owner, memref.LoadOp):
+            tmp = owner.memref.owner
+            if isinstance(tmp, offload.GlobalTmpOp):
+                return tmp.offset.value.data
+        return None
+
     tasks: list[TaskPlan] = []
     for index, task in enumerate(kernel.tasks):
         symbol = spirv_abi.task_symbol(name, index)
@@ -419,7 +458,8 @@ def read_plan(kernel: Any) -> KernelPlan:
             combines = any(True for _ in task.epilogue.walk())
             tasks.append(
                 TaskPlan(
-                    symbol, "range_for", bound(task.lower), bound(task.upper), combines
+                    symbol, "range_for", bound(task.lower), bound(task.upper), combines,
+                    begin_at=bound_at(task.lower), end_at=bound_at(task.upper),
                 )
             )
         else:
@@ -475,6 +515,10 @@ class VulkanKernel:
         self._max_groups = rt.caps.max_compute_work_group_count[0]
         self._bound: list[Any] = [None] * plan.num_ndarrays  # this launch's buffers
         self._largest = 0  # elements of the largest ndarray argument of this launch
+        # range_for tasks whose bounds a task before them stores: counted on the device
+        self._count_slots = counted_tasks(plan) if backend.count_on_device else {}
+        slots = len(self._count_slots)
+        self._counts = rt.allocate(COUNT_BYTES * slots) if slots else None
 
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
         """
@@ -506,10 +550,8 @@ class VulkanKernel:
             *self._texture_images,
             *root_buffers[1:],
         ]
-        for task, pipeline in zip(plan.tasks, self.pipelines):
-            groups = self._groups(task, pipeline)
-            if groups:
-                rt.launch(pipeline, buffers, groups)
+        for index, (task, pipeline) in enumerate(zip(plan.tasks, self.pipelines)):
+            self.dispatch(index, task, pipeline, buffers)
         backend._root_launched(root)
         for copy in resident:
             copy.device_newer = True
@@ -528,16 +570,45 @@ class VulkanKernel:
 
     __call__ = launch
 
+    def dispatch(
+        self, index: int, task: TaskPlan, pipeline: Any, buffers: list[Any]
+    ) -> None:
+        """Record task `index`: over its group count, or over counts the device computes
+        from its bounds when the task has a count slot (targets/vulkan/group_count.py)."""
+        rt = self.backend.runtime
+        slot = self._count_slots.get(index)
+        if slot is None:
+            groups = self._groups(task, pipeline)
+            if groups:
+                rt.launch(pipeline, buffers, groups)
+            return
+        assert self._counts is not None
+        self.backend.group_counter.record(
+            self._gtmps,
+            self._counts,
+            slot,
+            (task.begin, task.begin_at),
+            (task.end, task.end_at),
+            pipeline.local_size[0] if pipeline.local_size else 1,
+            self._limit(task),
+        )
+        rt.launch(pipeline, buffers, indirect=(self._counts, COUNT_BYTES * slot))
+
+    def _limit(self, task: TaskPlan) -> int:
+        """The most workgroups of a parallel task."""
+        limit = self._max_groups
+        if task.combines:  # atomics on one address: few of them
+            per_workgroup = self.backend.combines_per_workgroup
+            limit = min(limit, COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS)
+        return limit
+
     def _groups(self, task: TaskPlan, pipeline: Any) -> int:
         if task.skip:
             return 0
         if task.kind == "serial":
             return 1
         local = pipeline.local_size[0] if pipeline.local_size else 1
-        limit = self._max_groups
-        if task.combines:  # atomics on one address: few of them
-            per_workgroup = self.backend.combines_per_workgroup
-            limit = min(limit, COMBINE_GROUPS if per_workgroup else REDUCTION_GROUPS)
+        limit = self._limit(task)
         if task.begin is None or task.end is None:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
@@ -820,6 +891,7 @@ class VulkanBackend:
         self._ndarray_owner = ndarray_owner
         caps = runtime.caps
         self._max_groups = caps.max_compute_work_group_count[0]
+        self._max_shared_bytes = caps.max_compute_shared_memory_size
         self._cpu_device = caps.device_type == "cpu"
         self.combines_per_workgroup = bool(
             self.caps.get("spirv_has_subgroup_basic")
@@ -827,6 +899,20 @@ class VulkanBackend:
         )
         """Thread-local reductions combine once per workgroup (lowering/spirv_reduce.py),
         not once per invocation."""
+        self.count_on_device = self._cpu_device
+        """Whether a range_for whose bound a task before it stores gets its group count
+        from the device (targets/vulkan/group_count.py): on a CPU device, where an
+        invocation without an iteration costs as much as one with; a GPU keeps the
+        host's guess (idle invocations there cost little, a count pass costs a
+        dispatch)."""
+        self._group_counter: GroupCounter | None = None
+
+    @property
+    def group_counter(self) -> GroupCounter:
+        """The group-count pass of this backend's runtime (made on first use)."""
+        if self._group_counter is None:
+            self._group_counter = GroupCounter(self.runtime)
+        return self._group_counter
 
     # -- launches ----------------------------------------------------------------------
 
@@ -890,6 +976,7 @@ class VulkanBackend:
             optimize=self.opt_level > 0,
             passes=edits,
             root_segment_bytes=self.root_segment_bytes,
+            max_shared_bytes=self._max_shared_bytes,
         )
 
     def spirv_pipeline(self) -> list[str]:
@@ -1036,14 +1123,9 @@ class VulkanBackend:
     def _target_parts(self, passes: PipelineEdits | None = None) -> dict[str, str]:
         """The arch (the device), caps and config (the pipeline as run, edits included)
         parts of this backend's cache keys."""
-        p = self.pipeline(passes)
-        config = ";".join(f"{stage.name}={stage.spec}" for stage in p.stages)
-        if self.passes or passes:
-            from taichi_xdsl.utils import registry
-            from taichi_xdsl.utils.pipelines import pass_base_name
+        from taichi_xdsl.utils.cache_keys import pipeline_config
 
-            names = sorted({pass_base_name(q) for q in p.passes})
-            config += f";plugins={registry.plugin_fingerprint(names)}"
+        config = pipeline_config(self.pipeline(passes), edited=bool(self.passes or passes))
         caps = self.runtime.caps
         device = (
             f"{caps.name};{caps.vendor_id:#x}:{caps.device_id:#x};"
@@ -1057,9 +1139,9 @@ class VulkanBackend:
 
     def cache_key(self, module: Any, *, passes: PipelineEdits | None = None) -> str:
         """The offline-cache key of `module` compiled by this backend (deterministic)."""
-        from taichi_xdsl.targets.vulkan.cache import kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return kernel_key(str(module), **self._target_parts(passes))
+        return KEYS.kernel_key(str(module), **self._target_parts(passes))
 
     def source_cache_key(
         self, parts: dict[str, str], *, passes: PipelineEdits | None = None
@@ -1071,9 +1153,9 @@ class VulkanBackend:
         """
         if self.offline_cache is None or self.print_ir or self.dump_ir is not None:
             return None
-        from taichi_xdsl.targets.vulkan.cache import source_kernel_key
+        from taichi_xdsl.targets.vulkan.cache import KEYS
 
-        return source_kernel_key(parts, **self._target_parts(passes))
+        return KEYS.source_kernel_key(parts, **self._target_parts(passes))
 
     def load_by_source(self, source_key: str, kernel_name: str) -> VulkanKernel | None:
         """
@@ -1132,6 +1214,17 @@ class VulkanBackend:
         maxStorageBufferRange, rounded down to the fields' alignment."""
         return spirv_abi.root_segment_bytes(self.runtime.caps.max_storage_buffer_range)
 
+    @property
+    def fields_may_span_segments(self) -> bool:
+        """Whether a field may span several root segments: kernels then choose the
+        segment per element with variable pointers (lowering/spirv_access.py)."""
+        return self.runtime.caps.variable_pointers
+
+    @property
+    def device_memory_bytes(self) -> int:
+        """The bytes of this device's device-local memory heaps (0: none reported)."""
+        return self.runtime.caps.device_local_bytes
+
     def root_changed_on_host(self, lo: int = 0, hi: int | None = None) -> None:
         """The host (Python scope) may have written bytes [lo, hi) of the root (`hi`
         None: to its end): upload them before the next launch."""
@@ -1142,6 +1235,12 @@ class VulkanBackend:
         launched kernels)."""
         if np_root is not None:
             self._device_root.read(np_root, lo, hi)
+
+    @property
+    def root_launches(self) -> int:
+        """Launches that bound the root so far: the device's copy may have changed since
+        a read only if this grew."""
+        return self._device_root.launches
 
     def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
         """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,

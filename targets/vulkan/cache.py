@@ -5,92 +5,30 @@ and a compiled kernel (launch plan + SPIR-V of each task) to and from an entry.
 An entry's meta is `{"kernel": name, "plan": plan_to_json(plan), "sizes": [...]}` and its
 payload the tasks' SPIR-V binaries one after the other (`sizes` in bytes). A hit skips
 every xDSL pass and the serializer: the device builds the pipelines from the binaries.
-The key (`kernel_key`) is the SHA-256 of
+Its keys are utils/cache_keys.py's (`KEYS.kernel_key`, and `KEYS.source_kernel_key`
+computed before the frontend runs, with no xDSL import): the kernel's IR (or the
+frontend's source parts), the device (name, vendor, driver), the Taichi caps code is made
+for, the pipeline as run (its stages carry the caps, debug, fast_math and NaN options),
+and taichi_xdsl's and xDSL's versions with a hash of the compiler's sources (dialects/,
+lowering/, targets/spirv/, targets/vulkan/, utils/); each key also carries `spirv=1`.
 
-- `ir`: the kernel's module as the frontend built it;
-- `arch` and `caps`: the device (name, vendor, driver) and the Taichi caps code is made for;
-- `config`: the pipeline as run (its stages carry the caps, debug, fast_math and NaN
-  options) and, when it is edited, the plugins' fingerprint;
-- `compiler`: taichi_xdsl's and xDSL's versions and a hash of the compiler's sources
-  (dialects/, lowering/, targets/spirv/, targets/vulkan/, utils/).
-
-A first-level key (`source_kernel_key`), as on CPU (targets/llvm/cache.py), is computed
-before the frontend runs from the kernel's source, the values it names, its template
-signature and the field layout (frontends/python/lang/source_key.py), with the same arch,
-caps and config and `light_compiler_version` (no xDSL import; the frontend's sources are
-fingerprinted too). It links to the IR-keyed entry in the cache's index, so that a fresh
-process with a warm cache neither builds the kernel's module nor imports xDSL.
-
-    key = kernel_key(str(module), arch=..., caps=..., config=...)
-    link = source_kernel_key(parts, arch=..., caps=..., config=...)   # no xDSL
+    key = KEYS.kernel_key(str(module), arch=..., caps=..., config=...)
+    link = KEYS.source_kernel_key(parts, arch=..., caps=..., config=...)   # no xDSL
     meta, payload = kernel_to_entry(plan, binaries)
     plan, binaries = kernel_from_entry(meta, payload)     # ValueError if malformed
 """
 
 from __future__ import annotations
 
-from functools import cache
-from pathlib import Path
 from typing import Any
 
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
-from taichi_xdsl.utils.cache import cache_key, installed_xdsl_version, stat_fingerprint
+from taichi_xdsl.utils.cache_keys import KeyScheme
 
-PLAN_FORMAT = 2
-_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+PLAN_FORMAT = 3
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
-SOURCE_KEY_DIRS = (*COMPILER_SOURCE_DIRS, "frontends")
-"""The sources a first-level (source) key depends on: the compiler's and the frontend's."""
-
-
-@cache
-def compiler_version() -> str:
-    """taichi_xdsl's and xDSL's versions and the compiler sources' hash (once a process)."""
-    import taichi_xdsl
-    from taichi_xdsl.targets.llvm.cache import _xdsl_version, fingerprint_sources
-
-    sources = fingerprint_sources(_PACKAGE_ROOT, COMPILER_SOURCE_DIRS)
-    return f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={_xdsl_version()};sources={sources}"
-
-
-def kernel_key(ir: str, *, arch: str, caps: str, config: str) -> str:
-    """The cache key of one kernel instance (see the module docstring)."""
-    return cache_key(
-        ir=ir, arch=arch, caps=caps, config=config, compiler=compiler_version(), spirv=1
-    )
-
-
-@cache
-def light_compiler_version() -> str:
-    """
-    The versions behind a source key, found without importing xDSL: taichi_xdsl, xDSL
-    (its dist-info folder) and `stat_fingerprint` of the compiler's and the frontend's
-    sources.
-    """
-    import taichi_xdsl
-
-    sources = stat_fingerprint(_PACKAGE_ROOT, SOURCE_KEY_DIRS)
-    return (
-        f"taichi_xdsl={taichi_xdsl.__xdsl_version__};xdsl={installed_xdsl_version()};"
-        f"sources={sources}"
-    )
-
-
-def source_kernel_key(parts: dict[str, str], *, arch: str, caps: str, config: str) -> str:
-    """
-    The first-level key of a kernel instance: `parts` from the frontend
-    (frontends/python/lang/source_key.py) with the backend's arch, caps, options and
-    `light_compiler_version`. The cache's index links it to the IR-keyed entry.
-    """
-    return cache_key(
-        **{f"src_{name}": value for name, value in parts.items()},
-        arch=arch,
-        caps=caps,
-        config=config,
-        compiler=light_compiler_version(),
-        level="source",
-        spirv=1,
-    )
+KEYS = KeyScheme(COMPILER_SOURCE_DIRS, tags={"spirv": 1})
+"""This backend's keys: `KEYS.kernel_key(ir, ...)`, `KEYS.source_kernel_key(parts, ...)`."""
 
 
 def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, Any], bytes]:
@@ -111,6 +49,8 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
                     "end": t.end,
                     "combines": t.combines,
                     "skip": t.skip,
+                    "begin_at": t.begin_at,
+                    "end_at": t.end_at,
                 }
                 for t in plan.tasks
             ],
@@ -153,6 +93,8 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
                     t["end"],
                     bool(t["combines"]),
                     bool(t["skip"]),
+                    t["begin_at"],
+                    t["end_at"],
                 )
                 for t in data["tasks"]
             ),

@@ -172,10 +172,10 @@ class RecordedGraph:
                     *(self._ndarrays[n] for n in names if n is not None),
                     *root_buffers[1 : kernel.plan.root_segments],
                 ]
-                for task, pipeline in zip(kernel.plan.tasks, kernel.pipelines):
-                    groups = kernel._groups(task, pipeline)
-                    if groups:
-                        rt.launch(pipeline, buffers, groups)
+                for task_index, (task, pipeline) in enumerate(
+                    zip(kernel.plan.tasks, kernel.pipelines)
+                ):
+                    kernel.dispatch(task_index, task, pipeline, buffers)
         finally:
             rt.end_recording(recording)
         self.recordings += 1

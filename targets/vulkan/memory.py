@@ -93,7 +93,8 @@ class Buffer:
         return f"Buffer({self.nbytes} bytes, {state})"
 
 
-_USAGE_DEVICE = 0x20 | 0x1 | 0x2  # STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST
+# STORAGE_BUFFER | TRANSFER_SRC | TRANSFER_DST | INDIRECT_BUFFER (dispatch counts)
+_USAGE_DEVICE = 0x20 | 0x1 | 0x2 | 0x100
 _USAGE_STAGING = 0x1 | 0x2
 
 

@@ -49,6 +49,8 @@ class DeviceRoot:
         """Host byte ranges downloaded since the last launch (the host has them newest)."""
         self.device_newer = False
         """A launch may have written the root since the host last read all of it."""
+        self.launches = 0
+        """Launches recorded so far (a reader can tell whether any came since it read)."""
 
     def segments(self, nbytes: int) -> list[tuple[int, int]]:
         """The (start, end) host bytes of each segment of a root of `nbytes` bytes."""
@@ -73,6 +75,7 @@ class DeviceRoot:
     def launched(self) -> None:
         """A launch was recorded: any byte of the root may be newer on the device."""
         self.device_newer = True
+        self.launches += 1
         self._fresh.clear()
 
     def _replace(self, root: np.ndarray) -> None:

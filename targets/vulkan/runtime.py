@@ -79,8 +79,10 @@ from .pipelines import COMPUTE_STAGE_BIT, Kernel, Pipelines, spirv_bytes
 
 # The barrier recorded before every command, and the one that ends a batch.
 _STAGES = 0x800 | 0x1000  # COMPUTE_SHADER | TRANSFER
+_DST_STAGES = _STAGES | 0x2  # ... | DRAW_INDIRECT (an indirect dispatch reads its counts)
 _SRC_ACCESS = 0x40 | 0x1000  # SHADER_WRITE | TRANSFER_WRITE
-_DST_ACCESS = 0x20 | 0x40 | 0x800 | 0x1000  # SHADER_READ/WRITE | TRANSFER_READ/WRITE
+# INDIRECT_COMMAND_READ | SHADER_READ/WRITE | TRANSFER_READ/WRITE
+_DST_ACCESS = 0x1 | 0x20 | 0x40 | 0x800 | 0x1000
 _HOST_STAGE, _HOST_READ = 0x4000, 0x2000
 _COMPUTE_BIND_POINT = 1
 _TIMESTAMP_STAGE = 0x2000  # BOTTOM_OF_PIPE: written once every earlier command finished
@@ -548,9 +550,24 @@ class VulkanRuntime:
         group_count: int | tuple[int, ...] = 1,
         *,
         push_constants: Any = None,
+        indirect: tuple[Buffer, int] | None = None,
     ) -> None:
-        """Record a dispatch of `kernel` over `group_count` workgroups (submitted later)."""
+        """
+        Record a dispatch of `kernel` over `group_count` workgroups (submitted later).
+        With `indirect=(buffer, offset)` the counts are the three u32 at that byte offset
+        of `buffer` when the dispatch runs (vkCmdDispatchIndirect: an earlier command may
+        write them); `group_count` is then ignored.
+        """
         self._require_open()
+        if indirect is not None:
+            args_buffer, args_offset = indirect
+            if args_offset % 4 or args_offset + 12 > args_buffer.nbytes:
+                raise ValueError(
+                    f"indirect dispatch counts at byte {args_offset}: 12 aligned bytes "
+                    f"of a {args_buffer.nbytes}-byte buffer expected"
+                )
+            self._alloc_of(args_buffer)  # raises: released, or another runtime's buffer
+            group_count = 1
         if isinstance(group_count, int):
             gx, gy, gz = group_count, 1, 1
         else:
@@ -584,7 +601,7 @@ class VulkanRuntime:
             batch = self._batch if self._batch is not None else self._recording()
         cmd = batch.cmd
         lib.vkCmdPipelineBarrier(
-            cmd, _STAGES, _STAGES, 0, 1, self._barrier, 0, ffi.NULL, 0, ffi.NULL
+            cmd, _STAGES, _DST_STAGES, 0, 1, self._barrier, 0, ffi.NULL, 0, ffi.NULL
         )
         if batch.pipeline is not kernel.pipeline:
             lib.vkCmdBindPipeline(cmd, _COMPUTE_BIND_POINT, kernel.pipeline)
@@ -601,12 +618,17 @@ class VulkanRuntime:
         if pc and pc != batch.push_constants:
             lib.vkCmdPushConstants(cmd, kernel.layout, COMPUTE_STAGE_BIT, 0, len(pc), pc)
             batch.push_constants = pc
-        if timed:
-            query = self._timestamp(batch, kernel.entry)
-            lib.vkCmdDispatch(cmd, gx, gy, gz)
-            lib.vkCmdWriteTimestamp(cmd, _TIMESTAMP_STAGE, self._query_pool[0], query + 1)
+        if indirect is not None and capture is not None:
+            key = getattr(args_buffer, "binding_key", None)
+            capture.bound[id(args_buffer)] = (args_buffer, key)
+        query = self._timestamp(batch, kernel.entry) if timed else None
+        if indirect is not None:
+            alloc = self._alloc_of(args_buffer)
+            lib.vkCmdDispatchIndirect(cmd, alloc.buffer, args_offset)
         else:
             lib.vkCmdDispatch(cmd, gx, gy, gz)
+        if query is not None:
+            lib.vkCmdWriteTimestamp(cmd, _TIMESTAMP_STAGE, self._query_pool[0], query + 1)
         self.stats.launches += 1
         batch.commands += 1
         if batch.commands >= self._batch_limit and batch is not capture:
@@ -882,7 +904,7 @@ class VulkanRuntime:
     def _record_barrier(self, batch: _Batch) -> None:
         null = self.ffi.NULL
         self.lib.vkCmdPipelineBarrier(
-            batch.cmd, _STAGES, _STAGES, 0, 1, self._barrier, 0, null, 0, null
+            batch.cmd, _STAGES, _DST_STAGES, 0, 1, self._barrier, 0, null, 0, null
         )
 
     def _record_copy(

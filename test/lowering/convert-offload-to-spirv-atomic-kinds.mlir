@@ -83,3 +83,26 @@ offload.kernel @native_sub : (f32) -> () {
     %old = taichi.atomic_sub %p, %a : memref<f32>
   }
 }
+
+// -----
+
+// A compare-and-swap of a 64-bit word (a quantized field's) is an i64
+// spirv.AtomicCompareExchange, with the Int64Atomics capability.
+// CHECK-LABEL: spirv.module
+// CHECK:         Int64Atomics
+// CHECK-LABEL: attributes {ti.kernel = "cas_i64"
+// CHECK:         %[[P:.*]] = spirv.AccessChain %{{.*}} -> !spirv.ptr<i64, StorageBuffer>
+// CHECK-NEXT:    %[[E:.*]] = spirv.Constant 0 : i64
+// CHECK-NEXT:    %[[N:.*]] = spirv.Constant -1 : i64
+// CHECK-NEXT:    %{{.*}} = spirv.AtomicCompareExchange <Device> <None> <None> %[[P]], %[[N]], %[[E]] : !spirv.ptr<i64, StorageBuffer>
+taichi.field @w : memref<4xi64> offset 0
+offload.kernel @cas_i64 : () -> () {
+  offload.serial {
+    %f = taichi.get_field @w : memref<4xi64>
+    %i = spirv.Constant 1 : i32
+    %p = taichi.element_ptr %f[%i] : memref<4xi64> -> memref<i64>
+    %e = spirv.Constant 0 : i64
+    %n = spirv.Constant -1 : i64
+    %old = taichi.atomic_cas %p, %e, %n : memref<i64>
+  }
+}

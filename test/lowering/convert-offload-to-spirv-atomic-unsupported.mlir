@@ -52,3 +52,18 @@ offload.kernel @bool_atomic : () -> () {
     %o = taichi.atomic_or %g, %t : memref<i1>
   }
 }
+
+// -----
+
+// A compare-and-swap of a 64-bit word needs 64-bit integer atomics.
+// CHECK: convert-offload-to-spirv-atomic-unsupported.mlir:[[# @LINE + 8]]:5: error: convert-offload-to-spirv: 'taichi.atomic_cas' on 64-bit integers needs the spirv_has_atomic_int64 cap
+taichi.field @w : memref<4xi64> offset 0
+offload.kernel @cas_i64 : (i64) -> () {
+  offload.serial {
+    %e = offload.arg 0 : i64
+    %f = taichi.get_field @w : memref<4xi64>
+    %i = spirv.Constant 1 : i32
+    %p = taichi.element_ptr %f[%i] : memref<4xi64> -> memref<i64>
+    %old = taichi.atomic_cas %p, %e, %e : memref<i64>
+  }
+}

@@ -11,7 +11,7 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    %[[END:.*]] = spirv.Load "Function" %[[IV]] : i32
 // CHECK-NEXT:    %[[DONE:.*]] = spirv.SGreaterThanEqual %[[END]], %n : i32
-// CHECK-NEXT:    taichi.assert %[[DONE]], "a serial loop ended before its last iteration: this Vulkan driver stops loops after a number of iterations (Mesa's lavapipe: 65535); run this kernel on another device or the CPU" always
+// CHECK-NEXT:    taichi.assert %[[DONE]], "a serial loop ended before its last iteration: this Vulkan driver stops the loops of a shader invocation once they ran a number of iterations in all (Mesa's lavapipe: 65535, shared by the loops of neighbouring invocations too); run this kernel on another device or the CPU" always
 // CHECK-NEXT:    %[[BRK:.*]] = spirv.Variable : !spirv.ptr<i1, Function>
 // CHECK-NEXT:    %[[IV2:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
 // CHECK:         spirv.IAdd

@@ -194,6 +194,26 @@ offload.kernel @compare_and_swap : (memref<?xi32>) -> (i32) {
   }
 }
 
+// A compare-and-swap of a 64-bit word (a quantized field's) is a cmpxchg of i64.
+// CHECK-LABEL: offload.kernel @compare_and_swap_i64
+// CHECK:         %[[Q:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i64
+// CHECK-NEXT:    %[[E:.*]] = arith.constant 0 : i64
+// CHECK-NEXT:    %[[N:.*]] = arith.constant -1 : i64
+// CHECK-NEXT:    %[[PAIR:.*]] = llvm_ext.cmpxchg %[[Q]], %[[E]], %[[N]] seq_cst seq_cst : !llvm.ptr, i64
+// CHECK-NEXT:    %[[OLD:.*]] = llvm.extractvalue %[[PAIR]][0] : !llvm.struct<(i64, i1)>
+// CHECK-NEXT:    offload.set_return 0, %[[OLD]] : i64
+offload.kernel @compare_and_swap_i64 : (memref<?xi64>) -> (i64) {
+  offload.serial {
+    %y = offload.arg 0 : memref<?xi64>
+    %i = arith.constant 3 : i32
+    %q = taichi.element_ptr %y[%i] : memref<?xi64> -> memref<i64>
+    %e = arith.constant 0 : i64
+    %n = arith.constant -1 : i64
+    %old = taichi.atomic_cas %q, %e, %n : memref<i64>
+    offload.set_return 0, %old : i64
+  }
+}
+
 // Without debug an assert is dropped (its condition left to dce); a local slot is not
 // a global place and stays.
 // CHECK-LABEL: offload.kernel @assert_and_local

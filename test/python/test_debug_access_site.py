@@ -200,3 +200,62 @@ def test_many_dimensions_name_the_right_one(debug):
     assert "index 5 out of bounds for dimension 17 of extent 2" in str(info.value)
     source = "        x[0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, i] = 1"
     _expect_site(info.value, _line_of(source), source, 9)
+
+
+def test_access_in_a_ti_func_names_the_func_and_the_kernel(debug):
+    """An access inside a ti.func was reported `in k:`, the kernel, for a line of the
+    function: it names the function and the kernel that called it."""
+    x = ti.field(ti.i32, 4)
+
+    @ti.func
+    def get(i):
+        return x[i]
+
+    @ti.func
+    def get_twice(i):
+        return get(i) + get(i)
+
+    @ti.kernel
+    def k(i: ti.i32) -> ti.i32:
+        return get_twice(i)
+
+    line = _line_of("        return x[i]")
+    with pytest.raises(ti.TaichiIndexError) as info:
+        k(9)
+    message = str(info.value)
+    assert (
+        f'File "{HERE}", line {line}, column 16, in get (called from kernel k):' in message
+    ), message
+    assert "\n        return x[i]\n               ^" in message, message
+
+
+def test_runtime_checks_in_a_ti_func_name_the_func_and_the_kernel(debug, capfd):
+    """Division by zero and overflow (debug mode) inside a ti.func name the function
+    and the kernel too."""
+    out = ti.field(ti.i32, 2)
+
+    @ti.func
+    def ratio(a, b):
+        return a // b
+
+    @ti.func
+    def product(a, b):
+        return a * b
+
+    @ti.kernel
+    def k(a: ti.i32, b: ti.i32):
+        out[0] = ratio(a, b)
+        out[1] = product(a, a)
+
+    with pytest.raises(ti.TaichiAssertionError) as info:
+        k(7, 0)
+    message = str(info.value)
+    line = _line_of("        return a // b")
+    assert f'line {line}, in ratio (called from kernel k):' in message, message
+    capfd.readouterr()
+    k(1 << 20, 1)
+    ti.sync()
+    printed = capfd.readouterr().out
+    line = _line_of("        return a * b")
+    assert "Multiplication overflow detected in File" in printed, printed
+    assert f'line {line}, in product (called from kernel k):' in printed, printed

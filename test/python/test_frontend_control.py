@@ -521,11 +521,186 @@ def test_print_unsigned_values(capfd):
     assert "u 4294967295 255 0" in capfd.readouterr().out
 
 
+def _loop_budget_kernels():
+    """Kernels whose loops together run past 65535 iterations in one invocation (or in
+    one SIMD group of invocations), though no loop does alone: name -> (kernel, args,
+    the full answer in `out`)."""
+    out = ti.field(ti.i32, shape=(16, 2))
+
+    @ti.kernel
+    def range_then_while(n1: ti.i32, n2: ti.i32):
+        for k in range(1):
+            c = 0
+            for i in range(n1):
+                c += 1
+            out[k, 0] = c
+            j = 0
+            while True:
+                j += 1
+                if j >= n2:
+                    break
+            out[k, 1] = j
+
+    @ti.kernel
+    def nested(a: ti.i32, b: ti.i32):
+        for k in range(1):
+            c = 0
+            last = -1
+            for i in range(a):
+                for j in range(b):
+                    c += 1
+                last = i
+            out[k, 0] = c
+            out[k, 1] = last
+
+    @ti.kernel
+    def two_whiles(n1: ti.i32, n2: ti.i32):
+        for k in range(1):
+            i = 0
+            while True:
+                i += 1
+                if i >= n1:
+                    break
+            out[k, 0] = i
+            j = 0
+            while True:
+                j += 1
+                if j >= n2:
+                    break
+            out[k, 1] = j
+
+    @ti.func
+    def count_to(n):
+        c = 0
+        while True:
+            c += 1
+            if c >= n:
+                break
+        return c
+
+    @ti.kernel
+    def func_twice(n1: ti.i32, n2: ti.i32):
+        for k in range(1):
+            out[k, 0] = count_to(n1)
+            out[k, 1] = count_to(n2)
+
+    @ti.kernel
+    def neighbours(n0: ti.i32, m: ti.i32):
+        # invocation 0 loops n0 times, its neighbours once; then each loops m times
+        for k in range(16):
+            lim = 1
+            if k == 0:
+                lim = n0
+            i = 0
+            while True:
+                i += 1
+                if i >= lim:
+                    break
+            out[k, 0] = i
+            j = 0
+            while True:
+                j += 1
+                if j >= m:
+                    break
+            out[k, 1] = j
+
+    def first(a, b):
+        want = np.full((16, 2), -1, np.int32)
+        want[0] = a, b
+        return want
+
+    def per_thread(n0, m):
+        want = np.ones((16, 2), np.int32)
+        want[0, 0] = n0
+        want[:, 1] = m
+        return want
+
+    return out, {
+        "range_then_while": (range_then_while, first, lambda a, b: (a, b)),
+        "nested": (nested, first, lambda a, b: (a * b, a - 1)),
+        "two_whiles": (two_whiles, first, lambda a, b: (a, b)),
+        "func_twice": (func_twice, first, lambda a, b: (a, b)),
+        "neighbours": (neighbours, per_thread, lambda a, b: (a, b)),
+    }
+
+
+_BUDGET_SHAPES = {
+    # name: (arguments whose loops run past 65535 in all, arguments well within it)
+    "range_then_while": ((40_000, 30_000), (30_000, 30_000)),
+    "nested": ((300, 300), (200, 200)),
+    "two_whiles": ((40_000, 30_000), (30_000, 30_000)),
+    "func_twice": ((40_000, 30_000), (30_000, 30_000)),
+    "neighbours": ((60_000, 10_000), (30_000, 30_000)),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(_BUDGET_SHAPES))
+def test_loops_sharing_the_drivers_loop_budget(arch, shape):
+    """lavapipe's 65535 loop iterations are a budget of the whole invocation, shared by
+    all its loops (nested ones counted per iteration, a ti.func's each call) and by the
+    8 invocations of its SIMD group: a while loop after a range_for of 40,000 stopped
+    at 25,534 with no error. Every loop the driver cuts now raises (it ends without its
+    break, or before its bound); elsewhere, and within the budget, the answer is whole."""
+    from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+    from taichi_xdsl.targets.vulkan.device import list_devices
+
+    out, kernels = _loop_budget_kernels()
+    kernel, layout, answer = kernels[shape]
+    past, within = _BUDGET_SHAPES[shape]
+    out.fill(-1)
+    kernel(*within)
+    np.testing.assert_array_equal(out.to_numpy(), layout(*answer(*within)))
+    out.fill(-1)
+    cut_here = arch == ti.vulkan and all(d.device_type == "cpu" for d in list_devices())
+    if cut_here:
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            kernel(*past)
+    else:
+        kernel(*past)
+        np.testing.assert_array_equal(out.to_numpy(), layout(*answer(*past)))
+
+
+def test_parallel_loop_elements_after_the_drivers_loop_budget(arch):
+    """An invocation of a parallel loop takes several elements (here 256 invocations,
+    block_dim=1, for 512): on lavapipe, element 0's inner loop of 65533 iterations spent
+    the budget exactly at the grid-stride loop's back edge, and element 256 was never
+    run, with no error. That loop is checked too now; elsewhere the answer is whole."""
+    from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+    from taichi_xdsl.targets.vulkan.device import list_devices
+
+    out = ti.field(ti.i32, shape=512)
+
+    @ti.kernel
+    def fill(n: ti.i32, m: ti.i32):
+        ti.loop_config(block_dim=1)
+        for i in range(n):
+            c = 0
+            reps = 0
+            if i == 0:
+                reps = m
+            for j in range(reps):
+                c += 1
+            out[i] = c + 1
+
+    want = np.ones(512, np.int32)
+    fill(512, 1000)
+    want[0] = 1001
+    np.testing.assert_array_equal(out.to_numpy(), want)
+    out.fill(0)
+    if arch == ti.vulkan and all(d.device_type == "cpu" for d in list_devices()):
+        with pytest.raises(ti.TaichiAssertionError, match=re.escape(LOOP_CUT_SHORT)):
+            fill(512, 65533)
+    else:
+        fill(512, 65533)
+        want[0] = 65534
+        np.testing.assert_array_equal(out.to_numpy(), want)
+
+
 @pytest.mark.vulkan_only("Mesa's lavapipe caps the loop iterations of a shader")
 def test_while_loop_past_the_drivers_loop_limit(arch):
     """lavapipe ends the loops of an invocation after 65535 iterations, silently: a while
-    loop asked for 70,000 once stopped at 65,535 with no error. On such a device the
-    loop counts its iterations and a count at the limit raises; elsewhere it runs whole."""
+    loop asked for 70,000 once stopped at 65,535 with no error. On such a device a loop
+    left without its break raises; elsewhere it runs whole."""
     from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
     from taichi_xdsl.targets.vulkan.device import list_devices
 

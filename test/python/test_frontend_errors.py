@@ -315,7 +315,8 @@ def test_lang_helpers_and_extensions():
     assert not ti.lang.misc.is_arch_supported(ti.cuda)
     assert ti.is_extension_supported(ti.cpu, ti.extension.data64)
     assert ti.is_extension_supported(ti.cpu, ti.extension.sparse)  # pointer, bitmasked, dynamic
-    assert not ti.is_extension_supported(ti.cpu, ti.extension.quant)
+    assert ti.is_extension_supported(ti.cpu, ti.extension.quant)  # test_quant.py
+    assert not ti.is_extension_supported(ti.cpu, ti.extension.mesh)
     assert not ti.is_extension_supported(ti.cuda, ti.extension.data64)
     assert not ti._lib.core.with_cuda() and not ti._lib.core.with_metal()
     ti.init(arch=ti.cpu, log_level=ti.CRITICAL)

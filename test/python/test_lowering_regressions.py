@@ -219,3 +219,76 @@ def test_abs_of_negative_values_inside_a_max():
     assert got[:, 0].tolist() == want0
     assert got[:, 1].tolist() == want1
 
+
+
+def _wrap(v: int, bits: int) -> int:
+    v &= (1 << bits) - 1
+    return v - (1 << bits) if v >> (bits - 1) else v
+
+
+SHIFTED = [0, 1, -1, 3, 4, 5, 31, 32, 33, 63, 255, 4096, -42, -32768, 32767, -32767, 65535,
+           2**31 - 1, -(2**31), 0x7FFF0001, 0x12345678, 12, 255, -3]  # seeds 9074, 3126
+
+
+@pytest.mark.parametrize("dtype, bits, amount", [(ti.i8, 8, 5), (ti.i16, 16, 13)])
+def test_narrow_left_shift_drops_the_bits_shifted_out(dtype, bits: int, amount: int):
+    """An 8/16-bit `x << c` keeps the low bits only, also when compared or widened
+    afterwards. NVIDIA's driver compared `(-i16(a) << 13) < ...` as if the bits shifted
+    out of 16 were kept (difftest seed 9074 on the H200; bench/nvidia_shift_probe.py)."""
+    import numpy as np
+
+    n = len(SHIFTED)
+    a = ti.ndarray(ti.i32, n)
+    a.from_numpy(np.array(SHIFTED, np.int32))
+    out = ti.ndarray(ti.i32, (n, 5))
+
+    @ti.kernel
+    def k(a: ti.types.ndarray(), out: ti.types.ndarray()):
+        for i in range(n):
+            x = ti.cast(a[i], dtype)
+            c = ti.cast(amount, dtype)
+            three = ti.cast(3, dtype)
+            y = ti.cast(a[(i + 1) % n], dtype)
+            out[i, 0] = ti.cast(((-x) << c) < ((y & three) - x), ti.i32)
+            out[i, 1] = ti.cast(ti.cast(1, dtype) > (x << c), ti.i32)
+            out[i, 2] = ti.cast(x << c, ti.i32)
+            out[i, 3] = ti.cast((x << c) >> c, ti.i32)
+            out[i, 4] = ti.cast((x << c) < 0, ti.i32)
+
+    k(a, out)
+    want = []
+    for i, v in enumerate(SHIFTED):
+        x, y = _wrap(v, bits), _wrap(SHIFTED[(i + 1) % n], bits)
+        shifted = _wrap(x << amount, bits)
+        want.append([int(_wrap(-x << amount, bits) < _wrap((y & 3) - x, bits)),
+                     int(1 > shifted), shifted, shifted >> amount, int(shifted < 0)])
+    assert out.to_numpy().tolist() == want
+
+
+def test_zero_extended_left_shift_into_the_sign_bit():
+    """`i64(u32(a)) << c` is negative when bit 63 - c of a is set: NVIDIA's driver took
+    the zero-extended value shifted left as never negative, `1 > (i64(u32(a)) << 58)` was
+    false there (difftest seed 3126 on the H200; bench/nvidia_shift_probe.py)."""
+    import numpy as np
+
+    n = len(SHIFTED)
+    a = ti.ndarray(ti.i32, n)
+    a.from_numpy(np.array(SHIFTED, np.int32))
+    value = ti.ndarray(ti.i64, (n, 64))
+    sign = ti.ndarray(ti.i32, (n, 64))
+
+    @ti.kernel
+    def k(a: ti.types.ndarray(), value: ti.types.ndarray(), sign: ti.types.ndarray()):
+        for i in range(n):
+            z = ti.cast(ti.cast(a[i], ti.u32), ti.i64)
+            for c in ti.static(range(1, 64)):
+                value[i, c] = z << c
+                sign[i, c] = ti.cast(ti.i64(1) > (z << c), ti.i32) + 2 * ti.cast(
+                    (z << c) < 0, ti.i32)
+
+    k(a, value, sign)
+    for i, v in enumerate(SHIFTED):
+        shifted = [_wrap((v & 0xFFFFFFFF) << c, 64) for c in range(1, 64)]
+        assert value.to_numpy()[i, 1:].tolist() == shifted
+        want = [int(1 > s) + 2 * int(s < 0) for s in shifted]
+        assert sign.to_numpy()[i, 1:].tolist() == want

@@ -31,9 +31,9 @@ SCRIPT = textwrap.dedent(
     options = json.loads(sys.argv[1])
     # Other work may edit the compiler's sources while the test runs: pin their hash
     # (test_source_fingerprint checks that it follows edits).
-    from taichi_xdsl.targets.llvm import cache
-    cache.source_fingerprint = lambda: "pinned"
-    cache.stat_fingerprint = lambda root, dirs: "pinned"
+    from taichi_xdsl.utils import cache_keys
+    cache_keys.fingerprint_sources = lambda root, dirs: "pinned"
+    cache_keys.stat_fingerprint = lambda root, dirs: "pinned"
     if options.get("version"):
         ti.__xdsl_version__ = options["version"]
     ti.init(arch=ti.cpu, offline_cache_file_path=options["path"], **options["init"])
@@ -158,7 +158,7 @@ def test_keys_are_deterministic_and_part_sensitive() -> None:
 
 
 def test_source_fingerprint_follows_edits(tmp_path: Path) -> None:
-    from taichi_xdsl.targets.llvm.cache import fingerprint_sources
+    from taichi_xdsl.utils.cache_keys import fingerprint_sources
 
     (tmp_path / "lowering").mkdir()
     (tmp_path / "lowering" / "a_pass.py").write_text("X = 1\n")

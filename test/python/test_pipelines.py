@@ -89,6 +89,71 @@ def test_compiler_api_loads_no_xdsl() -> None:
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_plugins_are_scanned_only_for_unknown_passes(monkeypatch) -> None:
+    """build_pipeline reads the installed packages' entry points only when its spec names
+    a pass the registry lacks, and a plugin never replaces a pass the registry has."""
+    from xdsl.passes import ModulePass
+
+    class Counted(ModulePass):
+        name = "counted-plugin"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            pass
+
+    class NotCse(ModulePass):
+        name = "cse"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            raise AssertionError("a plugin replaced cse")
+
+    scans = []
+
+    def plugins() -> dict[str, Any]:
+        scans.append(1)
+        return {"counted-plugin": lambda: Counted, "cse": lambda: NotCse}
+
+    monkeypatch.setattr(registry, "_plugin_pass_factories", plugins)
+    registry._all_pass_factories.cache_clear()
+    try:
+        registry.build_pipeline("cse,canonicalize")
+        assert scans == []
+        built = registry.build_pipeline("cse,counted-plugin")
+        assert scans == [1]
+        assert [type(q).__name__ for q in built.passes][1] == "Counted"
+        assert type(built.passes[0]).__name__ != "NotCse"
+        assert registry.pass_factories()["cse"]() is not NotCse
+    finally:
+        registry._all_pass_factories.cache_clear()
+
+
+def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
+    """
+    A kernel's compile imports the dialects and passes its pipeline names: the CPU one
+    not the SPIR-V dialect, the Vulkan one neither llvmlite nor xDSL's llvm dialect, and
+    neither scans the installed packages for pass plugins (importlib.metadata: ~60 ms of
+    a process's first kernel).
+    """
+    if pipeline(arch).arch == "cpu":
+        unwanted = ("taichi_xdsl.dialects.spirv", "importlib.metadata")
+    else:
+        unwanted = ("llvmlite", "xdsl.dialects.llvm", "importlib.metadata")
+    script = tmp_path / "one_kernel.py"
+    script.write_text(
+        "import sys, taichi_xdsl as ti\n"
+        f"ti.init(arch=ti.{arch.name}, offline_cache=False)\n"
+        "x = ti.field(ti.f32, shape=4)\n"
+        "@ti.kernel\n"
+        "def k():\n"
+        "    for i in x:\n"
+        "        x[i] = i\n"
+        "k()\n"
+        "assert x.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]\n"
+        f"loaded = [m for m in {unwanted!r} if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, str(script)], check=True)
+
+
 def test_backends_run_the_definition(arch: Any) -> None:
     """The JIT's passes are the definition's, plus the backend's own options."""
     jit = backend(arch).pipeline()

@@ -234,9 +234,9 @@ _CACHE_SCRIPT = textwrap.dedent(
     """
     import json, sys
     import taichi_xdsl as ti
-    from taichi_xdsl.targets.llvm import cache
-    cache.source_fingerprint = lambda: "pinned"
-    cache.stat_fingerprint = lambda root, dirs: "pinned"
+    from taichi_xdsl.utils import cache_keys
+    cache_keys.fingerprint_sources = lambda root, dirs: "pinned"
+    cache_keys.stat_fingerprint = lambda root, dirs: "pinned"
     ti.init(arch=ti.cpu, offline_cache_file_path=sys.argv[1])
 
     @ti.real_func

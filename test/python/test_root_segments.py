@@ -321,3 +321,69 @@ def test_activation_wait_cut_short_raises(arch):
         bump()
         ti.sync()
         x.to_numpy()
+
+
+def test_sparse_pool_arrays_span_several_segments(small_segments):
+    """A pool's arrays larger than one binding (oit_renderer's chunks on lavapipe): on
+    Vulkan with variable pointers each element is found in its own segment; elements
+    written by kernels and by Python read back exactly, through kernels and to_numpy."""
+    arch = small_segments
+    colors = ti.Vector.field(4, ti.f32)  # 512 bytes a chunk: 512 chunks, 4 segments
+    lists = ti.root.dense(ti.i, 64).dynamic(ti.j, 256, chunk_size=32)
+    lists.place(colors)
+    y = ti.field(ti.i32)  # 256 bytes a block: 258 blocks, 2 segments
+    blocks = ti.root.pointer(ti.i, 256)
+    blocks.dense(ti.i, 64).place(y)
+    sums = ti.Vector.field(4, ti.f32, shape=64)
+    total = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def fill():
+        for i in range(64):
+            for k in range(256):
+                colors[i].append(ti.Vector([i, k, i * k % 97, 1.0]))
+        for p in range(256 * 64):
+            y[p] = p * 3
+
+    @ti.kernel
+    def reduce():
+        for i in range(64):
+            s = ti.Vector([0.0, 0.0, 0.0, 0.0])
+            for k in range(colors[i].length()):
+                s += colors[i, k]
+            sums[i] = s
+        for p in y:
+            ti.atomic_add(total[None], y[p] % 7)
+
+    fill()
+    colors[63, 255] = ti.Vector([1.0, 2.0, 3.0, 4.0])  # Python scope, the last segment
+    reduce()
+    i, k = np.meshgrid(np.arange(64), np.arange(256), indexing="ij")
+    want = np.stack([i, k, i * k % 97, np.ones_like(i)], -1).astype(np.float32)
+    want[63, 255] = [1.0, 2.0, 3.0, 4.0]
+    np.testing.assert_array_equal(colors.to_numpy(), want)
+    np.testing.assert_array_equal(sums.to_numpy(), want.sum(axis=1))
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(256 * 64) * 3)
+    assert total[None] == int((np.arange(256 * 64) * 3 % 7).sum())
+
+
+    @ti.kernel
+    def scale():  # compare-and-swap loops (no atomic multiply in SPIR-V)
+        for p in y:
+            ti.atomic_mul(y[p], 2)
+        for i in range(64):
+            for k in range(256):
+                ti.atomic_mul(colors[i, k][2], 0.5)
+
+    scale()
+    np.testing.assert_array_equal(y.to_numpy(), np.arange(256 * 64) * 6)
+    want[..., 2] *= 0.5
+    np.testing.assert_array_equal(colors.to_numpy(), want)
+    if arch is ti.vulkan:
+        from taichi_xdsl.frontends.python.lang import program
+
+        pool = lists._pool
+        assert pool.capacity == 64 * 8
+        spans = [f for f in pool.arrays if f.nbytes > SMALL_SEGMENT]
+        assert spans and all(f.spans_segments for f in spans)
+        assert program.get_program().root_segment_bytes == SMALL_SEGMENT

@@ -7,6 +7,8 @@ and broadcasts are checked against the invocation's own id. Loops cover whole
 workgroups, so every invocation of a subgroup is active.
 """
 
+import re
+
 import numpy as np
 import pytest
 import taichi_xdsl as ti
@@ -334,3 +336,36 @@ def test_exclusive_scans_start_from_each_identity():
     want = [2**32 - 1, -(2**31), 0, 1, -1, 0, 0, 2**31 - 1, 0, -(2**63)]
     assert first.any() and (a[first] == want).all(), a[first][:2]
     assert (f[first, 0] == np.inf).all() and (f[first, 1] == -np.inf).all()
+
+
+def test_shared_arrays_past_the_devices_shared_memory_are_refused(arch):
+    """Block-shared arrays must fit the device's maxComputeSharedMemorySize (lavapipe:
+    32768 bytes; taichi_ngp's rgb_layer declares 45,568). More was compiled and ran on
+    lavapipe, past what the device promises; now the compile fails at the array, naming
+    the kernel, the bytes and the limit. 256 KiB is past every device's limit. The CPU
+    has no block-shared memory: its error says so."""
+
+    @ti.kernel
+    def rgb_layer(out: ti.types.ndarray()):
+        ti.loop_config(block_dim=128)
+        for i in range(128):
+            s = ti.simt.block.SharedArray((128, 512), ti.f32)
+            s[i, 0] = 1.0
+            ti.simt.block.sync()
+            out[i] = s[(i + 1) % 128, 0]
+
+    out = np.zeros(128, np.float32)
+    if arch == ti.cpu:
+        with pytest.raises(TaichiCompilationError, match="SharedArray needs a GPU arch"):
+            rgb_layer(out)
+        return
+    with pytest.raises(TaichiCompilationError) as error:
+        rgb_layer(out)
+    message = str(error.value)
+    assert re.search(
+        r"test_simt.py:\d+:\d+: error: kernel 'rgb_layer' needs 262144 bytes of "
+        r"block-shared memory a block \(ti.simt.block.SharedArray\), more than this "
+        r"device's \d+ \(maxComputeSharedMemorySize\)",
+        message,
+    ), message
+    assert "s = ti.simt.block.SharedArray((128, 512), ti.f32)" in message

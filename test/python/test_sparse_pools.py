@@ -175,6 +175,88 @@ def test_an_exhausted_pool_raises(arch):
         x.to_numpy()
 
 
+def _lists_of_i32(arch, n_lists: int):
+    """`n_lists` dynamic lists of up to 1024 i32 in chunks of 8 (40 bytes a chunk with
+    its free and release entries), under device_memory_GB=0.001 (1,073,741 bytes: a
+    quarter, the old per-pool rule, is 6710 chunks), and a kernel filling each list."""
+    init_arch(arch, offline_cache=False, device_memory_GB=0.001)
+    x = ti.field(ti.i32)
+    lists = ti.root.dense(ti.i, n_lists).dynamic(ti.j, 1024, chunk_size=8)
+    lists.place(x)
+
+    @ti.kernel
+    def fill(n: ti.i32):
+        for i in range(n_lists):
+            for k in range(n):
+                ti.append(lists, i, i * 10000 + k)
+
+    return x, lists, fill
+
+
+def test_a_pool_may_take_all_of_device_memory_that_the_fields_leave(arch):
+    """The pools share device_memory_GB less the other fields (as Taichi's preallocated
+    CUDA memory), not a quarter each: 64 full lists take 8192 chunks (328 KB), more than
+    the 6710 of a quarter of the 1 MB, and read back exactly."""
+    x, lists, fill = _lists_of_i32(arch, 64)
+    fill(1024)
+    expected = np.arange(64)[:, None] * 10000 + np.arange(1024)[None, :]
+    np.testing.assert_array_equal(x.to_numpy(), expected)
+    assert lists._num_dynamically_allocated == 64 * 128
+    assert lists._pool.capacity == 64 * 128  # every chunk fits the shared budget
+
+
+def test_a_pool_past_the_shared_device_memory_is_exhausted(arch):
+    """512 full lists want 65536 chunks (2.6 MB): past the 1 MB they all share, so
+    filling them raises the pool-exhausted error (never a dropped element)."""
+    x, lists, fill = _lists_of_i32(arch, 512)
+    pool = lists._pool
+    with pytest.raises(TaichiError, match=r"sparse pool of SNode .*dynamic.* exhausted"):
+        fill(1024)
+        x.to_numpy()
+    # words (512 x 128 x 4 bytes) and lengths take their part of the 1 MB; the chunks
+    # the rest, and that is more than a quarter of it
+    assert 6710 < pool.capacity < (1_073_741 - 512 * 128 * 4) // 40
+
+
+OIT_PEAK_CHUNKS = 529_406
+"""Chunks Taichi's oit_renderer holds after its render (256 spheres, 1000x1000 lists),
+counted on cpu: 682 MB of 1288-byte chunks."""
+
+
+def test_oit_renderers_lists_fit_the_default_device_memory(arch):
+    """oit_renderer's layout under device_memory_GB=1 (Taichi's default): its chunk
+    pool takes what the other fields leave of the 1 GiB, more than the chunks its render
+    holds (a quarter each held 208,412 and stopped it); on Vulkan its arrays span
+    several bindings. A device without variable pointers binds each array whole: if one
+    binding holds fewer chunks, that is the capacity, and the exhausted error says that
+    a larger device_memory_GB does not help."""
+    from taichi_xdsl.frontends.python.lang import program as _program
+
+    init_arch(arch, offline_cache=False, device_memory_GB=1.0)
+    Sphere = ti.types.struct(center=ti.math.vec3, radius=float, color=ti.math.vec4)
+    spheres = Sphere.field()
+    ti.root.dynamic(ti.j, 1024, chunk_size=64).place(spheres)
+    Color = ti.types.struct(color=ti.math.vec4, depth=float)
+    colors = Color.field()
+    lists = ti.root.dense(ti.ij, (1000, 1000)).dynamic(ti.k, 2048, chunk_size=64)
+    lists.place(colors)
+    ti.Vector.field(3, dtype=ti.f32, shape=(1000, 1000))
+    prog = _program.get_program()
+    prog.settle_layout()  # sizes the pools; allocates nothing
+    pool = lists._pool
+    segment = prog.root_segment_bytes
+    whole = segment and not prog.backend.fields_may_span_segments  # one binding each
+    fits = segment // 1024 - 2 if whole else None  # 64 vec4 colours a chunk
+    if fits is not None and fits < OIT_PEAK_CHUNKS:
+        assert pool.capacity == fits
+        assert "maxStorageBufferRange" in pool.bound
+        assert "does not help" in pool.bound
+    else:
+        assert pool.capacity >= OIT_PEAK_CHUNKS
+        assert "device_memory_GB" in pool.bound
+        assert pool.capacity * pool.row_bytes() < 2**30
+
+
 def test_gradients_at_inactive_cells_do_not_leak_into_the_zero_block():
     x = ti.field(ti.f32, needs_grad=True)
     ptr = ti.root.pointer(ti.i, 4)

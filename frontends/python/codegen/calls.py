@@ -401,9 +401,9 @@ def call_intrinsic(cg: KernelCodegen, func: ops.Intrinsic, node: ast.Call) -> An
         return cg.random_call(name, args, kwargs, node)
     if name == "stop_grad":
         return _stop_grad(cg, args, kwargs)
-    if name == "block_local":  # a hint for CUDA's shared memory (ops.py): fields only
+    if name in ("block_local", "cache_read_only"):  # hints for CUDA (ops.py): fields only
         if kwargs or not args or not all(isinstance(a, FieldHandle) for a in args):
-            raise cg.error(TaichiSyntaxError, node, "ti.block_local(*fields) takes fields")
+            raise cg.error(TaichiSyntaxError, node, f"ti.{name}(*fields) takes fields")
         return None
     if name == "cast" and args and isinstance(args[0], bool | int | float):
         # A typed constant, as in Taichi: `ti.cast(2147483647, ti.i32) + 1` wraps, so

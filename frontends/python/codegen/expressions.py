@@ -13,7 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from taichi_xdsl.dialects import taichi
-from taichi_xdsl.utils.errors import TaichiRuntimeError, TaichiSyntaxError, TaichiTypeError
+from taichi_xdsl.utils.errors import (
+    TaichiRuntimeError,
+    TaichiSyntaxError,
+    TaichiTypeError,
+    in_function,
+)
 from xdsl.ir import Block
 
 from ..lang import dtypes, ops
@@ -347,12 +352,7 @@ def check_overflow(
                     em.compare("==", b, em.const(lo, dt)),
                 )
                 wrapped = em.logical("or", wrapped, min_case)
-    src = cg.ctx.src
-    where = (
-        f'File "{src.filename}", line {src.file_line(node)}, in '
-        f"{src.tree.name if hasattr(src.tree, 'name') else 'kernel'}:\n"
-        f"    {src.source_line(node).strip()}"
-    ).replace("{", "{{").replace("}", "}}")
+    where = source_position(cg, node).replace("{", "{{").replace("}", "}}")
     message = f"{_OVERFLOW_NAMES[op]} overflow detected in {where}\n"
     then = Block()
     with cg.body(then):
@@ -361,9 +361,10 @@ def check_overflow(
     em.emit(taichi.IfOp(wrapped.ssa, then))
 
 def source_position(cg: KernelCodegen, node: ast.AST) -> str:
-    """`File "...", line N, in <kernel>:` and the source line, for a runtime message."""
+    """`File "...", line N, in <kernel>:` and the source line, for a runtime message;
+    inside a ti.func `in <func> (called from kernel <kernel>)`."""
     src = cg.ctx.src
-    name = src.tree.name if hasattr(src.tree, "name") else "kernel"
+    name = in_function(getattr(src.tree, "name", cg.kernel_name), cg.kernel_name)
     return (
         f'File "{src.filename}", line {src.file_line(node)}, in {name}:\n'
         f"    {src.source_line(node).strip()}"

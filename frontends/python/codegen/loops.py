@@ -365,6 +365,11 @@ def _offset(cg: KernelCodegen, v: Value, begin: Any) -> Value:
 def struct_for(
     cg: KernelCodegen, node: ast.For, container: Container, serialize: bool
 ) -> None:
+    if getattr(getattr(container, "field", None), "slots", None) is not None:
+        # a quant_array field (codegen/quant.py): its words are not its elements;
+        # every element of a dense tree is visited
+        ndrange_for(cg, node, [(0, n) for n in container.shape(cg)], serialize)
+        return
     block = Block(arg_types=[ir_i32] * container.ndim)
     info = LoopInfo("struct", cg.at_top() and not serialize, block)
     with cg.body(block), cg.loop(info):

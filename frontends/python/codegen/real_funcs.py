@@ -273,6 +273,7 @@ def _instantiate(
     cg.real_functions[key] = symbol  # before the body: a recursive call finds it
     body = type(cg)(cg.program, cg.symbol)
     body.real_calls = cg.real_calls
+    body.kernel_name = cg.kernel_name
     body.real_functions = cg.real_functions
     body.function_ops = cg.function_ops
     input_types = [ir_type(p.dtype) for p in params for _ in p.values]

@@ -157,12 +157,22 @@ def storage_values(
     space = f.space
     block: Value | None = None
     prev: SNode | None = None
+    memo = cg.__dict__.get("activated_blocks")
+    key: tuple[Any, ...] = ()
     for node in pool_chain(owner):
-        cell = [_div(cg, index[p], r) for p, r in cell_parts(space, node)]
+        parts = cell_parts(space, node)
+        key = (key, id(node), tuple((index[p].ssa, r) for p, r in parts))
+        if write and id(node) not in skip and memo is not None and key in memo:
+            block = memo[key]  # this statement activated the cell already
+            prev = node
+            continue
+        cell = [_div(cg, index[p], r) for p, r in parts]
         at = _in_pool(cg, cells(node), prev, block, cell)
         word = _words_ptr(cg, node, at)
         if write and id(node) not in skip:
             block = _activate_pointer(cg, node, word)
+            if memo is not None:
+                memo[key] = block
         else:
             block = cg.em.binary("max", cg.em.load(word, dtypes.i32), 0)  # -1: claimed
             if write:  # not activated (ti.no_activate): an empty cell's write is dropped
@@ -597,18 +607,26 @@ def _append(
     """Claim the next slot of a dynamic list (atomically) and store each (field, value)
     there; a full list keeps its values. Returns the old length (ti.append's result)."""
     em = cg.em
-    at = _mask_at(cg, snode, lengths, write=True)
-    old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(at), snode.shape[-1]))
+    # The length word's cells and the element's share the pointer cells above the list:
+    # activated once (the store below reuses the blocks; every activation is a claim,
+    # an allocation and a wait, and on lavapipe every invocation runs all of them).
+    saved = cg.__dict__.get("activated_blocks")
+    cg.activated_blocks = {}
+    try:
+        at = _mask_at(cg, snode, lengths, write=True)
+        old_v = _cell_op(cg, taichi.AppendOp(_mask(cg, snode), _ssa(at), snode.shape[-1]))
 
-    def store() -> None:
-        for f, value in stores:
-            handle = cg.field_handle(f)
-            offsets = container_index_offset(handle)
-            index = [*lengths, old_v]
-            index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
-            cg.store(cg.element(handle, tuple(index), node, write=True), value, node)
+        def store() -> None:
+            for f, value in stores:
+                handle = cg.field_handle(f)
+                offsets = container_index_offset(handle)
+                index = [*lengths, old_v]
+                index = [em.binary("+", v, o) if o else v for v, o in zip(index, offsets)]
+                cg.store(cg.element(handle, tuple(index), node, write=True), value, node)
 
-    _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
+        _if(cg, em.compare("<", old_v, snode.shape[-1]), store)
+    finally:
+        cg.activated_blocks = saved
     return old_v
 
 

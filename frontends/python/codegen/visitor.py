@@ -55,10 +55,12 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.utils.exceptions import VerifyException
 
 from ..lang import dtypes, ops
-from . import calls, expressions, loops, printing, random, sparse, structs, vectors
+from . import calls, expressions, loops, printing, quant, random, sparse, structs, vectors
 from ..lang.dtypes import DataType
 from .emitter import Emitter, Value, ir_type, memref_type, stored_as_byte
 from .lists import KernelList
+from .quant import QuantPlace
+from ..lang.bitpacked import QuantField, QuantMatrixField
 from ..lang.field import Field
 from ..lang.kernel import ArgSpec, RealFunc
 from ..lang.matrix import Matrix, MatrixType
@@ -108,6 +110,7 @@ class KernelCodegen(ast.NodeVisitor):
         cfg = program.config
         self.em = Emitter(cfg.default_ip, cfg.default_fp)
         self.symbol = symbol
+        self.kernel_name = symbol  # the kernel's own name once build_kernel runs
         self.entry = Block()
         self.loops: list[LoopInfo] = []
         self.field_handles: dict[int, FieldHandle] = {}
@@ -148,6 +151,7 @@ class KernelCodegen(ast.NodeVisitor):
         returned item (Kernel._return_types: a struct's is ("struct", members, type))."""
         self.return_layout = return_layout or []
         tree = src.tree
+        self.kernel_name = tree.name  # runtime messages name it (and the ti.func they are in)
         runtime_specs = [s for s in specs if s.kind != "template"]  # templates are inlined
         arg_types = [
             t
@@ -468,6 +472,8 @@ class KernelCodegen(ast.NodeVisitor):
                 "this field has no shape: give ti.field a shape or place it with "
                 "ti.root.dense(...).place(x) before the kernel runs"
             )
+        if isinstance(f, QuantField | QuantMatrixField):  # elements: bits of words
+            return quant.handle(self, f)
         op = taichi.GetFieldOp(f.symbol, memref_type(f.dtype, f.storage_shape + f.element_shape))
         self.insert_prologue(op)
         op.result.name_hint = f.symbol
@@ -511,6 +517,8 @@ class KernelCodegen(ast.NodeVisitor):
             return obj.load(self)
         if isinstance(obj, StructPlace):
             return structs.load_struct(self, obj)
+        if isinstance(obj, QuantPlace):
+            return obj.load(self)
         if isinstance(obj, Matrix):
             return vectors.as_vec(self, obj)
         if isinstance(obj, Field):
@@ -564,6 +572,10 @@ class KernelCodegen(ast.NodeVisitor):
                 f"index(es){' (use x[None] for a 0-d field)' if not container.ndim else ''}",
             )
         values = [self.index_value(i, node) for i in indices]
+        if isinstance(container, FieldHandle) and isinstance(
+            container.field, QuantField | QuantMatrixField
+        ):
+            return quant.element(self, container.field, values, node, write)
         offsets = container_index_offset(container)
         if any(offsets):  # ti.field(offset=...): storage starts at the offset
             values = [
@@ -698,6 +710,11 @@ class KernelCodegen(ast.NodeVisitor):
             return
         if isinstance(place, StructPlace):
             structs.store_struct(self, place, value, node)
+            return
+        if isinstance(place, QuantPlace):
+            if not is_scalar(value):
+                raise self.error(TaichiTypeError, node, f"cannot store {describe(value)}")
+            place.store(self, value, node)
             return
         if not is_scalar(value):
             raise self.error(
@@ -900,7 +917,7 @@ class KernelCodegen(ast.NodeVisitor):
             # turns the ones that cannot race back into load, op, store.
             self.atomic(atomic, place, rhs, node)
             return
-        current = self.em.load(place.ptr, place.dtype)
+        current = self.rvalue(place)
         self.store(place, expressions.binop(self, op, current, rhs, node), node)
 
     def visit_If(self, node: ast.If) -> None:
@@ -1139,6 +1156,8 @@ class KernelCodegen(ast.NodeVisitor):
             return Vec(place.shape, olds)
         if not is_scalar(value):
             raise self.error(TaichiTypeError, node, f"atomic update with {describe(value)}")
+        if isinstance(place, QuantPlace):
+            return place.atomic(self, op_cls, value, node)
         if place.dtype.is_float and issubclass(op_cls, taichi.IntegerAtomicOp):
             raise self.error(
                 TaichiTypeError,

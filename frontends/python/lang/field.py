@@ -8,6 +8,7 @@ view of the root buffer.
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -311,13 +312,17 @@ class Field(_ArrayLike):
 
     @property
     def nbytes(self) -> int:
-        count = np.prod(self.storage_shape + self.element_shape, dtype=np.int64)
-        return int(count) * self.dtype.np_dtype.itemsize
+        # math.prod of Python ints: np.prod cost ~10x more, on every Python-scope access
+        count = math.prod(self.storage_shape + self.element_shape)
+        return count * self.dtype.np_dtype.itemsize
 
     _snode: Any = None
     """The place SNode of a field placed with `SNode.place` (lang/snode.py)."""
     hidden = False
     """A mask or length field of a sparse SNode, which users do not see."""
+    spans_segments = False
+    """An array of a sparse pool that may span several Vulkan root segments
+    (lang/pools.py); any other field must fit one."""
 
     @property
     def snode(self) -> Any:
@@ -541,6 +546,19 @@ def field(
     if order is not None and shape is None:
         raise TaichiCompilationError("shape cannot be None when order is set")
     prog = _program.get_program()
+    from .quant import QuantType
+
+    element_type = getattr(dtype, "dtype", None) if hasattr(dtype, "cooked") else None
+    if isinstance(dtype, QuantType) or isinstance(element_type, QuantType):
+        # placed by ti.BitpackedFields / quant_array (lang/bitpacked.py)
+        if shape is not None:
+            raise TaichiError(
+                "a field of a quantized type has no shape of its own: place it with "
+                "ti.BitpackedFields or SNode.quant_array"
+            )
+        from .bitpacked import quant_field
+
+        return quant_field(dtype, name or None)
     element_shape: tuple[int, ...] = ()
     if hasattr(dtype, "shape") and hasattr(dtype, "cooked"):  # ti.types.vector/matrix
         element_shape, dtype = dtype.shape, dtype.dtype

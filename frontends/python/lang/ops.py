@@ -284,6 +284,10 @@ block_local = Intrinsic("block_local")
 struct-for that follows (block local storage). Taichi applies it on CUDA only and ignores
 it on CPU and Vulkan, as taichi-xdsl does: the fields are checked, the values unchanged."""
 
+cache_read_only = Intrinsic("cache_read_only")
+"""`ti.cache_read_only(*fields)`: Taichi's hint that the loop that follows only reads the
+fields (read through CUDA's read-only cache); as `block_local`, checked and ignored."""
+
 ATOMICS = (
     "atomic_add",
     "atomic_sub",
@@ -347,6 +351,7 @@ __all__ = [
     "static_print",
     "loop_unique",
     "block_local",
+    "cache_read_only",
     "tan",
     "tanh",
 ]

@@ -29,20 +29,27 @@ A dynamic SNode is pooled the same way by chunks: its *words* (one per chunk of 
 list: parent cells x ceil(capacity / chunk_size)) hold chunk blocks of chunk_size
 elements of each field placed under it, and its lengths stay one word per list.
 
-Capacity rule: on CPU, unless ti.init is given device_memory_GB, the budget below is
-CPU_POOL_BYTES (7 GiB) of a root whose pages take memory only when written; otherwise
-a quarter of device_memory_GB. A pointer with at most FULL_POOL_CELLS cells gets a block for every
-cell (it can never be exhausted); a larger one gets every cell, or as many blocks as
-the budget holds (device_memory_GB's default, 1 GB: 256 MB), at least FULL_POOL_CELLS. A dynamic SNode gets every chunk of every list, or as many chunks as
-that budget holds (at least 4). A pool gets a provisional capacity when the first array
-is placed in its blocks; when the root is materialized (size_pools), every pool is
-sized again from the bytes its blocks really hold (arrays placed later count too) and
-the root is laid out again. The pools share what the root may hold (three quarters of
-ROOT_BYTES_LIMIT less the other fields, the rest kept for fields placed later;
-share_budget). On Vulkan the budget is a quarter of device_memory_GB too (default 1),
-and each array of a pool must fit one root segment (one storage-buffer binding, the device's maxStorageBufferRange: utils/
-spirv_abi.py), minimums included: a program whose pools hold fewer blocks than it
-activates gets the pool-exhausted error, never a buffer the device refuses.
+Capacity rule (size_pools): with ti.init(device_memory_GB=...) given, or on Vulkan
+(default 1 GB, at most the device's device-local heaps), all pools share what
+device_memory_GB leaves beside the other fields (dense fields, words, lengths, the
+reserved blocks), as Taichi's CUDA backend preallocates device_memory_GB for its
+fields and every sparse pool alike: a pool whose equal share covers all its cells
+gets them (smallest first), the others split the rest. On CPU without
+device_memory_GB, each pool reserves up to CPU_POOL_BYTES of a root whose pages take
+memory only when written. A pointer with at most FULL_POOL_CELLS cells gets a block
+for every cell (it can never be exhausted), a larger one at least FULL_POOL_CELLS; a
+dynamic SNode at least 4 chunks. All fields together stay below ROOT_BYTES_LIMIT
+(32-bit offsets; a quarter of what the other fields leave is kept for fields placed
+later: share_budget). A pool gets a provisional capacity (a quarter of
+device_memory_GB, or CPU_POOL_BYTES) when the first array is placed in its blocks;
+when the layout settles (the first kernel or root allocation) every pool is sized
+again from the bytes its blocks really hold and the root is laid out again (a pool
+made after that keeps its provisional capacity). On Vulkan the root is bound as
+segments of maxStorageBufferRange (utils/spirv_abi.py); an array of a pool may span
+several, a kernel choosing the segment per element with variable pointers
+(lowering/spirv_access.py); a device without them caps each array at one segment.
+A program whose pools hold fewer blocks than it activates gets the pool-exhausted
+error, which names what bounds the pool (Pool.bound), never a wrong result.
 """
 
 from __future__ import annotations
@@ -74,26 +81,58 @@ virtual memory. Below the 8 GiB an array may span (snode.py: element indices are
 
 
 def _budget() -> int:
-    """The bytes one pool may take: on CPU without ti.init(device_memory_GB=...),
-    CPU_POOL_BYTES of reserved memory; else a quarter of device_memory_GB."""
+    """The bytes one pool may take when it is made (its provisional capacity; also
+    the capacity of a pool made after the layout settled): on CPU without
+    ti.init(device_memory_GB=...), CPU_POOL_BYTES of reserved memory; else a quarter
+    of device_memory_GB. Pools made before the layout settles are sized again by
+    size_pools, where they share all of device_memory_GB."""
     prog = _program.get_program()
     # the root's offsets are 32-bit: pools share what is left below ROOT_BYTES_LIMIT
     prog.__dict__["root_limit"] = _program.ROOT_BYTES_LIMIT
-    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+    if _shared_budget(prog) is None:
         return CPU_POOL_BYTES
     return int(_device_memory_gb() * 2**30 / 4)
 
 
+def _shared_budget(prog: Any) -> int | None:
+    """The bytes all of `prog`'s fields may take together, pools included (None: on
+    CPU without ti.init(device_memory_GB=...), where each pool reserves
+    CPU_POOL_BYTES): device_memory_GB, as Taichi preallocates it on CUDA for the
+    fields and every sparse pool alike; on Vulkan at most the device's device-local
+    heaps."""
+    if prog.config.arch is not _program.vulkan and "device_memory_GB" not in prog.config.options:
+        return None
+    budget = int(_device_memory_gb() * 2**30)
+    if prog.config.arch is _program.vulkan:
+        heaps = getattr(prog.backend, "device_memory_bytes", 0)
+        if heaps:
+            budget = min(budget, heaps)
+    return budget
+
+
 def pointer_capacity(n_cells: int, block_bytes: int) -> int:
-    """Blocks a pointer SNode of `n_cells` cells may hold at once (the rule above)."""
-    if n_cells <= FULL_POOL_CELLS:
-        return n_cells
-    return min(n_cells, max(FULL_POOL_CELLS, _budget() // max(block_bytes, 1)))
+    """Blocks a pointer SNode of `n_cells` cells may hold at once, within `_budget`."""
+    return _pointer_floor(n_cells, _budget() // max(block_bytes, 1))
 
 
 def chunk_capacity(n_chunks: int, chunk_bytes: int) -> int:
-    """Chunks a dynamic SNode may hold at once (the rule above)."""
-    return min(n_chunks, max(4, _budget() // max(chunk_bytes, 1)))
+    """Chunks a dynamic SNode may hold at once, within `_budget`."""
+    return _chunk_floor(n_chunks, _budget() // max(chunk_bytes, 1))
+
+
+def _pointer_floor(n_cells: int, blocks: int) -> int:
+    """`blocks`, raised to the minimum of a pointer's pool: every cell of a pointer of
+    at most FULL_POOL_CELLS cells (it can never be exhausted), else FULL_POOL_CELLS;
+    at most every cell."""
+    if n_cells <= FULL_POOL_CELLS:
+        return n_cells
+    return min(n_cells, max(FULL_POOL_CELLS, blocks))
+
+
+def _chunk_floor(n_chunks: int, chunks: int) -> int:
+    """`chunks`, raised to the minimum of a dynamic SNode's pool (4), at most every
+    chunk of every list."""
+    return min(n_chunks, max(4, chunks))
 
 
 def share_budget(wants: list[int], budget: int) -> list[int]:
@@ -118,33 +157,72 @@ def size_pools(prog: Any) -> None:
     """
     Before the root is first allocated: size every pool of `prog` from the bytes a
     block of it holds (all arrays placed in it, plus its free and release entries),
-    by the capacity rule; on Vulkan, also within its share of the root buffer's limit
-    (module docstring). The caller lays the root out again.
+    by the capacity rule: the pools share what device_memory_GB leaves beside the other
+    fields (on CPU without it, each reserves CPU_POOL_BYTES); on Vulkan, each array of
+    a pool within one root segment; and all within the root's 32-bit offsets (module
+    docstring). The caller lays the root out again.
     """
     pools: list[Pool] = prog.__dict__.get("pools", [])
     if not pools:
         return
-    _budget()  # on Vulkan: records the root's limit
+    _budget()  # records the root's limit
     row_bytes = [pool.row_bytes() for pool in pools]
-    rule = [
-        (pointer_capacity if pool.node.kind == "pointer" else chunk_capacity)(pool.cells, b)
-        for pool, b in zip(pools, row_bytes)
-    ]
-    segment = prog.root_segment_bytes
-    if segment:  # Vulkan: each array of a pool within one root segment (one binding)
+    floors = [_pointer_floor if pool.node.kind == "pointer" else _chunk_floor for pool in pools]
+    # the bytes of everything but the pools' blocks: fields, words, reserved blocks
+    scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
+    fixed = sum(
+        FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
+    ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
+    shared = _shared_budget(prog)
+    if shared is None:  # CPU: each pool its own reserved address space
         rule = [
-            max(1, min(cap, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS))
-            for pool, cap in zip(pools, rule)
+            floor(pool.cells, CPU_POOL_BYTES // b)
+            for pool, floor, b in zip(pools, floors, row_bytes)
         ]
+        bound = (
+            f"on CPU without ti.init(device_memory_GB=...) a pool reserves at most "
+            f"{CPU_POOL_BYTES / 2**30:g} GiB: pass device_memory_GB, which the pools share"
+        )
+    else:  # one budget for all, as Taichi's preallocated device memory
+        wants = [pool.cells * b for pool, b in zip(pools, row_bytes)]
+        shares = share_budget(wants, shared - fixed)
+        rule = [
+            floor(pool.cells, s // b)
+            for pool, floor, s, b in zip(pools, floors, shares, row_bytes)
+        ]
+        bound = (
+            f"the pools share what device_memory_GB ({shared} bytes here) leaves beside "
+            "the other fields: raise ti.init(device_memory_GB=...)"
+        )
+    for pool in pools:
+        pool.bound = bound
+    segment = prog.root_segment_bytes
+    if segment and prog.backend.fields_may_span_segments:  # Vulkan: chosen per element
+        for pool in pools:
+            for f in (*pool.arrays, pool.free, pool.release):
+                f.spans_segments = True
+    elif segment:  # Vulkan: each array of a pool within one root segment (one binding)
+        for k, pool in enumerate(pools):
+            fits = max(1, segment // max(pool.widest_row(), 1) - RESERVED_BLOCKS)
+            if fits < rule[k]:
+                rule[k] = fits
+                pool.bound = (
+                    f"an array of a pool is bound whole, and this device binds at most "
+                    f"{segment} bytes (maxStorageBufferRange), {pool.widest_row()} bytes "
+                    "a block of its widest array; a larger device_memory_GB does not "
+                    "help here"
+                )
     limit = prog.__dict__.get("root_limit")
     if limit is not None:  # the root's 32-bit offsets
-        scaled = {id(f) for pool in pools for f in (*pool.arrays, pool.free, pool.release)}
-        fixed = sum(
-            FIELD_SLACK + (0 if id(f) in scaled else f.nbytes) for f in prog.fields
-        ) + sum(RESERVED_BLOCKS * b for b in row_bytes)
         wants = [cap * b for cap, b in zip(rule, row_bytes)]
         shares = share_budget(wants, (limit - fixed) * 3 // 4)  # LATER_FIELDS
-        rule = [max(1, min(cap, s // b)) for cap, s, b in zip(rule, shares, row_bytes)]
+        for k, (pool, s, b) in enumerate(zip(pools, shares, row_bytes)):
+            if max(1, s // b) < rule[k]:
+                rule[k] = max(1, s // b)
+                pool.bound = (
+                    f"the fields and pools together are addressed with 32-bit offsets "
+                    f"({limit / 2**30:.0f} GiB)"
+                )
     for pool, capacity in zip(pools, rule):
         pool.resize(capacity)
 
@@ -175,6 +253,12 @@ class Pool:
             f._place((n,))
             return f
 
+        self.bound = (
+            "a pool made after the fields were laid out holds a quarter of "
+            "device_memory_GB (on CPU without it, CPU_POOL_BYTES): raise "
+            "ti.init(device_memory_GB=...)"
+        )
+        """What limits the capacity, for the exhausted error (set by size_pools)."""
         self.state = hidden("_pool_state", 4)
         self.free = hidden("_pool_free", self.capacity)
         self.release = hidden("_pool_release", self.capacity)
@@ -278,21 +362,9 @@ class Pool:
                 "were dropped: run this kernel on another device or the CPU"
             )
         if exhausted:
-            segment = _program.get_program().root_segment_bytes
-            bound = (
-                "raise ti.init(device_memory_GB=...) (a pool holds as many blocks "
-                f"as device_memory_GB / 4 holds, at least {FULL_POOL_CELLS} for a "
-                "pointer SNode"
-                + (
-                    f"; on this device each of its arrays at most {segment} bytes, "
-                    "maxStorageBufferRange)"
-                    if segment
-                    else ")"
-                )
-            )
             raise TaichiError(
                 f"sparse pool of SNode {self.node!r} exhausted ({self.capacity} blocks): "
-                f"{bound}, or activate fewer cells at once"
+                f"{self.bound}; or activate fewer cells at once"
             )
 
     @property
@@ -353,7 +425,8 @@ def _runs(blocks: np.ndarray) -> list[tuple[int, int]]:
     """The sorted distinct `blocks` as runs [start, end) of consecutive rows."""
     if not blocks.size:
         return []
-    rows = np.unique(blocks)
+    rows = np.sort(blocks)  # distinct by sorting: np.unique hashes (~2 ms for 4000 blocks)
+    rows = rows[np.concatenate(([True], rows[1:] != rows[:-1]))]
     breaks = np.nonzero(np.diff(rows) != 1)[0]
     starts = np.concatenate([rows[:1], rows[breaks + 1]])
     ends = np.concatenate([rows[breaks] + 1, rows[-1:] + 1])

@@ -316,7 +316,7 @@ class Program:
                 f"with 32-bit byte offsets, so all fields together hold at most "
                 f"{ROOT_BYTES_LIMIT / 2**30:.0f} GiB"
             )
-        if segment and f.nbytes > segment and self.layout_settled:
+        if segment and f.nbytes > segment and self.layout_settled and not f.spans_segments:
             _too_large(f, segment)
         f.offset = offset
         self.root_size = f.offset + max(f.nbytes, 1)
@@ -365,7 +365,7 @@ class Program:
                 self._put(f)
         segment = self.root_segment_bytes
         for f in self.fields:  # placed before the layout settled
-            if segment and f.nbytes > segment:
+            if segment and f.nbytes > segment and not f.spans_segments:
                 _too_large(f, segment)
 
     @property
@@ -491,12 +491,16 @@ class Program:
         backend = self._backend
         if not pools or backend is None or not hasattr(backend, "read_root"):
             return
+        launches = backend.root_launches
+        if launches == self.__dict__.get("_pools_checked_at"):
+            return  # no kernel ran since the last check: the state words are as read
         from .pools import check_pools
 
         for pool in pools:
             state = pool.state
             backend.read_root(self._root, state.offset, state.offset + state.nbytes)
         check_pools(self, self._root)
+        self._pools_checked_at = launches
 
 
 def _too_large(f: Field, segment: int) -> None:
@@ -562,9 +566,9 @@ extension = _Extensions()
 # i64/f64 (data64) and assert (assertion) on both; the autodiff stack (adstack) on the
 # CPU. Vulkan's data64 also needs a device with 64-bit floats and integers.
 _EXTENSIONS: dict[str, set[str]] = {
-    "x64": {"data64", "assertion", "adstack", "sparse"},
-    "arm64": {"data64", "assertion", "adstack", "sparse"},
-    "vulkan": {"data64", "assertion", "sparse"},
+    "x64": {"data64", "assertion", "adstack", "sparse", "quant_basic", "quant"},
+    "arm64": {"data64", "assertion", "adstack", "sparse", "quant_basic", "quant"},
+    "vulkan": {"data64", "assertion", "sparse", "quant_basic", "quant"},
 }
 
 

@@ -211,15 +211,24 @@ class SNode:
     def bit_struct(self, *args: Any, **kwargs: Any) -> SNode:
         raise TaichiError("bit_struct SNodes (quantized types) are not supported by taichi-xdsl")
 
-    def quant_array(self, *args: Any, **kwargs: Any) -> SNode:
-        raise TaichiError("quant_array SNodes (quantized types) are not supported by taichi-xdsl")
+    def quant_array(self, axes: Any, dimensions: int | Sequence[int], max_num_bits: int) -> SNode:
+        """A child whose elements of one quantized field (placed in it) are packed
+        into one word per cell of this node (lang/bitpacked.py)."""
+        child = self._child("quant_array", axes, dimensions)
+        child.max_num_bits = max_num_bits
+        return child
 
     def place(self, *fields: Any, offset: Any = None) -> SNode:
         """Place `fields` here: each gets the shape of this node (and `offset`, the
         index of its first element along each axis; `Field.index_offset`)."""
+        from .bitpacked import BitpackedFields, place_in_quant_array
         from .field import Field, MatrixMember
         from .struct import StructField
 
+        if self.kind == "quant_array":
+            return place_in_quant_array(self, fields)
+        bitpacks = [f for f in fields if isinstance(f, BitpackedFields)]
+        fields = tuple(f._word_field() if f in bitpacks else f for f in fields)
         shape = self.shape  # the axes used, in order (ti.root.dense(ti.j, n): 1-d)
         expanded: list[Any] = []
         members: dict[Field, set[tuple[int, ...]]] = {}
@@ -275,6 +284,8 @@ class SNode:
             leaf.fields.append(f)
             f._snode = leaf
             self.fields.append(f)
+        for bitpack in bitpacks:
+            bitpack._bind()
         return self
 
     def lazy_grad(self) -> None:

@@ -205,6 +205,8 @@ def sparse_matrix_builder() -> SparseMatrixBuilderType:
 
 from .texture import RWTextureType, TextureType, rw_texture, texture  # noqa: E402
 
+from . import quant  # noqa: E402  (ti.types.quant.int / fixed / float)
+
 
 def _cooked(dt: Any) -> DataType:
     from . import program as _program
@@ -255,6 +257,7 @@ primitive_types = _PrimitiveTypes()
 
 __all__ = [
     "argpack",
+    "quant",
     "is_integral",
     "is_real",
     "is_signed",

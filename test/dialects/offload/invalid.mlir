@@ -105,3 +105,14 @@ taichi.kernel @context_outside_task() {
   taichi.return
 }
 // CHECK: 'offload.context' expects ancestor op to be one of 'offload.serial', 'offload.range_for', 'offload.struct_for', 'func.func'
+
+// -----
+
+// The context is a pointer (!llvm.ptr, checked by name so that Vulkan never loads the
+// llvm dialect): another type is refused.
+offload.kernel @context_not_a_pointer : () -> () {
+  offload.serial {
+    %ctx = offload.context : i64
+  }
+}
+// CHECK: i64 should be of base attribute llvm.ptr

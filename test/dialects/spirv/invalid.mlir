@@ -565,3 +565,19 @@ func.func @group_broadcast_first_result(%v: f32) {
   spirv.Return
 }
 // CHECK: 'spirv.GroupNonUniformBroadcastFirst' result type must be f32, got i1
+
+// -----
+
+func.func @bit_field_of_a_float(%f: f32, %i: i32) {
+  %0 = spirv.BitFieldSExtract %f, %i, %i : f32, i32, i32
+  func.return
+}
+// CHECK: 'spirv.BitFieldSExtract' expects integer or vector of integer base, got f32
+
+// -----
+
+func.func @bit_field_count_of_a_vector(%a: i32, %i: i32, %v: vector<2xi32>) {
+  %0 = spirv.BitFieldSExtract %a, %i, %v : i32, i32, vector<2xi32>
+  func.return
+}
+// CHECK: 'spirv.BitFieldSExtract' count must be an integer scalar, got vector<2xi32>

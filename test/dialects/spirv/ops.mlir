@@ -117,6 +117,7 @@ spirv.module @shader Logical GLSL450
   // CHECK-NEXT:    spirv.ShiftLeftLogical %[[A]], %[[B]] : i32, i32
   // CHECK-NEXT:    spirv.ShiftRightArithmetic %[[A]], %[[B]] : i32, i32
   // CHECK-NEXT:    spirv.ShiftRightLogical %[[A]], %[[B]] : i32, i32
+  // CHECK-NEXT:    spirv.BitFieldSExtract %[[A]], %[[B]], %[[B]] : i32, i32, i32
   spirv.func @arithmetic(%a: i32, %b: i32, %f: f32, %g: f32, %vec: vector<4xf32>) "None" {
     %0 = spirv.IAdd %a, %b : i32
     %1 = spirv.ISub %a, %b : i32
@@ -142,6 +143,7 @@ spirv.module @shader Logical GLSL450
     %21 = spirv.ShiftLeftLogical %a, %b : i32, i32
     %22 = spirv.ShiftRightArithmetic %a, %b : i32, i32
     %23 = spirv.ShiftRightLogical %a, %b : i32, i32
+    %24 = spirv.BitFieldSExtract %a, %b, %b : i32, i32, i32
     spirv.Return
   }
 

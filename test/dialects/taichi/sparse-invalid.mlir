@@ -73,7 +73,15 @@ taichi.kernel @cas_on_floats(%w: memref<f32>, %v: f32) {
   %old = taichi.atomic_cas %w, %v, %v : memref<f32>
   taichi.return
 }
-// CHECK: Expected attribute i32 but got f32
+// CHECK: Expected one of i32, i64, but got f32
+
+// -----
+
+taichi.kernel @cas_on_i16(%w: memref<i16>, %v: i16) {
+  %old = taichi.atomic_cas %w, %v, %v : memref<i16>
+  taichi.return
+}
+// CHECK: Expected one of i32, i64, but got i16
 
 // -----
 

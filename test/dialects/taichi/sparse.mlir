@@ -43,6 +43,15 @@ taichi.kernel @pools(%s: memref<4xi32>, %f: memref<64xi32>, %w: memref<i32>) {
   taichi.return
 }
 
+// A compare-and-swap of a 64-bit word (a quantized field's word of 64 bits).
+// CHECK-LABEL: taichi.kernel @cas_i64
+// CHECK-SAME:    (%[[W:.*]]: memref<i64>, %[[E:.*]]: i64, %[[N:.*]]: i64)
+// CHECK-NEXT:    %{{.*}} = taichi.atomic_cas %[[W]], %[[E]], %[[N]] : memref<i64>
+taichi.kernel @cas_i64(%w: memref<i64>, %e: i64, %n: i64) {
+  %old = taichi.atomic_cas %w, %e, %n : memref<i64>
+  taichi.return
+}
+
 // The cell-list ops of a struct-for's list generation round-trip too.
 // CHECK-LABEL: taichi.kernel @cell_lists
 // CHECK-SAME:    (%[[L:.*]]: memref<17xi32>, %[[C:.*]]: i32) -> i32
