@@ -8,10 +8,15 @@ host: 181, 126 and 246 us at 2048^2), so this puts all three in one process.
 
 Output of one run: bench/results/h200-s6-cpu-stencil-probe.txt.
 """
-import os, statistics, sys, time
+import statistics
+import sys
+import time
+
 import numpy as np
 from numba import njit, prange
+
 import taichi_xdsl as ti
+
 
 def med(fn, reps=300):
     for _ in range(30): fn()
