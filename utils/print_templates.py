@@ -25,6 +25,18 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator
 
+from taichi_xdsl.utils.diagnostics import LocatedDiagnostic, format_at
+
+class PrintFailedAt(LocatedDiagnostic):
+    """
+    xDSL's printer failing on an op its verifier let through (llvm.func with a
+    `visibility_` past 2 asserts in print): the message names the op's source position.
+    """
+
+    def __init__(self, op: Operation, message: str):
+        super().__init__(format_at(op.location, message))
+
+
 _LEARN = object()
 """The first op of a replayable shape: printed by its format, its text kept."""
 
@@ -51,7 +63,13 @@ class TemplatePrinter(Printer):
     def print_op(self, op: Operation) -> None:
         replayed = self._replayed_text(op)
         if replayed is None:
-            return super().print_op(op)
+            try:
+                return super().print_op(op)
+            except LocatedDiagnostic:
+                raise
+            except Exception as error:  # an op xDSL verified but its printer refuses
+                raise PrintFailedAt(op, f"xDSL cannot print this `{op.name}`: "
+                                        f"{type(error).__name__}: {error}") from error
         self._print_results(op)
         if replayed is _LEARN:
             self.print_string(op.name)
