@@ -59,17 +59,18 @@ class TemplatePrinter(Printer):
     _learning: tuple = field(default=(), init=False)
     replayed: int = field(default=0, init=False)
     """How many ops were printed from a template."""
+    failed_op: Operation | None = field(default=None, init=False)
+    """The op whose printing raised, if one did (ti-opt reports the error at it)."""
 
     def print_op(self, op: Operation) -> None:
         replayed = self._replayed_text(op)
         if replayed is None:
             try:
                 return super().print_op(op)
-            except LocatedDiagnostic:
+            except Exception:  # xDSL's printer refusing an op: the innermost one is kept
+                if self.failed_op is None:
+                    self.failed_op = op
                 raise
-            except Exception as error:  # an op xDSL verified but its printer refuses
-                raise PrintFailedAt(op, f"xDSL cannot print this `{op.name}`: "
-                                        f"{type(error).__name__}: {error}") from error
         self._print_results(op)
         if replayed is _LEARN:
             self.print_string(op.name)

@@ -342,7 +342,7 @@ def _template_mlir_target() -> type:
     """xDSL's `mlir` target, printing repeated op shapes from templates (print_templates.py)."""
     from xdsl.targets.mlir import MLIRTarget
 
-    from taichi_xdsl.utils.print_templates import TemplatePrinter
+    from taichi_xdsl.utils.print_templates import PrintFailedAt, TemplatePrinter
 
     class TemplateMLIRTarget(MLIRTarget):
         def emit(self, ctx, module, output) -> None:
@@ -354,7 +354,14 @@ def _template_mlir_target() -> type:
                 print_properties_as_attributes=self.print_properties_as_attributes,
                 print_debuginfo=self.print_debuginfo,
             )
-            printer.print_op(module)
+            try:
+                printer.print_op(module)
+            except Exception as error:  # an op xDSL verified but its printer refuses
+                op = printer.failed_op
+                if op is None:
+                    raise
+                raise PrintFailedAt(op, f"xDSL cannot print this `{op.name}`: "
+                                        f"{type(error).__name__}: {error}") from error
             printer.print_metadata(ctx.loaded_dialects)
             print("\n", file=output)
             return None
