@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
 
-from . import dtypes
+from . import direct_call, dtypes
 from .dtypes import DataType
 
 if TYPE_CHECKING:
@@ -279,6 +279,7 @@ class Program:
         self.config = config
         Program._next_generation += 1
         self.generation = Program._next_generation
+        direct_call.program_changed()  # no armed kernel runs on an old program's root
         self.fields: list[Field] = []
         self.unplaced_fields: list[Field] = []
         """Fields created without a shape: each must be placed before a kernel runs."""
@@ -390,6 +391,7 @@ class Program:
             start = old.ctypes.data - storage.ctypes.data
             if start + capacity <= storage.size:  # reserved room: grow in place, no copy
                 self._root = storage[start : start + capacity]
+                direct_call.invalidate()  # armed kernels point at the old root object
                 return
         # A large CPU root is reserved address space, twice what it needs so it can grow
         # in place (a copy would touch every page of a sparse pool); over-allocate so
@@ -401,6 +403,7 @@ class Program:
         if old is not None:
             root[: old.size] = old
         self._root_storage, self._root = storage, root
+        direct_call.invalidate()
 
     # -- compilation -----------------------------------------------------------------
 
@@ -850,6 +853,7 @@ def reset() -> None:
     if _current is not None:
         _current.finish()
     _current = None
+    direct_call.program_changed()
 
 
 def sync() -> None:
