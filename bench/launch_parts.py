@@ -11,7 +11,11 @@ rounds is printed in microseconds a call (the loop's own cost included: `empty`)
 - empty: a Python function that does nothing (the loop and one Python call);
 - native: the compiled instance's native launcher, `native(root, (k,))` (a builtin);
 - run: the instance's launcher as `Kernel.__call__` calls it, `run((k,))`;
-- call: the kernel as a user calls it, `tiny(k)`;
+- call: the kernel as a user calls it, `tiny(k)` (its direct entry: direct_call.py);
+- numpy_arg: `tiny(v)` with `v` a NumPy int32 (which the native launcher declines: the
+  general path and ctypes);
+- general: the same on the general path, `Kernel.__call__` (a second kernel kept from
+  being armed: the path every call took before direct calls);
 - call_in_tape, call_profiled, call_recording: `tiny(k)` inside a ti.ad.Tape, with the
   kernel profiler on, and while ti.aot records launches (each on the path it takes then).
 """
@@ -26,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import taichi_xdsl as ti
 
 
@@ -41,9 +46,11 @@ def main() -> None:
     parser.add_argument("--calls", type=int, default=200_000)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--parts", default=None,
+                        help="comma-separated parts to time (default: all); no hooks then")
     args = parser.parse_args()
 
-    ti.init(arch=ti.cpu, cpu_max_num_threads=args.threads, offline_cache=False)
+    ti.init(arch=ti.cpu, cpu_max_num_threads=args.threads)
     flag = ti.field(ti.i32, shape=())
     loss = ti.field(ti.f32, shape=(), needs_grad=True)
 
@@ -51,7 +58,15 @@ def main() -> None:
     def tiny(value: ti.i32):
         flag[None] = value
 
-    tiny(1)
+    @ti.kernel
+    def general(value: ti.i32):
+        flag[None] = value
+
+    for _ in range(2):
+        tiny(1)
+        general(1)
+    plain = type(general).__base__ if "_direct" in type(general).__dict__ else type(general)
+    general.__class__ = plain  # armed again only by a call that falls back: none here
     from taichi_xdsl.frontends.python.lang import program as _program
 
     prog = _program.get_program()
@@ -67,6 +82,11 @@ def main() -> None:
         parts["native"] = lambda k: native(prog._root, (k,))
     parts["run"] = lambda k: run((k,))
     parts["call"] = tiny
+    parts["general"] = general
+    values = [np.int32(v) for v in range(256)]
+    parts["numpy_arg"] = lambda k: tiny(values[k & 255])
+    if args.parts:
+        parts = {name: parts[name] for name in args.parts.split(",")}
 
     samples: dict[str, list[float]] = {name: [] for name in parts}
     for _ in range(args.rounds):
@@ -77,7 +97,7 @@ def main() -> None:
     # The hooks: a few rounds of fewer calls (these paths are slow by design).
     hooked: dict[str, list[float]] = {"call_in_tape": [], "call_recording": []}
     few = max(args.calls // 20, 1000)
-    for _ in range(args.rounds):
+    for _ in range(0 if args.parts else args.rounds):
         with ti.ad.Tape(loss=loss):
             hooked["call_in_tape"].append(_loop(tiny, few))
         with tempfile.TemporaryDirectory() as tmp:
@@ -86,15 +106,17 @@ def main() -> None:
                 hooked["call_recording"].append(_loop(tiny, few))
             finally:
                 ti.aot.stop_recording()
-    ti.init(arch=ti.cpu, cpu_max_num_threads=args.threads, offline_cache=False,
-            kernel_profiler=True)
-    flag = ti.field(ti.i32, shape=())
-    tiny(1)
-    hooked["call_profiled"] = [_loop(tiny, few) for _ in range(args.rounds)]
+    if not args.parts:
+        ti.init(arch=ti.cpu, cpu_max_num_threads=args.threads, kernel_profiler=True)
+        flag = ti.field(ti.i32, shape=())
+        tiny(1)
+        hooked["call_profiled"] = [_loop(tiny, few) for _ in range(args.rounds)]
 
     print(f"us a call, median of {args.rounds} rounds of {args.calls} calls "
           f"(hooks: {few} calls)")
     for name, values in {**samples, **hooked}.items():
+        if not values:
+            continue
         print(f"{name:16s} {statistics.median(values):8.3f}   "
               f"(min {min(values):.3f}, max {max(values):.3f})")
 

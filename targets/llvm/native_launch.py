@@ -503,6 +503,7 @@ def _check_layout() -> bool:
     word = ctypes.c_uint64.from_address
     value, number, pair = 1234567, 2.75, (object(), object())
     array = (ctypes.c_uint64 * 2)()
+    record = _DirectRecord()
     return (
         word(id(value) + 8).value == id(int)
         and word(id(number) + 8).value == id(float)
@@ -512,6 +513,7 @@ def _check_layout() -> bool:
         and word(id(pair) + 24).value == id(pair[0])
         and word(id(pair) + 32).value == id(pair[1])
         and word(id(array) + 16).value == ctypes.addressof(array)
+        and word(id(record) + 16).value == ctypes.addressof(record)
     )
 
 
@@ -594,6 +596,14 @@ class NativeLauncher:
         return DirectCall(self, entry, epoch_at, fallback, failed)
 
 
+class _DirectRecord(ctypes.Array):  # type: ignore[type-arg]
+    """The D_* words; a class of its own, so that the record can hold Python objects
+    (its data pointer stays at offset 16: `_check_layout`)."""
+
+    _type_ = ctypes.c_uint64
+    _length_ = 5
+
+
 class DirectCall:
     """
     A kernel's direct entry: `call(*args, **kwargs)` is a builtin function (`ti_kernel_call`
@@ -616,8 +626,10 @@ class DirectCall:
         failed: Callable[[], Any],
     ):
         self.launcher = launcher
-        self._held = (fallback, failed)  # the record names them by address
-        record = (ctypes.c_uint64 * 5)()
+        record = _DirectRecord()
+        # The record names these by address, and the builtin holds the record alone: a
+        # builtin kept after its kernel is gone must not outlive what it points at.
+        record.held = (launcher, fallback, failed)
         record[D_LAUNCH] = ctypes.addressof(launcher._record)
         record[D_EPOCH_AT] = epoch_at
         record[D_EPOCH] = 0

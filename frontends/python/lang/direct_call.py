@@ -45,7 +45,8 @@ def program_changed() -> None:
     """Another program (or none): every armed kernel becomes a plain kernel again."""
     invalidate()
     for kernel in list(_armed):
-        kernel.__class__ = type(kernel).__base__
+        if "_direct" in type(kernel).__dict__:  # (not given its class back already)
+            kernel.__class__ = type(kernel).__base__
     _armed.clear()
 
 
