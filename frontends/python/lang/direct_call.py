@@ -31,6 +31,8 @@ from typing import Any
 
 _epoch = (ctypes.c_int64 * 1)(1)
 """The epoch word; never 0, the epoch of a direct record not armed yet."""
+epoch = 1
+"""The epoch word's value, as a Python int (cheaper to read than the word)."""
 
 _armed: weakref.WeakSet[Any] = weakref.WeakSet()
 
@@ -38,7 +40,9 @@ _armed: weakref.WeakSet[Any] = weakref.WeakSet()
 def invalidate() -> None:
     """A call may mean something else from now on: armed kernels take the general path
     until armed again."""
-    _epoch[0] += 1
+    global epoch
+    epoch += 1
+    _epoch[0] = epoch
 
 
 def program_changed() -> None:
@@ -54,7 +58,8 @@ def arm(kernel: Any, compiled: Any, fallback: Callable[..., Any], root: object) 
     """
     Let `kernel`'s calls run `compiled` (a CPU runtime kernel with `direct_call`) on
     `root` directly, falling back to `fallback` (bound to `kernel`), until the next
-    `invalidate`. Nothing happens where `compiled` has no direct entry.
+    `invalidate`. Nothing happens where `compiled` has no direct entry; else
+    `kernel._direct_epoch` is the epoch it was armed at.
     """
     cls = type(kernel)
     direct = cls.__dict__.get("_direct")
@@ -76,7 +81,8 @@ def arm(kernel: Any, compiled: Any, fallback: Callable[..., Any], root: object) 
         kernel.__class__ = cls
         _armed.add(kernel)
         direct = cls.__dict__["_direct"]
-    direct.entry.arm(_epoch[0], root)
+    direct.entry.arm(epoch, root)
+    kernel._direct_epoch = epoch
 
 
 class _Armed:

@@ -354,6 +354,7 @@ class Kernel:
         self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
         self._keepalive: list[Any] = []
         self._generation = -1
+        self._direct_epoch = 0  # the epoch this kernel was last armed at (direct_call.py)
 
     # -- the fast path ---------------------------------------------------------------
 
@@ -399,7 +400,8 @@ class Kernel:
     def _slow_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         run, args = self._instance(args, kwargs)
         result = run(args)
-        self._arm_direct()
+        if self._direct_epoch != direct_call.epoch:
+            self._arm_direct()
         return result
 
     # -- direct calls (direct_call.py) ------------------------------------------------
@@ -408,7 +410,8 @@ class Kernel:
         """An armed kernel's call that its direct entry declined: the general path, then
         armed again where it may be."""
         result = Kernel.__call__(self, *args, **kwargs)
-        self._arm_direct()
+        if self._direct_epoch != direct_call.epoch:  # (not when an argument was declined)
+            self._arm_direct()
         return result
 
     def _arm_direct(self) -> None:
