@@ -57,8 +57,9 @@ from typing import Any
 R_DESCRIPTORS = 7
 
 # Words of a direct record (DirectCall): the launch record it runs, where the epoch word
-# is, the epoch it was armed at, the general path's callable, the error raiser.
-D_LAUNCH, D_EPOCH_AT, D_EPOCH, D_FALLBACK, D_FAILED = range(5)
+# is, the epoch it was armed at, the callables of a call it declines (after the epoch
+# moved; otherwise), the error raiser.
+D_LAUNCH, D_EPOCH_AT, D_EPOCH, D_FALLBACK, D_GENERAL, D_FAILED = range(6)
 
 KINDS = {"i1": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "index": 5, "f32": 6, "f64": 7}
 """Slot kinds the native launcher converts; a plan with any other type gets none."""
@@ -384,7 +385,8 @@ decline:
 ; positional arguments the native launcher converts run the kernel here and return
 ; what Kernel.__call__ would (None, the value, or a tuple of values); a task's error
 ; calls D_FAILED (which raises it); anything else is the general path's: D_FALLBACK
-; called with the same arguments.
+; (after the epoch moved: it arms the kernel again) or D_GENERAL called with the same
+; arguments.
 define ptr @ti_kernel_call(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {{
 entry:
   %drecp = getelementptr i8, ptr %self, i64 16
@@ -402,15 +404,15 @@ entry:
   br i1 %same, label %check_kw, label %fallback
 check_kw:
   %no_kw = icmp eq ptr %kwnames, null
-  br i1 %no_kw, label %check_n, label %fallback
+  br i1 %no_kw, label %check_n, label %general
 check_n:
   %nargsp = call ptr @word(ptr %rec, i64 {R_NARGS})
   %want = load i64, ptr %nargsp
   %n_ok = icmp eq i64 %nargs, %want
-  br i1 %n_ok, label %store, label %fallback
+  br i1 %n_ok, label %store, label %general
 store:
   %stored = call i1 @store_args(ptr %rec, ptr %api, ptr %args, i64 %nargs)
-  br i1 %stored, label %run, label %fallback
+  br i1 %stored, label %run, label %general
 run:
   %jobp = call ptr @word(ptr %rec, i64 {R_JOB})
   %job = load ptr, ptr %jobp
@@ -442,10 +444,16 @@ fail:
   ret ptr %raised
 fallback:
   %fallbackp = call ptr @word(ptr %drec, i64 {D_FALLBACK})
-  %fallbackfn = load ptr, ptr %fallbackp
+  br label %decline
+general:
+  %generalp = call ptr @word(ptr %drec, i64 {D_GENERAL})
+  br label %decline
+decline:
+  %declinep = phi ptr [ %fallbackp, %fallback ], [ %generalp, %general ]
+  %declinefn = load ptr, ptr %declinep
   %vc2 = call ptr @api(ptr %api, i64 {PyObject_Vectorcall})
-  %general = call ptr %vc2(ptr %fallbackfn, ptr %args, i64 %nargs, ptr %kwnames)
-  ret ptr %general
+  %result = call ptr %vc2(ptr %declinefn, ptr %args, i64 %nargs, ptr %kwnames)
+  ret ptr %result
 }}
 """
 
@@ -466,6 +474,7 @@ def launch_py_ir() -> str:
         D_EPOCH_AT=D_EPOCH_AT,
         D_EPOCH=D_EPOCH,
         D_FALLBACK=D_FALLBACK,
+        D_GENERAL=D_GENERAL,
         D_FAILED=D_FAILED,
     )
     return LAUNCH_PY_IR.format(**constants)
@@ -590,10 +599,11 @@ class NativeLauncher:
         entry: int,
         epoch_at: int,
         fallback: Callable[..., Any],
+        general: Callable[..., Any],
         failed: Callable[[], Any],
     ) -> DirectCall:
         """A DirectCall running this launcher's kernel (see there)."""
-        return DirectCall(self, entry, epoch_at, fallback, failed)
+        return DirectCall(self, entry, epoch_at, fallback, general, failed)
 
 
 class _DirectRecord(ctypes.Array):  # type: ignore[type-arg]
@@ -601,7 +611,7 @@ class _DirectRecord(ctypes.Array):  # type: ignore[type-arg]
     (its data pointer stays at offset 16: `_check_layout`)."""
 
     _type_ = ctypes.c_uint64
-    _length_ = 5
+    _length_ = 6
 
 
 class DirectCall:
@@ -613,7 +623,8 @@ class DirectCall:
     (`arm(epoch)`), a call of positional arguments the native launcher converts runs the
     kernel on the root the launcher points at and returns None, the value or a tuple of
     values; a task's error record makes it call `failed()` (which raises); anything else
-    returns `fallback(*args, **kwargs)`. The caller bumps the epoch word whenever a call
+    returns `fallback(*args, **kwargs)` once the epoch moved (it may arm the entry
+    again), else `general(*args, **kwargs)`. The caller bumps the epoch word whenever a call
     would mean something else (another root, a hook) and arms it again after.
     """
 
@@ -623,17 +634,19 @@ class DirectCall:
         entry: int,
         epoch_at: int,
         fallback: Callable[..., Any],
+        general: Callable[..., Any],
         failed: Callable[[], Any],
     ):
         self.launcher = launcher
         record = _DirectRecord()
         # The record names these by address, and the builtin holds the record alone: a
         # builtin kept after its kernel is gone must not outlive what it points at.
-        record.held = (launcher, fallback, failed)
+        record.held = (launcher, fallback, general, failed)
         record[D_LAUNCH] = ctypes.addressof(launcher._record)
         record[D_EPOCH_AT] = epoch_at
         record[D_EPOCH] = 0
         record[D_FALLBACK] = id(fallback)
+        record[D_GENERAL] = id(general)
         record[D_FAILED] = id(failed)
         self._record = record
         self._method = _MethodDef(b"__call__", entry, METH_FASTCALL | METH_KEYWORDS, None)

@@ -532,10 +532,12 @@ class Kernel:
                 self._raise_error(native.buffers)
         return Kernel.launch(self, root, args)
 
-    def direct_call(self, epoch_at: int, fallback: Callable[..., Any]) -> DirectCall | None:
+    def direct_call(
+        self, epoch_at: int, fallback: Callable[..., Any], general: Callable[..., Any]
+    ) -> DirectCall | None:
         """
         A direct entry of this kernel (native_launch.py's DirectCall: a builtin to be the
-        kernel object's `__call__`, declining to `fallback`), or None where there is no
+        kernel object's `__call__`, declining to `fallback` or `general`), or None where there is no
         native launcher or no `ti_kernel_call`. Its calls return what `launch` would,
         unpacked as `Kernel.__call__` returns them.
         """
@@ -543,7 +545,7 @@ class Kernel:
         if self._native is None or entry is None:
             return None
         failed = partial(self._raise_error, self._native.buffers)
-        return self._native.direct_call(entry, epoch_at, fallback, failed)
+        return self._native.direct_call(entry, epoch_at, fallback, general, failed)
 
     def _generic_launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple:
         return Kernel.launch(self, root, args)

@@ -9,9 +9,10 @@ instance runs on the native launcher (targets/llvm/native_launch.py) unwrapped (
 kernel profiler, no sparse pools), is *armed*: the object's class becomes a subclass of
 its own whose `__call__` is the instance's DirectCall builtin. That builtin converts the
 arguments, runs the tasks and returns the results itself, as long as nothing that
-`Kernel.__call__` looks at has changed since it was armed; anything else (a keyword, an
-argument of another type, a hook) goes to `Kernel._direct_fallback`, the general path,
-which arms the kernel again when it may.
+`Kernel.__call__` looks at has changed since it was armed; a keyword or an argument of
+another type goes to `Kernel.__call__` (the general path), and every call after a change
+to `Kernel._direct_fallback`, the general path followed by arming the kernel again where
+it may.
 
 What changes a call's meaning bumps one epoch word (`invalidate`), which every armed
 kernel compares with its own before running:
@@ -54,17 +55,23 @@ def program_changed() -> None:
     _armed.clear()
 
 
-def arm(kernel: Any, compiled: Any, fallback: Callable[..., Any], root: object) -> None:
+def arm(
+    kernel: Any,
+    compiled: Any,
+    fallback: Callable[..., Any],
+    general: Callable[..., Any],
+    root: object,
+) -> None:
     """
     Let `kernel`'s calls run `compiled` (a CPU runtime kernel with `direct_call`) on
-    `root` directly, falling back to `fallback` (bound to `kernel`), until the next
-    `invalidate`. Nothing happens where `compiled` has no direct entry; else
+    `root` directly, declining to `fallback` or `general` (bound to `kernel`), until the
+    next `invalidate`. Nothing happens where `compiled` has no direct entry; else
     `kernel._direct_epoch` is the epoch it was armed at.
     """
     cls = type(kernel)
     direct = cls.__dict__.get("_direct")
     if direct is None or direct.compiled is not compiled:
-        entry = compiled.direct_call(ctypes.addressof(_epoch), fallback)
+        entry = compiled.direct_call(ctypes.addressof(_epoch), fallback, general)
         if entry is None:
             return
         base = cls.__base__ if "_direct" in cls.__dict__ else cls

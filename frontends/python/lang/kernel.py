@@ -407,10 +407,10 @@ class Kernel:
     # -- direct calls (direct_call.py) ------------------------------------------------
 
     def _direct_fallback(self, *args: Any, **kwargs: Any) -> Any:
-        """An armed kernel's call that its direct entry declined: the general path, then
-        armed again where it may be."""
+        """An armed kernel's call after the epoch moved (direct_call.py): the general
+        path, then armed again where it may be."""
         result = Kernel.__call__(self, *args, **kwargs)
-        if self._direct_epoch != direct_call.epoch:  # (not when an argument was declined)
+        if self._direct_epoch != direct_call.epoch:
             self._arm_direct()
         return result
 
@@ -427,7 +427,8 @@ class Kernel:
         if run is None or self._nparams < 0 or not getattr(run, "direct", False):
             return
         fallback = MethodType(Kernel._direct_fallback, self)
-        direct_call.arm(self, run.compiled, fallback, prog._root)
+        general = MethodType(Kernel.__call__, self)
+        direct_call.arm(self, run.compiled, fallback, general, prog._root)
 
     def instance(self, *args: Any, **kwargs: Any) -> Callable[[tuple[Any, ...]], Any]:
         """
