@@ -537,9 +537,9 @@ class Kernel:
     ) -> DirectCall | None:
         """
         A direct entry of this kernel (native_launch.py's DirectCall: a builtin to be the
-        kernel object's `__call__`, declining to `fallback` or `general`), or None where there is no
-        native launcher or no `ti_kernel_call`. Its calls return what `launch` would,
-        unpacked as `Kernel.__call__` returns them.
+        kernel object's `__call__`, declining to `fallback` or `general`), or None where
+        there is no native launcher or no `ti_kernel_call`. Its calls return what
+        `launch` would, unpacked as `Kernel.__call__` returns them.
         """
         entry = kernel_call_entry()
         if self._native is None or entry is None:

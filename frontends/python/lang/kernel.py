@@ -18,8 +18,8 @@ import gc
 import inspect
 import weakref
 from collections.abc import Callable, Iterator
-from types import MethodType
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 import numpy as np
