@@ -239,6 +239,43 @@ def test_kernel_argument_errors_as_taichi():
         assigns(1)
 
 
+def test_a_compile_that_imports_leaves_its_objects_in_the_oldest_generation():
+    """A compile that made more tracked objects than a compile leaves (the modules it
+    imported) moves them to the collector's oldest generation, so that young collections
+    do not walk them; cycles among them are still collected by a full collection, and
+    objects the program froze itself stay frozen (then nothing moves)."""
+    import gc
+    import weakref
+
+    from taichi_xdsl.frontends.python.lang import kernel
+
+    class Node:
+        pass
+
+    gc.collect()
+    with kernel._no_cycle_collection():
+        kept = [[i] for i in range(kernel._IMPORTED_OBJECTS + 1000)]
+        cycle = Node()
+        cycle.self = cycle
+        dropped = weakref.ref(cycle)
+        del cycle
+    assert any(o is kept for o in gc.get_objects(2)) and gc.get_freeze_count() == 0
+    assert dropped() is not None  # moved, not freed ...
+    gc.collect()
+    assert dropped() is None  # ... and a full collection frees it
+
+    gc.freeze()
+    frozen = gc.get_freeze_count()
+    try:
+        with kernel._no_cycle_collection():
+            more = [[i] for i in range(kernel._IMPORTED_OBJECTS + 1000)]
+        assert gc.get_freeze_count() == frozen
+        assert not any(o is more for o in gc.get_objects(2))
+    finally:
+        gc.unfreeze()
+    del kept, more
+
+
 def test_compile_leaves_the_cycle_collector_as_it_was(arch):
     """A compile runs with the cycle collector off (kernel.py, _no_cycle_collection):
     after it, on success or failure, the collector is on again, and one the program
