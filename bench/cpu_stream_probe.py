@@ -17,7 +17,9 @@ Numba on NumPy arrays allocated as bench/numba_cases.py does, and ours on Numba'
 between the last two is the code and the threads, not where the arrays lie.
 A block is a pause of 30 ms (libgomp's workers spin up to ~9 ms after a parallel region
 of Numba; ours 0.5 ms), one untimed call, then C timed calls; the figures are the median
-and the minimum of all timed calls, with the load average next to them.
+and the minimum of all timed calls, and the median over rounds of a block's median
+against Numba's block of the same round (the ratio the load moves least), with the load
+average next to them.
 """
 
 import argparse
@@ -139,17 +141,21 @@ def main() -> None:
         run()
     ti.sync()
     times: dict[str, list[float]] = {name: [] for name in variants}
+    blocks: dict[str, list[float]] = {name: [] for name in variants}
     loads = [os.getloadavg()[0]]
     for _ in range(options.rounds):
         for name, run in variants.items():
             time.sleep(0.03)
             run()
             ti.sync()
+            block = []
             for _ in range(options.calls):
                 start = time.perf_counter()
                 run()
                 ti.sync()
-                times[name].append((time.perf_counter() - start) * 1e3)
+                block.append((time.perf_counter() - start) * 1e3)
+            times[name].extend(block)
+            blocks[name].append(statistics.median(block))
         loads.append(os.getloadavg()[0])
     print(
         f"threads {options.threads or 'all'} ({numba.threading_layer()} for Numba), "
@@ -157,7 +163,13 @@ def main() -> None:
         f"{min(loads):.2f}-{max(loads):.2f}"
     )
     for name, values in times.items():
-        print(f"  {name:28s} median {statistics.median(values):8.3f} ms  min {min(values):8.3f}")
+        case = name.split()[0]
+        # each block against Numba's block of the same round, the next one run
+        ratios = [a / b for a, b in zip(blocks[name], blocks[f"{case} numba"])]
+        print(
+            f"  {name:28s} median {statistics.median(values):8.3f} ms  min {min(values):8.3f}"
+            f"  / Numba's, round by round: median {statistics.median(ratios):.3f}"
+        )
 
 
 if __name__ == "__main__":
