@@ -416,18 +416,20 @@ class Program:
         4 MiB or more in a lazy root. NumPy asks for them on every array that large, so
         a field in a plain root (np.zeros) and an ndarray get 2 MiB pages, but a lazy
         root (an mmap, for the sparse pools) got 4 KiB ones: a 4096^2 stencil over two
-        such fields ran 20-25% slower on the 2-core VM (docs/cpu-speed/stream.md).
+        such fields took 14-15 ms a step against 10.3-10.6 ms on 2 MiB pages (one
+        thread of the 2-core VM; docs/cpu-speed/stream.md).
         Pools and the hidden arrays of sparse SNodes keep 4 KiB pages, so that they
         still take memory only where a cell is written. A no-op where the OS or Python
         lacks the advice (Linux only).
         """
-        view = getattr(self._root_storage, "base", None)  # np.frombuffer's memoryview
+        storage, advice = self._root_storage, getattr(mmap, "MADV_HUGEPAGE", None)
+        view = getattr(storage, "base", None)  # np.frombuffer's memoryview of the mmap
         mapping = getattr(view, "obj", None)
-        advice = getattr(mmap, "MADV_HUGEPAGE", None)
-        if advice is None or not isinstance(mapping, mmap.mmap) or self._root is None:
+        if storage is None or self._root is None or advice is None:
             return
-        base = self._root_storage.ctypes.data  # type: ignore[union-attr]: has a base
-        root = self._root.ctypes.data - base
+        if not isinstance(mapping, mmap.mmap):
+            return  # np.zeros: NumPy has advised it already
+        root = self._root.ctypes.data - storage.ctypes.data
         page = mmap.PAGESIZE
         for f in self.fields[self._huge_advised :]:
             if f.hidden or f.pool_owner is not None or f.nbytes < HUGE_PAGE_FIELD_BYTES:
