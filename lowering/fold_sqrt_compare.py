@@ -70,7 +70,8 @@ def _non_negative_or_nan(value: SSAValue, depth: int = 0) -> bool:
         return True
     if isinstance(op, arith.MulfOp) and op.lhs == op.rhs:
         return True
-    if isinstance(op, (arith.MulfOp, arith.AddfOp, arith.DivfOp)):
+    # Not a division: sqrt(-0.0) is -0.0, and 1 / -0.0 is -inf.
+    if isinstance(op, (arith.MulfOp, arith.AddfOp)):
         return _non_negative_or_nan(op.lhs, depth + 1) and _non_negative_or_nan(
             op.rhs, depth + 1
         )

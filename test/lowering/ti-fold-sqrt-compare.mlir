@@ -62,18 +62,26 @@ func.func @root_used_too(%x: f32) -> (i1, f32) {
 }
 
 // Must not fire: an operand that may be negative (sqrt(-1) < 20 is false, -1 < 400 is
-// true), equality, a bound known at run time, a non-positive bound, a bound whose
-// square overflows f32, and f16.
+// true), a quotient of non-negatives (x / sqrt(-0.0) is -inf), equality, a bound known
+// at run time, a non-positive bound, a bound whose square overflows f32, and f16.
 // CHECK-LABEL: func.func @left_alone
-// CHECK-COUNT-6: arith.cmpf {{.*}}, %{{r|h}}
-// CHECK-NOT:     arith.cmpf
-// CHECK:         func.return
-func.func @left_alone(%x: f32, %y: f32, %b: f32, %h: f16) -> (i1, i1, i1, i1, i1, i1) {
+// CHECK:         arith.cmpf olt, %r0, %c : f32
+// CHECK:         arith.cmpf olt, %q, %c : f32
+// CHECK-NEXT:    arith.cmpf oeq, %r, %c : f32
+// CHECK-NEXT:    arith.cmpf olt, %r, %b : f32
+// CHECK:         arith.cmpf olt, %r, %zero : f32
+// CHECK:         arith.cmpf olt, %r, %huge : f32
+// CHECK:         arith.cmpf olt, %hr, %hc : f16
+// CHECK-NEXT:    func.return
+func.func @left_alone(%x: f32, %y: f32, %b: f32, %h: f16) -> (i1, i1, i1, i1, i1, i1, i1) {
   %r0 = math.sqrt %x : f32
   %c = arith.constant 2.000000e+01 : f32
   %a = arith.cmpf olt, %r0, %c : f32
   %yy = arith.mulf %y, %y : f32
   %r = math.sqrt %yy : f32
+  %quot = arith.divf %yy, %r : f32
+  %q = math.sqrt %quot : f32
+  %d = arith.cmpf olt, %q, %c : f32
   %e = arith.cmpf oeq, %r, %c : f32
   %v = arith.cmpf olt, %r, %b : f32
   %zero = arith.constant 0.000000e+00 : f32
@@ -84,5 +92,5 @@ func.func @left_alone(%x: f32, %y: f32, %b: f32, %h: f16) -> (i1, i1, i1, i1, i1
   %hr = math.sqrt %hh : f16
   %hc = arith.constant 2.000000e+00 : f16
   %hl = arith.cmpf olt, %hr, %hc : f16
-  func.return %a, %e, %v, %z, %o, %hl : i1, i1, i1, i1, i1, i1
+  func.return %a, %d, %e, %v, %z, %o, %hl : i1, i1, i1, i1, i1, i1, i1
 }

@@ -54,3 +54,24 @@ def test_norm_of_a_vector_against_a_radius():
     inside(x, out)
     squared = x * x  # f32, as the kernel's norm squares
     np.testing.assert_array_equal(out, (np.sqrt(squared) < 20).astype(np.int32))
+
+
+def test_a_quotient_keeps_its_root(arch):
+    """x / sqrt(-0.0) is -inf, whose root is NaN: `< 20` must stay false (the fold took
+    a quotient of non-negatives for non-negative at first, and answered true). IEEE
+    semantics: fast math would let LLVM assume no inf and no NaN."""
+    ti.init(arch=arch, fast_math=False)
+
+    @ti.kernel
+    def below(x: F32_1D, y: F32_1D, out: ti.types.ndarray(dtype=ti.i32, ndim=1)):
+        for i in x:
+            q = ti.abs(x[i]) / ti.sqrt(y[i])
+            out[i] = ti.cast(ti.sqrt(q) < 20.0, ti.i32)
+
+    x = np.float32([1.0, 1.0, 4.0])
+    y = np.float32([-0.0, 4.0, 0.0])
+    out = np.full(3, -1, dtype=np.int32)
+    below(x, y, out)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        expected = np.sqrt(np.abs(x) / np.sqrt(y)) < 20
+    np.testing.assert_array_equal(out, expected.astype(np.int32))
