@@ -32,6 +32,8 @@ square root goes when the compare was its last use.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import arith, math
@@ -137,6 +139,7 @@ def _name_of(predicate: int) -> str:
     return _PREDICATES[predicate]
 
 
+@dataclass(frozen=True)
 class FoldSqrtComparePass(ModulePass):
     """Compare a square root's operand with a threshold instead of the root with C."""
 
