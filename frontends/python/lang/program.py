@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from taichi_xdsl.utils.errors import TaichiError
 
-from . import dtypes
+from . import direct_call, dtypes
 from .dtypes import DataType
 
 if TYPE_CHECKING:
@@ -282,6 +282,7 @@ class Program:
         self.config = config
         Program._next_generation += 1
         self.generation = Program._next_generation
+        direct_call.program_changed()  # no armed kernel runs on an old program's root
         self.fields: list[Field] = []
         self.unplaced_fields: list[Field] = []
         """Fields created without a shape: each must be placed before a kernel runs."""
@@ -395,6 +396,7 @@ class Program:
             start = old.ctypes.data - storage.ctypes.data
             if start + capacity <= storage.size:  # reserved room: grow in place, no copy
                 self._root = storage[start : start + capacity]
+                direct_call.invalidate()  # armed kernels point at the old root object
                 self._advise_huge_pages()
                 return
         # A large CPU root is reserved address space, twice what it needs so it can grow
@@ -407,6 +409,7 @@ class Program:
         if old is not None:
             root[: old.size] = old
         self._root_storage, self._root = storage, root
+        direct_call.invalidate()
         self._huge_advised = 0
         self._advise_huge_pages()
 
@@ -890,6 +893,7 @@ def reset() -> None:
     if _current is not None:
         _current.finish()
     _current = None
+    direct_call.program_changed()
 
 
 def sync() -> None:
