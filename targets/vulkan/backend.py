@@ -69,6 +69,7 @@ from taichi_xdsl.utils.pass_runner import (
 from taichi_xdsl.utils.pipelines import Pipeline, PipelineEdits, pipeline
 from taichi_xdsl.targets.vulkan.group_count import COUNT_BYTES, GroupCounter
 from taichi_xdsl.targets.vulkan.root import DeviceRoot
+from taichi_xdsl.targets.vulkan.device_lock import serialized
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
     TaichiCompilationError,
@@ -520,6 +521,7 @@ class VulkanKernel:
         slots = len(self._count_slots)
         self._counts = rt.allocate(COUNT_BYTES * slots) if slots else None
 
+    @serialized
     def launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple[Any, ...]:
         """
         Run the kernel once (recorded; waits only for ndarrays, returns and prints).
@@ -704,6 +706,7 @@ class DeviceNdarray:
         self.host_newer = True
         self.device_newer = False
 
+    @serialized
     def prepare(self) -> Any:
         """The buffer, up to date with the host array (uploaded only if the host wrote)."""
         if self.host_newer:
@@ -711,6 +714,7 @@ class DeviceNdarray:
             self.host_newer = False
         return self.buffer
 
+    @serialized
     def host_read(self) -> None:
         """Bring the host array up to date (waits for launched kernels if needed)."""
         if self.device_newer:
@@ -723,6 +727,7 @@ class DeviceNdarray:
         self.device_newer = False
         self.host_newer = True
 
+    @serialized
     def host_filled(self, word: int) -> None:
         """The host set every element to the 32-bit pattern `word`: a fill recorded on
         the device (vkCmdFillBuffer), not a write of the host array (stale until read)."""
@@ -730,6 +735,7 @@ class DeviceNdarray:
         self.host_newer = False
         self.device_newer = True
 
+    @serialized
     def host_replaced(self, data: np.ndarray) -> None:
         """The host overwrote every element with `data` (C-contiguous, the array's dtype
         and size): copied straight to the buffer (ordered after the recorded work), not
@@ -928,6 +934,7 @@ class VulkanBackend:
         groups = -(-largest // max(1, local_size)) if largest else GPU_FILL_GROUPS
         return max(1, min(groups, GPU_FILL_GROUPS, self._max_groups))
 
+    @serialized
     def device_ndarray(self, array: np.ndarray) -> DeviceNdarray | None:
         """The device copy of a ti.ndarray's host array (made on first use), None for a
         plain NumPy array."""
@@ -947,6 +954,7 @@ class VulkanBackend:
         copy = owner.device_copy = DeviceNdarray(self.runtime, array)
         return copy
 
+    @serialized
     def host_array_read(self, array: np.ndarray) -> None:
         """Before the host reads `array` outside a launch (ti.graph): download if it is
         a resident ndarray that a kernel may have written."""
@@ -954,6 +962,7 @@ class VulkanBackend:
         if owner is not None and owner.device_copy is not None:
             owner.device_copy.host_read()
 
+    @serialized
     def host_array_written(self, array: np.ndarray) -> None:
         """After something other than a launch wrote `array` (ti.graph): a resident
         ndarray uploads it before its next launch."""
@@ -1225,11 +1234,13 @@ class VulkanBackend:
         """The bytes of this device's device-local memory heaps (0: none reported)."""
         return self.runtime.caps.device_local_bytes
 
+    @serialized
     def root_changed_on_host(self, lo: int = 0, hi: int | None = None) -> None:
         """The host (Python scope) may have written bytes [lo, hi) of the root (`hi`
         None: to its end): upload them before the next launch."""
         self._device_root.host_wrote(lo, hi)
 
+    @serialized
     def read_root(self, np_root: np.ndarray | None, lo: int = 0, hi: int | None = None) -> None:
         """Bring bytes [lo, hi) of the host root up to date with the device (waits for
         launched kernels)."""
@@ -1242,6 +1253,7 @@ class VulkanBackend:
         a read only if this grew."""
         return self._device_root.launches
 
+    @serialized
     def zero_root(self, np_root: np.ndarray, starts: np.ndarray, sizes: np.ndarray) -> None:
         """Zero the root's byte ranges [starts[i], starts[i] + sizes[i]) (sorted,
         disjoint) on the host and the device."""

@@ -32,6 +32,7 @@ from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import TaichiTypeError
 
 from .backend import _INT, _PACK, VulkanBackend, VulkanKernel, _check_array
+from .device_lock import serialized
 
 
 class RecordedGraph:
@@ -81,6 +82,7 @@ class RecordedGraph:
         """The runtime Recording replayed by `run` (None before the first run)."""
         return self._recording
 
+    @serialized
     def run(self, root: np.ndarray | None, step_args: Sequence[Sequence[object]]) -> None:
         """
         Run every dispatch in order with its launch arguments (NumPy arrays for ndarrays,

@@ -58,7 +58,9 @@ it has finished, so a pair spans one command); `take_timestamps()` waits for the
 Lifetime: `release(buf)` returns the buffer to the pool once the GPU has finished with it
 (a Buffer dropped without `release` is recycled at the next `allocate` or `sync`);
 `close()` (also at exit, and as a context manager) waits for the GPU and destroys every
-Vulkan object. A runtime is not thread-safe: use it from one thread at a time.
+Vulkan object. A runtime is not thread-safe: use it from one thread at a time. The
+backend's entry points (a launch, a root or ndarray transfer, a graph run) are
+`serialized`: Python threads calling kernels at once take turns on the device.
 """
 
 from __future__ import annotations
@@ -74,6 +76,7 @@ from typing import Any, Self
 import numpy as np
 
 from .device import WHOLE_SIZE, VulkanDevice, VulkanError, check
+from .device_lock import serialized
 from .memory import DEVICE, DOWNLOAD, UPLOAD, Allocation, Buffer, MemoryPool
 from .pipelines import COMPUTE_STAGE_BIT, Kernel, Pipelines, spirv_bytes
 
@@ -353,6 +356,7 @@ class VulkanRuntime:
 
     # -- buffers ------------------------------------------------------------------------
 
+    @serialized
     def allocate(self, nbytes: int, *, zero: bool = False) -> Buffer:
         """A device buffer of `nbytes` bytes (contents undefined unless `zero`)."""
         self._require_open()
@@ -369,6 +373,7 @@ class VulkanRuntime:
             self.fill(buf, 0)
         return buf
 
+    @serialized
     def release(self, buf: Buffer) -> None:
         """Give `buf` back to the pool once the GPU has finished with it."""
         alloc = self._alloc_of(buf)
@@ -377,6 +382,7 @@ class VulkanRuntime:
             buf.finalizer.detach()
         self._retire(alloc)
 
+    @serialized
     def upload(self, buf: Buffer, data: Any, *, offset: int = 0) -> None:
         """
         Copy host data (a NumPy array or anything bytes-like) into `buf` at byte `offset`.
@@ -398,6 +404,7 @@ class VulkanRuntime:
         batch.keep.append(staging)
         self._flush_if_full(batch)
 
+    @serialized
     def download(
         self,
         buf: Buffer,
@@ -435,6 +442,7 @@ class VulkanRuntime:
             self._retire(staging)
         return out
 
+    @serialized
     def copy(
         self,
         src: Buffer,
@@ -453,6 +461,7 @@ class VulkanRuntime:
             batch = self._record_copy(src_buffer, src_offset, dst_buffer, dst_offset, n)
             self._flush_if_full(batch)
 
+    @serialized
     def fill(
         self, buf: Buffer, value: int = 0, *, offset: int = 0, nbytes: int | None = None
     ) -> None:
@@ -470,6 +479,7 @@ class VulkanRuntime:
         batch.commands += 1
         self._flush_if_full(batch)
 
+    @serialized
     def zero_bytes(self, buf: Buffer, index: np.ndarray | slice) -> bool:
         """Zero the bytes of `buf` at `index` (byte positions, or a slice) straight in its mapped
         memory, when it is host-visible and no work may touch it; False otherwise (the
@@ -482,6 +492,7 @@ class VulkanRuntime:
 
     # -- images (textures) ----------------------------------------------------------------
 
+    @serialized
     def create_image(self, shape: Sequence[int], vk_format: int, texel_bytes: int) -> Any:
         """
         A 1-, 2- or 3-d image of `shape` (width, height, depth) texels of a VkFormat,
@@ -492,18 +503,21 @@ class VulkanRuntime:
         self._require_open()
         return create_image(self, shape, vk_format, texel_bytes)
 
+    @serialized
     def upload_image(self, image: Any, data: Any) -> None:
         """Copy texels (x fastest, `image.nbytes` bytes) into `image`; never waits."""
         from .images import upload_image
 
         upload_image(self, image, data)
 
+    @serialized
     def download_image(self, image: Any) -> np.ndarray:
         """The texels of `image` (x fastest) as uint8; waits for the recorded work."""
         from .images import download_image
 
         return download_image(self, image)
 
+    @serialized
     def release_image(self, image: Any) -> None:
         """Destroy `image` once the GPU has finished with it."""
         from .images import release_image
@@ -512,6 +526,7 @@ class VulkanRuntime:
 
     # -- kernels ------------------------------------------------------------------------
 
+    @serialized
     def load_kernel(
         self,
         spirv: Any,
@@ -543,6 +558,7 @@ class VulkanRuntime:
         local = kernel.local_size[0] if kernel.local_size else 1
         return max(1, min(-(-n // local), self.caps.max_compute_work_group_count[0]))
 
+    @serialized
     def launch(
         self,
         kernel: Kernel,
@@ -648,6 +664,7 @@ class VulkanRuntime:
 
     # -- recorded sequences -------------------------------------------------------------
 
+    @serialized
     def begin_recording(self) -> Recording:
         """
         Start recording: the `launch`es until `end_recording` go into a new secondary
@@ -696,6 +713,7 @@ class VulkanRuntime:
         self._capture = rec
         return rec
 
+    @serialized
     def end_recording(self, rec: Recording) -> Recording:
         """Finish `rec` (from `begin_recording`); it can be replayed from now on."""
         if self._capture is not rec:
@@ -706,6 +724,7 @@ class VulkanRuntime:
         self.stats.recordings += 1
         return rec
 
+    @serialized
     def replay(self, rec: Recording) -> None:
         """
         Record one execution of `rec` into the current batch: its dispatches run after
@@ -736,6 +755,7 @@ class VulkanRuntime:
         self.stats.replays += 1
         self._flush_if_full(batch)
 
+    @serialized
     def free_recording(self, rec: Recording) -> None:
         """Free `rec`'s command buffer (waits for the GPU if a replay may be pending)."""
         if rec.freed or rec.owner is not self:
@@ -756,6 +776,7 @@ class VulkanRuntime:
 
     # -- submission and synchronisation -------------------------------------------------
 
+    @serialized
     def flush(self) -> None:
         """Submit the recorded commands without waiting for them."""
         batch = self._batch
@@ -787,6 +808,7 @@ class VulkanRuntime:
             self._wait(self._in_flight[0])
             self._complete_through(self._in_flight[0])
 
+    @serialized
     def sync(self) -> None:
         """Submit the recorded commands and wait until the GPU has finished all work."""
         self._require_open()
@@ -806,6 +828,7 @@ class VulkanRuntime:
 
     # -- GPU timestamps -------------------------------------------------------------------
 
+    @serialized
     def enable_timestamps(self, capacity: int = 4096) -> None:
         """Bracket every later dispatch and copy with GPU timestamps (see the module doc)."""
         self._require_open()
@@ -826,6 +849,7 @@ class VulkanRuntime:
         props = self.device._properties()
         self._tick_s = float(props.limits.timestampPeriod) * 1e-9
 
+    @serialized
     def take_timestamps(self) -> list[tuple[str, float]]:
         """Wait for the GPU; `[(name, seconds on the GPU), ...]` since the last call."""
         self.sync()
@@ -990,6 +1014,7 @@ class VulkanRuntime:
 
     # -- teardown -----------------------------------------------------------------------
 
+    @serialized
     def close(self) -> None:
         """Wait for the GPU, save the pipeline cache, destroy every Vulkan object."""
         if self._closed:
