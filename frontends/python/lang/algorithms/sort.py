@@ -30,6 +30,7 @@ _CPU_BLOCKS_PER_THREAD = 4  # on CPU: few large blocks (the per-block counters a
 _CPU_RADIX_MIN_THREADS = 4  # below this many CPU threads, keys alone sort on the host:
 # the radix sort's four passes cost ~2.7 NumPy sorts of the same keys on one thread
 # (2^24 u32 on a 2-core VM: 872 against 326 ms) and ~1.7 on two (276 against 164 ms)
+_MIN_KEYS_TO_SPLIT = 1 << 16  # fewer keys sort on the calling thread alone
 
 
 @ti.func
@@ -100,6 +101,38 @@ def _from_sortable(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.
                    kind: ti.template(), bits: ti.template()):
     for i in range(sk.shape[0]):
         keys[first + i] = _key(sk[i], sk.dtype, keys.dtype, kind, bits)
+
+
+@ti.kernel
+def _merge_halves_into_keys(sk: ti.types.ndarray(ndim=1), half: ti.i32, parts: ti.i32,
+                            keys: ti.template(), first: ti.i32, kind: ti.template(),
+                            bits: ti.template()):
+    """keys[first + k] <- the k-th smallest of the sorted runs sk[:half] and sk[half:],
+    mapped back from its sortable bits. Merge path: part p writes output [lo, hi); a
+    binary search along diagonal lo finds how many of its first lo come from each run,
+    then it merges serially, without branches (random keys would mispredict half)."""
+    for p in range(parts):
+        n = sk.shape[0]
+        nb = n - half
+        lo = ti.cast(ti.cast(p, ti.i64) * n // parts, ti.i32)
+        hi = ti.cast(ti.cast(p + 1, ti.i64) * n // parts, ti.i32)
+        i_lo = ti.max(0, lo - nb)  # i of the first lo outputs come from run a
+        i_hi = ti.min(lo, half)
+        while i_lo < i_hi:
+            mid = (i_lo + i_hi) // 2
+            if sk[mid] <= sk[half + lo - 1 - mid]:  # a[mid] is among them (ties: a first)
+                i_lo = mid + 1
+            else:
+                i_hi = mid
+        i = i_lo
+        j = lo - i
+        for _ in range(lo, hi):
+            a = sk[ti.min(i, half - 1)]
+            b = sk[half + ti.min(j, nb - 1)]
+            take_a = (j >= nb) | ((i < half) & (a <= b))
+            keys[first + i + j] = _key(a if take_a else b, sk.dtype, keys.dtype, kind, bits)
+            i += take_a
+            j += 1 - take_a
 
 
 @ti.kernel
@@ -224,8 +257,9 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
             raise TaichiError(f"parallel_sort: {n} keys but {vn} values")
     if n <= 1:
         return
-    if values is None and _sorts_on_host(keys):
-        _sort_on_host(keys, first, n, *_KEYS[name])
+    threads = _host_sort_threads(keys) if values is None else 0
+    if threads:
+        _sort_on_host(keys, first, n, *_KEYS[name], threads)
         return
     blocks = min(_max_blocks(), max(1, (n + _BLOCK - 1) // _BLOCK))
     block = (n + blocks - 1) // blocks
@@ -256,29 +290,55 @@ def parallel_sort(keys: Any, values: Any = None) -> None:
             _permute(values, vfirst, perm)
 
 
-def _sorts_on_host(keys: Any) -> bool:
-    """Whether NumPy sorts these keys in their storage: a dense field in host memory (the
-    CPU backend) when the pool has too few threads for the radix passes to win."""
+def _host_sort_threads(keys: Any) -> int:
+    """The CPU threads when NumPy sorts these keys on the host: a dense field in host
+    memory (the CPU backend) and too few threads for the radix passes to win; else 0."""
     from taichi_xdsl.frontends.python.lang.program import get_program
 
     config = get_program().config
     if config.arch is not ti.cpu or keys.pool_owner is not None or keys._sparse():
-        return False
-    return _cpu_threads(config) < _CPU_RADIX_MIN_THREADS
+        return 0
+    threads = _cpu_threads(config)
+    return threads if threads < _CPU_RADIX_MIN_THREADS else 0
 
 
-def _sort_on_host(keys: Any, first: int, n: int, kind: str, bits: int) -> None:
-    """Integer keys: NumPy's sort in place in the field's storage (no copy). Float keys
-    go through their sortable bits, so that NaNs and -0.0 sort as in the radix passes
-    (NumPy puts every NaN last and leaves -0.0 and 0.0 in no particular order)."""
-    if kind != "float":
-        keys._array().sort()
-        return
+def _sort_on_host(keys: Any, first: int, n: int, kind: str, bits: int, threads: int) -> None:
+    """NumPy sorts the keys' sortable bits (so that NaNs and -0.0 sort as in the radix
+    passes: NumPy puts every NaN last and leaves -0.0 and 0.0 in no set order). With
+    two threads or more, each half of them in a thread of its own (NumPy lets go of the
+    GIL as it sorts), then our kernel merges the halves back into the field. On one
+    thread, integer keys sort in place in the field's storage: no copy at all."""
+    if threads < 2 or n < _MIN_KEYS_TO_SPLIT:
+        if kind != "float":
+            keys._array().sort()
+            return
     sortable = ti.u64 if bits == 64 else ti.u32
     with borrow(("sort-host", n, bits), lambda: ti.ndarray(sortable, n)) as sk:
         _to_sortable(keys, first, sk, kind, bits)
-        sk._array().sort()
-        _from_sortable(sk, keys, first, kind, bits)
+        arr = sk._array()
+        if threads < 2 or n < _MIN_KEYS_TO_SPLIT:
+            arr.sort()
+            _from_sortable(sk, keys, first, kind, bits)
+            return
+        half = n // 2
+        other = _sort_thread().submit(arr[half:].sort)
+        arr[:half].sort()
+        other.result()
+        _merge_halves_into_keys(sk, half, _CPU_BLOCKS_PER_THREAD * threads, keys, first,
+                                kind, bits)
+
+
+_sorter: Any = None
+
+
+def _sort_thread() -> Any:
+    """A thread that sorts the second half of the keys as the caller sorts the first."""
+    global _sorter
+    if _sorter is None:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _sorter = ThreadPoolExecutor(1, thread_name_prefix="ti-sort")
+    return _sorter
 
 
 def _cpu_threads(config: Any) -> int:
