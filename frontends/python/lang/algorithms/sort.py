@@ -6,9 +6,11 @@ their digits, and the last scatters them back into the field: those two kernels 
 per field; the passes between work on ndarrays only, so they compile once per program
 (and come from the offline cache after that), whatever the fields and their sizes.
 
-On a CPU with few worker threads, keys alone are sorted by NumPy in place in the field's
-host storage (`_sort_on_host`): its SIMD quicksort streams through memory, while each
-radix pass scatters to 256 places, which costs ~2.7 NumPy sorts on one thread.
+On a CPU with fewer than four worker threads, keys alone are sorted by NumPy on the host
+(`_sort_on_host`): its SIMD quicksort streams through memory, while each radix pass
+scatters to 256 places; the four passes cost ~2.7 NumPy sorts on one thread. One thread
+sorts integer keys in place in the field's storage; two or three sort a half each (NumPy
+releases the GIL) and a merge-path kernel merges the halves into the field.
 """
 
 from __future__ import annotations
