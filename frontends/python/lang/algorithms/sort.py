@@ -33,6 +33,7 @@ _CPU_RADIX_MIN_THREADS = 4  # below this many CPU threads, keys alone sort on th
 # the radix sort's four passes cost ~2.7 NumPy sorts of the same keys on one thread
 # (2^24 u32 on a 2-core VM: 872 against 326 ms) and ~1.7 on two (276 against 164 ms)
 _MIN_KEYS_TO_SPLIT = 1 << 16  # fewer keys sort on the calling thread alone
+_MERGE_CHAINS = 4  # segments a merging thread advances side by side
 
 
 @ti.func
@@ -105,36 +106,55 @@ def _from_sortable(sk: ti.types.ndarray(ndim=1), keys: ti.template(), first: ti.
         keys[first + i] = _key(sk[i], sk.dtype, keys.dtype, kind, bits)
 
 
+@ti.func
+def _merge_split(sk, half, nb, d):
+    """How many of the first d keys of the merge of the sorted runs sk[:half] and
+    sk[half:] (nb keys) come from the first run (ties: the first run's first)."""
+    i_lo = ti.max(0, d - nb)
+    i_hi = ti.min(d, half)
+    while i_lo < i_hi:
+        mid = (i_lo + i_hi) // 2
+        if sk[mid] <= sk[half + d - 1 - mid]:  # sk[mid] is among the first d
+            i_lo = mid + 1
+        else:
+            i_hi = mid
+    return i_lo
+
+
 @ti.kernel
 def _merge_halves_into_keys(sk: ti.types.ndarray(ndim=1), half: ti.i32, parts: ti.i32,
                             keys: ti.template(), first: ti.i32, kind: ti.template(),
                             bits: ti.template()):
     """keys[first + k] <- the k-th smallest of the sorted runs sk[:half] and sk[half:],
-    mapped back from its sortable bits. Merge path: part p writes output [lo, hi); a
-    binary search along diagonal lo finds how many of its first lo come from each run,
-    then it merges serially, without branches (random keys would mispredict half)."""
+    mapped back from its sortable bits. Merge path: part p writes the output's
+    [lo, hi) as _MERGE_CHAINS segments, each starting where a binary search along its
+    diagonal puts it in both runs. The segments advance in one loop without branches
+    (random keys would mispredict half of them): each step's load waits on the step
+    before, so independent chains side by side run faster than one."""
     for p in range(parts):
         n = sk.shape[0]
         nb = n - half
         lo = ti.cast(ti.cast(p, ti.i64) * n // parts, ti.i32)
         hi = ti.cast(ti.cast(p + 1, ti.i64) * n // parts, ti.i32)
-        i_lo = ti.max(0, lo - nb)  # i of the first lo outputs come from run a
-        i_hi = ti.min(lo, half)
-        while i_lo < i_hi:
-            mid = (i_lo + i_hi) // 2
-            if sk[mid] <= sk[half + lo - 1 - mid]:  # a[mid] is among them (ties: a first)
-                i_lo = mid + 1
-            else:
-                i_hi = mid
-        i = i_lo
-        j = lo - i
-        for _ in range(lo, hi):
-            a = sk[ti.min(i, half - 1)]
-            b = sk[half + ti.min(j, nb - 1)]
-            take_a = (j >= nb) | ((i < half) & (a <= b))
-            keys[first + i + j] = _key(a if take_a else b, sk.dtype, keys.dtype, kind, bits)
-            i += take_a
-            j += 1 - take_a
+        step = (hi - lo) // _MERGE_CHAINS  # the last segment takes the rest
+        i = ti.Vector([0] * _MERGE_CHAINS)
+        j = ti.Vector([0] * _MERGE_CHAINS)
+        end = ti.Vector([0] * _MERGE_CHAINS)
+        for c in ti.static(range(_MERGE_CHAINS)):
+            d = lo + c * step
+            i[c] = _merge_split(sk, half, nb, d)
+            j[c] = d - i[c]
+            end[c] = hi if c == _MERGE_CHAINS - 1 else d + step
+        for _ in range(hi - lo - (_MERGE_CHAINS - 1) * step):
+            for c in ti.static(range(_MERGE_CHAINS)):
+                if ti.static(c == _MERGE_CHAINS - 1) or i[c] + j[c] < end[c]:
+                    a = sk[ti.min(i[c], half - 1)]
+                    b = sk[half + ti.min(j[c], nb - 1)]
+                    take_a = (j[c] >= nb) | ((i[c] < half) & (a <= b))
+                    keys[first + i[c] + j[c]] = _key(a if take_a else b, sk.dtype,
+                                                     keys.dtype, kind, bits)
+                    i[c] += take_a
+                    j[c] += 1 - take_a
 
 
 @ti.kernel
