@@ -345,7 +345,10 @@ def _sort_on_host(keys: Any, first: int, n: int, kind: str, bits: int, threads: 
         half = n // 2
         other = _sort_thread().submit(arr[half:].sort)
         arr[:half].sort()
-        other.result()
+        if other.cancel():  # its thread has not started (a busy machine): sort it here
+            arr[half:].sort()
+        else:
+            other.result()
         _merge_halves_into_keys(sk, half, _CPU_BLOCKS_PER_THREAD * threads, keys, first,
                                 kind, bits)
 
