@@ -330,15 +330,15 @@ def _sort_on_host(keys: Any, first: int, n: int, kind: str, bits: int, threads: 
     two threads or more, each half of them in a thread of its own (NumPy lets go of the
     GIL as it sorts), then our kernel merges the halves back into the field. On one
     thread, integer keys sort in place in the field's storage: no copy at all."""
-    if threads < 2 or n < _MIN_KEYS_TO_SPLIT:
-        if kind != "float":
-            keys._array().sort()
-            return
+    split = threads >= 2 and n >= _MIN_KEYS_TO_SPLIT
+    if not split and kind != "float":
+        keys._array().sort()
+        return
     sortable = ti.u64 if bits == 64 else ti.u32
     with borrow(("sort-host", n, bits), lambda: ti.ndarray(sortable, n)) as sk:
         _to_sortable(keys, first, sk, kind, bits)
         arr = sk._array()
-        if threads < 2 or n < _MIN_KEYS_TO_SPLIT:
+        if not split:
             arr.sort()
             _from_sortable(sk, keys, first, kind, bits)
             return
