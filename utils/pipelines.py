@@ -36,6 +36,7 @@ _TO_OFFLOAD_TAIL = (
     "ti-offload",
     "ti-demote-atomics",
     "ti-make-thread-local",
+    "ti-fold-sqrt-compare",
     "canonicalize",
     "cse",
 )
@@ -82,6 +83,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "cse",
         "ti-split-parallel-loop",
         "ti-make-thread-local",
+        "ti-fold-sqrt-compare",
         "ti-unroll-loops",
         "ti-spirv-hoist",
     }
