@@ -31,6 +31,7 @@ if sys.argv[1] == "ours":
         s = ti.linalg.SparseSolver(dtype=ti.f64, solver_type="LLT")
         s.analyze_pattern(A); s.factorize(A); return s.solve(b)
     fns["ours"] = ours
+if len(sys.argv) > 3: fns = dict(reversed(list(fns.items())))  # ours first
 res = {k: ([], []) for k in fns}
 for r in range(int(sys.argv[2]) if len(sys.argv) > 2 else 5):
     for k, f in fns.items():
