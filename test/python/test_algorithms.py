@@ -42,6 +42,74 @@ def test_parallel_sort_keys_only(dtype):
     np.testing.assert_array_equal(keys.to_numpy(), np.sort(k))
 
 
+def _in_bit_order(k):
+    """k sorted as parallel_sort promises: integers by value; floats by their bits made
+    sortable, so -0.0 precedes 0.0 and a NaN sorts by its sign (after +inf or before
+    -inf)."""
+    u = k.view(np.uint32 if k.dtype.itemsize == 4 else np.uint64)
+    sign = u.dtype.type(1) << u.dtype.type(8 * k.dtype.itemsize - 1)
+    if k.dtype.kind == "f":
+        bits = np.where(u & sign, ~u, u | sign)
+    else:
+        bits = u ^ sign if k.dtype.kind == "i" else u
+    return k[np.argsort(bits, kind="stable")]
+
+
+def _keys(dtype, n, pattern, seed):
+    rng = np.random.default_rng(seed)
+    np_dtype = dtype.np_dtype
+    if np_dtype.kind == "f":
+        k = (rng.standard_normal(n) * 1e3).astype(np_dtype)
+        specials = [np.nan, -np.nan, np.inf, -np.inf, -0.0, 0.0, 1e-40, -1e-40]
+        k[rng.integers(0, n, len(specials) * 3)] = np.repeat(specials, 3)[: 3 * len(specials)]
+    else:
+        info = np.iinfo(np_dtype)
+        k = rng.integers(info.min, info.max, n, dtype=np_dtype, endpoint=True)
+        k[: min(n, 2)] = [info.min, info.max][: min(n, 2)]
+    if pattern == "sorted":
+        k = _in_bit_order(k)
+    elif pattern == "reversed":
+        k = _in_bit_order(k)[::-1].copy()
+    elif pattern == "two values":
+        k = k[rng.integers(0, 2, n)]
+    elif pattern == "all equal":
+        k[:] = k[0]
+    return k
+
+
+_ALL_KEYS = [ti.i32, ti.u32, ti.f32, ti.i64, ti.u64, ti.f64]
+
+
+@pytest.mark.cpu_only("cpu_max_num_threads chooses the CPU's sort: NumPy on the host "
+                      "(one thread: in the field; two or three: halves then our merge) "
+                      "or the radix passes (four and more)")
+@pytest.mark.parametrize("threads", [1, 2, 4])
+@pytest.mark.parametrize("dtype", _ALL_KEYS)
+def test_parallel_sort_keys_only_on_each_cpu_path(arch, dtype, threads):
+    ti.init(arch=arch, cpu_max_num_threads=threads)
+    cases = [(n, "random") for n in (2, 3, 70001, (1 << 17) + 2)]
+    cases += [((1 << 16) + 1, p) for p in ("sorted", "reversed", "two values", "all equal")]
+    for n, pattern in cases:
+        k = _keys(dtype, n, pattern, seed=n)
+        keys = ti.field(dtype, n, offset=-3)  # the sort covers indices -3 .. n-4
+        keys.from_numpy(k)
+        ti.algorithms.parallel_sort(keys)
+        got = keys.to_numpy()
+        expected = _in_bit_order(k)
+        assert got.tobytes() == expected.tobytes(), (n, pattern)
+
+
+@pytest.mark.parametrize("dtype", [ti.f32, ti.f64, ti.i64])
+def test_parallel_sort_keys_only_orders_by_bits(dtype):
+    # The same order on every arch and path: NaNs by their sign, -0.0 before 0.0.
+    n = 70001
+    k = _keys(dtype, n, "random", seed=5)
+    keys = ti.field(dtype, n)
+    keys.from_numpy(k)
+    ti.algorithms.parallel_sort(keys)
+    assert keys.to_numpy().tobytes() == _in_bit_order(k).tobytes()
+
+
 def test_parallel_sort_rejects_what_it_cannot_sort():
     with pytest.raises(ti.TaichiError, match="keys of i16 are not supported"):
         ti.algorithms.parallel_sort(ti.field(ti.i16, 4))

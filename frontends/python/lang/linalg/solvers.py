@@ -69,8 +69,8 @@ class SparseSolver:
         symmetric = self.solver_type != "LU"
         options = {"SymmetricMode": True} if symmetric else {}
         try:
-            self._lu = splu(
-                A.to_scipy().tocsc().astype(np.float64),
+            self._lu = splu(  # SuperLU copies the matrix into its own arrays anyway
+                A.to_scipy().tocsc().astype(np.float64, copy=False),
                 permc_spec=_ORDERINGS[self.ordering],
                 diag_pivot_thresh=0.0 if symmetric else 1.0,
                 options=options,
@@ -95,8 +95,9 @@ class SparseSolver:
     def solve(self, b: Any) -> Any:
         if self._lu is None:
             raise TaichiError("SparseSolver.solve before a successful factorize()")
-        rhs = as_numpy_vector(b).astype(np.float64)
-        x = self._lu.solve(rhs).astype(np.float64 if self.dtype == ti.f64 else np.float32)
+        rhs = as_numpy_vector(b).astype(np.float64, copy=False)  # solve() copies it
+        x = self._lu.solve(rhs)
+        x = x.astype(np.float64 if self.dtype == ti.f64 else np.float32, copy=False)
         return like_input(x, b, self.dtype)
 
 
