@@ -106,6 +106,7 @@ from taichi_xdsl.lowering.spirv_access import (
     ThreadLocalLowering,
 )
 from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import (
@@ -142,7 +143,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriteWalker,
     RewritePattern,
 )
@@ -668,7 +668,7 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
     ]
     # No dead-code elimination while rewriting: a buffer view's address is cached.
     PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=True
+        TypeDispatchApplier(patterns, dce_enabled=False), apply_recursively=True
     ).rewrite_region(func.body)
     # What no use needs any more: get_field / ndarray args / index constants / chains.
     region_dce(func.body)
