@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.attributes import (
     AddressingModelAttr,
@@ -642,7 +643,8 @@ class AddressOfOp(IRDLOperation):
             variable = variable.sym_name.data
         if type is None:
             raise ValueError("AddressOfOp needs the variable op or its pointer type")
-        super().__init__(
+        init_op(
+            self,
             properties={"variable": SymbolRefAttr(variable)}, result_types=[type]
         )
 
@@ -685,7 +687,7 @@ class ConstantOp(IRDLOperation):
     traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
-        super().__init__(properties={"value": value}, result_types=[value.get_type()])
+        init_op(self, properties={"value": value}, result_types=[value.get_type()])
 
     @staticmethod
     def from_int(value: int, type: IntegerType = i32) -> ConstantOp:
