@@ -487,6 +487,11 @@ MIN_SPREAD_BLOCK = 32
 """The smallest workgroup spread-groups chooses: one subgroup of an NVIDIA GPU."""
 
 
+_SIMT_TYPES = frozenset(taichi.SIMT_OPS)
+"""The ti.simt op classes (none has subclasses): a set lookup a task op, not an
+isinstance against each of these ABCs."""
+
+
 def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
     """
     The workgroup size of a parallel task: its block_dim (ti.loop_config), else
@@ -498,7 +503,7 @@ def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
     if block_dim is not None and block_dim.value.data:
         return block_dim.value.data
     local = spirv_abi.DEFAULT_BLOCK_DIM
-    if not spread_groups or any(isinstance(op, taichi.SIMT_OPS) for op in task.walk()):
+    if not spread_groups or any(type(op) in _SIMT_TYPES for op in task.walk()):
         return local  # ti.simt code may depend on the block size (thread_idx, shared arrays)
     if isinstance(task, offload.StructForTask):
         n = _product(task.field_type.get_shape())

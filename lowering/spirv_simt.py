@@ -97,15 +97,7 @@ _SEMANTICS = "AcquireRelease|UniformMemory|WorkgroupMemory"
 class SimtLowering(TaskPattern):
     """The ti.simt ops (see the module docstring)."""
 
-    op_types = (
-        taichi.SharedArrayOp,
-        taichi.SubgroupReduceOp,
-        taichi.SubgroupShuffleOp,
-        taichi.SubgroupBroadcastFirstOp,
-        taichi.SubgroupVoteOp,
-        taichi.SimtIdOp,
-        taichi.BarrierOp,
-    )
+    op_types = taichi.SIMT_OPS
     """What it converts (lowering/pattern_dispatch.py)."""
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
