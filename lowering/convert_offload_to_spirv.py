@@ -106,6 +106,7 @@ from taichi_xdsl.lowering.spirv_access import (
     ThreadLocalLowering,
 )
 from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
 from taichi_xdsl.lowering.spirv_common import (
@@ -142,7 +143,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriteWalker,
     RewritePattern,
 )
@@ -487,6 +487,11 @@ MIN_SPREAD_BLOCK = 32
 """The smallest workgroup spread-groups chooses: one subgroup of an NVIDIA GPU."""
 
 
+_SIMT_TYPES = frozenset(taichi.SIMT_OPS)
+"""The ti.simt op classes (none has subclasses): a set lookup a task op, not an
+isinstance against each of these ABCs."""
+
+
 def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
     """
     The workgroup size of a parallel task: its block_dim (ti.loop_config), else
@@ -498,7 +503,7 @@ def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
     if block_dim is not None and block_dim.value.data:
         return block_dim.value.data
     local = spirv_abi.DEFAULT_BLOCK_DIM
-    if not spread_groups or any(isinstance(op, taichi.SIMT_OPS) for op in task.walk()):
+    if not spread_groups or any(type(op) in _SIMT_TYPES for op in task.walk()):
         return local  # ti.simt code may depend on the block size (thread_idx, shared arrays)
     if isinstance(task, offload.StructForTask):
         n = _product(task.field_type.get_shape())
@@ -668,7 +673,7 @@ def _convert_accesses(state: TaskState, func: spirv.FuncOp) -> None:
     ]
     # No dead-code elimination while rewriting: a buffer view's address is cached.
     PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=True
+        TypeDispatchApplier(patterns, dce_enabled=False), apply_recursively=True
     ).rewrite_region(func.body)
     # What no use needs any more: get_field / ndarray args / index constants / chains.
     region_dce(func.body)

@@ -41,6 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from taichi_xdsl.dialects import offload, spirv, taichi
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.lowering.spirv_adstack import AdStackToSpirv
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
@@ -49,7 +50,6 @@ from xdsl.dialects.builtin import IndexType, MemRefType, ModuleOp, i1, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -468,6 +468,9 @@ class TaskContinueLowering(RewritePattern):
         offload.range_for %i = ... { clear %cont; spirv.mlir.selection {...}; if !cont { A } }
     """
 
+    op_types = _TASK_LOOPS
+    """What it converts (lowering/pattern_dispatch.py)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if not isinstance(op, _TASK_LOOPS) or not _jumps_of(op):
             return
@@ -565,7 +568,7 @@ class ConvertTaichiToSpirvPass(ModulePass):
             _check_supported(inner)
         range_for = RangeForLowering(self.check_loop_exits)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [
                     TaskContinueLowering(),
                     range_for,

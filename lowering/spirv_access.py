@@ -26,7 +26,7 @@ from taichi_xdsl.utils.errors import SITE_SHIFT
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import IndexType, IntegerAttr, MemRefType, i1
 from xdsl.ir import Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 
 class ArgLowering(TaskPattern):
@@ -36,11 +36,10 @@ class ArgLowering(TaskPattern):
         %a = offload.arg 0 : f32  ~>  %p = spirv.AccessChain %args_f32[%c0, %c0]; spirv.Load
     """
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, offload.ArgOp) or isinstance(
-            op.result.type, MemRefType | taichi.TextureType
-        ):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: offload.ArgOp, rewriter: PatternRewriter) -> None:
+        if isinstance(op.result.type, MemRefType | taichi.TextureType):
+            return  # ndarrays and textures: their uses read them
         offsets, _ = kernel_inputs(self.state.kernel)
         ops: list[Operation] = []
         t = op.result.type
@@ -54,9 +53,8 @@ class ArgLowering(TaskPattern):
 class GlobalTmpLowering(TaskPattern):
     """`offload.global_tmp 8 : memref<i32>` -> an access chain to gtmps_i32[2]."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, offload.GlobalTmpOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: offload.GlobalTmpOp, rewriter: PatternRewriter) -> None:
         t = op.result.type
         assert isinstance(t, MemRefType)
         ops: list[Operation] = []
@@ -70,9 +68,8 @@ class ThreadLocalLowering(TaskPattern):
     """`offload.thread_local N` -> one Function variable per slot, shared by prologue,
     body and epilogue of the invocation."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, offload.ThreadLocalOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: offload.ThreadLocalOp, rewriter: PatternRewriter) -> None:
         t = op.result.type
         assert isinstance(t, MemRefType)
         offset = op.offset.value.data
@@ -87,9 +84,9 @@ class FieldAccessLowering(TaskPattern):
     """A field's own loads and stores (`memref.load %x[%i]`) -> loads and stores of its
     `taichi.element_ptr` (lowering/field_access.py), which ElementPtrLowering converts."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if isinstance(op, taichi.GetFieldOp):
-            access_elements(op, rewriter, constant=int_const)
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.GetFieldOp, rewriter: PatternRewriter) -> None:
+        access_elements(op, rewriter, constant=int_const)
 
 
 class ElementPtrLowering(TaskPattern):
@@ -101,9 +98,8 @@ class ElementPtrLowering(TaskPattern):
         ~> %k = (%i * 8 + %j) + offset(@x) / 4 ; %p = spirv.AccessChain %root_f32[%c0, %k]
     """
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, taichi.ElementPtrOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.ElementPtrOp, rewriter: PatternRewriter) -> None:
         base = op.base.owner
         base_type = op.base.type
         assert isinstance(base_type, MemRefType)
@@ -218,9 +214,8 @@ class DimLowering(TaskPattern):
     """`memref.dim` of an ndarray argument -> the shape word in the argument buffer
     (i32); the `arith.index_cast` to i32 that follows it folds away."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, memref.DimOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.DimOp, rewriter: PatternRewriter) -> None:
         source = op.source.owner
         axis = op.index.owner
         if not isinstance(source, offload.ArgOp):
@@ -248,9 +243,8 @@ class IndexCastLowering(TaskPattern):
     """`arith.index_cast` of a shape word already read as i32 -> the word itself (or a
     conversion to the target width)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, arith.IndexCastOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: arith.IndexCastOp, rewriter: PatternRewriter) -> None:
         source = op.input
         target = op.result.type
         if isinstance(source.type, IndexType):
@@ -281,11 +275,10 @@ def _stored_value(
 class LoadLowering(TaskPattern):
     """`memref.load %p[]` of a converted place -> `spirv.Load` (bools read as i32 != 0)."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, memref.LoadOp) or not isinstance(
-            op.memref.type, spirv.PointerType
-        ):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.LoadOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.memref.type, spirv.PointerType):
+            return  # a place not converted yet
         access: list[Operation] = []
         value = load_value(self.state, op.memref, access)
         ops: list[Operation] = []
@@ -296,11 +289,10 @@ class LoadLowering(TaskPattern):
 class StoreLowering(TaskPattern):
     """`memref.store %v, %p[]` of a converted place -> `spirv.Store`."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, memref.StoreOp) or not isinstance(
-            op.memref.type, spirv.PointerType
-        ):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: memref.StoreOp, rewriter: PatternRewriter) -> None:
+        if not isinstance(op.memref.type, spirv.PointerType):
+            return  # a place not converted yet
         access: list[Operation] = []
         value = _stored_value(self.state, op.memref, op.value, access)
         access.append(spirv.StoreOp(op.memref, value))
@@ -312,9 +304,8 @@ class StoreLowering(TaskPattern):
 class SetReturnLowering(TaskPattern):
     """`offload.set_return i, %v` -> a store to the return buffer at byte 8*i."""
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, offload.SetReturnOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: offload.SetReturnOp, rewriter: PatternRewriter) -> None:
         ops: list[Operation] = []
         offset = spirv_abi.RETURN_SLOT_BYTES * op.index.value.data
         ptr = self.state.byte_slot(spirv_abi.RETURNS_BINDING, offset, op.value.type, ops)

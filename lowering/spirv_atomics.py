@@ -99,6 +99,9 @@ class AtomicLowering(TaskPattern):
         ~> %old = spirv.AtomicIAdd <Device> <None> %p, %v : !spirv.ptr<i32, StorageBuffer>
     """
 
+    op_types = (taichi.AtomicCasOp, taichi.AtomicOp)
+    """What it converts (lowering/pattern_dispatch.py)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, taichi.AtomicCasOp) and isinstance(op.dest.type, spirv.PointerType):
             if op.new.type == i64:

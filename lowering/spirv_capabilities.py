@@ -50,6 +50,9 @@ def _width(t: Attribute) -> int:
 def finish_module(state: TaskState, task: Operation) -> None:
     """Check what is left, collect the capabilities the code needs, set the VCE triple."""
     module = state.module
+    # The type objects of the values, by identity: most values share a few of them, and
+    # hashing a type (what `seen` does) walks its parameters.
+    types: dict[int, Attribute] = {}
     for op in module.walk():
         if op is not module and not op.name.startswith("spirv."):
             raise fail(
@@ -57,15 +60,17 @@ def finish_module(state: TaskState, task: Operation) -> None:
                 f"'{op.name}' has no SPIR-V lowering here (the pipeline runs "
                 "convert-taichi-to-spirv and convert-arith-to-spirv first)",
             )
-    seen: set[Attribute] = set()
-    for op in module.walk():
-        for value in (
-            *op.results,
-            *(a for r in op.regions for b in r.blocks for a in b.args),
-        ):
-            seen.update(_types_in(value.type))
+        for value in op.results:
+            types[id(value.type)] = value.type
+        for region in op.regions:
+            for block in region.blocks:
+                for arg in block.args:
+                    types[id(arg.type)] = arg.type
         if isinstance(op, spirv.GlobalVariableOp):
-            seen.update(_types_in(op.type))
+            types[id(op.type)] = op.type
+    seen: set[Attribute] = set()
+    for t in types.values():
+        seen.update(_types_in(t))
     storage_widths: set[int] = set()
     for t in seen:
         if isinstance(t, spirv.PointerType) and t.storage_class.data == "StorageBuffer":

@@ -21,7 +21,7 @@ from taichi_xdsl.utils.errors import SITE_SHIFT, access_site
 from taichi_xdsl.utils.print_format import assert_message
 from xdsl.dialects.builtin import FileLineColLoc, FloatAttr, IntegerType, f32, i32
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 
 def check_site(state: TaskState, op: Operation) -> int:
@@ -156,9 +156,8 @@ class AssertLowering(TaskPattern):
            spirv.mlir.selection { %bad: <error record 2, id, 0, 0> }
     """
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, taichi.AssertOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.AssertOp, rewriter: PatternRewriter) -> None:
         state = self.state
         if not state.debug and op.always is None:
             rewriter.erase(op)

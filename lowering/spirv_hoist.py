@@ -92,8 +92,10 @@ def hoist_block(block: Block) -> bool:
     ops = list(block.ops)
     # Each operation that stays in order gets the next rank; one that moves gets the
     # rank of the last staying operation it must follow (-1: none).
-    rank: dict[Operation, int] = {}
-    moves: dict[Operation, bool] = {}
+    # Keyed by id(op): an op's __hash__ is a Python call, and an operand's owner may
+    # be a block (never a key).
+    rank: dict[int, int] = {}
+    moves: list[bool] = []
     staying = -1  # rank of the last staying operation so far
     fence = -1  # rank of the last staying operation a buffer load may not pass
     for op in ops:
@@ -101,20 +103,23 @@ def hoist_block(block: Block) -> bool:
         if load or _pure(op):
             after = fence if load else -1
             for operand in op.operands:
-                dep = operand.owner
-                if isinstance(dep, Operation) and dep in rank:
-                    after = max(after, rank[dep])
-            rank[op], moves[op] = after, True
+                dep = rank.get(id(operand.owner))
+                if dep is not None and dep > after:
+                    after = dep
+            rank[id(op)] = after
+            moves.append(True)
         else:
             staying += 1
-            rank[op], moves[op] = staying, False
+            rank[id(op)] = staying
+            moves.append(False)
             if not _function_access(op):
                 fence = staying
+    ranks = [rank[id(op)] for op in ops]
     # A staying op of rank r goes after every moving op of rank < r (those it may use
     # and those it preceded), a moving op of rank r right after the staying op of rank r.
     order = sorted(
         range(len(ops)),
-        key=lambda i: (rank[ops[i]], 0, i) if moves[ops[i]] else (rank[ops[i]] - 1, 1, i),
+        key=lambda i: (ranks[i], 0, i) if moves[i] else (ranks[i] - 1, 1, i),
     )
     if order == list(range(len(ops))):
         return False

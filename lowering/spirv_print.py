@@ -10,7 +10,7 @@ from taichi_xdsl.lowering.spirv_common import TaskPattern, byte_size, int_const
 from taichi_xdsl.utils import spirv_abi
 from xdsl.dialects.builtin import Float16Type, IntegerType, VectorType, f32, i1, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
-from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.pattern_rewriter import PatternRewriter, op_type_rewrite_pattern
 
 
 class PrintLowering(TaskPattern):
@@ -23,9 +23,8 @@ class PrintLowering(TaskPattern):
            spirv.mlir.selection { <store id, %i at words 1 + %at ...> }
     """
 
-    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not isinstance(op, taichi.PrintOp):
-            return
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: taichi.PrintOp, rewriter: PatternRewriter) -> None:
         state = self.state
         words: list[tuple[SSAValue, str]] = []
         pre: list[Operation] = []

@@ -97,6 +97,9 @@ _SEMANTICS = "AcquireRelease|UniformMemory|WorkgroupMemory"
 class SimtLowering(TaskPattern):
     """The ti.simt ops (see the module docstring)."""
 
+    op_types = taichi.SIMT_OPS
+    """What it converts (lowering/pattern_dispatch.py)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         if isinstance(op, taichi.SharedArrayOp):
             if not op.result.uses:  # its element_ptrs now address its Workgroup variable

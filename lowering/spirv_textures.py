@@ -108,6 +108,15 @@ class TextureLowering(TaskPattern):
     four channels, `texture_dim` the texture's extent word in the argument buffer.
     """
 
+    op_types = (
+        taichi.TextureDimOp,
+        taichi.TextureFetchOp,
+        taichi.TextureSampleLodOp,
+        taichi.TextureLoadOp,
+        taichi.TextureStoreOp,
+    )
+    """What it converts (lowering/pattern_dispatch.py)."""
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
         state = self.state
         ops: list[Operation] = []

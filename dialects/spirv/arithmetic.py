@@ -17,6 +17,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
+from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv.attributes import (
     PointerType,
     element_type,
@@ -129,7 +130,8 @@ class BinaryOp(IRDLOperation, ABC):
     assembly_format = "$operand1 `,` $operand2 attr-dict `:` type($result)"
 
     def __init__(self, operand1: SSAValue | Operation, operand2: SSAValue | Operation):
-        super().__init__(
+        init_op(
+            self,
             operands=[operand1, operand2], result_types=[SSAValue.get(operand1).type]
         )
 
@@ -151,7 +153,7 @@ class UnaryOp(IRDLOperation, ABC):
     assembly_format = "$operand attr-dict `:` type($operand)"
 
     def __init__(self, operand: SSAValue | Operation):
-        super().__init__(operands=[operand], result_types=[SSAValue.get(operand).type])
+        init_op(self, operands=[operand], result_types=[SSAValue.get(operand).type])
 
     def verify_(self) -> None:
         check_kind(self, self.result.type, self.OPERAND_KIND)
@@ -170,7 +172,8 @@ class CompareOp(IRDLOperation, ABC):
     traits = traits_def(Pure())
 
     def __init__(self, operand1: SSAValue | Operation, operand2: SSAValue | Operation):
-        super().__init__(
+        init_op(
+            self,
             operands=[operand1, operand2],
             result_types=[bool_like(SSAValue.get(operand1).type)],
         )
@@ -216,7 +219,8 @@ class UnaryPredicateOp(IRDLOperation, ABC):
     traits = traits_def(Pure())
 
     def __init__(self, operand: SSAValue | Operation):
-        super().__init__(
+        init_op(
+            self,
             operands=[operand], result_types=[bool_like(SSAValue.get(operand).type)]
         )
 
@@ -259,7 +263,7 @@ class ShiftOp(IRDLOperation, ABC):
     assembly_format = "$base `,` $shift attr-dict `:` type($base) `,` type($shift)"
 
     def __init__(self, base: SSAValue | Operation, shift: SSAValue | Operation):
-        super().__init__(operands=[base, shift], result_types=[SSAValue.get(base).type])
+        init_op(self, operands=[base, shift], result_types=[SSAValue.get(base).type])
 
     def verify_(self) -> None:
         check_kind(self, self.base.type, "integer", "base")
@@ -285,7 +289,7 @@ class ConversionOp(IRDLOperation, ABC):
     assembly_format = "$operand attr-dict `:` type($operand) `to` type($result)"
 
     def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[operand], result_types=[result_type])
+        init_op(self, operands=[operand], result_types=[result_type])
 
     def verify_(self) -> None:
         check_kind(self, self.operand.type, self.FROM_KIND, "operand")
@@ -815,7 +819,8 @@ class SelectOp(IRDLOperation):
         true_value: SSAValue | Operation,
         false_value: SSAValue | Operation,
     ):
-        super().__init__(
+        init_op(
+            self,
             operands=[condition, true_value, false_value],
             result_types=[SSAValue.get(true_value).type],
         )
@@ -933,7 +938,7 @@ class BitcastOp(IRDLOperation):
     assembly_format = "$operand attr-dict `:` type($operand) `to` type($result)"
 
     def __init__(self, operand: SSAValue | Operation, result_type: Attribute):
-        super().__init__(operands=[operand], result_types=[result_type])
+        init_op(self, operands=[operand], result_types=[result_type])
 
     def verify_(self) -> None:
         source, target = self.operand.type, self.result.type

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.attributes import (
     ArrayType,
@@ -192,7 +193,8 @@ class LoadOp(IRDLOperation):
     ):
         ptr_value = SSAValue.get(ptr)
         assert isinstance(ptr_value.type, PointerType)
-        super().__init__(
+        init_op(
+            self,
             operands=[ptr_value],
             result_types=[ptr_value.type.pointee_type],
             properties={
@@ -270,7 +272,8 @@ class StoreOp(IRDLOperation):
         memory_access: str | None = None,
         alignment: int | None = None,
     ):
-        super().__init__(
+        init_op(
+            self,
             operands=[ptr, value],
             properties={
                 "memory_access": MemoryAccessAttr(memory_access) if memory_access else None,
@@ -510,7 +513,8 @@ class CompositeExtractOp(IRDLOperation):
         element = value.type
         for index in indices:
             element = indexed_type(self, element, index)
-        super().__init__(
+        init_op(
+            self,
             operands=[value], properties={"indices": attr}, result_types=[element]
         )
 
@@ -565,7 +569,8 @@ class CompositeInsertOp(IRDLOperation):
         indices: Sequence[int],
     ):
         value = SSAValue.get(composite)
-        super().__init__(
+        init_op(
+            self,
             operands=[object, value],
             properties={"indices": ArrayAttr(IntegerAttr(i, i32) for i in indices)},
             result_types=[value.type],

@@ -24,7 +24,9 @@ A compute shader, as the Vulkan runtime loads it:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
+from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.attributes import (
     AddressingModelAttr,
@@ -642,7 +644,8 @@ class AddressOfOp(IRDLOperation):
             variable = variable.sym_name.data
         if type is None:
             raise ValueError("AddressOfOp needs the variable op or its pointer type")
-        super().__init__(
+        init_op(
+            self,
             properties={"variable": SymbolRefAttr(variable)}, result_types=[type]
         )
 
@@ -662,6 +665,14 @@ class AddressOfOp(IRDLOperation):
 # ---------------------------------------------------------------------------------------
 # Constants
 # ---------------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=4096)
+def _integer_attr(kind: type, value: int, type: IntegerType) -> IntegerAttr:
+    """`IntegerAttr(value, type)`, made once (18 us each: it checks the value's range);
+    attributes are immutable, so constants share them. `kind` (int or bool) keeps
+    `True` and `1`, equal as keys, apart."""
+    return IntegerAttr(value, type)
 
 
 @irdl_op_definition
@@ -685,12 +696,12 @@ class ConstantOp(IRDLOperation):
     traits = traits_def(Pure(), ConstantLike())
 
     def __init__(self, value: IntegerAttr | FloatAttr | DenseIntOrFPElementsAttr):
-        super().__init__(properties={"value": value}, result_types=[value.get_type()])
+        init_op(self, properties={"value": value}, result_types=[value.get_type()])
 
     @staticmethod
     def from_int(value: int, type: IntegerType = i32) -> ConstantOp:
         """`spirv.Constant value : type` for an integer type (i1 gives true/false)."""
-        return ConstantOp(IntegerAttr(value, type))
+        return ConstantOp(_integer_attr(value.__class__, value, type))
 
     @staticmethod
     def from_float(value: float, type: Attribute) -> ConstantOp:
@@ -700,7 +711,7 @@ class ConstantOp(IRDLOperation):
     @staticmethod
     def from_bool(value: bool) -> ConstantOp:
         """`spirv.Constant true` / `false`."""
-        return ConstantOp(IntegerAttr(int(value), i1))
+        return ConstantOp(_integer_attr(int, int(value), i1))
 
     def verify_(self) -> None:
         value_type = self.value.get_type()

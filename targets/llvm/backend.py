@@ -331,9 +331,9 @@ class CpuBackend:
             plan = launch_plan(_find_kernel(module, kernel_name))
             _set_plan(module, plan)
         for stage, stage_passes in stages:
-            # The frontend verified its module and the final llvm-dialect module is
-            # verified; verifying in between (a tenth of a large kernel's compile time)
-            # is for debug mode, where it names the pipeline that broke the IR.
+            # The final llvm-dialect module is verified; verifying the frontend's module
+            # and in between (a tenth of a large kernel's compile time each) is for debug
+            # mode, where it names who broke the IR.
             self.runner.run(
                 ctx,
                 module,

@@ -581,6 +581,46 @@ class _FunctionWriter:
     # -- ops -------------------------------------------------------------------------------
 
     def emit_op(self, op: Operation) -> None:
+        # Most ops are GLSL or one-to-one instructions; their names are tested first,
+        # before the class patterns below (an isinstance against an ABC each), none of
+        # which they match.
+        if op.name.startswith("spirv.GL."):
+            self.glsl_op(op)
+        elif op.name in SIMPLE_OPS:
+            self.simple_op(op)
+        else:
+            self.structured_op(op)
+
+    def glsl_op(self, op: Operation) -> None:
+        """An extended instruction of GLSL.std.450 (`spirv.GL.Sqrt`: OpExtInst Sqrt)."""
+        module = self.module
+        name = op.name.removeprefix("spirv.GL.")
+        assert module.glsl_import is not None
+        self.emit(
+            "OpExtInst",
+            module.type_id(op.results[0].type),
+            self.value(op.results[0]),
+            [
+                Id(module.glsl_import),
+                Named(name, GLSL_STD_450[name]),
+                *self.ids(op.operands),
+            ],
+        )
+        self.no_contraction(op)
+
+    def simple_op(self, op: Operation) -> None:
+        """An op of SIMPLE_OPS: one instruction, result type and id, operand ids."""
+        result = op.results[0]
+        self.emit(
+            SIMPLE_OPS[op.name],
+            self.module.type_id(result.type),
+            self.value(result),
+            self.ids(op.operands),
+        )
+        self.no_contraction(op)
+
+    def structured_op(self, op: Operation) -> None:
+        """Every other op: control flow, memory, atomics, groups, images."""
         module = self.module
         match op:
             case (
@@ -748,29 +788,6 @@ class _FunctionWriter:
                 )
             case spirv.ImageWriteOp():
                 self.emit("OpImageWrite", operands=self.ids(op.operands))
-            case _ if op.name.startswith("spirv.GL."):
-                name = op.name.removeprefix("spirv.GL.")
-                assert module.glsl_import is not None
-                self.emit(
-                    "OpExtInst",
-                    module.type_id(op.results[0].type),
-                    self.value(op.results[0]),
-                    [
-                        Id(module.glsl_import),
-                        Named(name, GLSL_STD_450[name]),
-                        *self.ids(op.operands),
-                    ],
-                )
-                self.no_contraction(op)
-            case _ if op.name in SIMPLE_OPS:
-                result = op.results[0]
-                self.emit(
-                    SIMPLE_OPS[op.name],
-                    module.type_id(result.type),
-                    self.value(result),
-                    self.ids(op.operands),
-                )
-                self.no_contraction(op)
             case _:
                 raise SerializationError(op, "not a SPIR-V op this serializer knows")
 

@@ -1050,9 +1050,8 @@ class VulkanBackend:
                 return kernel
             self.cache_misses += 1
         module = module.clone()
-        # The frontend verified its module and the spirv stage's result is verified;
-        # verifying in between (as on CPU) is for debug mode, where it names the stage
-        # that broke the IR.
+        # The spirv stage's result is verified; verifying the frontend's module and the
+        # offload stage's (as on CPU) is for debug mode, where it names who broke the IR.
         plan = lower(
             self.runner,
             module,

@@ -201,6 +201,39 @@ def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
     subprocess.run([sys.executable, str(script)], check=True)
 
 
+@pytest.mark.parametrize("debug", [False, True])
+def test_a_compile_verifies_the_module_once_outside_debug(
+    arch: Any, debug: bool, tmp_path: Path
+) -> None:
+    """
+    A cold compile verifies the whole module once, after the pipeline's last stage (a
+    verify is a tenth of a large kernel's compile); in debug mode also the frontend's
+    module and the offload stage's, so that the message names who broke the IR.
+    """
+    script = tmp_path / "verifies.py"
+    script.write_text(
+        "import taichi_xdsl as ti\n"
+        "from xdsl.dialects.builtin import ModuleOp\n"
+        f"ti.init(arch=ti.{arch.name}, offline_cache=False, debug={debug})\n"
+        "x = ti.field(ti.f32, shape=4)\n"
+        "@ti.kernel\n"
+        "def k():\n"
+        "    for i in x:\n"
+        "        x[i] = i\n"
+        "calls = []\n"
+        "verify = ModuleOp.verify\n"
+        "ModuleOp.verify = lambda self: (calls.append(1), verify(self))[1]\n"
+        "k()\n"
+        "assert x.to_numpy().tolist() == [0.0, 1.0, 2.0, 3.0]\n"
+        "print(len(calls))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], check=True, capture_output=True, text=True
+    )
+    count = int(done.stdout.split()[-1])
+    assert count == 3 if debug else count == 1
+
+
 def test_backends_run_the_definition(arch: Any) -> None:
     """The JIT's passes are the definition's, plus the backend's own options."""
     jit = backend(arch).pipeline()
