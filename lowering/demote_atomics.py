@@ -148,20 +148,27 @@ class DemoteAtomic(RewritePattern):
     def match_and_rewrite(self, op: taichi.AtomicOp, rewriter: PatternRewriter):
         if not cannot_race(op):
             return  # another thread may update the place: keep the atomic
-        int_combine, float_combine = _COMBINE[type(op)]
-        if isinstance(op.value.type, IntegerType):
-            combine = int_combine
-            if getattr(op, "unsigned", None) is not None:
-                combine = _UNSIGNED_COMBINE[type(op)]
-        else:
-            assert float_combine is not None, "the verifier admits integers only"
-            combine = float_combine
-        old = memref.LoadOp.get(op.dest, [])
-        new = combine(old.res, op.value)
-        store = memref.StoreOp.get(new.results[0], op.dest, [])
-        for new_op in (old, new, store):
-            new_op.location = op.location
-        rewriter.replace(op, [old, new, store], [old.res])
+        new_ops = demoted(op)
+        rewriter.replace(op, new_ops, [new_ops[0].results[0]])
+
+
+def demoted(op: taichi.AtomicOp) -> list[Operation]:
+    """The load, combine and store that do what `op` does on one thread; the load's
+    result stands for the atomic's."""
+    int_combine, float_combine = _COMBINE[type(op)]
+    if isinstance(op.value.type, IntegerType):
+        combine = int_combine
+        if getattr(op, "unsigned", None) is not None:
+            combine = _UNSIGNED_COMBINE[type(op)]
+    else:
+        assert float_combine is not None, "the verifier admits integers only"
+        combine = float_combine
+    old = memref.LoadOp.get(op.dest, [])
+    new = combine(old.res, op.value)
+    store = memref.StoreOp.get(new.results[0], op.dest, [])
+    for new_op in (old, new, store):
+        new_op.location = op.location
+    return [old, new, store]
 
 
 class DemoteAtomicsPass(ModulePass):

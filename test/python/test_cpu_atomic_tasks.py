@@ -1,9 +1,12 @@
 """
-Atomics in parallel loops whose places the compiler proves private to one iteration
-(lowering/demote_atomics.py: an element whose first index is the loop index), on cpu and
-vulkan: the demoted update must give what the atomic gave. The rows of a split 2-d loop
-own their cells, a vector field's element owns its components; a field also read at
-another iteration's element keeps its atomics.
+Atomics in parallel loops, on cpu and vulkan, where the compiler drops them:
+- places it proves private to one iteration (lowering/demote_atomics.py: an element
+  whose first index is the loop index): the rows of a split 2-d loop own their cells, a
+  vector field's element owns its components; a field also read at another iteration's
+  element keeps its atomics;
+- on the CPU, the serial form of a loop with atomics (lowering/add_serial_forms.py), run
+  when one thread runs the whole range (one thread, a short range, or the runtime found
+  it faster than the parallel form): every launch must give what the atomics give.
 """
 
 # No `from __future__ import annotations`: the kernels annotate with local dtypes.
@@ -77,3 +80,51 @@ def test_shared_counters_keep_their_atomics():
     bump()
     np.testing.assert_array_equal(a.to_numpy(), np.arange(n * n).reshape(n, n) + 1)
     np.testing.assert_array_equal(hits.to_numpy(), np.full(n, n))
+
+
+def _scatter_kernels(n: int, cells: int):
+    pos = ti.field(ti.i32, n)
+    weight = ti.field(ti.f32, n)
+    grid = ti.field(ti.f32, cells)
+    hist = ti.field(ti.i32, cells)
+    count = ti.field(ti.i32, ())
+    order = ti.field(ti.i32, n)
+
+    @ti.kernel
+    def scatter():
+        for c in grid:
+            grid[c] = 0
+            hist[c] = 0
+        count[None] = 0
+        for p in pos:
+            grid[pos[p]] += weight[p]
+            hist[pos[p]] += 1
+            order[ti.atomic_add(count[None], 1)] = p  # the old value: a slot of one's own
+
+    return pos, weight, grid, hist, count, order, scatter
+
+
+@pytest.mark.parametrize("threads", [None, 1])
+def test_scatter_with_atomics_in_either_form(arch, threads):
+    """A particle-to-grid style scatter, launched more times than the CPU runtime's
+    trial of its two forms (and on one thread: the serial form alone): sums, counts and
+    the slots that `ti.atomic_add`'s return value hands out are right every time."""
+    if threads is not None:
+        if arch != ti.cpu:
+            pytest.skip("cpu_max_num_threads is a CPU option")
+        ti.init(arch=ti.cpu, cpu_max_num_threads=threads)
+    n, cells = 50_000, 97
+    pos, weight, grid, hist, count, order, scatter = _scatter_kernels(n, cells)
+    rng = np.random.default_rng(3)
+    p = rng.integers(0, cells, n).astype(np.int32)
+    w = rng.integers(-8, 9, n).astype(np.float32) * np.float32(0.25)  # exact sums
+    pos.from_numpy(p)
+    weight.from_numpy(w)
+    want_grid = np.bincount(p, weights=w, minlength=cells).astype(np.float32)
+    want_hist = np.bincount(p, minlength=cells)
+    for _ in range(12):
+        scatter()
+        np.testing.assert_array_equal(grid.to_numpy(), want_grid)
+        np.testing.assert_array_equal(hist.to_numpy(), want_hist)
+        assert count[None] == n
+        np.testing.assert_array_equal(np.sort(order.to_numpy()), np.arange(n))
