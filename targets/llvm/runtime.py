@@ -175,8 +175,10 @@ class SerialOrParallel:
     runtime times them: a trial runs PROBES launches of each form, alternating, and keeps
     each form's best time per index; the faster form then runs for the next RUN launches,
     and another trial follows, so a choice made while the machine was busy does not
-    stay. Both forms compute the same thing (the serial form sums in index order; the
-    atomics of the parallel one in any order).
+    stay. A probe of the serial form times it on one thread's share of the range (then
+    runs the rest in parallel), so that trying it costs little where it is much slower.
+    Both forms compute the same thing (the serial form sums in index order; the atomics
+    of the parallel one in any order).
     """
 
     PROBES = 3
@@ -642,9 +644,7 @@ class Kernel:
         hi_key = None if end.gtmp_offset is None else (end.gtmp_offset, end.dtype)
         lo_const, hi_const = begin.value, end.value
 
-        def run_range_for(buffers: _Buffers, ctx: int) -> None:
-            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
-            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+        def run_range(ctx: int, lo: int, hi: int) -> None:
             n = hi - lo
             if n <= serial_up_to:
                 if n > 0:
@@ -653,32 +653,43 @@ class Kernel:
             grain = adaptive_grain(n, threads, block_dim, coarse, cost)
             self.pool.parallel_for(fn, address, ctx, lo, hi, grain)
 
+        def run_range_for(buffers: _Buffers, ctx: int) -> None:
+            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
+            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+            run_range(ctx, lo, hi)
+
         if alone is fn or threads == 1:  # no serial form, or no other thread
             return run_range_for
         choice = SerialOrParallel()
         clock = time.perf_counter_ns
 
         def run_faster_form(buffers: _Buffers, ctx: int) -> None:
-            if choice.left:  # the common case: the form the last trial chose
-                choice.left -= 1
-                if choice.serial:
-                    lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
-                    hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
-                    if hi > lo:
-                        alone(ctx, lo, hi)
-                else:
-                    run_range_for(buffers, ctx)
-                return
-            serial = choice.next_probe_is_serial()
             lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
             hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
-            start = clock()
-            if serial:
-                if hi > lo:
+            if choice.left:  # the common case: the form the last trial chose
+                choice.left -= 1
+                if not choice.serial:
+                    run_range(ctx, lo, hi)
+                elif hi > lo:
                     alone(ctx, lo, hi)
+                return
+            if hi - lo <= serial_up_to:
+                run_range(ctx, lo, hi)  # one chunk: the serial form anyway
+                return
+            if choice.next_probe_is_serial():
+                # The serial form on a thread's share of the range, then the parallel
+                # form on the rest, one after the other (never at once: the serial form
+                # has no atomics): a probe costs about one launch even where the serial
+                # form is many times slower.
+                mid = lo + max(1, (hi - lo) // threads)
+                start = clock()
+                alone(ctx, lo, mid)
+                choice.record(True, (clock() - start) / (mid - lo))
+                run_range(ctx, mid, hi)
             else:
-                run_range_for(buffers, ctx)
-            choice.record(serial, (clock() - start) / max(1, hi - lo))
+                start = clock()
+                run_range(ctx, lo, hi)
+                choice.record(False, (clock() - start) / (hi - lo))
 
         return run_faster_form
 

@@ -881,9 +881,10 @@ def test_one_thread_runs_the_serial_form(pool_kind: str):
 
 @pytest.mark.parametrize(("parallel_spin", "serial_spin"), [(1, 3000), (3000, 1)])
 def test_the_faster_form_is_chosen(parallel_spin: int, serial_spin: int):
-    """A trial runs each form PROBES times; then the faster one runs (a form 3000x
-    slower loses even where a worker thread waits a time slice for a core), and every
-    launch covers each index once."""
+    """A trial runs each form PROBES times (the serial one on a thread's share of the
+    range, the parallel one on the rest); then the faster one runs (a form 3000x slower
+    loses even where a worker thread waits a time slice for a core), and every launch
+    covers each index once."""
     n = 20_000
     trial = 2 * SerialOrParallel.PROBES
     ir = _forms_ir(parallel_spin, serial_spin)
