@@ -23,7 +23,9 @@ Launch path (everything it touches is built once per kernel in `Kernel.__init__`
 3. run the tasks in order: a serial task is one call `fn(ctx, 0, 1)`; a range_for reads its
    bounds (constants, or global temporaries that an earlier task wrote) just before it
    runs, skips an empty range, runs a single-chunk range on the calling thread and hands
-   a larger one to the thread pool (targets/llvm/pool.py);
+   a larger one to the thread pool (targets/llvm/pool.py); a range_for with atomics has a
+   serial form without them (ti-add-serial-forms), which runs what the calling thread
+   runs alone, and a whole range when timing shows it faster (SerialOrParallel);
 4. after each task, look at the error record (debug-mode bounds checks and asserts);
 5. read the return values.
 ctypes drops the GIL for each foreign call, so chunks run in parallel.
