@@ -36,6 +36,7 @@ _TO_OFFLOAD_TAIL = (
     "ti-offload",
     "ti-demote-atomics",
     "ti-make-thread-local",
+    "ti-fold-sqrt-compare",
     "canonicalize",
     "cse",
 )
@@ -87,6 +88,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-split-parallel-loop",
         "ti-make-thread-local",
         "ti-add-serial-forms",
+        "ti-fold-sqrt-compare",
         "ti-unroll-loops",
         "ti-spirv-hoist",
     }

@@ -8,6 +8,9 @@ llvmlite is imported and initialised on first use (importing this module is chea
 TargetMachine describes the host (triple, CPU name, CPU features, -O3, JIT code model);
 every module gets LLVM's O3 module pipeline with loop and SLP vectorisation, the
 equivalent of `opt -O3` (llvmlite's new pass manager: PipelineTuningOptions + PassBuilder).
+A module where SLP made a loop-carried recurrence move vector lanes on every iteration
+(slp_guard.py) is optimised again without SLP: LLVM's SLP cost model counts throughput,
+such a loop runs at the latency of its recurrence.
 
 Fast math (Taichi's default): with `fast_math=True` every floating-point instruction and
 call gets the `fast` flag unless it already carries fast-math flags (what lets LLVM
@@ -29,6 +32,8 @@ import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
+
+from taichi_xdsl.targets.llvm.slp_guard import cross_lane_recurrences
 
 if TYPE_CHECKING:
     from llvmlite import binding as llvm
@@ -104,15 +109,18 @@ def new_target_machine(
     )
 
 
-def optimize(module: llvm.ModuleRef, opt_level: int = 3, machine: Any = None) -> None:
-    """Run LLVM's default module pipeline at `opt_level` (O3: loop + SLP vectorisation)."""
+def optimize(
+    module: llvm.ModuleRef, opt_level: int = 3, machine: Any = None, slp: bool = True
+) -> None:
+    """Run LLVM's default module pipeline at `opt_level` (O3: loop + SLP vectorisation;
+    `slp=False` leaves the SLP vectoriser out)."""
     if opt_level == 0:
         return
     llvm = _llvm()
     pto = llvm.create_pipeline_tuning_options(speed_level=opt_level)
     vectorize = opt_level >= 2
     pto.loop_vectorization = vectorize
-    pto.slp_vectorization = vectorize
+    pto.slp_vectorization = vectorize and slp
     pto.loop_interleaving = vectorize
     pto.loop_unrolling = True
     pass_builder = llvm.create_pass_builder(machine or target_machine(opt_level), pto)
@@ -288,10 +296,23 @@ def load_object(data: bytes) -> JitModule:
 
 
 def _optimized_module(ir: str, opt_level: int, fast_math: bool, machine: Any) -> Any:
-    """Parse and verify `ir`, set the target of `machine` on it, optimise it."""
-    llvm = _llvm()
+    """
+    Parse and verify `ir`, set the target of `machine` on it, optimise it. A module in
+    which the SLP vectoriser made a loop-carried recurrence move lanes on every iteration
+    (slp_guard: julia's complex square, 1.6x slower) is optimised again without SLP.
+    """
     if fast_math:
         ir = add_fast_math_attributes(add_fast_math_flags(ir))
+    module = _parsed_module(ir, machine)
+    optimize(module, opt_level, machine)
+    if opt_level >= 2 and cross_lane_recurrences(str(module)):
+        module = _parsed_module(ir, machine)
+        optimize(module, opt_level, machine, slp=False)
+    return module
+
+
+def _parsed_module(ir: str, machine: Any) -> Any:
+    llvm = _llvm()
     try:
         module = llvm.parse_assembly(ir)
         module.verify()
@@ -299,7 +320,6 @@ def _optimized_module(ir: str, opt_level: int, fast_math: bool, machine: Any) ->
         raise RuntimeError(f"invalid LLVM IR: {error}\n{_numbered(ir)}") from None
     module.triple = host_target().triple
     module.data_layout = str(machine.target_data)
-    optimize(module, opt_level, machine)
     return module
 
 

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import ctypes
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 # Words of a launch record (i64 each); argument descriptors follow, then return kinds.
@@ -55,6 +55,11 @@ from typing import Any
     R_JOB,
 ) = range(7)
 R_DESCRIPTORS = 7
+
+# Words of a direct record (DirectCall): the launch record it runs, where the epoch word
+# is, the epoch it was armed at, the callables of a call it declines (after the epoch
+# moved; otherwise), the error raiser.
+D_LAUNCH, D_EPOCH_AT, D_EPOCH, D_FALLBACK, D_GENERAL, D_FAILED = range(6)
 
 KINDS = {"i1": 1, "i8": 2, "i16": 3, "i32": 4, "i64": 5, "index": 5, "f32": 6, "f64": 7}
 """Slot kinds the native launcher converts; a plan with any other type gets none."""
@@ -75,8 +80,10 @@ API = (
     "PyFloat_FromDouble",
     "PyTuple_New",
     "PyTuple_SetItem",
+    "PyObject_Vectorcall",
 )
-"""The C API table's entries, in order (addresses of functions and objects)."""
+"""The C API table's entries, in order (addresses of functions and objects); new entries
+go at the end (the pool object of an AOT module reads the table by index)."""
 
 LAUNCH_PY_IR = """
 ; -- the native Python entry of a serial kernel (native_launch.py) ---------------------
@@ -243,6 +250,80 @@ float:
   ret ptr %fo
 }}
 
+; Writes the `n` arguments at `items` into the record's argument buffer; 0 when one is
+; not a value this path converts (those before it may be written).
+define private i1 @store_args(ptr %rec, ptr %api, ptr %items, i64 %n) {{
+entry:
+  %argsbufp = call ptr @word(ptr %rec, i64 {R_ARGS})
+  %argsbuf = load ptr, ptr %argsbufp
+  br label %arg_loop
+arg_loop:
+  %i = phi i64 [ 0, %entry ], [ %i1, %arg_stored ]
+  %more = icmp slt i64 %i, %n
+  br i1 %more, label %arg, label %stored
+arg:
+  %objp = getelementptr ptr, ptr %items, i64 %i
+  %obj = load ptr, ptr %objp
+  %desc_index = add i64 %i, {R_DESCRIPTORS}
+  %descp = call ptr @word(ptr %rec, i64 %desc_index)
+  %desc = load i64, ptr %descp
+  %kind = lshr i64 %desc, 32
+  %offset = and i64 %desc, 4294967295
+  %dst = getelementptr i8, ptr %argsbuf, i64 %offset
+  %ok = call i1 @store_arg(ptr %api, ptr %obj, i64 %kind, ptr %dst)
+  %i1 = add i64 %i, 1
+  br i1 %ok, label %arg_stored, label %declined
+arg_stored:
+  br label %arg_loop
+declined:
+  ret i1 0
+stored:
+  ret i1 1
+}}
+
+; A new reference to return value `j` of a kernel of `nargs` arguments (NULL: raised).
+define private ptr @return_value(ptr %rec, ptr %api, i64 %nargs, i64 %j) {{
+  %retbufp = call ptr @word(ptr %rec, i64 {R_RETURNS})
+  %retbuf = load ptr, ptr %retbufp
+  %ret_kinds = add i64 %nargs, {R_DESCRIPTORS}
+  %kind_index = add i64 %ret_kinds, %j
+  %rkindp = call ptr @word(ptr %rec, i64 %kind_index)
+  %rkind = load i64, ptr %rkindp
+  %src = getelementptr i64, ptr %retbuf, i64 %j
+  %value = call ptr @box_return(ptr %api, ptr %src, i64 %rkind)
+  ret ptr %value
+}}
+
+; A new tuple of the `nrets` return values (NULL: raised).
+define private ptr @return_tuple(ptr %rec, ptr %api, i64 %nargs, i64 %nrets) {{
+entry:
+  %new_tuple = call ptr @api(ptr %api, i64 {PyTuple_New})
+  %result = call ptr %new_tuple(i64 %nrets)
+  %no_result = icmp eq ptr %result, null
+  br i1 %no_result, label %error, label %ret_loop
+ret_loop:
+  %j = phi i64 [ 0, %entry ], [ %j1, %ret_set ]
+  %more_rets = icmp slt i64 %j, %nrets
+  br i1 %more_rets, label %ret, label %done
+ret:
+  %value = call ptr @return_value(ptr %rec, ptr %api, i64 %nargs, i64 %j)
+  %j1 = add i64 %j, 1
+  %no_value = icmp eq ptr %value, null
+  br i1 %no_value, label %drop_result, label %ret_set
+ret_set:
+  %set_item = call ptr @api(ptr %api, i64 {PyTuple_SetItem})
+  call i32 %set_item(ptr %result, i64 %j, ptr %value)
+  br label %ret_loop
+drop_result:
+  %decref = call ptr @api(ptr %api, i64 {Py_DecRef})
+  call void %decref(ptr %result)
+  br label %error
+error:
+  ret ptr null
+done:
+  ret ptr %result
+}}
+
 define ptr @ti_launch_py(ptr %self, ptr %argv, i64 %argc) {{
 entry:
   %recp = getelementptr i8, ptr %self, i64 16
@@ -271,30 +352,11 @@ check_size:
   %nargsp = call ptr @word(ptr %rec, i64 {R_NARGS})
   %nargs = load i64, ptr %nargsp
   %size_ok = icmp eq i64 %size, %nargs
-  br i1 %size_ok, label %args_start, label %decline
-args_start:
-  %argsbufp = call ptr @word(ptr %rec, i64 {R_ARGS})
-  %argsbuf = load ptr, ptr %argsbufp
-  br label %arg_loop
-arg_loop:
-  %i = phi i64 [ 0, %args_start ], [ %i1, %arg_stored ]
-  %more = icmp slt i64 %i, %nargs
-  br i1 %more, label %arg, label %run
-arg:
-  %itemp = getelementptr i8, ptr %tuple, i64 24
-  %objp = getelementptr ptr, ptr %itemp, i64 %i
-  %obj = load ptr, ptr %objp
-  %desc_index = add i64 %i, {R_DESCRIPTORS}
-  %descp = call ptr @word(ptr %rec, i64 %desc_index)
-  %desc = load i64, ptr %descp
-  %kind = lshr i64 %desc, 32
-  %offset = and i64 %desc, 4294967295
-  %dst = getelementptr i8, ptr %argsbuf, i64 %offset
-  %ok = call i1 @store_arg(ptr %api, ptr %obj, i64 %kind, ptr %dst)
-  %i1 = add i64 %i, 1
-  br i1 %ok, label %arg_stored, label %decline
-arg_stored:
-  br label %arg_loop
+  br i1 %size_ok, label %store, label %decline
+store:
+  %items = getelementptr i8, ptr %tuple, i64 24
+  %stored = call i1 @store_args(ptr %rec, ptr %api, ptr %items, i64 %nargs)
+  br i1 %stored, label %run, label %decline
 run:
   %jobp = call ptr @word(ptr %rec, i64 {R_JOB})
   %job = load ptr, ptr %jobp
@@ -304,39 +366,7 @@ run:
 returns:
   %nretsp = call ptr @word(ptr %rec, i64 {R_NRETS})
   %nrets = load i64, ptr %nretsp
-  %new_tuple = call ptr @api(ptr %api, i64 {PyTuple_New})
-  %result = call ptr %new_tuple(i64 %nrets)
-  %no_result = icmp eq ptr %result, null
-  br i1 %no_result, label %error, label %rets_start
-rets_start:
-  %retbufp = call ptr @word(ptr %rec, i64 {R_RETURNS})
-  %retbuf = load ptr, ptr %retbufp
-  %ret_kinds = add i64 %nargs, {R_DESCRIPTORS}
-  br label %ret_loop
-ret_loop:
-  %j = phi i64 [ 0, %rets_start ], [ %j1, %ret_set ]
-  %more_rets = icmp slt i64 %j, %nrets
-  br i1 %more_rets, label %ret, label %done
-ret:
-  %kind_index = add i64 %ret_kinds, %j
-  %rkindp = call ptr @word(ptr %rec, i64 %kind_index)
-  %rkind = load i64, ptr %rkindp
-  %src = getelementptr i64, ptr %retbuf, i64 %j
-  %value = call ptr @box_return(ptr %api, ptr %src, i64 %rkind)
-  %j1 = add i64 %j, 1
-  %no_value = icmp eq ptr %value, null
-  br i1 %no_value, label %drop_result, label %ret_set
-ret_set:
-  %set_item = call ptr @api(ptr %api, i64 {PyTuple_SetItem})
-  call i32 %set_item(ptr %result, i64 %j, ptr %value)
-  br label %ret_loop
-drop_result:
-  %decref = call ptr @api(ptr %api, i64 {Py_DecRef})
-  call void %decref(ptr %result)
-  br label %error
-error:
-  ret ptr null
-done:
+  %result = call ptr @return_tuple(ptr %rec, ptr %api, i64 %nargs, i64 %nrets)
   ret ptr %result
 fail:
   %none = call ptr @api(ptr %api, i64 {_Py_NoneStruct})
@@ -346,6 +376,84 @@ decline:
   %ni = call ptr @api(ptr %api, i64 {_Py_NotImplementedStruct})
   %r_ni = call ptr @ref(ptr %api, ptr %ni)
   ret ptr %r_ni
+}}
+
+; -- the direct entry: the kernel object's own __call__ (DirectCall below) -------------
+
+; `self` is the direct record (a ctypes array: D_* words). While the record's epoch is the
+; epoch word's (nothing that changes what a call means happened since it was armed),
+; positional arguments the native launcher converts run the kernel here and return
+; what Kernel.__call__ would (None, the value, or a tuple of values); a task's error
+; calls D_FAILED (which raises it); anything else is the general path's: D_FALLBACK
+; (after the epoch moved: it arms the kernel again) or D_GENERAL called with the same
+; arguments.
+define ptr @ti_kernel_call(ptr %self, ptr %args, i64 %nargs, ptr %kwnames) {{
+entry:
+  %drecp = getelementptr i8, ptr %self, i64 16
+  %drec = load ptr, ptr %drecp
+  %recp = call ptr @word(ptr %drec, i64 {D_LAUNCH})
+  %rec = load ptr, ptr %recp
+  %apip = call ptr @word(ptr %rec, i64 {R_API})
+  %api = load ptr, ptr %apip
+  %epochatp = call ptr @word(ptr %drec, i64 {D_EPOCH_AT})
+  %epochat = load ptr, ptr %epochatp
+  %now = load i64, ptr %epochat
+  %armedp = call ptr @word(ptr %drec, i64 {D_EPOCH})
+  %armed = load i64, ptr %armedp
+  %same = icmp eq i64 %now, %armed
+  br i1 %same, label %check_kw, label %fallback
+check_kw:
+  %no_kw = icmp eq ptr %kwnames, null
+  br i1 %no_kw, label %check_n, label %general
+check_n:
+  %nargsp = call ptr @word(ptr %rec, i64 {R_NARGS})
+  %want = load i64, ptr %nargsp
+  %n_ok = icmp eq i64 %nargs, %want
+  br i1 %n_ok, label %store, label %general
+store:
+  %stored = call i1 @store_args(ptr %rec, ptr %api, ptr %args, i64 %nargs)
+  br i1 %stored, label %run, label %general
+run:
+  %jobp = call ptr @word(ptr %rec, i64 {R_JOB})
+  %job = load ptr, ptr %jobp
+  %code = call i64 @ti_run_serial(ptr %job)
+  %failed = icmp ne i64 %code, 0
+  br i1 %failed, label %fail, label %returns
+returns:
+  %nretsp = call ptr @word(ptr %rec, i64 {R_NRETS})
+  %nrets = load i64, ptr %nretsp
+  switch i64 %nrets, label %many [
+    i64 0, label %none
+    i64 1, label %one
+  ]
+none:
+  %none_obj = call ptr @api(ptr %api, i64 {_Py_NoneStruct})
+  %r_none = call ptr @ref(ptr %api, ptr %none_obj)
+  ret ptr %r_none
+one:
+  %value = call ptr @return_value(ptr %rec, ptr %api, i64 %nargs, i64 0)
+  ret ptr %value
+many:
+  %tuple = call ptr @return_tuple(ptr %rec, ptr %api, i64 %nargs, i64 %nrets)
+  ret ptr %tuple
+fail:
+  %failedfnp = call ptr @word(ptr %drec, i64 {D_FAILED})
+  %failedfn = load ptr, ptr %failedfnp
+  %vc = call ptr @api(ptr %api, i64 {PyObject_Vectorcall})
+  %raised = call ptr %vc(ptr %failedfn, ptr null, i64 0, ptr null)
+  ret ptr %raised
+fallback:
+  %fallbackp = call ptr @word(ptr %drec, i64 {D_FALLBACK})
+  br label %decline
+general:
+  %generalp = call ptr @word(ptr %drec, i64 {D_GENERAL})
+  br label %decline
+decline:
+  %declinep = phi ptr [ %fallbackp, %fallback ], [ %generalp, %general ]
+  %declinefn = load ptr, ptr %declinep
+  %vc2 = call ptr @api(ptr %api, i64 {PyObject_Vectorcall})
+  %result = call ptr %vc2(ptr %declinefn, ptr %args, i64 %nargs, ptr %kwnames)
+  ret ptr %result
 }}
 """
 
@@ -362,6 +470,12 @@ def launch_py_ir() -> str:
         R_RETURNS=R_RETURNS,
         R_JOB=R_JOB,
         R_DESCRIPTORS=R_DESCRIPTORS,
+        D_LAUNCH=D_LAUNCH,
+        D_EPOCH_AT=D_EPOCH_AT,
+        D_EPOCH=D_EPOCH,
+        D_FALLBACK=D_FALLBACK,
+        D_GENERAL=D_GENERAL,
+        D_FAILED=D_FAILED,
     )
     return LAUNCH_PY_IR.format(**constants)
 
@@ -376,6 +490,7 @@ class _MethodDef(ctypes.Structure):
 
 
 METH_FASTCALL = 0x0080
+METH_KEYWORDS = 0x0002
 
 _api_table: Any = None
 _layout_checked: bool | None = None
@@ -397,6 +512,7 @@ def _check_layout() -> bool:
     word = ctypes.c_uint64.from_address
     value, number, pair = 1234567, 2.75, (object(), object())
     array = (ctypes.c_uint64 * 2)()
+    record = _DirectRecord()
     return (
         word(id(value) + 8).value == id(int)
         and word(id(number) + 8).value == id(float)
@@ -406,6 +522,7 @@ def _check_layout() -> bool:
         and word(id(pair) + 24).value == id(pair[0])
         and word(id(pair) + 32).value == id(pair[1])
         and word(id(array) + 16).value == ctypes.addressof(array)
+        and word(id(record) + 16).value == ctypes.addressof(record)
     )
 
 
@@ -476,6 +593,70 @@ class NativeLauncher:
         """Point the launcher at `root` (None or a C-contiguous numpy array)."""
         self.buffers.set_root(root)
         self._record[R_ROOT] = id(self.buffers.root)  # held by the buffers
+
+    def direct_call(
+        self,
+        entry: int,
+        epoch_at: int,
+        fallback: Callable[..., Any],
+        general: Callable[..., Any],
+        failed: Callable[[], Any],
+    ) -> DirectCall:
+        """A DirectCall running this launcher's kernel (see there)."""
+        return DirectCall(self, entry, epoch_at, fallback, general, failed)
+
+
+class _DirectRecord(ctypes.Array):  # type: ignore[type-arg]
+    """The D_* words; a class of its own, so that the record can hold Python objects
+    (its data pointer stays at offset 16: `_check_layout`)."""
+
+    _type_ = ctypes.c_uint64
+    _length_ = 6
+
+
+class DirectCall:
+    """
+    A kernel's direct entry: `call(*args, **kwargs)` is a builtin function (`ti_kernel_call`
+    above) meant to be a kernel object's own `__call__`, on the record of `launcher`.
+
+    While `epoch_at` (the address of an i64 word) holds the epoch it was last armed at
+    (`arm(epoch)`), a call of positional arguments the native launcher converts runs the
+    kernel on the root the launcher points at and returns None, the value or a tuple of
+    values; a task's error record makes it call `failed()` (which raises); anything else
+    returns `fallback(*args, **kwargs)` once the epoch moved (it may arm the entry
+    again), else `general(*args, **kwargs)`. The caller bumps the epoch word whenever a call
+    would mean something else (another root, a hook) and arms it again after.
+    """
+
+    def __init__(
+        self,
+        launcher: NativeLauncher,
+        entry: int,
+        epoch_at: int,
+        fallback: Callable[..., Any],
+        general: Callable[..., Any],
+        failed: Callable[[], Any],
+    ):
+        self.launcher = launcher
+        record = _DirectRecord()
+        # The record names these by address, and the builtin holds the record alone: a
+        # builtin kept after its kernel is gone must not outlive what it points at.
+        record.held = (launcher, fallback, general, failed)
+        record[D_LAUNCH] = ctypes.addressof(launcher._record)
+        record[D_EPOCH_AT] = epoch_at
+        record[D_EPOCH] = 0
+        record[D_FALLBACK] = id(fallback)
+        record[D_GENERAL] = id(general)
+        record[D_FAILED] = id(failed)
+        self._record = record
+        self._method = _MethodDef(b"__call__", entry, METH_FASTCALL | METH_KEYWORDS, None)
+        self.call = _builtin(self._method, record)
+
+    def arm(self, epoch: int, root: object) -> None:
+        """Run calls directly on `root` while the epoch word holds `epoch`."""
+        if root is not self.launcher.buffers.root:
+            self.launcher.set_root(root)
+        self._record[D_EPOCH] = epoch
 
 
 NOT_RUN = NotImplemented

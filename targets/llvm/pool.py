@@ -654,6 +654,10 @@ def _bind_native_functions(module: Any) -> dict[str, Any]:
         functions["ti_launch_py"] = module.address("ti_launch_py")
     except KeyError:
         functions["ti_launch_py"] = None
+    try:  # likewise: the direct entry of such kernels (native_launch.py's DirectCall)
+        functions["ti_kernel_call"] = module.address("ti_kernel_call")
+    except KeyError:
+        functions["ti_kernel_call"] = None
     functions["module"] = module
     return functions
 
@@ -674,6 +678,14 @@ def launch_py_entry() -> int | None:
     """The address of the pool's `ti_launch_py` (native_launch.py), or None."""
     try:
         return _native_pool_functions()["ti_launch_py"]
+    except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
+        return None
+
+
+def kernel_call_entry() -> int | None:
+    """The address of the pool's `ti_kernel_call` (native_launch.py), or None."""
+    try:
+        return _native_pool_functions()["ti_kernel_call"]
     except Exception:  # noqa: BLE001 - no JIT, no pthreads: the Python path still works
         return None
 

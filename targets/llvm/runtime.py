@@ -49,10 +49,11 @@ from taichi_xdsl.targets.llvm.pool import (
     ThreadPool,
     default_num_threads,
     get_pool,
+    kernel_call_entry,
     launch_py_entry,
     serial_runner,
 )
-from taichi_xdsl.targets.llvm.native_launch import FAILED, native_launcher
+from taichi_xdsl.targets.llvm.native_launch import FAILED, DirectCall, native_launcher
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.errors import (
     TaichiAssertionError,
@@ -583,6 +584,21 @@ class Kernel:
             if result is FAILED:
                 self._raise_error(native.buffers)
         return Kernel.launch(self, root, args)
+
+    def direct_call(
+        self, epoch_at: int, fallback: Callable[..., Any], general: Callable[..., Any]
+    ) -> DirectCall | None:
+        """
+        A direct entry of this kernel (native_launch.py's DirectCall: a builtin to be the
+        kernel object's `__call__`, declining to `fallback` or `general`), or None where
+        there is no native launcher or no `ti_kernel_call`. Its calls return what
+        `launch` would, unpacked as `Kernel.__call__` returns them.
+        """
+        entry = kernel_call_entry()
+        if self._native is None or entry is None:
+            return None
+        failed = partial(self._raise_error, self._native.buffers)
+        return self._native.direct_call(entry, epoch_at, fallback, general, failed)
 
     def _generic_launch(self, root: np.ndarray | None, args: Sequence[object]) -> tuple:
         return Kernel.launch(self, root, args)

@@ -239,6 +239,58 @@ def test_kernel_argument_errors_as_taichi():
         assigns(1)
 
 
+def test_a_compile_that_imports_leaves_its_objects_in_the_oldest_generation():
+    """A compile that imported modules (a process's first: xDSL, the compiler) moves the
+    objects it made to the collector's oldest generation, so that young collections do
+    not walk them again; cycles among them are still freed by a full collection. A
+    compile that imports nothing keeps the usual collections however many objects it
+    leaves, and objects the program froze itself stay frozen (then nothing moves)."""
+    import gc
+    import types
+    import weakref
+
+    from taichi_xdsl.frontends.python.lang import kernel
+
+    class Node:
+        pass
+
+    def compile_like(imports: str | None) -> tuple[list, weakref.ref]:
+        with kernel._no_cycle_collection():
+            if imports is not None:
+                sys.modules[imports] = types.ModuleType(imports)
+            made = [[i] for i in range(5000)]
+            cycle = Node()
+            cycle.self = cycle
+            dropped = weakref.ref(cycle)
+            del cycle
+        return made, dropped
+
+    import sys
+
+    gc.collect()
+    try:
+        made, dropped = compile_like("_ti_test_imported_by_a_compile")
+        assert any(o is made for o in gc.get_objects(2)) and gc.get_freeze_count() == 0
+        assert dropped() is not None  # moved, not freed ...
+        gc.collect()
+        assert dropped() is None  # ... and a full collection frees it
+
+        more, _ = compile_like(None)
+        assert not any(o is more for o in gc.get_objects(2))
+
+        gc.freeze()
+        frozen = gc.get_freeze_count()
+        try:
+            again, _ = compile_like("_ti_test_imported_by_another_compile")
+            assert gc.get_freeze_count() > frozen // 2  # (a move would leave 0)
+            assert not any(o is again for o in gc.get_objects(2))
+        finally:
+            gc.unfreeze()
+    finally:
+        sys.modules.pop("_ti_test_imported_by_a_compile", None)
+        sys.modules.pop("_ti_test_imported_by_another_compile", None)
+
+
 def test_compile_leaves_the_cycle_collector_as_it_was(arch):
     """A compile runs with the cycle collector off (kernel.py, _no_cycle_collection):
     after it, on success or failure, the collector is on again, and one the program

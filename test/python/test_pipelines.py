@@ -126,6 +126,53 @@ def test_plugins_are_scanned_only_for_unknown_passes(monkeypatch) -> None:
         registry._all_pass_factories.cache_clear()
 
 
+def test_a_pipeline_of_known_frozen_passes_is_built_once() -> None:
+    """build_pipeline builds the passes of a spec once when the registry has them all and
+    each is hashable (a frozen dataclass of immutable options keeps nothing between
+    runs): a later build shares them, with its own callback. A pass registered again
+    under its name is used from then on, and one with a mutable option is built anew
+    each time."""
+    from dataclasses import dataclass, field
+
+    from xdsl.passes import ModulePass
+
+    spec = "cse,ti-scalarize,canonicalize"
+    first, second = registry.build_pipeline(spec), registry.build_pipeline(spec, print)
+    assert [type(q).name for q in first.passes] == ["cse", "ti-scalarize", "canonicalize"]
+    assert all(a is b for a, b in zip(first.passes, second.passes, strict=True))
+    assert second.callback is print and first.callback is None
+
+    @dataclass(frozen=True)
+    class Shared(ModulePass):
+        name = "test-shared-pass"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            pass
+
+    @dataclass(frozen=True)
+    class Replacement(ModulePass):
+        name = "test-shared-pass"
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            pass
+
+    @dataclass(frozen=True)
+    class Mutable(ModulePass):
+        name = "test-mutable-pass"
+        seen: list[str] = field(default_factory=list)
+
+        def apply(self, ctx: Any, op: Any) -> None:
+            self.seen.append(op.name)
+
+    registry.register_pass(Shared)
+    assert type(registry.build_pipeline("test-shared-pass").passes[0]) is Shared
+    registry.register_pass(Replacement)
+    assert type(registry.build_pipeline("test-shared-pass").passes[0]) is Replacement
+    registry.register_pass(Mutable)
+    built = [registry.build_pipeline("test-mutable-pass").passes[0] for _ in range(2)]
+    assert type(built[0]) is Mutable and built[0] is not built[1]
+
+
 def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
     """
     A kernel's compile imports the dialects and passes its pipeline names: the CPU one

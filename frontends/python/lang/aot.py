@@ -759,7 +759,7 @@ def start_recording(filename: str | Path) -> None:
     global _recording
     recording = Recording()
     _recording = (recording, Path(filename))
-    _kernel_module._call_hook = recording.record
+    _kernel_module.set_hook("call", recording.record)
 
 
 def stop_recording() -> Recording:
@@ -769,7 +769,7 @@ def stop_recording() -> Recording:
         raise TaichiError("ti.aot.stop_recording(): start_recording() was not called")
     recording, path = _recording
     _recording = None
-    _kernel_module._call_hook = None
+    _kernel_module.set_hook("call", None)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(recording.to_yaml())
     return recording

@@ -455,7 +455,7 @@ class Tape:
             ]
         self.recording = True
         _tape = self
-        _kernel._tape_hook = _record
+        _kernel.set_hook("tape", _record)
         return self
 
     def __exit__(
@@ -467,7 +467,7 @@ class Tape:
         global _tape
         self.recording = False
         _tape = None
-        _kernel._tape_hook = None
+        _kernel.set_hook("tape", None)
         for (func, _, _), mode in zip(self.entries, self.modes):
             if isinstance(func, _kernel.Kernel):
                 func.autodiff_mode = mode
@@ -663,7 +663,7 @@ class FwdMode:
         )
         if _kernel._forward_hook is not None:
             raise TaichiError("ti.ad.FwdMode: forward modes cannot be nested")
-        _kernel._forward_hook = _run_forward
+        _kernel.set_hook("forward", _run_forward)
         return self
 
     def __exit__(
@@ -672,7 +672,7 @@ class FwdMode:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        _kernel._forward_hook = None
+        _kernel.set_hook("forward", None)
         self.param.dual.fill(0)  # the seed, as Taichi clears it
 
 

@@ -16,9 +16,11 @@ import ast
 import contextlib
 import gc
 import inspect
+import sys
 import weakref
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from types import MethodType
 from typing import Any
 
 import numpy as np
@@ -31,6 +33,7 @@ from taichi_xdsl.utils.errors import (
     TaichiTypeError,
 )
 
+from . import direct_call
 from . import dtypes
 from . import program as _program
 from . import profiler
@@ -61,14 +64,38 @@ def _no_cycle_collection() -> Iterator[None]:
     this 2-core VM, 480-730 ms of ~2.5 s on Vulkan), while reference counting frees most
     of the IR anyway (peak memory of a 1,500-statement unrolled kernel: 282 MB with the
     collector, 290 MB without). Cycles left by the compile are collected later, as usual.
+    A compile that imported modules leaves its objects in the oldest generation
+    (`_promote_to_oldest_generation`).
     """
     enabled = gc.isenabled()
     gc.disable()
+    modules = len(sys.modules)
     try:
         yield
     finally:
+        if len(sys.modules) > modules and gc.get_freeze_count() == 0:
+            _promote_to_oldest_generation()  # not when the program froze objects itself
         if enabled:
             gc.enable()
+
+
+def _promote_to_oldest_generation() -> None:
+    """
+    Move every object the collector tracks into its oldest generation, as if it had
+    survived two collections; done after a compile that imported modules (a process's
+    first compile imports xDSL, the compiler and llvmlite: some 80,000 objects, which
+    live as long as the process). Left in the youngest generation, they were all walked
+    by the next young collection (55-65 ms CPU on the 2-core VM, ~1 us an object) and
+    again by the next middle one. In the oldest generation only a full collection walks
+    them. Garbage moved with them (that compile's own cycles, 2,000-4,000 objects) is
+    freed by the next full collection instead of the next young one; as modules are
+    imported once, this happens a bounded number of times a process (a compile that
+    imports nothing, however much garbage it leaves, keeps the usual collections).
+    `gc.freeze` then `gc.unfreeze` is how CPython (3.7+) offers this move: each splices
+    the collector's lists, O(1).
+    """
+    gc.freeze()
+    gc.unfreeze()
 
 
 @dataclass
@@ -311,6 +338,16 @@ _build_hook: Callable[[Any, Any], None] | None = None
 """Called with (kernel, module) for every module a kernel builds (lang/ir.py)."""
 
 
+def set_hook(name: str, hook: Callable[..., Any] | None) -> None:
+    """Set `_call_hook`, `_tape_hook` or `_forward_hook` (`name` "call", "tape" or
+    "forward"; None: off). Armed kernels take the general path from now on
+    (direct_call.py), which sees the hook."""
+    if name not in ("call", "tape", "forward"):
+        raise ValueError(f"no kernel hook named {name!r}")
+    globals()[f"_{name}_hook"] = hook
+    direct_call.invalidate()
+
+
 class Kernel:
     """A `@ti.kernel` function: call it to compile (once per signature) and run."""
 
@@ -342,6 +379,7 @@ class Kernel:
         self._instances: dict[Any, Callable[[tuple[Any, ...]], Any]] = {}
         self._keepalive: list[Any] = []
         self._generation = -1
+        self._direct_epoch = 0  # the epoch this kernel was last armed at (direct_call.py)
 
     # -- the fast path ---------------------------------------------------------------
 
@@ -386,7 +424,36 @@ class Kernel:
 
     def _slow_call(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         run, args = self._instance(args, kwargs)
-        return run(args)
+        result = run(args)
+        if self._direct_epoch != direct_call.epoch:
+            self._arm_direct()
+        return result
+
+    # -- direct calls (direct_call.py) ------------------------------------------------
+
+    def _direct_fallback(self, *args: Any, **kwargs: Any) -> Any:
+        """An armed kernel's call after the epoch moved (direct_call.py): the general
+        path, then armed again where it may be."""
+        result = Kernel.__call__(self, *args, **kwargs)
+        if self._direct_epoch != direct_call.epoch:
+            self._arm_direct()
+        return result
+
+    def _arm_direct(self) -> None:
+        """Let calls of this kernel run its instance natively (direct_call.py) where
+        `__call__` would find that instance and launch it unwrapped: no hook, the
+        current program, scalar parameters alone, an instance on the native launcher."""
+        if _call_hook is not None or _tape_hook is not None or _forward_hook is not None:
+            return
+        prog = _program._current
+        if prog is None or prog.generation != self._generation or self._keyer is not None:
+            return
+        run = self._instances.get(None)
+        if run is None or self._nparams < 0 or not getattr(run, "direct", False):
+            return
+        fallback = MethodType(Kernel._direct_fallback, self)
+        general = MethodType(Kernel.__call__, self)
+        direct_call.arm(self, run.compiled, fallback, general, prog._root)
 
     def instance(self, *args: Any, **kwargs: Any) -> Callable[[tuple[Any, ...]], Any]:
         """
@@ -989,6 +1056,7 @@ class Kernel:
                     result = after(result, root, args)
                 return result[0] if nret == 1 else result
 
+        run.direct = True  # type: ignore[attr-defined] - what `_arm_direct` may arm
         return run
 
     @staticmethod
