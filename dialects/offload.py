@@ -43,6 +43,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolNameConstraint,
     SymbolRefAttr,
+    UnitAttr,
     i32,
     i64,
 )
@@ -128,6 +129,19 @@ class KernelOp(IRDLOperation):
                 raise VerifyException(
                     f"'{self.name}' body holds tasks and their bounds only, got {op.name}"
                 )
+        previous: TaskOp | None = None
+        for task in self.tasks:
+            if isinstance(task, RangeForTask) and task.serial_form is not None:
+                if not (
+                    isinstance(previous, RangeForTask)
+                    and previous.serial_form is None
+                    and (previous.lower, previous.upper) == (task.lower, task.upper)
+                ):
+                    raise VerifyException(
+                        f"'{self.name}' a serial_form range_for must follow the "
+                        "range_for it stands for, with the same bounds"
+                    )
+            previous = task
 
 
 class TaskOp(IRDLOperation, ABC):
@@ -185,6 +199,11 @@ class RangeForTask(TaskOp):
     `epilogue` once. Together with `offload.thread_local` slots this is how a reduction
     accumulates per thread and combines once (Taichi's TLS prologue/epilogue).
 
+    With `serial_form` the task is not one of the kernel's steps but another form of the
+    range_for right before it (same bounds), for a launch that runs the whole range on
+    one thread: its atomics are plain loads and stores (ti-add-serial-forms). The
+    runtime runs one of the two forms.
+
     Example:
         %lo = arith.constant 0 : i32
         %hi = arith.constant 1024 : i32
@@ -204,6 +223,7 @@ class RangeForTask(TaskOp):
     prologue = region_def()
     epilogue = region_def()
     block_dim = opt_prop_def(IntegerAttr[I64])
+    serial_form = opt_prop_def(UnitAttr)
 
     def __init__(
         self,
@@ -279,7 +299,7 @@ class RangeForTask(TaskOp):
             epilogue=epilogue,
         )
         for name, value in parser.parse_optional_attr_dict().items():
-            if name == "block_dim":
+            if name in ("block_dim", "serial_form"):
                 op.properties[name] = value
             else:
                 op.attributes[name] = value

@@ -340,7 +340,7 @@ def _range_for_function(task: offload.RangeForTask, entry: Block, region: Region
     return after
 
 
-def _task_function(kernel: str, index: int, task: offload.TaskOp) -> llvm.FuncOp:
+def _task_function(symbol: str, task: offload.TaskOp) -> llvm.FuncOp:
     entry = Block(arg_types=[PTR, i32, i32])
     ctx = entry.args[0]
     for arg, name in zip(entry.args, ("ctx", "begin", "end")):
@@ -370,7 +370,7 @@ def _task_function(kernel: str, index: int, task: offload.TaskOp) -> llvm.FuncOp
             op.detach()
             op.erase()
     return llvm.FuncOp(
-        abi.task_symbol(kernel, index),
+        symbol,
         TASK_TYPE,
         linkage=llvm.LinkageAttr("external"),
         body=region,
@@ -394,9 +394,20 @@ def _thread_local_buffer(task: offload.TaskOp, entry: Block) -> SSAValue | None:
 
 
 def _kernel_functions(kernel: offload.KernelOp) -> list[llvm.FuncOp]:
-    """One llvm.func per task of `kernel`, in order (see the module docstring)."""
+    """
+    One llvm.func per task of `kernel`, in order (see the module docstring); the serial
+    form of task N (ti-add-serial-forms) is `@k__taskN_serial`, and takes no number.
+    """
     name = kernel.sym_name.data
-    functions = [_task_function(name, n, task) for n, task in enumerate(kernel.tasks)]
+    functions: list[llvm.FuncOp] = []
+    index = -1
+    for task in kernel.tasks:
+        if isinstance(task, offload.RangeForTask) and task.serial_form is not None:
+            symbol = abi.serial_form_symbol(name, index)
+        else:
+            index += 1
+            symbol = abi.task_symbol(name, index)
+        functions.append(_task_function(symbol, task))
     for function in functions:
         _check_lowered(function)
     return functions

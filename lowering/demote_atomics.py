@@ -7,10 +7,13 @@ see (taichi/transforms/demote_atomics.cpp); so do we, for:
 
 - a thread-private slot: a local `memref.alloca` or an `offload.thread_local`;
 - any place in an `offload.serial` task, which runs on one thread;
-- in an `offload.range_for` task, an element `x[i]` of a 1-d field or ndarray indexed by
-  the task's own loop index, when the task accesses `x` nowhere else: each iteration
-  owns its element. A task that calls a real function (`func.call`) may access `x`
-  anywhere through it: its atomics on fields stay.
+- in an `offload.range_for` task, an element `x[i, ...]` whose first index is the task's
+  own loop index, when every access of the task to `x` has that first index: each
+  iteration owns its slice `x[i, ...]` (a 1-d field's element, a vector field's
+  components `x[i, c]`, the row that ti-split-parallel-loop gives each index of a 2-d
+  loop, `grid[row, col]`). Slices of distinct indices are disjoint as long as the other
+  indices are in bounds, which Taichi requires of every access. A task that calls a real
+  function (`func.call`) may access `x` anywhere through it: its atomics on fields stay.
 
 The demoted op's result is the value *loaded* before the update, as the atomic's was
 (Taichi issue #332).
@@ -91,22 +94,27 @@ def container(value: SSAValue) -> Hashable | None:
 
 def _owned_by_iteration(place: SSAValue, task: offload.RangeForTask) -> bool:
     """
-    `x[i]` with `i` the range_for task's loop index, and every access to `x` in the task
-    is `x[i]`: no two iterations touch the same element.
+    `x[i, ...]` with `i` the range_for task's loop index, and every access to `x` in the
+    task is some `x[i, ...]`: no two iterations touch the same element.
     """
     ptr = place.owner
-    if not isinstance(ptr, taichi.ElementPtrOp) or tuple(ptr.indices) != (task.index,):
+    if not isinstance(ptr, taichi.ElementPtrOp) or not _leads_with(ptr, task.index):
         return False
     if calls_functions(task):  # the callee may touch another iteration's element
         return False
     # An address of unknown origin is only known to be itself.
     key = container(ptr.base) or ptr.base
     return all(
-        tuple(other.indices) == (task.index,)
+        _leads_with(other, task.index)
         for other in task.walk()
         if isinstance(other, taichi.ElementPtrOp)
         and (container(other.base) or other.base) == key
     )
+
+
+def _leads_with(ptr: taichi.ElementPtrOp, index: SSAValue) -> bool:
+    """Whether the first index of `ptr` is `index`."""
+    return bool(ptr.indices) and ptr.indices[0] == index
 
 
 def calls_functions(task: offload.TaskOp) -> bool:
@@ -140,20 +148,27 @@ class DemoteAtomic(RewritePattern):
     def match_and_rewrite(self, op: taichi.AtomicOp, rewriter: PatternRewriter):
         if not cannot_race(op):
             return  # another thread may update the place: keep the atomic
-        int_combine, float_combine = _COMBINE[type(op)]
-        if isinstance(op.value.type, IntegerType):
-            combine = int_combine
-            if getattr(op, "unsigned", None) is not None:
-                combine = _UNSIGNED_COMBINE[type(op)]
-        else:
-            assert float_combine is not None, "the verifier admits integers only"
-            combine = float_combine
-        old = memref.LoadOp.get(op.dest, [])
-        new = combine(old.res, op.value)
-        store = memref.StoreOp.get(new.results[0], op.dest, [])
-        for new_op in (old, new, store):
-            new_op.location = op.location
-        rewriter.replace(op, [old, new, store], [old.res])
+        new_ops = demoted(op)
+        rewriter.replace(op, new_ops, [new_ops[0].results[0]])
+
+
+def demoted(op: taichi.AtomicOp) -> list[Operation]:
+    """The load, combine and store that do what `op` does on one thread; the load's
+    result stands for the atomic's."""
+    int_combine, float_combine = _COMBINE[type(op)]
+    if isinstance(op.value.type, IntegerType):
+        combine = int_combine
+        if getattr(op, "unsigned", None) is not None:
+            combine = _UNSIGNED_COMBINE[type(op)]
+    else:
+        assert float_combine is not None, "the verifier admits integers only"
+        combine = float_combine
+    old = memref.LoadOp.get(op.dest, [])
+    new = combine(old.res, op.value)
+    store = memref.StoreOp.get(new.results[0], op.dest, [])
+    for new_op in (old, new, store):
+        new_op.location = op.location
+    return [old, new, store]
 
 
 class DemoteAtomicsPass(ModulePass):

@@ -88,6 +88,12 @@ def task_symbol(kernel_name: str, task_index: int) -> str:
     return f"{kernel_name}__task{task_index}"
 
 
+def serial_form_symbol(kernel_name: str, task_index: int) -> str:
+    """The LLVM function name of the serial form of task `task_index` (a range_for that
+    ti-add-serial-forms gave a form without atomics)."""
+    return f"{task_symbol(kernel_name, task_index)}_serial"
+
+
 def ndarray_arg_bytes(rank: int) -> int:
     """Bytes an ndarray argument of rank `rank` takes in the argument buffer."""
     return 8 + 8 * rank

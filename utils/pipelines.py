@@ -45,10 +45,14 @@ TO_OFFLOAD: tuple[str, ...] = _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TAIL
 """taichi -> offload for a GPU: flat parallel loops (one invocation per element)."""
 
 TO_OFFLOAD_CPU: tuple[str, ...] = (
-    _TO_OFFLOAD_HEAD + ("ti-split-parallel-loop",) + _TO_OFFLOAD_TAIL
+    _TO_OFFLOAD_HEAD
+    + ("ti-split-parallel-loop",)
+    + _TO_OFFLOAD_TAIL
+    + ("ti-add-serial-forms",)
 )
 """taichi -> offload for CPU threads: an nd parallel loop runs best as parallel rows with
-a serial inner loop LLVM can vectorise."""
+a serial inner loop LLVM can vectorise; a loop with atomics gets a form without them, for
+a launch on one thread."""
 
 OFFLOAD_TO_LLVM: tuple[str, ...] = (
     "ti-serial-simt",
@@ -83,6 +87,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "cse",
         "ti-split-parallel-loop",
         "ti-make-thread-local",
+        "ti-add-serial-forms",
         "ti-fold-sqrt-compare",
         "ti-unroll-loops",
         "ti-spirv-hoist",

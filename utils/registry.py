@@ -44,6 +44,7 @@ PASSES: dict[str, str] = {
     ),
     "ti-offload": "taichi_xdsl.lowering.offload:OffloadPass",
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
+    "ti-add-serial-forms": "taichi_xdsl.lowering.add_serial_forms:AddSerialFormsPass",
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",
     "ti-auto-diff": "taichi_xdsl.lowering.auto_diff:AutoDiffPass",
     "ti-localize-elements": "taichi_xdsl.lowering.localize_elements:LocalizeElementsPass",

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import sys
 import time
+from dataclasses import replace
 from typing import IO, TYPE_CHECKING, Any
 
 from taichi_xdsl.targets.llvm import jit
@@ -515,6 +516,7 @@ def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
           %lo = arith.constant 0 : i32
           %hi = memref.load %n[] : memref<i32>
           offload.range_for %i = %lo to %hi : i32 { ... }     task 1: [0, gtmp 0)
+          offload.range_for %i = ... { ... } {serial_form}     task 1's serial form
         }
     """
     from taichi_xdsl.dialects import offload
@@ -524,9 +526,14 @@ def launch_plan(kernel: offload.KernelOp) -> LaunchPlan:
     args = tuple(_arg_spec(name, index, t) for index, t in enumerate(function_type.inputs))
     returns = tuple(_scalar_type(name, t) for t in function_type.outputs)
     tasks: list[TaskSpec] = []
-    for index, task in enumerate(kernel.tasks):
+    for task in kernel.tasks:
+        index = len(tasks)
         symbol = abi.task_symbol(name, index)
-        if isinstance(task, offload.SerialTask):
+        if isinstance(task, offload.RangeForTask) and task.serial_form is not None:
+            # The task before this one, in another form (ti-add-serial-forms).
+            serial_symbol = abi.serial_form_symbol(name, index - 1)
+            tasks[-1] = replace(tasks[-1], serial_symbol=serial_symbol)
+        elif isinstance(task, offload.SerialTask):
             tasks.append(TaskSpec(symbol, "serial"))
         elif isinstance(task, offload.RangeForTask):
             block_dim = task.block_dim.value.data if task.block_dim is not None else None

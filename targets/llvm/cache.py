@@ -114,6 +114,7 @@ def _task_to_json(task: TaskSpec) -> dict[str, Any]:
         "end": _bound_to_json(task.end),
         "block_dim": task.block_dim,
         "index_cost": task.index_cost,
+        "serial_symbol": task.serial_symbol,
     }
 
 
@@ -128,4 +129,5 @@ def _task_from_json(data: dict[str, Any]) -> TaskSpec:
         end=_bound_from_json(data["end"]),
         block_dim=data["block_dim"],
         index_cost=int(data.get("index_cost", 1)),
+        serial_symbol=data.get("serial_symbol"),
     )

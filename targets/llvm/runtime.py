@@ -23,7 +23,9 @@ Launch path (everything it touches is built once per kernel in `Kernel.__init__`
 3. run the tasks in order: a serial task is one call `fn(ctx, 0, 1)`; a range_for reads its
    bounds (constants, or global temporaries that an earlier task wrote) just before it
    runs, skips an empty range, runs a single-chunk range on the calling thread and hands
-   a larger one to the thread pool (targets/llvm/pool.py);
+   a larger one to the thread pool (targets/llvm/pool.py); a range_for with atomics has a
+   serial form without them (ti-add-serial-forms), which runs what the calling thread
+   runs alone, and a whole range when timing shows it faster (SerialOrParallel);
 4. after each task, look at the error record (debug-mode bounds checks and asserts);
 5. read the return values.
 ctypes drops the GIL for each foreign call, so chunks run in parallel.
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import ctypes
 import struct
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -119,6 +122,9 @@ class TaskSpec:
     index_cost: int = 1
     """Iterations of serial inner loops that one index of a range_for runs (1: none known;
     rows of a split n-d loop, an n-body's inner loop): chunking counts n * index_cost."""
+    serial_symbol: str | None = None
+    """A range_for's form without atomics (ti-add-serial-forms), for a launch that runs
+    the whole range on the calling thread; None: the task has none."""
 
 
 @dataclass(frozen=True)
@@ -159,6 +165,52 @@ def adaptive_grain(
     else:
         grain = min(65536, max(512, work // (num_threads * 8)))
     return max(1, grain // index_cost)
+
+
+class SerialOrParallel:
+    """
+    Which form of a range_for that has a serial form (ti-add-serial-forms) runs faster
+    on this machine: the parallel one, whose atomics make each thread slower, or the
+    serial one, without atomics, on the calling thread alone. A particle-to-grid scatter
+    with 27 float atomics a particle runs 4.4x faster without them on one core: on two
+    cores the serial form wins, on sixteen the parallel one. Neither a core count nor an
+    instruction count says which (contention between threads depends on the data), so the
+    runtime times them: a trial runs PROBES launches of each form, alternating, and keeps
+    each form's best time per index; the faster form then runs for the next RUN launches,
+    and another trial follows, so a choice made while the machine was busy does not
+    stay. A probe of the serial form times it on one thread's share of the range (then
+    runs the rest in parallel), so that trying it costs little where it is much slower.
+    Both forms compute the same thing (the serial form sums in index order; the atomics
+    of the parallel one in any order).
+    """
+
+    PROBES = 3
+    RUN = 1000
+
+    __slots__ = ("best", "left", "probes", "serial")
+
+    def __init__(self) -> None:
+        self.serial = False
+        self.left = 0
+        """Launches of the chosen form before the next trial."""
+        self.probes = 0
+        """Launches of the current trial so far."""
+        self.best = [float("inf"), float("inf")]
+        """The current trial's best nanoseconds per index: [parallel, serial]."""
+
+    def next_probe_is_serial(self) -> bool:
+        return self.probes % 2 == 1
+
+    def record(self, serial: bool, ns_per_index: float) -> None:
+        """Note a probe's time; at the end of a trial, choose."""
+        best = self.best
+        best[serial] = min(best[serial], ns_per_index)
+        self.probes += 1
+        if self.probes >= 2 * self.PROBES:
+            self.serial = best[1] < best[0]
+            self.left = self.RUN
+            self.probes = 0
+            self.best = [float("inf"), float("inf")]
 
 
 class _Buffers:
@@ -351,7 +403,8 @@ class Kernel:
         self._has_f16_return = "f16" in plan.returns
         addresses = [address_of(task.symbol) for task in plan.tasks]
         self._tasks = [
-            self._make_task(task, address) for task, address in zip(plan.tasks, addresses)
+            self._make_task(task, address, address_of)
+            for task, address in zip(plan.tasks, addresses)
         ]
         # A kernel of serial tasks alone runs them in one native call (pool.py's
         # ti_run_serial) on a job record per set of buffers: a ctypes call costs about
@@ -586,12 +639,18 @@ class Kernel:
             for dtype, view in zip(self.plan.returns, buffers.return_views)
         )
 
-    def _make_task(self, spec: TaskSpec, address: int) -> Callable[[_Buffers, int], None]:
+    def _make_task(
+        self, spec: TaskSpec, address: int, address_of: Callable[[str], int]
+    ) -> Callable[[_Buffers, int], None]:
         fn = TaskFunction(address)
         if spec.kind == "serial":
             return lambda buffers, ctx: fn(ctx, 0, 1)
         if spec.kind != "range_for" or spec.begin is None or spec.end is None:
             raise TaichiRuntimeError(f"task '{spec.symbol}': unknown kind '{spec.kind}'")
+        # A range that runs on this thread alone runs the form without atomics, if any.
+        alone = fn
+        if spec.serial_symbol is not None:
+            alone = TaskFunction(address_of(spec.serial_symbol))
         begin, end, block_dim = spec.begin, spec.end, spec.block_dim
         cost = 1 if block_dim else spec.index_cost
         threads = self.num_threads
@@ -603,18 +662,54 @@ class Kernel:
         hi_key = None if end.gtmp_offset is None else (end.gtmp_offset, end.dtype)
         lo_const, hi_const = begin.value, end.value
 
-        def run_range_for(buffers: _Buffers, ctx: int) -> None:
-            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
-            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+        def run_range(ctx: int, lo: int, hi: int) -> None:
             n = hi - lo
             if n <= serial_up_to:
                 if n > 0:
-                    fn(ctx, lo, hi)
+                    alone(ctx, lo, hi)
                 return
             grain = adaptive_grain(n, threads, block_dim, coarse, cost)
             self.pool.parallel_for(fn, address, ctx, lo, hi, grain)
 
-        return run_range_for
+        def run_range_for(buffers: _Buffers, ctx: int) -> None:
+            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
+            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+            run_range(ctx, lo, hi)
+
+        if alone is fn or threads == 1:  # no serial form, or no other thread
+            return run_range_for
+        choice = SerialOrParallel()
+        clock = time.perf_counter_ns
+
+        def run_faster_form(buffers: _Buffers, ctx: int) -> None:
+            lo = lo_const if lo_key is None else buffers.bound_views[lo_key].value
+            hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
+            if choice.left:  # the common case: the form the last trial chose
+                choice.left -= 1
+                if not choice.serial:
+                    run_range(ctx, lo, hi)
+                elif hi > lo:
+                    alone(ctx, lo, hi)
+                return
+            if hi - lo <= serial_up_to:
+                run_range(ctx, lo, hi)  # one chunk: the serial form anyway
+                return
+            if choice.next_probe_is_serial():
+                # The serial form on a thread's share of the range, then the parallel
+                # form on the rest, one after the other (never at once: the serial form
+                # has no atomics): a probe costs about one launch even where the serial
+                # form is many times slower.
+                mid = lo + max(1, (hi - lo) // threads)
+                start = clock()
+                alone(ctx, lo, mid)
+                choice.record(True, (clock() - start) / (mid - lo))
+                run_range(ctx, mid, hi)
+            else:
+                start = clock()
+                run_range(ctx, lo, hi)
+                choice.record(False, (clock() - start) / (hi - lo))
+
+        return run_faster_form
 
     @property
     def pool(self) -> ThreadPool:

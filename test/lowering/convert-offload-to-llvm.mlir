@@ -273,3 +273,23 @@ offload.kernel @byte_locals : () -> () {
     %c = memref.alloca() : memref<i16>
   }
 }
+
+// A range_for's serial form (ti-add-serial-forms) is a function of its own named after
+// the task it stands for, `@k__taskN_serial`, and takes no task number: the task after
+// it is task 1.
+// CHECK-LABEL: llvm.func @with_serial_form__task0(
+// CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @with_serial_form__task0_serial(
+// CHECK:         llvm.return
+// CHECK-LABEL: llvm.func @with_serial_form__task1(
+offload.kernel @with_serial_form : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+  }
+  offload.range_for %i = %lo to %hi : i32 {
+  } {serial_form}
+  offload.serial {
+    %c = arith.constant 0 : i32
+  }
+}

@@ -3,6 +3,8 @@
 taichi.field @x : memref<16xf32> offset 0
 taichi.field @s : memref<f32> offset 64
 taichi.field @y : memref<16xf32> offset 128
+taichi.field @g : memref<16x8xf32> offset 192
+taichi.field @v : memref<16x2xf32> offset 704
 
 // A local slot is thread-private: load, add, store, and the result is the value
 // *before* the add (Taichi issue #332).
@@ -152,6 +154,66 @@ offload.kernel @neighbour_access : () -> () {
     %v = memref.load %next[] : memref<f32>
     %own = taichi.element_ptr %x[%i] : memref<16xf32> -> memref<f32>
     %0 = taichi.atomic_add %own, %v : memref<f32>
+  }
+}
+
+// The rows of a split 2-d loop (ti-split-parallel-loop): g[row, col] for every col
+// belongs to iteration `row`, and so do a vector field's components v[row, c], even
+// read at once by a load: both atomics are demoted.
+// CHECK-LABEL: offload.kernel @leading_index
+// CHECK:         offload.range_for %[[ROW:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK:           %[[V1:v1]] = taichi.element_ptr %{{.*}}[%[[ROW]], %{{.*}}] : memref<16x2xf32>
+// CHECK-NEXT:      %[[OLDV:.*]] = memref.load %[[V1]][] : memref<f32>
+// CHECK-NEXT:      %{{.*}} = arith.addf %[[OLDV]], %{{.*}} : f32
+// CHECK-NEXT:      memref.store %{{.*}}, %[[V1]][] : memref<f32>
+// CHECK:           taichi.range_for %[[COL:.*]] = %{{.*}} to %{{.*}} : i32 {
+// CHECK-NEXT:        %[[CELL:.*]] = taichi.element_ptr %{{.*}}[%[[ROW]], %[[COL]]] : memref<16x8xf32>
+// CHECK-NEXT:        %[[OLD:.*]] = memref.load %[[CELL]][] : memref<f32>
+// CHECK-NEXT:        %{{.*}} = arith.subf %[[OLD]], %{{.*}} : f32
+// CHECK-NEXT:        memref.store %{{.*}}, %[[CELL]][] : memref<f32>
+// CHECK-NOT:     taichi.atomic
+offload.kernel @leading_index : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 16 : i32
+  offload.range_for %row = %lo to %hi : i32 {
+    %g = taichi.get_field @g : memref<16x8xf32>
+    %v = taichi.get_field @v : memref<16x2xf32>
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %c8 = arith.constant 8 : i32
+    %v0 = taichi.element_ptr %v[%row, %c0] : memref<16x2xf32> -> memref<f32>
+    %x = memref.load %v0[] : memref<f32>
+    %v1 = taichi.element_ptr %v[%row, %c1] : memref<16x2xf32> -> memref<f32>
+    %0 = taichi.atomic_add %v1, %x : memref<f32>
+    taichi.range_for %col = %c0 to %c8 : i32 {
+      %cell = taichi.element_ptr %g[%row, %col] : memref<16x8xf32> -> memref<f32>
+      %1 = taichi.atomic_sub %cell, %one : memref<f32>
+      taichi.yield
+    } {serialize}
+  }
+}
+
+// g[row, col] is also read as g[col, row], and v[c, row] has the loop index second:
+// other iterations reach these elements, so the atomics stay.
+// CHECK-LABEL: offload.kernel @leading_index_elsewhere
+// CHECK:         taichi.atomic_sub
+// CHECK:         taichi.atomic_add
+offload.kernel @leading_index_elsewhere : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %row = %lo to %hi : i32 {
+    %g = taichi.get_field @g : memref<16x8xf32>
+    %v = taichi.get_field @v : memref<16x2xf32>
+    %one = arith.constant 1.0 : f32
+    %c0 = arith.constant 0 : i32
+    %c1 = arith.constant 1 : i32
+    %cell = taichi.element_ptr %g[%row, %c1] : memref<16x8xf32> -> memref<f32>
+    %0 = taichi.atomic_sub %cell, %one : memref<f32>
+    %mirror = taichi.element_ptr %g[%c1, %row] : memref<16x8xf32> -> memref<f32>
+    %x = memref.load %mirror[] : memref<f32>
+    %second = taichi.element_ptr %v[%c0, %row] : memref<16x2xf32> -> memref<f32>
+    %1 = taichi.atomic_add %second, %x : memref<f32>
   }
 }
 

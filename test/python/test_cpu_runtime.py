@@ -26,6 +26,7 @@ from taichi_xdsl.targets.llvm.runtime import (
     LaunchPlan,
     NdarrayArg,
     ScalarArg,
+    SerialOrParallel,
     TaskSpec,
     adaptive_grain,
 )
@@ -823,3 +824,94 @@ def test_parallel_launch_in_a_forked_child():
             os._exit(2)
     _, status = os.waitpid(pid, 0)
     assert os.WEXITSTATUS(status) == 0
+
+
+# -- serial forms: a range_for with atomics and its form without them ---------------------
+
+# Both forms add 1 to x[i] for each index; the parallel form also counts its calls
+# (chunks) in root word 0, the serial form in root word 1. `spin` extra volatile loads
+# an index make one form far slower than the other.
+def _forms_ir(parallel_spin: int, serial_spin: int) -> str:
+    def form(name: str, word: int, spin: int) -> str:
+        return range_loop(
+            name,
+            prologue=f"""
+  %root = call ptr @root(ptr %ctx)
+  %calls = getelementptr i64, ptr %root, i64 {word}
+  atomicrmw add ptr %calls, i64 1 monotonic
+  %x = getelementptr i8, ptr %root, i64 64
+""",
+            body=f"""
+  %p = getelementptr i32, ptr %x, i64 %i64
+  atomicrmw add ptr %p, i32 1 monotonic
+  br label %spin
+spin:
+  %k = phi i32 [ 0, %loop ], [ %k1, %spin ]
+  %ignored = load volatile i32, ptr %p
+  %k1 = add i32 %k, 1
+  %again = icmp slt i32 %k1, {spin}
+  br i1 %again, label %spin, label %spun
+spun:
+""",
+        ).replace("[ %next, %loop ]", "[ %next, %spun ]")
+
+    return form("forms__task0", 0, parallel_spin) + form("forms__task0_serial", 1, serial_spin)
+
+
+def _forms_plan(n: int) -> LaunchPlan:
+    task = TaskSpec(
+        "forms__task0", "range_for", Bound(0), Bound(n), serial_symbol="forms__task0_serial"
+    )
+    return LaunchPlan("forms", (), (), (task,))
+
+
+@pytest.mark.parametrize("pool_kind", POOL_KINDS)
+def test_one_thread_runs_the_serial_form(pool_kind: str):
+    """A range run by the calling thread alone (one thread, or a range of one chunk)
+    runs the serial form: no atomics needed."""
+    n = 100_000
+    for threads, size in ((1, n), (4, 100)):
+        kernel = build(_forms_ir(1, 1), _forms_plan(size), pool_kind, num_threads=threads)
+        root = np.zeros(64 + 4 * n, dtype=np.uint8)
+        for _ in range(3):
+            kernel.launch(root, ())
+        assert root[:16].view(np.int64).tolist() == [0, 3]
+        assert (root[64 : 64 + 4 * size].view(np.int32) == 3).all()
+
+
+@pytest.mark.parametrize(("parallel_spin", "serial_spin"), [(1, 3000), (3000, 1)])
+def test_the_faster_form_is_chosen(parallel_spin: int, serial_spin: int):
+    """A trial runs each form PROBES times (the serial one on a thread's share of the
+    range, the parallel one on the rest); then the faster one runs (a form 3000x slower
+    loses even where a worker thread waits a time slice for a core), and every launch
+    covers each index once."""
+    n = 20_000
+    trial = 2 * SerialOrParallel.PROBES
+    ir = _forms_ir(parallel_spin, serial_spin)
+    kernel = build(ir, _forms_plan(n), num_threads=2)
+    root = np.zeros(64 + 4 * n, dtype=np.uint8)
+    for _ in range(trial):
+        kernel.launch(root, ())
+    parallel_calls, serial_calls = root[:16].view(np.int64).tolist()
+    assert serial_calls == SerialOrParallel.PROBES
+    assert parallel_calls >= 2 * SerialOrParallel.PROBES  # several chunks a launch
+    for _ in range(5):
+        kernel.launch(root, ())
+    after = root[:16].view(np.int64).tolist()
+    if serial_spin > parallel_spin:
+        assert after[1] == serial_calls and after[0] > parallel_calls
+    else:
+        assert after == [parallel_calls, serial_calls + 5]
+    assert (root[64:].view(np.int32) == trial + 5).all()
+
+
+def test_trials_choose_by_the_best_time_per_index():
+    choice = SerialOrParallel()
+    times = [5.0, 1.0, 0.5, 2.0, 9.0, 3.0]  # parallel 5, .5, 9 (best .5); serial 1, 2, 3
+    for t in times:
+        choice.record(choice.next_probe_is_serial(), t)
+    assert not choice.serial and choice.left == SerialOrParallel.RUN
+    choice.left = 0  # the next trial starts afresh: serial wins it
+    for t in [4.0, 1.0, 4.0, 1.0, 4.0, 1.0]:
+        choice.record(choice.next_probe_is_serial(), t)
+    assert choice.serial

@@ -116,3 +116,31 @@ offload.kernel @context_not_a_pointer : () -> () {
   }
 }
 // CHECK: i64 should be of base attribute llvm.ptr
+
+// -----
+
+// A serial form stands for the range_for right before it: not after a serial task.
+offload.kernel @serial_form_alone : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.serial {
+    %c = arith.constant 0 : i32
+  }
+  offload.range_for %i = %lo to %hi : i32 {
+  } {serial_form}
+}
+// CHECK: 'offload.kernel' a serial_form range_for must follow the range_for it stands for, with the same bounds
+
+// -----
+
+// ... and with the bounds of that range_for.
+offload.kernel @serial_form_other_bounds : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  %hi2 = arith.constant 4 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+  }
+  offload.range_for %i = %lo to %hi2 : i32 {
+  } {serial_form}
+}
+// CHECK: 'offload.kernel' a serial_form range_for must follow the range_for it stands for, with the same bounds

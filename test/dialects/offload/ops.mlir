@@ -119,3 +119,20 @@ func.func private @k__fn0_root() -> !llvm.ptr {
   %root = llvm.load %ctx : !llvm.ptr -> !llvm.ptr
   func.return %root : !llvm.ptr
 }
+
+// A range_for and its serial form (ti-add-serial-forms), with the same bounds.
+// CHECK-LABEL: offload.kernel @serial_form : () -> () {
+// CHECK:         offload.range_for %{{.*}} = %[[LO:.*]] to %[[HI:.*]] : i32 {
+// CHECK:         }
+// CHECK-NEXT:    offload.range_for %{{.*}} = %[[LO]] to %[[HI]] : i32 {
+// CHECK:         } {serial_form}
+offload.kernel @serial_form : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<4x8xf32>
+  }
+  offload.range_for %i = %lo to %hi : i32 {
+    %x = taichi.get_field @x : memref<4x8xf32>
+  } {serial_form}
+}
