@@ -1258,6 +1258,7 @@ class VulkanBackend:
         disjoint) on the host and the device."""
         self._device_root.zero(np_root, starts, sizes)
 
+    @serialized
     def sync(self) -> None:
         """Wait for every launched kernel."""
         self.runtime.sync()
