@@ -706,9 +706,9 @@ class DeviceNdarray:
         self.host_newer = True
         self.device_newer = False
 
-    @serialized
     def prepare(self) -> Any:
-        """The buffer, up to date with the host array (uploaded only if the host wrote)."""
+        """The buffer, up to date with the host array (uploaded only if the host wrote);
+        called by a launch, under its device lock."""
         if self.host_newer:
             self.runtime.upload(self.buffer, self.array)
             self.host_newer = False
@@ -934,10 +934,9 @@ class VulkanBackend:
         groups = -(-largest // max(1, local_size)) if largest else GPU_FILL_GROUPS
         return max(1, min(groups, GPU_FILL_GROUPS, self._max_groups))
 
-    @serialized
     def device_ndarray(self, array: np.ndarray) -> DeviceNdarray | None:
         """The device copy of a ti.ndarray's host array (made on first use), None for a
-        plain NumPy array."""
+        plain NumPy array; called by a launch, under its device lock."""
         owner = self._ndarray_owner(array) if self._ndarray_owner is not None else None
         if owner is None:
             return None
