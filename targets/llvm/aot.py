@@ -160,7 +160,9 @@ def lower_kernel(
         debug=debug, pool_kind="python", passes=passes, opt_level=opt_level
     )
     module = module.clone()
-    plan = backend._lower(registry.make_context(), module, kernel_name, backend.pipeline(), None)
+    plan, _ = backend._lower(
+        registry.make_context(), module, kernel_name, backend.pipeline(), None
+    )
     assert plan is not None
     try:
         llvm_ir = to_llvm_ir(module)

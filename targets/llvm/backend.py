@@ -67,6 +67,7 @@ from taichi_xdsl.utils.errors import TaichiCompilationError
 
 if TYPE_CHECKING:
     from taichi_xdsl.dialects import offload
+    from taichi_xdsl.targets.llvm.serial_forms import SerialForms
     from xdsl.dialects.builtin import ModuleOp
     from xdsl.ir import Attribute, SSAValue
     from xdsl.passes import ModulePass
@@ -85,8 +86,10 @@ class CpuKernel(Kernel):
 
     Attributes:
         plan: the launch plan read from the offload.kernel.
-        llvm_ir: the LLVM IR text given to the JIT.
+        llvm_ir: the LLVM IR text given to the JIT (the serial forms aside).
         jit_module: the machine code (kept alive by the kernel).
+        serial_forms: the tasks' serial forms, compiled on first use (serial_forms.py),
+            or None (none, or they are in `jit_module`).
     """
 
     def __init__(
@@ -97,16 +100,24 @@ class CpuKernel(Kernel):
         *,
         num_threads: int | None = None,
         pool_kind: str = "native",
+        serial_forms: SerialForms | None = None,
     ):
+        self.jit_module = jit_module
+        self.llvm_ir = llvm_ir
+        self.serial_forms = serial_forms
         super().__init__(
             plan,
-            jit_module.address,
+            self._address_of,
             keepalive=jit_module,
             num_threads=num_threads,
             pool_kind=pool_kind,
         )
-        self.jit_module = jit_module
-        self.llvm_ir = llvm_ir
+
+    def _address_of(self, symbol: str) -> int:
+        forms = self.serial_forms
+        if forms is not None and symbol in forms.symbols:
+            return forms.address(symbol)
+        return self.jit_module.address(symbol)
 
 
 class CpuBackend:
@@ -232,8 +243,25 @@ class CpuBackend:
         module = module.clone()
         ctx = registry.make_context()
         self._time("clone + context", start)
-        plan = self._lower(ctx, module, kernel_name, self.pipeline(passes), passes)
+        plan, apart = self._lower(
+            ctx, module, kernel_name, self.pipeline(passes), passes, serial_forms_apart=True
+        )
         assert plan is not None
+        serial_forms = None
+        if apart is not None:
+            from taichi_xdsl.targets.llvm.serial_forms import SerialForms
+
+            from taichi_xdsl.utils.pass_runner import truncate
+
+            serial_forms = SerialForms(
+                self,
+                kernel_name,
+                [t.serial_symbol for t in plan.tasks if t.serial_symbol is not None],
+                truncate(self.pipeline(passes), "offload"),
+                self.runner.verify_each,
+                module=apart,
+                cache_key=key,
+            )
         start = time.perf_counter()
         from taichi_xdsl.targets.llvm.translate import to_llvm_ir
 
@@ -267,6 +295,8 @@ class CpuBackend:
 
             start = time.perf_counter()
             meta = {"kernel": kernel_name, "plan": plan_to_json(plan)}
+            if serial_forms is not None:
+                meta["serial_forms"] = serial_forms.to_json()
             if self.offline_cache.store(key, meta, code):
                 self._store_source_key(source_key, key, kernel_name)
             self._time("offline cache store", start)
@@ -277,6 +307,7 @@ class CpuBackend:
             llvm_ir,
             num_threads=self.num_threads,
             pool_kind=self.pool_kind,
+            serial_forms=serial_forms,
         )
 
     def lower(
@@ -315,9 +346,14 @@ class CpuBackend:
         passes: PipelineEdits | None,
         *,
         stop: str | None = None,
-    ) -> LaunchPlan | None:
-        """Run `p` on `module` from its stage (until `stop`); return the launch plan
-        (None when stopped before it exists)."""
+        serial_forms_apart: bool = False,
+    ) -> tuple[LaunchPlan | None, ModuleOp | None]:
+        """
+        Run `p` on `module` from its stage (until `stop`); return the launch plan (None
+        when stopped before it exists) and, with `serial_forms_apart`, the module of the
+        serial forms moved out of `module` before the stages after `offload`
+        (serial_forms.py; None: there are none, or `module` is past that point).
+        """
         from taichi_xdsl.utils.pass_runner import stage_of, truncate
 
         self.runner.verify_each = (
@@ -331,7 +367,13 @@ class CpuBackend:
         if first == "offload":  # IR given at the offload stage: read its plan now
             plan = launch_plan(_find_kernel(module, kernel_name))
             _set_plan(module, plan)
+        apart = None
         for stage, stage_passes in stages:
+            if serial_forms_apart and plan is not None:  # past the offload stage, once
+                from taichi_xdsl.targets.llvm.serial_forms import split_serial_forms
+
+                apart = split_serial_forms(module, kernel_name)
+                serial_forms_apart = False
             # The final llvm-dialect module is verified; verifying the frontend's module
             # and in between (a tenth of a large kernel's compile time each) is for debug
             # mode, where it names who broke the IR.
@@ -351,7 +393,7 @@ class CpuBackend:
             self.runner.dump(module, kernel_name, stage)
         if plan is None and (stop is None or first == p.stages[-1].name):
             plan = _plan_attribute(module, kernel_name)
-        return plan
+        return plan, apart
 
     # -- the offline cache ---------------------------------------------------------------
 
@@ -433,12 +475,20 @@ class CpuBackend:
             if plan.name != kernel_name or entry.meta.get("kernel") != kernel_name:
                 raise ValueError(f"entry is for kernel '{plan.name}'")
             jit_module = jit.load_object(entry.payload)
+            serial_forms = None
+            if "serial_forms" in entry.meta:  # compiled on first use
+                from taichi_xdsl.targets.llvm.serial_forms import SerialForms
+
+                serial_forms = SerialForms.from_json(
+                    entry.meta["serial_forms"], self, kernel_name, key
+                )
             kernel = CpuKernel(
                 plan,
                 jit_module,
                 "",
                 num_threads=self.num_threads,
                 pool_kind=self.pool_kind,
+                serial_forms=serial_forms,
             )
         except (KeyError, ValueError, RuntimeError, TypeError):
             self.offline_cache.discard(key)

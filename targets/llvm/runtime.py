@@ -379,7 +379,8 @@ class Kernel:
 
     Args:
         plan: the kernel's launch plan.
-        address_of: maps a task symbol to its machine-code address.
+        address_of: maps a task symbol to its machine-code address; a serial form's
+            (TaskSpec.serial_symbol) is asked for on the launch that first runs it.
         keepalive: whatever owns the machine code (a JitModule); held as long as the kernel.
         num_threads: threads of the pool that runs parallel loops (None: every CPU).
         pool_kind: "native" or "python" (see targets/llvm/pool.py).
@@ -648,9 +649,22 @@ class Kernel:
         if spec.kind != "range_for" or spec.begin is None or spec.end is None:
             raise TaichiRuntimeError(f"task '{spec.symbol}': unknown kind '{spec.kind}'")
         # A range that runs on this thread alone runs the form without atomics, if any.
-        alone = fn
-        if spec.serial_symbol is not None:
-            alone = TaskFunction(address_of(spec.serial_symbol))
+        # Its machine code is looked up when first needed: a CpuKernel compiles its
+        # serial forms then (targets/llvm/serial_forms.py), so a kernel whose ranges
+        # always go to the pool never compiles them.
+        serial_symbol = spec.serial_symbol
+
+        def ready_alone() -> Callable[[int, int, int], None]:
+            nonlocal alone
+            if alone is first_alone:
+                assert serial_symbol is not None
+                alone = TaskFunction(address_of(serial_symbol))
+            return alone
+
+        def first_alone(ctx: int, lo: int, hi: int) -> None:
+            ready_alone()(ctx, lo, hi)
+
+        alone: Callable[[int, int, int], None] = fn if serial_symbol is None else first_alone
         begin, end, block_dim = spec.begin, spec.end, spec.block_dim
         cost = 1 if block_dim else spec.index_cost
         threads = self.num_threads
@@ -676,7 +690,7 @@ class Kernel:
             hi = hi_const if hi_key is None else buffers.bound_views[hi_key].value
             run_range(ctx, lo, hi)
 
-        if alone is fn or threads == 1:  # no serial form, or no other thread
+        if serial_symbol is None or threads == 1:  # no serial form, or no other thread
             return run_range_for
         choice = SerialOrParallel()
         clock = time.perf_counter_ns
@@ -700,6 +714,7 @@ class Kernel:
                 # has no atomics): a probe costs about one launch even where the serial
                 # form is many times slower.
                 mid = lo + max(1, (hi - lo) // threads)
+                ready_alone()  # a first use compiles it: not part of the probe's time
                 start = clock()
                 alone(ctx, lo, mid)
                 choice.record(True, (clock() - start) / (mid - lo))
