@@ -526,7 +526,9 @@ def _block_dim(r: _Reader) -> int | None:
 
 
 class TaskAttributes:
-    """One task: its symbol (in the kernel's object) or SPIR-V file, kind and bounds."""
+    """One task: its symbol (in the kernel's object) or SPIR-V file, kind and bounds; a
+    CPU range_for with atomics also names its serial form (`serial_form`, a symbol of
+    the same object: the loop without atomics, run when one thread runs the range)."""
 
     def __init__(
         self,
@@ -536,9 +538,11 @@ class TaskAttributes:
         end: Bound | None = None,
         block_dim: int | None = None,
         spirv: str | None = None,
+        serial_form: str | None = None,
     ):
         self.name, self.task_type = name, task_type
         self.begin, self.end, self.block_dim, self.spirv = begin, end, block_dim, spirv
+        self.serial_form = serial_form
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> TaskAttributes:
@@ -558,6 +562,7 @@ class TaskAttributes:
             end,
             _block_dim(r),
             r.get("spirv", str, None),
+            r.get("serial_form", str, None),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -573,6 +578,8 @@ class TaskAttributes:
             }
         if self.spirv is not None:
             out["spirv"] = self.spirv
+        if self.serial_form is not None:
+            out["serial_form"] = self.serial_form
         return out
 
 

@@ -143,7 +143,16 @@ class CpuAotModule(AotModuleBase):
                 ):
                     begin = Bound(t.begin.value, t.begin.gtmp_offset, t.begin.dtype)
                     end = Bound(t.end.value, t.end.gtmp_offset, t.end.dtype)
-                    tasks.append(TaskSpec(t.name, "range_for", begin, end, t.block_dim))
+                    tasks.append(
+                        TaskSpec(
+                            t.name,
+                            "range_for",
+                            begin,
+                            end,
+                            t.block_dim,
+                            serial_symbol=t.serial_form,
+                        )
+                    )
                 else:
                     raise AotFormatError(
                         f"kernel '{k.name}': task {t.name} ({t.task_type}) cannot run on the CPU"
@@ -157,6 +166,9 @@ class CpuAotModule(AotModuleBase):
                 thread_local_bytes=k.thread_local_bytes,
             )
             try:
+                for task in tasks:  # the runtime looks a serial form up when it runs it
+                    if task.serial_symbol is not None:
+                        jit_module.address(task.serial_symbol)
                 launcher = Kernel(
                     plan, jit_module.address, keepalive=jit_module, num_threads=num_threads
                 )

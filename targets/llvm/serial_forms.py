@@ -11,14 +11,14 @@ llvm stage's ops and of LLVM's work.
 After the offload stage (and the launch plan, which names each serial form's symbol),
 the backend moves the serial forms out of the kernel into a module of their own:
 
-    offload.kernel @k {                               offload.kernel @k {      (compiled now)
-      offload.range_for ... { atomics }                 offload.range_for ... { atomics }
-      offload.range_for ... { plain } {serial_form}     offload.range_for ... { ... }
-      offload.range_for ... { ... }            ~>     }
+    offload.kernel @k {                              offload.kernel @k {     (compiled now)
+      offload.range_for ... { atomics }                offload.range_for ... { atomics }
+      offload.range_for ... { plain } {serial_form}    offload.range_for ... { ... }
+      offload.range_for ... { ... }            ~>    }
     }
-                                                      offload.kernel @k {      (on first use)
-                                                        offload.range_for ... { plain }
-                                                      }
+                                                     offload.kernel @k {     (on first use)
+                                                       offload.range_for ... { plain }
+                                                     }
 
 In the second module each range_for stands alone (the `serial_form` mark goes), so the
 llvm stage names the j-th of them `@k__task<j>`; those functions are then renamed to
@@ -43,6 +43,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from taichi_xdsl.utils import abi
+from taichi_xdsl.utils.errors import TaichiCompilationError
 
 if TYPE_CHECKING:
     from xdsl.dialects.builtin import ModuleOp
@@ -52,7 +53,7 @@ if TYPE_CHECKING:
     from taichi_xdsl.targets.llvm.jit import JitModule
 
 STAGE_PREFIX = "serial_forms"
-"""Dumps of the serial forms' module: `<kernel>.serial_forms.llvm.mlir`, `...serial_forms.ll`."""
+"""Dumps of the serial forms' module: `<kernel>.serial_forms.llvm.mlir` and `.ll`."""
 
 
 def split_serial_forms(module: ModuleOp, kernel_name: str) -> ModuleOp | None:
@@ -64,6 +65,7 @@ def split_serial_forms(module: ModuleOp, kernel_name: str) -> ModuleOp | None:
     from xdsl.ir import Block
 
     from taichi_xdsl.dialects import offload
+    from taichi_xdsl.targets.llvm.backend import PLANS_ATTRIBUTE
 
     kernel = next(
         op
@@ -95,26 +97,26 @@ def split_serial_forms(module: ModuleOp, kernel_name: str) -> ModuleOp | None:
         task.operands = bounds
         del task.properties["serial_form"]
         body.add_op(task)
-    alone = offload.KernelOp(kernel_name, kernel.function_type, body, dict(kernel.attributes))
+    attributes = dict(kernel.attributes)
+    alone = offload.KernelOp(kernel_name, kernel.function_type, body, attributes)
     alone.location = kernel.location  # pyright: ignore[reportAttributeAccessIssue]
-    tops = [alone if op is kernel else op.clone() for op in module.body.block.ops]
-    tops = [op for op in tops if op is alone or not isinstance(op, offload.KernelOp)]
+    tops = [  # the fields, real functions, ...; not the kernel's plan
+        alone if op is kernel else op.clone()
+        for op in module.body.block.ops
+        if op is kernel or not isinstance(op, offload.KernelOp)
+    ]
     apart = ModuleOp(tops)
     apart.attributes.update(
         (name, value)
         for name, value in module.attributes.items()
-        if name != _plans_attribute()
+        if name != PLANS_ATTRIBUTE
     )
     return apart
 
 
-def _plans_attribute() -> str:
-    from taichi_xdsl.targets.llvm.backend import PLANS_ATTRIBUTE
-
-    return PLANS_ATTRIBUTE
-
-
-def name_serial_functions(module: ModuleOp, kernel_name: str, symbols: Sequence[str]) -> None:
+def name_serial_functions(
+    module: ModuleOp, kernel_name: str, symbols: Sequence[str]
+) -> None:
     """After the llvm stage: `@k__task<j>` of the serial forms' module -> `symbols[j]`."""
     from xdsl.dialects import llvm
     from xdsl.dialects.builtin import StringAttr
@@ -215,8 +217,6 @@ class SerialForms:
         llvm_ir = self._lower()
         start = time.perf_counter()
         options = {"opt_level": backend.opt_level, "fast_math": backend.fast_math}
-        from taichi_xdsl.utils.errors import TaichiCompilationError
-
         try:
             if cache is None or key is None:
                 jit_module = jit.compile_ir(llvm_ir, **options)
@@ -251,7 +251,6 @@ class SerialForms:
         """The serial forms' module through the stages after `offload`, as LLVM IR text."""
         from taichi_xdsl.targets.llvm.translate import to_llvm_ir
         from taichi_xdsl.utils import registry
-        from taichi_xdsl.utils.errors import TaichiCompilationError
         from taichi_xdsl.utils.pass_runner import PassRunner
 
         backend = self.backend
@@ -262,7 +261,13 @@ class SerialForms:
             from xdsl.parser import Parser
 
             assert self._text is not None
-            module = Parser(ctx, self._text).parse_module()
+            try:
+                module = Parser(ctx, self._text).parse_module()
+            except Exception as error:  # xDSL's parse errors come in several types
+                raise TaichiCompilationError(
+                    f"kernel '{self.kernel_name}': the offline cache's serial forms do "
+                    f"not parse: {error}"
+                ) from error
         self._time("parse" if self._module is None else "context", start)
         runner = PassRunner(
             print_ir=backend.print_ir,
@@ -318,7 +323,10 @@ class SerialForms:
         """
         try:
             text, symbols = data["ir"], data["symbols"]
-            stages = [(str(stage), [str(p) for p in passes]) for stage, passes in data["stages"]]
+            stages = [
+                (str(stage), [str(name) for name in passes])
+                for stage, passes in data["stages"]
+            ]
             verify_each = bool(data["verify_each"])
         except (KeyError, TypeError, ValueError) as error:
             raise ValueError(f"malformed serial forms: {error}") from None

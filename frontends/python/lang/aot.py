@@ -445,6 +445,7 @@ class Module:
                 if t.end is None
                 else fmt.Bound(t.end.dtype, t.end.value, t.end.gtmp_offset),
                 t.block_dim,
+                serial_form=t.serial_symbol,
             )
             for t in plan.tasks
         ]
