@@ -106,6 +106,7 @@ from taichi_xdsl.lowering.spirv_access import (
     ThreadLocalLowering,
 )
 from taichi_xdsl.lowering.convert_taichi_to_spirv import LOOP_CUT_SHORT
+from taichi_xdsl.lowering.dead_code import region_dce
 from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.lowering.spirv_atomics import AtomicLowering
 from taichi_xdsl.lowering.spirv_capabilities import finish_module
@@ -148,7 +149,6 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import Pure
-from xdsl.transforms.dead_code_elimination import region_dce
 
 _VEC3 = VectorType(i32, [3])
 _INPUT_PTR = spirv.PointerType(_VEC3, "Input")

@@ -75,10 +75,10 @@ from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
-from xdsl.transforms.dead_code_elimination import region_dce
 from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import offload, taichi
+from taichi_xdsl.lowering.dead_code import region_dce
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 
 _CLONEABLE = (

@@ -75,6 +75,13 @@ PASSES: dict[str, str] = {
     ),
 }
 
+XDSL_PASS_OVERRIDES: dict[str, str] = {
+    "canonicalize": "taichi_xdsl.lowering.dead_code:CanonicalizePass",
+    "dce": "taichi_xdsl.lowering.dead_code:DeadCodeEliminationPass",
+}
+"""xDSL passes that our pipelines and ti-opt run in a version of ours (the same IR out,
+faster); not in UNIVERSE, so xdsl-opt keeps xDSL's (a universe may not redefine a pass)."""
+
 PIPELINES: dict[str, str] = named_pipelines()
 """
 Named pipelines: a pass-spec string each, usable wherever a pass name is. They are the
@@ -134,6 +141,7 @@ def _builtin_pass_factories() -> dict[str, Callable[[], type[ModulePass]]]:
     from xdsl.transforms import get_all_passes
 
     factories = dict(get_all_passes())
+    factories.update({name: _lazy(spec) for name, spec in XDSL_PASS_OVERRIDES.items()})
     factories.update({name: _lazy(spec) for name, spec in PASSES.items()})
     factories.update({name: (lambda t=t: t) for name, t in _REGISTERED_PASSES.items()})
     for name, spec in PIPELINES.items():
