@@ -278,10 +278,11 @@ class SerialForms:
         runner.verify_each = self.verify_each
         runner.times = self.pass_times
         label = f"{self.kernel_name} serial forms"
-        for stage, passes in self.stages:
+        for index, (stage, passes) in enumerate(self.stages):
             runner.run(ctx, module, passes, label)
+            if index == len(self.stages) - 1:  # the llvm dialect's functions
+                name_serial_functions(module, self.kernel_name, self.symbols)
             runner.dump(module, self.kernel_name, f"{STAGE_PREFIX}.{stage}")
-        name_serial_functions(module, self.kernel_name, self.symbols)
         start = time.perf_counter()
         try:
             llvm_ir = to_llvm_ir(module)
