@@ -211,6 +211,7 @@ class CpuBackend:
         *,
         source_key: str | None = None,
         passes: PipelineEdits | None = None,
+        in_place: bool = False,
     ) -> CpuKernel:
         """
         Compile kernel `kernel_name` of `module` (which is left unchanged), or load it
@@ -218,7 +219,9 @@ class CpuBackend:
         `taichi.kernel` (the frontend's), an `offload.kernel` or llvm-dialect IR with its
         `ti.launch_plans` attribute (stage_of). `passes`: this kernel's own pipeline
         edits, after the backend's. With `source_key` (`source_cache_key`), the offline
-        cache also maps that key to this kernel's entry (`load_by_source`).
+        cache also maps that key to this kernel's entry (`load_by_source`). With
+        `in_place`, the passes lower `module` itself, not a copy: for a caller that
+        built it for this compile alone (a copy is 1-4% of a kernel's compile).
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
@@ -240,9 +243,10 @@ class CpuBackend:
                 return kernel
             self.cache_misses += 1
         start = time.perf_counter()
-        module = module.clone()
+        if not in_place:
+            module = module.clone()
         ctx = registry.make_context()
-        self._time("clone + context", start)
+        self._time("context" if in_place else "clone + context", start)
         plan, apart = self._lower(
             ctx, module, kernel_name, self.pipeline(passes), passes, serial_forms_apart=True
         )

@@ -1022,13 +1022,15 @@ class VulkanBackend:
         *,
         source_key: str | None = None,
         passes: PipelineEdits | None = None,
+        in_place: bool = False,
     ) -> VulkanKernel:
         """
         Compile kernel `kernel_name` of `module` (left unchanged): a `taichi.kernel`, an
         `offload.kernel` or spirv-dialect IR with its `ti.launch_plans` attribute.
         `passes`: this kernel's own pipeline edits, after the backend's. With
         `source_key` (`source_cache_key`), the offline cache also maps that key to this
-        kernel's entry (`load_by_source`).
+        kernel's entry (`load_by_source`). With `in_place`, the passes lower `module`
+        itself, not a copy (for a caller that built it for this compile alone).
 
         Raises:
             TaichiCompilationError: a pass rejected the kernel, or the IR is invalid.
@@ -1048,7 +1050,8 @@ class VulkanBackend:
                 self._link_source_key(source_key, key, kernel_name)
                 return kernel
             self.cache_misses += 1
-        module = module.clone()
+        if not in_place:
+            module = module.clone()
         # The spirv stage's result is verified; verifying the frontend's module and the
         # offload stage's (as on CPU) is for debug mode, where it names who broke the IR.
         plan = lower(

@@ -910,7 +910,7 @@ class Kernel:
         module = self.build_module(prog, args, symbol)
         if field_layouts(prog) != fields:  # the frontend placed a field (ti.random)
             source_key = None
-        options: dict[str, Any] = {}
+        options: dict[str, Any] = {"in_place": True}  # the module is this compile's
         if self.passes is not None:
             options["passes"] = self.passes
         if source_key is not None:
