@@ -1,10 +1,14 @@
 """
 `ti.linalg.SparseSolver` (direct: LLT, LDLT, LU) and `ti.linalg.SparseCG`.
 
-The factorisations are SciPy's SuperLU, the field's standard sparse LU: `LU` pivots for
-stability; `LLT` and `LDLT` factor with diagonal pivots only (A = L D Lᵀ in the symmetric
+LLT with the AMD or NATURAL ordering is a supernodal Cholesky, CHOLMOD's (cholmod.py),
+where the optional cvxopt package is installed. Every other case, and LLT without
+cvxopt, is SciPy's SuperLU, the field's standard sparse LU: `LU` pivots for stability;
+`LLT` and `LDLT` factor with diagonal pivots only (A = L D Lᵀ in the symmetric
 ordering), so a factorisation whose pivots are not all positive (LLT) or not all nonzero
 (LDLT) is reported by `info()` as a failure, as Eigen's Cholesky reports it in Taichi.
+LLT and LDLT read the lower triangle of A alone, as Eigen does: a non-symmetric A is
+taken as tril(A) + tril(A, -1)ᵀ.
 Direct solves run on the host: on Vulkan, b is read back and x written to the device.
 SparseCG runs in our kernels on the program's arch, the matrix on the device in CSR form.
 """
@@ -18,11 +22,20 @@ import numpy as np
 import taichi_xdsl as ti
 from taichi_xdsl.utils.errors import TaichiError
 
+from . import cholmod
 from .sparse_matrix import SparseMatrix, as_numpy_vector, like_input
 
 # Taichi's ordering names -> SuperLU's column permutations.
 _ORDERINGS = {"AMD": "MMD_AT_PLUS_A", "COLAMD": "COLAMD", "NATURAL": "NATURAL"}
 _SOLVERS = ("LLT", "LDLT", "LU")
+
+
+def _symmetric_from_lower(csc: Any) -> Any:
+    """tril(A) + tril(A, -1)ᵀ: the symmetric matrix that Eigen's LLT / LDLT factor."""
+    import scipy.sparse as sp
+
+    lower = sp.tril(csc, format="csc")
+    return (lower + sp.tril(lower, -1, format="csc").T).tocsc()
 
 
 class SparseSolver:
@@ -41,6 +54,10 @@ class SparseSolver:
         self.solver_type = solver_type
         self.ordering = ordering
         self._shape: tuple[int, int] | None = None
+        # LLT on CHOLMOD (a CholmodLLT), or None: SuperLU (self._lu).
+        self._cholesky: cholmod.CholmodLLT | None = None
+        if solver_type == "LLT" and ordering != "COLAMD" and cholmod.available():
+            self._cholesky = cholmod.CholmodLLT(natural_order=ordering == "NATURAL")
         self._lu: Any = None
         self._ok: bool | None = False
 
@@ -55,22 +72,32 @@ class SparseSolver:
 
     def analyze_pattern(self, A: SparseMatrix) -> None:
         self._shape = self._check(A).shape
+        if self._cholesky is not None:
+            self._cholesky.analyze(cholmod.LowerTriangle(A.to_scipy()))
 
     def compute(self, A: SparseMatrix) -> None:
         self.analyze_pattern(A)
         self.factorize(A)
 
     def factorize(self, A: SparseMatrix) -> None:
-        from scipy.sparse.linalg import splu
-
         self._check(A)
         if self._shape is None:
             self.analyze_pattern(A)
+        self._shape = A.shape
+        if self._cholesky is not None:
+            # A matrix of another pattern than the analysed one is analysed again.
+            self._ok = self._cholesky.factorize(cholmod.LowerTriangle(A.to_scipy()))
+            return
+        from scipy.sparse.linalg import splu
+
         symmetric = self.solver_type != "LU"
         options = {"SymmetricMode": True} if symmetric else {}
+        csc = A.to_scipy().tocsc()
+        if symmetric:
+            csc = _symmetric_from_lower(csc)
         try:
             self._lu = splu(  # SuperLU copies the matrix into its own arrays anyway
-                A.to_scipy().tocsc().astype(np.float64, copy=False),
+                csc.astype(np.float64, copy=False),
                 permc_spec=_ORDERINGS[self.ordering],
                 diag_pivot_thresh=0.0 if symmetric else 1.0,
                 options=options,
@@ -81,9 +108,9 @@ class SparseSolver:
         self._ok = None  # info() reads the pivots when asked
 
     def info(self) -> bool:
-        """Whether the last factorisation succeeded. The pivots are read here, not in
-        factorize: SuperLU builds its U factor as a new matrix on each access (0.8 s of a
-        13 s factorisation of 512^2 unknowns)."""
+        """Whether the last factorisation succeeded. SuperLU's pivots are read here, not
+        in factorize: SuperLU builds its U factor as a new matrix on each access (0.8 s
+        of a 13 s factorisation of 512^2 unknowns)."""
         if self._ok is None:
             pivots = self._lu.U.diagonal()
             if self.solver_type == "LLT":
@@ -93,10 +120,15 @@ class SparseSolver:
         return self._ok
 
     def solve(self, b: Any) -> Any:
-        if self._lu is None:
-            raise TaichiError("SparseSolver.solve before a successful factorize()")
-        rhs = as_numpy_vector(b).astype(np.float64, copy=False)  # solve() copies it
-        x = self._lu.solve(rhs)
+        if self._cholesky is not None:
+            if not self._ok:
+                raise TaichiError("SparseSolver.solve before a successful factorize()")
+            x = self._cholesky.solve(as_numpy_vector(b))
+        else:
+            if self._lu is None:
+                raise TaichiError("SparseSolver.solve before a successful factorize()")
+            rhs = as_numpy_vector(b).astype(np.float64, copy=False)  # solve() copies it
+            x = self._lu.solve(rhs)
         x = x.astype(np.float64 if self.dtype == ti.f64 else np.float32, copy=False)
         return like_input(x, b, self.dtype)
 
