@@ -113,7 +113,12 @@ class SparseSolver:
         of a 13 s factorisation of 512^2 unknowns)."""
         if self._ok is None:
             pivots = self._lu.U.diagonal()
-            if self.solver_type == "LLT":
+            symmetric = self.solver_type != "LU"
+            if symmetric and not np.array_equal(self._lu.perm_r, self._lu.perm_c):
+                # SuperLU left the diagonal (it does so for an inf off it): the L D Lᵀ
+                # asked for does not exist in this ordering.
+                self._ok = False
+            elif self.solver_type == "LLT":
                 self._ok = bool(np.all(pivots > 0))
             else:
                 self._ok = bool(np.all(pivots != 0) and np.all(np.isfinite(pivots)))
