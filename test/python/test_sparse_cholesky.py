@@ -134,7 +134,7 @@ def test_llt_inf_on_the_diagonal_is_a_positive_pivot(backend):
 
 def test_llt_solve_after_a_failed_factorisation_raises_on_cholmod(backend):
     if backend != "cholmod":
-        pytest.skip("SuperLU returns its L D Lᵀ solve; CHOLMOD has no factor to solve with")
+        pytest.skip("SuperLU returns its L D Lᵀ solve; CHOLMOD has no factor to use")
     solver = _solver(backend, ti.f64)
     solver.compute(_sparse_matrix(np.array([[1.0, 2.0], [2.0, 1.0]]), ti.f64))
     assert not solver.info()
@@ -153,7 +153,7 @@ def test_one_analysis_many_factorisations(backend, dtype):
     solver.analyze_pattern(_sparse_matrix(base, dtype))
     rng = np.random.default_rng(7)
     for k, shift in enumerate([0.0, 3.0, -10.0, 0.5]):
-        # Same pattern, new values: a symmetric perturbation of the off-diagonal and a shift.
+        # Same pattern, new values: the off-diagonal perturbed symmetrically, a shift.
         a = base.copy()
         a.data = a.data * (1 + 0.1 * rng.random(a.nnz))
         a = ((a + a.T) / 2 + shift * sp.identity(n)).tocsc()

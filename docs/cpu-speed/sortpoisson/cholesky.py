@@ -1,8 +1,8 @@
 """Session 8 measurements of poisson's factorisation (not part of the package).
 
-    python cholesky.py paired R     # SuperLU (MMD) vs CHOLMOD (cvxopt) vs SuperLU on METIS, R pairs
-    python cholesky.py proto M LEAF # the NumPy supernodal prototype on the M^2 Poisson matrix
-    python cholesky.py metis        # pymetis' nested dissection: time and nnz(L) (SuperLU, NATURAL)
+    python cholesky.py paired R      # SuperLU (MMD), CHOLMOD (cvxopt), SuperLU on METIS
+    python cholesky.py proto M LEAF  # the NumPy supernodal prototype, M^2 Poisson matrix
+    python cholesky.py metis         # pymetis' ND: time, nnz(L) (SuperLU, NATURAL)
 
 `paired` and `metis` need cvxopt and pymetis (pip install cvxopt pymetis).
 """
@@ -53,7 +53,8 @@ def metis_perm(a):
     g = a.tocsr()
     g.setdiag(0)
     g.eliminate_zeros()
-    return np.asarray(pymetis.nested_dissection(pymetis.CSRAdjacency(g.indptr, g.indices))[0])
+    adjacency = pymetis.CSRAdjacency(g.indptr, g.indices)
+    return np.asarray(pymetis.nested_dissection(adjacency)[0])
 
 
 def metis_superlu(a, b):

@@ -8,8 +8,8 @@ from scipy.sparse import csgraph
 from scipy.linalg import lapack, blas
 
 def nd_tree(G, leaf):
-    """G: symmetric CSR pattern without diagonal. Returns (node_vertices list, node_parent list) in an
-    order where children come before parents (postorder-compatible)."""
+    """G: a symmetric CSR pattern without diagonal. Returns (vertices of each node,
+    parent of each node), every parent made before its children."""
     n = G.shape[0]
     active = np.arange(n)
     tag = np.full(n, -1)          # pending parent node of each active vertex
@@ -19,7 +19,8 @@ def nd_tree(G, leaf):
         ncomp, comp = csgraph.connected_components(H, directed=False)
         sizes = np.bincount(comp, minlength=ncomp)
         # first vertex of each component
-        first = np.full(ncomp, H.shape[0]); np.minimum.at(first, comp, np.arange(H.shape[0]))
+        first = np.full(ncomp, H.shape[0])
+        np.minimum.at(first, comp, np.arange(H.shape[0]))
         small = sizes <= leaf
         # BFS sweep 1 from first vertex of each big comp
         big = np.flatnonzero(~small)
@@ -54,7 +55,8 @@ def nd_tree(G, leaf):
                 nodes.append(active[g]); parents.append(tag[active[g[0]]])
             if mask is sep:
                 # remaining vertices of these components get the new node as pending parent
-                nodeid = np.full(ncomp, -1); nodeid[c[np.r_[0, cuts]]] = base + np.arange(len(groups))
+                nodeid = np.full(ncomp, -1)
+                nodeid[c[np.r_[0, cuts]]] = base + np.arange(len(groups))
                 rest = ~sep & ~leafv & (nodeid[comp] >= 0)
                 tag[active[rest]] = nodeid[comp[rest]]
         keep = ~(sep | leafv)
@@ -68,8 +70,8 @@ def analyze(A, leaf=64):
     G = (G + G.T).tocsr(); G.data = np.ones_like(G.data)
     nodes, parent = nd_tree(G, leaf)
     nn = len(nodes)
-    # postorder: children before parents. nodes were created top-down, so reverse creation order works
-    # (every parent created before its children).
+    # Children before parents: every parent was made before its children, so the
+    # reverse order of creation.
     order = np.arange(nn)[::-1]
     perm = np.concatenate([nodes[k] for k in order])
     newpos = np.empty(nn, int); newpos[order] = np.arange(nn)
@@ -117,7 +119,8 @@ def factorize(S, A):
     C = A[S["perm"]][:, S["perm"]]
     Cl = sp.tril(C, format="csc"); Cl.sort_indices()
     data = Cl.data
-    start, below, amap, rel, children = S["start"], S["below"], S["amap"], S["rel"], S["children"]
+    start, below, amap = S["start"], S["below"], S["amap"]
+    rel, children = S["rel"], S["children"]
     nn = len(below)
     upd = [None] * nn
     L = [None] * nn
@@ -132,17 +135,17 @@ def factorize(S, A):
             r = rel[c]
             F[np.ix_(r, r)] += upd[c]
             upd[c] = None
-        # F row-major lower triangle holds entries; as Fortran it's the upper (F^T). Use F.T (Fortran) lower?
-        Ft = F.T  # Fortran-ordered view: lower triangle of Ft = upper of F... we filled F[row,col] row>=col
-        L11, info = potrf(Ft[:s, :s], lower=0, overwrite_a=0, clean=1)  # upper of Ft = lower of F? see below
+        # F (C order) holds the lower triangle; Ft = F.T (Fortran order) holds it as its
+        # upper triangle: dpotrf(upper) gives Ft11 = Rᵀ R, so L11 = Rᵀ.
+        Ft = F.T
+        L11, info = potrf(Ft[:s, :s], lower=0, overwrite_a=0, clean=1)
         if info != 0:
             return None
-        # Ft[:s,:s] upper contains F lower transposed => Ft = F^T, F lower (r>=c) -> Ft upper. potrf upper: Ft11 = R^T R, R upper, L11 = R^T
         R = L11
         if m > s:
             B = Ft[:s, s:]  # = F[s:, :s]^T  (s x b)
-            X = trsm(1.0, R, B, side=0, lower=0, trans_a=1)  # R^T X = B -> X = R^-T B = L21^T
-            U = syrk(-1.0, X, trans=1, beta=1.0, c=Ft[s:, s:], lower=0)  # Ft22 - X^T X (upper)
+            X = trsm(1.0, R, B, side=0, lower=0, trans_a=1)  # Rᵀ X = B: X = L21ᵀ
+            U = syrk(-1.0, X, trans=1, beta=1.0, c=Ft[s:, s:], lower=0)  # Ft22 - Xᵀ X
             upd[k] = U.T  # lower in row-major view
             L[k] = (R, X)
         else:

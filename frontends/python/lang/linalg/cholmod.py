@@ -8,8 +8,8 @@ Like Eigen's SimplicialLLT behind Taichi, it reads the lower triangle of A alone
 non-symmetric A is taken as tril(A) + tril(A, -1)ᵀ), orders the columns by AMD (or keeps
 them in their natural order), splits the work in analyze (ordering, elimination tree,
 supernodes) and factorize (the numbers: a new matrix of the same pattern reuses the
-analysis), and reports a pivot <= 0 or NaN as a failure rather than returning NaNs (an inf on the
-diagonal is a positive pivot, as in Taichi: x is 0 there).
+analysis), and reports a pivot <= 0 or NaN as a failure rather than returning NaNs (an
+inf on the diagonal is a positive pivot, as in Taichi: x is 0 there).
 CHOLMOD computes in f64; the caller casts x to the solver's dtype.
 """
 
