@@ -105,6 +105,28 @@ def test_llt_solves_like_scipy(backend, name, dtype, ordering):
     assert residual <= (1e-5 if dtype == ti.f32 else 1e-12)
 
 
+@pytest.mark.parametrize("ordering", ["NATURAL", "AMD"])
+def test_natural_ordering_keeps_the_natural_order(backend, ordering):
+    """NATURAL factors A as given (CHOLMOD, left alone, would also try AMD, take the
+    better and postorder it); AMD reorders this random pattern."""
+    a = _random_spd(60, 0.1, 4)
+    solver = _solver(backend, ti.f64, ordering=ordering)
+    solver.compute(_sparse_matrix(a, ti.f64))
+    assert solver.info()
+    if backend == "cholmod":
+        from cvxopt import cholmod as cm
+        from cvxopt import matrix
+
+        order = matrix(np.arange(60.0))
+        cm.solve(solver._cholesky._factor, order, sys=7)  # P @ [0, 1, ..., 59]
+        order = np.array(order).reshape(-1)
+    else:
+        order = solver._lu.perm_c
+    assert np.array_equal(order, np.arange(60)) == (ordering == "NATURAL")
+    rhs = np.ones(60)
+    np.testing.assert_allclose(solver.solve(rhs), spla.spsolve(a, rhs), rtol=1e-10)
+
+
 @pytest.mark.parametrize(
     "a",
     [

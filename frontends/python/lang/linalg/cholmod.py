@@ -15,6 +15,8 @@ CHOLMOD computes in f64; the caller casts x to the solver's dtype.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -30,8 +32,8 @@ def available() -> bool:
 
 
 class LowerTriangle:
-    """The lower triangle (diagonal included) of a square CSC matrix, in COO arrays of
-    f64 values, sorted by column then row; `pattern` identifies its sparsity pattern."""
+    """The lower triangle (diagonal included) of a square sparse matrix, as COO arrays
+    (f64 values, int64 rows and columns) sorted by column then row: cvxopt's order."""
 
     def __init__(self, csc: Any):
         csc = csc.tocsc()
@@ -62,6 +64,26 @@ class LowerTriangle:
         )
 
 
+@contextmanager
+def _options(natural_order: bool) -> Iterator[Any]:
+    """cvxopt's CHOLMOD module with our options (they are one dict for the process,
+    read by symbolic and numeric alike), restored afterwards."""
+    from cvxopt import cholmod
+
+    saved = dict(cholmod.options)
+    cholmod.options["supernodal"] = 2  # always supernodal: L Lᵀ, never L D Lᵀ
+    if natural_order:
+        # The order given, alone: CHOLMOD would otherwise also try AMD and take the
+        # better, then postorder the elimination tree.
+        cholmod.options["nmethods"] = 1
+        cholmod.options["postorder"] = False
+    try:
+        yield cholmod
+    finally:
+        cholmod.options.clear()
+        cholmod.options.update(saved)
+
+
 class CholmodLLT:
     """analyze(A) once, factorize(A) for each matrix of that pattern, solve(b)."""
 
@@ -73,26 +95,21 @@ class CholmodLLT:
         self._factored = False
 
     def analyze(self, lower: LowerTriangle) -> None:
-        from cvxopt import cholmod, matrix
+        from cvxopt import matrix
 
         self._matrix = lower.to_cvxopt()
-        options = dict(cholmod.options)
-        cholmod.options["supernodal"] = 2  # always supernodal: L Lᵀ, never L D Lᵀ
-        try:
+        with _options(self.natural_order) as cholmod:
             if self.natural_order:
                 order = matrix(np.arange(lower.n, dtype=np.int64))
                 self._factor = cholmod.symbolic(self._matrix, p=order, uplo="L")
             else:  # CHOLMOD's default ordering: AMD (this build has no METIS)
                 self._factor = cholmod.symbolic(self._matrix, uplo="L")
-        finally:
-            cholmod.options.clear()
-            cholmod.options.update(options)
         self._pattern = lower
         self._factored = False
 
     def factorize(self, lower: LowerTriangle) -> bool:
         """Factor A; False (and no factor) when A is not positive definite."""
-        from cvxopt import cholmod, matrix
+        from cvxopt import matrix
 
         if self._pattern is None or not lower.same_pattern(self._pattern):
             self.analyze(lower)
@@ -101,10 +118,11 @@ class CholmodLLT:
         self._factored = False
         if np.isnan(lower.values).any():
             return False  # CHOLMOD would carry the NaN into L rather than stop on it
-        try:
-            cholmod.numeric(self._matrix, self._factor)
-        except ArithmeticError:  # a pivot <= 0: not positive definite
-            return False
+        with _options(self.natural_order) as cholmod:
+            try:
+                cholmod.numeric(self._matrix, self._factor)
+            except ArithmeticError:  # a pivot <= 0: not positive definite
+                return False
         self._factored = True
         return True
 
