@@ -31,7 +31,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -48,6 +47,7 @@ from taichi_xdsl.lowering.llvm_conversion import (
     replace_with_llvm,
     to_llvm_type,
 )
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 
 
 def _is_llvm_compatible(t: Attribute) -> bool:
@@ -126,6 +126,8 @@ class BinaryLowering(RewritePattern):
         ~> %c = llvm.fadd %a, %b {fastmathFlags = #llvm.fastmath<fast>} : f32
     """
 
+    op_types = tuple(_BINARY)  # for TypeDispatchApplier
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         factory = _BINARY.get(type(op))
         if factory is None or not _is_llvm_compatible(op.results[0].type):
@@ -141,6 +143,8 @@ class CastLowering(RewritePattern):
 
         %f = arith.uitofp %u : i32 to f32  ~>  %f = llvm_ext.uitofp %u : i32 to f32
     """
+
+    op_types = tuple(_CASTS)  # for TypeDispatchApplier
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         factory = _CASTS.get(type(op))
@@ -280,6 +284,8 @@ class RoundingDivLowering(RewritePattern):
     ceildivsi adds one when (%r != 0) & ((%r < 0) == (%b < 0)); ceildivui when %r != 0.
     """
 
+    op_types = (arith.FloorDivSIOp, arith.CeilDivSIOp, arith.CeilDivUIOp)
+
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter, /) -> None:
         if not isinstance(op, arith.FloorDivSIOp | arith.CeilDivSIOp | arith.CeilDivUIOp):
             return
@@ -323,7 +329,7 @@ class ConvertArithToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [
                     ConstantLowering(),
                     BinaryLowering(),

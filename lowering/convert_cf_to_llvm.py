@@ -16,7 +16,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -28,6 +27,7 @@ from taichi_xdsl.lowering.llvm_conversion import (
     llvm_value,
     replace_with_llvm,
 )
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 
 
 def _branch_args(
@@ -76,7 +76,7 @@ class ConvertCfToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [BranchLowering(), ConditionalBranchLowering()],
                 dce_enabled=False,  # a conversion: unused values stay, for `dce` to judge
             ),

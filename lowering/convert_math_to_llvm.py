@@ -35,7 +35,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -49,6 +48,7 @@ from taichi_xdsl.lowering.llvm_conversion import (
     op_fastmath,
     replace_with_llvm,
 )
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 
 _INTRINSIC_OPS: dict[type[Operation], Callable[..., Operation]] = {
     math.SqrtOp: llvm.FSqrtOp,
@@ -232,7 +232,7 @@ class ConvertMathToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [
                     IntrinsicOpLowering(),
                     CalledIntrinsicLowering(),

@@ -68,7 +68,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -79,6 +78,7 @@ from xdsl.rewriter import InsertPoint, Rewriter
 from taichi_xdsl.dialects import offload, taichi
 from taichi_xdsl.lowering.llvm_adstack import AdStackToLLVM
 from taichi_xdsl.lowering.lower_access import INVARIANT, scalar_bytes
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from taichi_xdsl.utils.print_format import PRINT_HOLE
@@ -554,7 +554,7 @@ class ConvertOffloadToLLVMPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [SetReturnLowering(), PrintLowering()], dce_enabled=False
             )
         ).rewrite_module(op)
@@ -568,5 +568,5 @@ class ConvertOffloadToLLVMPass(ModulePass):
                 Rewriter.erase_op(top)
         _lower_calls(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([LocalSlotLowering(), AdStackToLLVM()])
+            TypeDispatchApplier([LocalSlotLowering(), AdStackToLLVM()])
         ).rewrite_module(op)

@@ -45,7 +45,6 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -54,6 +53,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import BlockInsertPoint, InsertPoint, Rewriter
 
 from taichi_xdsl.dialects import offload, taichi
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 
 _CONTROL_FLOW = (
@@ -261,7 +261,7 @@ class ConvertTaichiToCfPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(WrapTaskRegion(), apply_recursively=False).rewrite_module(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [IfLowering(), RangeForLowering(), WhileLowering(), StructForRejection()],
                 dce_enabled=False,
             )

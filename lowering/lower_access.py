@@ -68,7 +68,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -79,6 +78,7 @@ from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import llvm_ext, offload, taichi
 from taichi_xdsl.lowering.field_access import access_elements
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.utils import abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from taichi_xdsl.utils.errors import SITE_SHIFT, access_site
@@ -796,5 +796,5 @@ class LowerAccessPass(ModulePass):
             AssertLowering(lowering),
             DeadPlaceErasure(lowering),
         ]
-        applier = GreedyRewritePatternApplier(patterns, dce_enabled=False)
+        applier = TypeDispatchApplier(patterns, dce_enabled=False)
         PatternRewriteWalker(applier).rewrite_module(op)

@@ -89,7 +89,6 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.hints import isa
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -97,6 +96,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from taichi_xdsl.utils.sparse_abi import ALLOCATED, EXHAUSTED, FREE_TOP, RELEASED, RESERVED_BLOCKS, SINK_BLOCK
 
@@ -393,7 +393,7 @@ class LowerSparsePass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         check_cell_ops(op)
         PatternRewriteWalker(
-            GreedyRewritePatternApplier(
+            TypeDispatchApplier(
                 [
                     ActivateLowering(),
                     DeactivateLowering(),

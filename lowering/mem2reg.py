@@ -41,7 +41,6 @@ from xdsl.dialects.builtin import MemRefType, ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
@@ -51,6 +50,7 @@ from xdsl.traits import IsolatedFromAbove
 from xdsl.utils.hints import isa
 
 from taichi_xdsl.dialects import taichi
+from taichi_xdsl.lowering.pattern_dispatch import TypeDispatchApplier
 
 
 def _is_local_slot(value: SSAValue) -> bool:
@@ -157,6 +157,6 @@ class Mem2RegPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(
-            GreedyRewritePatternApplier([ForwardStoreToLoad(), EraseWriteOnlySlot()]),
+            TypeDispatchApplier([ForwardStoreToLoad(), EraseWriteOnlySlot()]),
             apply_recursively=True,
         ).rewrite_module(op)
