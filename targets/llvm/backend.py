@@ -254,7 +254,6 @@ class CpuBackend:
         serial_forms = None
         if apart is not None:
             from taichi_xdsl.targets.llvm.serial_forms import SerialForms
-
             from taichi_xdsl.utils.pass_runner import truncate
 
             serial_forms = SerialForms(
