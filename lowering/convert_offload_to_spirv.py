@@ -119,7 +119,7 @@ from taichi_xdsl.lowering.spirv_common import (
 )
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
-from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
+from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup, lower_last_group
 from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
@@ -463,6 +463,7 @@ def _task_module(
         if isinstance(task, offload.RangeForTask):
             if _has_subgroup_arithmetic(caps):
                 combine_per_workgroup(state, task.epilogue, local_size)
+            lower_last_group(state, task.epilogue)
             _inline(task.epilogue, entry)
     entry.add_op(spirv.ReturnOp())
     module.body.block.add_ops(

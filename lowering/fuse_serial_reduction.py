@@ -1,0 +1,359 @@
+"""
+ti-fuse-serial-reduction: a serial task that initialises the place a reduction adds into
+runs in the reduction's own launch, by its last workgroup, instead of as a dispatch of
+its own (Vulkan: one dispatch and one barrier fewer; on an H100 the serial task of
+`total[None] = 0.0; for i in ...: total[None] += x[i]` cost 4.6 us of a 39 us launch).
+
+The classic "last workgroup" pattern: the range_for's combines that add into a place the
+serial task stores add into a hidden global temporary (an accumulator) instead; the
+epilogue ends with an `offload.last_group`, which the workgroup that finishes last runs
+once (convert-offload-to-spirv: it counts finished workgroups in a hidden i32 global
+temporary): the serial task's body, then each accumulator read, reset to 0 and added
+into the user's place, as the combine would have added it.
+
+    offload.serial {                            offload.serial {      (bounds only: fold-bounds
+      %z = arith.constant 0.0 : f32               %n = <x.shape[0]>    recomputes them and
+      %t = <total[None]>                          memref.store %n, %gtmp0   skips this task)
+      memref.store %z, %t[]                     }
+      %n = <x.shape[0]>                         offload.range_for %i = %c0 to (load %gtmp0) {
+      memref.store %n, %gtmp0[]                   ...
+    }                                     ~>    } epilogue {
+    offload.range_for %i = %c0 to                 %p = <thread-local partial>
+        (load %gtmp0) {                           %t = <total[None]>
+      ...                                         %acc = offload.global_tmp 8 : memref<f32>
+    } epilogue {                                  taichi.atomic_add %acc, %p
+      %p = <thread-local partial>                 %count = offload.global_tmp 16 : memref<i32>
+      %t = <total[None]>                          offload.last_group %count : memref<i32> {
+      taichi.atomic_add %t, %p                      %z = arith.constant 0.0 : f32
+    }                                               %t2 = <total[None]>; memref.store %z, %t2[]
+                                                    %v = taichi.atomic_add %acc, %zero  (read)
+                                                    memref.store %zero, %acc[]          (reset)
+                                                    taichi.atomic_add %t, %v
+                                                  }
+                                                }
+
+The serial task's stores of range_for bounds (global temporaries that a range_for's
+bounds read), when computed from the kernel's arguments alone, stay in a serial task
+before the range_for, so the bounds are known before it starts.
+
+Fused only when it provably computes the same results:
+- the serial task runs straight-line code of pure ops, address computations, loads and
+  stores (no atomics, prints, asserts, returns, loops);
+- the range_for (body, prologue, epilogue) touches no place the serial task stores,
+  except through the combines being redirected, and writes no place it loads ("place":
+  a field, a global temporary; every ndarray counts as one place, as two arguments may
+  be the same array);
+- each redirected combine is an add of an i32, i64, f32 or f64 whose result is unused,
+  at the top of the epilogue, into an element of constant indices (the same place for
+  every invocation). min and max are not fused: their accumulator would need a non-zero
+  identity, and global temporaries start zeroed;
+- the range_for is not known to be empty (a launch of no workgroup would not run the
+  serial task).
+Accumulators start at 0 (global temporaries are zeroed when a kernel is loaded) and the
+last workgroup resets them and the counter, so every launch starts from the same state.
+Float sums are only reordered (the partials reach the place as one sum), as in every
+parallel reduction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from taichi_xdsl.dialects import offload, taichi
+from xdsl.context import Context
+from xdsl.dialects import arith, memref, scf
+from xdsl.dialects.builtin import (
+    FloatAttr,
+    Float32Type,
+    Float64Type,
+    IntegerAttr,
+    IntegerType,
+    ModuleOp,
+    i32,
+)
+from xdsl.ir import Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+from xdsl.transforms.dead_code_elimination import region_dce
+
+Place = tuple[object, ...]
+"""A place memory may be accessed at: ("field", name), ("gtmp", offset), ("ndarray",)
+(every ndarray argument: two may be one array) or ("local", offset) (a thread-local slot)."""
+
+_ADDRESS_OPS = (
+    offload.ArgOp,
+    offload.GlobalTmpOp,
+    offload.ThreadLocalOp,
+    taichi.GetFieldOp,
+    taichi.ElementPtrOp,
+    memref.DimOp,
+)
+_CONTROL_OPS = (
+    taichi.IfOp,
+    taichi.WhileOp,
+    taichi.YieldOp,
+    taichi.BreakOp,
+    taichi.ContinueOp,
+    scf.IfOp,
+    scf.ForOp,
+    scf.WhileOp,
+    scf.YieldOp,
+    scf.ConditionOp,
+)
+
+
+def _place(pointer: SSAValue) -> Place | None:
+    """The place `pointer` points into, None when it cannot be told."""
+    owner = pointer.owner
+    while isinstance(owner, taichi.ElementPtrOp):
+        owner = owner.base.owner
+    if isinstance(owner, taichi.GetFieldOp):
+        return ("field", owner.field.root_reference.data)
+    if isinstance(owner, offload.GlobalTmpOp):
+        return ("gtmp", owner.offset.value.data)
+    if isinstance(owner, offload.ArgOp):
+        return ("ndarray",)
+    if isinstance(owner, offload.ThreadLocalOp):
+        return ("local", owner.offset.value.data)
+    return None
+
+
+@dataclass
+class _Accesses:
+    reads: set[Place]
+    writes: set[Place]
+
+
+def _accesses(region: Region, skip: set[Operation]) -> _Accesses | None:
+    """The places the ops of `region` (but those in `skip`) read and write; None when an
+    op's memory effects cannot be told (a print, a texture, an op of another kind)."""
+    found = _Accesses(set(), set())
+    for op in region.walk():
+        if op in skip:
+            continue
+        if isinstance(op, memref.LoadOp | memref.StoreOp | taichi.AtomicOp | taichi.AtomicCasOp):
+            place = _place(op.operands[1] if isinstance(op, memref.StoreOp) else op.operands[0])
+            if place is None:
+                return None
+            if not isinstance(op, memref.StoreOp):
+                found.reads.add(place)
+            if not isinstance(op, memref.LoadOp):
+                found.writes.add(place)
+        elif isinstance(op, _ADDRESS_OPS + _CONTROL_OPS):
+            continue
+        elif op.regions or not is_side_effect_free(op):
+            return None
+    return found
+
+
+def _straight_line(task: offload.SerialTask) -> bool:
+    """The serial task is pure ops, address computations, loads and stores only."""
+    for op in task.body.block.ops:
+        if isinstance(op, (memref.LoadOp, memref.StoreOp, *_ADDRESS_OPS)):
+            continue
+        if op.regions or not is_side_effect_free(op):
+            return False
+    return True
+
+
+def _from_arguments(value: SSAValue) -> list[Operation] | None:
+    """The ops `value` is computed from, in order, when they are pure arithmetic on the
+    kernel's arguments and their shapes; else None."""
+    needed: set[Operation] = set()
+    work = [value]
+    while work:
+        op = work.pop().owner
+        if not isinstance(op, Operation):
+            return None
+        if op in needed:
+            continue
+        if not (
+            isinstance(op, offload.ArgOp | memref.DimOp)
+            or (not op.regions and is_side_effect_free(op))
+        ):
+            return None
+        needed.add(op)
+        work.extend(op.operands)
+    block = value.owner.parent_block()  # type: ignore[union-attr]
+    assert block is not None
+    return [op for op in block.ops if op in needed]
+
+
+def _bound_offsets(kernel: offload.KernelOp) -> set[int]:
+    """The global temporaries that range_for bounds read."""
+    offsets: set[int] = set()
+    for task in kernel.tasks:
+        if isinstance(task, offload.RangeForTask):
+            for bound in (task.lower, task.upper):
+                load = bound.owner
+                if isinstance(load, memref.LoadOp) and isinstance(
+                    load.memref.owner, offload.GlobalTmpOp
+                ):
+                    offsets.add(load.memref.owner.offset.value.data)
+    return offsets
+
+
+def _summable(op: Operation) -> bool:
+    """A combine the accumulator can take: an add of an i32/i64/f32/f64, result unused."""
+    if not isinstance(op, taichi.AtomicAddOp) or op.results[0].uses:
+        return False
+    t = op.value.type
+    return (isinstance(t, IntegerType) and t.width.data in (32, 64)) or isinstance(
+        t, Float32Type | Float64Type
+    )
+
+
+def _uniform_address(pointer: SSAValue) -> bool:
+    """The same element for every invocation: constant indices all the way down."""
+    owner = pointer.owner
+    while isinstance(owner, taichi.ElementPtrOp):
+        if not all(isinstance(i.owner, arith.ConstantOp) for i in owner.indices):
+            return False
+        owner = owner.base.owner
+    return isinstance(owner, taichi.GetFieldOp | offload.ArgOp)
+
+
+def _known_empty(task: offload.RangeForTask) -> bool:
+    lo, hi = task.lower.owner, task.upper.owner
+    if isinstance(lo, arith.ConstantOp) and isinstance(hi, arith.ConstantOp):
+        assert isinstance(lo.value, IntegerAttr) and isinstance(hi.value, IntegerAttr)
+        return hi.value.value.data <= lo.value.value.data
+    return False
+
+
+def _gtmp_end(kernel: offload.KernelOp) -> int:
+    """The first byte past every global temporary of `kernel`."""
+    end = 0
+    for op in kernel.walk():
+        if isinstance(op, offload.GlobalTmpOp):
+            element = op.result.type.element_type  # type: ignore[attr-defined]
+            width = getattr(element, "bitwidth", None) or element.width.data
+            end = max(end, op.offset.value.data + max(4, width // 8))
+    return end
+
+
+def _fuse(kernel: offload.KernelOp, serial: offload.SerialTask, loop: offload.RangeForTask) -> bool:
+    """Fuse `serial` into `loop` (the task right after it) when the module docstring's
+    conditions hold; returns whether it did."""
+    if loop.serial_form is not None or not loop.epilogue.blocks or _known_empty(loop):
+        return False
+    epilogue = loop.epilogue.block
+    if any(isinstance(op, offload.LastGroupOp) for op in epilogue.ops):
+        return False
+    if not _straight_line(serial):
+        return False
+    bounds = _bound_offsets(kernel)
+    kept: list[memref.StoreOp] = []  # bound stores: stay in a serial task
+    for op in serial.body.block.ops:
+        if isinstance(op, memref.StoreOp) and isinstance(op.memref.owner, offload.GlobalTmpOp):
+            if op.memref.owner.offset.value.data in bounds:
+                if _from_arguments(op.value) is None:
+                    return False
+                kept.append(op)
+    mine = _accesses(serial.body, set(kept))
+    if mine is None or any(("gtmp", offset) in mine.writes for offset in bounds):
+        return False  # a bound stored again, after the store that would stay
+    combines = [
+        op
+        for op in epilogue.ops
+        if isinstance(op, taichi.AtomicOp) and _place(op.dest) in mine.writes
+    ]
+    if not combines or not all(
+        _summable(op) and _uniform_address(op.dest) for op in combines
+    ):
+        return False
+    theirs = _accesses(loop.body, set()), _accesses(loop.prologue, set())
+    rest = _accesses(loop.epilogue, set(combines))
+    if rest is None or any(a is None for a in theirs):
+        return False
+    touched = rest.reads | rest.writes
+    written = rest.writes | {p for op in combines if (p := _place(op.dest))}
+    for a in theirs:
+        assert a is not None
+        touched |= a.reads | a.writes
+        written |= a.writes
+    if mine.writes & touched or mine.reads & written:
+        return False
+    _rewrite(kernel, serial, loop, kept, combines)
+    return True
+
+
+def _rewrite(
+    kernel: offload.KernelOp,
+    serial: offload.SerialTask,
+    loop: offload.RangeForTask,
+    kept: list[memref.StoreOp],
+    combines: list[taichi.AtomicOp],
+) -> None:
+    epilogue = loop.epilogue.block
+    base = -(-_gtmp_end(kernel) // 8) * 8
+    # 1. the bound stores stay, with what they are computed from, in a serial task
+    if kept:
+        bounds = Block()
+        mapping: dict[SSAValue, SSAValue] = {}
+        for store in kept:
+            slice_ = _from_arguments(store.value)
+            assert slice_ is not None
+            for op in [*slice_, store.memref.owner, store]:
+                assert isinstance(op, Operation)
+                bounds.add_op(op.clone(value_mapper=mapping))
+        Rewriter.insert_op(offload.SerialTask(bounds), InsertPoint.before(serial))
+    for store in kept:
+        store.detach()
+        store.erase()
+    # 2. the serial body moves into the last workgroup's part of the epilogue
+    body = Block()
+    for op in list(serial.body.block.ops):
+        op.detach()
+        body.add_op(op)
+    serial.detach()
+    serial.erase()
+    # 3. each combine adds into its accumulator; the last workgroup folds it in
+    for number, combine in enumerate(combines):
+        value_type = combine.value.type
+        acc = offload.GlobalTmpOp(base + 8 * number, value_type)
+        Rewriter.insert_op(acc, InsertPoint.before(combine))
+        target = combine.dest
+        combine.operands = [acc.result, combine.value]
+        zero_attr = (
+            IntegerAttr(0, value_type)
+            if isinstance(value_type, IntegerType)
+            else FloatAttr(0.0, value_type)  # type: ignore[arg-type]
+        )
+        zero = arith.ConstantOp(zero_attr, value_type)
+        again = offload.GlobalTmpOp(base + 8 * number, value_type)
+        total = taichi.AtomicAddOp(again, zero)  # read it atomically
+        reset = memref.StoreOp.get(zero, again, [])
+        body.add_ops([zero, again, total, reset, taichi.AtomicAddOp(target, total)])
+    counter = offload.GlobalTmpOp(base + 8 * len(combines), i32)
+    epilogue.add_ops([counter, offload.LastGroupOp(counter, body)])
+    region_dce(loop.epilogue)
+
+
+@dataclass(frozen=True)
+class FuseSerialReductionPass(ModulePass):
+    """
+    A serial task right before a range_for whose epilogue adds into a place the serial
+    task stores runs in that range_for's last workgroup (`offload.last_group`), when
+    that provably computes the same results (see the module docstring). Vulkan only:
+    convert-offload-to-spirv lowers `offload.last_group`; the CPU pipeline does not run
+    this pass.
+    """
+
+    name = "ti-fuse-serial-reduction"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in [k for k in op.body.block.ops if isinstance(k, offload.KernelOp)]:
+            index = 0
+            while True:
+                tasks = list(kernel.tasks)
+                if index + 1 >= len(tasks):
+                    break
+                serial, loop = tasks[index], tasks[index + 1]
+                index += 1
+                if isinstance(serial, offload.SerialTask) and isinstance(
+                    loop, offload.RangeForTask
+                ):
+                    if _fuse(kernel, serial, loop):
+                        index = 0  # the task list changed: look again from the start
