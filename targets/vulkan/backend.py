@@ -124,6 +124,12 @@ before the workgroup combine, with one atomic a subgroup, on an H100: a 2^24-ele
 took 46 us over 4096 groups (16384 atomics) and 33.9 us over 1024 (4096 atomics), where
 Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times it."""
 
+COMBINE_BLOCK_DIM = 256
+"""Invocations a workgroup of a range_for that combines in the workgroup (convert-
+offload-to-spirv's `combine-block-dim`): on an H100, a 2^24-element f32 sum over 2048
+groups took 29.2 us of GPU time with 128 invocations, 27.4 with 256 or 512, 28.9 with
+1024 (bench/results/h100-s8-vkvar*.txt)."""
+
 
 @dataclass(frozen=True)
 class TaskPlan:
@@ -143,6 +149,10 @@ class TaskPlan:
     """A bound read on the device: the byte offset of the global temporary it is read
     from (a task before this one stores it), else None."""
     end_at: int | None = None
+    last_group: bool = False
+    """The epilogue ends with an `offload.last_group` (a serial task fused into this one,
+    ti-fuse-serial-reduction), which only a dispatched workgroup runs: the task gets at
+    least one workgroup, and never a count computed on the device (which may be 0)."""
 
 
 @dataclass(frozen=True)
@@ -214,6 +224,8 @@ def counted_tasks(plan: KernelPlan) -> dict[int, int]:
     for index, task in enumerate(plan.tasks):
         if task.kind != "range_for" or (task.begin is not None and task.end is not None):
             continue
+        if task.last_group:
+            continue  # at least one workgroup: the host's count
         if (task.begin is None and task.begin_at is None) or (
             task.end is None and task.end_at is None
         ):
@@ -271,7 +283,7 @@ def vulkan_pipeline(
     is bound as segments of that size (0: one buffer, as an AOT module's)."""
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
-        f" spread-groups={SPREAD_GROUPS}"
+        f" spread-groups={SPREAD_GROUPS} combine-block-dim={COMBINE_BLOCK_DIM}"
     )
     if debug:
         options += " debug=true"
@@ -457,10 +469,14 @@ def read_plan(kernel: Any) -> KernelPlan:
             tasks.append(TaskPlan(symbol, "serial"))
         elif isinstance(task, offload.RangeForTask):
             combines = any(True for _ in task.epilogue.walk())
+            last_group = combines and isinstance(
+                task.epilogue.block.last_op, offload.LastGroupOp
+            )
             tasks.append(
                 TaskPlan(
                     symbol, "range_for", bound(task.lower), bound(task.upper), combines,
                     begin_at=bound_at(task.lower), end_at=bound_at(task.upper),
+                    last_group=last_group,
                 )
             )
         else:
@@ -615,7 +631,7 @@ class VulkanKernel:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
         if n <= 0:
-            return 0
+            return 1 if task.last_group else 0
         if not self.backend._cpu_device:
             limit = min(limit, GPU_FILL_GROUPS)
         return max(1, min(-(-n // local), limit))
