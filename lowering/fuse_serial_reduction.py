@@ -79,7 +79,8 @@ from xdsl.transforms.dead_code_elimination import region_dce
 
 Place = tuple[object, ...]
 """A place memory may be accessed at: ("field", name), ("gtmp", offset), ("ndarray",)
-(every ndarray argument: two may be one array) or ("local", offset) (a thread-local slot)."""
+(every ndarray argument: two may be one array), ("local", offset) (a thread-local slot)
+or ("alloca", id) (a local variable of the invocation)."""
 
 _ADDRESS_OPS = (
     offload.ArgOp,
@@ -116,6 +117,8 @@ def _place(pointer: SSAValue) -> Place | None:
         return ("ndarray",)
     if isinstance(owner, offload.ThreadLocalOp):
         return ("local", owner.offset.value.data)
+    if isinstance(owner, memref.AllocaOp):
+        return ("alloca", id(owner))
     return None
 
 
@@ -140,7 +143,7 @@ def _accesses(region: Region, skip: set[Operation]) -> _Accesses | None:
                 found.reads.add(place)
             if not isinstance(op, memref.LoadOp):
                 found.writes.add(place)
-        elif isinstance(op, _ADDRESS_OPS + _CONTROL_OPS):
+        elif isinstance(op, _ADDRESS_OPS + _CONTROL_OPS + (memref.AllocaOp,)):
             continue
         elif op.regions or not is_side_effect_free(op):
             return None

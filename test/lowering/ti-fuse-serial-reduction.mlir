@@ -283,3 +283,35 @@ offload.kernel @varying_element : () -> () {
     %r0 = taichi.atomic_add %yp, %av : memref<f32>
   }
 }
+
+// Fused: the loop's own local variable (a memref.alloca) is no place the serial task
+// stores.
+// CHECK-LABEL: offload.kernel @loop_with_a_local
+// CHECK-NOT:     offload.serial
+// CHECK:         offload.last_group
+offload.kernel @loop_with_a_local : () -> () {
+  offload.serial {
+    %z = arith.constant 0.000000e+00 : f32
+    %t = taichi.get_field @total : memref<f32>
+    %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    memref.store %z, %tp[] : memref<f32>
+  }
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %v = memref.alloca() : memref<f32>
+    %one = arith.constant 1.000000e+00 : f32
+    memref.store %one, %v[] : memref<f32>
+    %w = memref.load %v[] : memref<f32>
+    %a = offload.thread_local 0 : memref<f32>
+    %av = memref.load %a[] : memref<f32>
+    %s = arith.addf %av, %w : f32
+    memref.store %s, %a[] : memref<f32>
+  } epilogue {
+    %a = offload.thread_local 0 : memref<f32>
+    %av = memref.load %a[] : memref<f32>
+    %t = taichi.get_field @total : memref<f32>
+    %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %r0 = taichi.atomic_add %tp, %av : memref<f32>
+  }
+}

@@ -234,3 +234,26 @@ def test_fused_kernel_in_an_aot_module(program, tmp_path: Path):
         kernel(a)
         kernel(a)
         assert int(loaded.get_field("total")) == 1 + int(a.sum()), n
+
+
+def test_loop_with_inner_loop_and_locals(program):
+    total = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        total[None] = 0.5
+        for i in range(x.shape[0]):
+            s = 0.0
+            j = 0
+            while j < 3:
+                s += x[i] * j
+                j += 1
+            total[None] += s
+
+    for n in (1, 513):
+        x = (np.arange(n) % 4).astype(np.float32)
+        for _ in range(2):
+            k(x)
+            assert total[None] == 0.5 + 3 * float(x.sum())
+    if program is ti.vulkan:
+        assert _fused_tasks(k) == [True]
