@@ -785,6 +785,19 @@ class LowerAccessPass(ModulePass):
     """Check indices and asserts, writing the error record (utils/abi.py)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in op.body.block.ops:
+            if not isinstance(kernel, offload.KernelOp):
+                continue
+            for task in kernel.tasks:
+                epilogue = getattr(task, "epilogue", None)
+                last = epilogue.block.last_op if epilogue is not None and epilogue.blocks else None
+                if isinstance(last, offload.LastGroupOp):
+                    raise PassFailedAt(
+                        last,
+                        "ti-lower-access: 'offload.last_group' (ti-fuse-serial-reduction) "
+                        "has no CPU lowering; the CPU pipeline (ti-to-offload-cpu) does "
+                        "not fuse",
+                    )
         lowering = _Lowering(self.debug)
         patterns: list[RewritePattern] = [
             ElementPtrLowering(lowering),
