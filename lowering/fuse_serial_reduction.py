@@ -43,14 +43,26 @@ Fused only when it provably computes the same results:
   except through the combines being redirected, and writes no place it loads ("place":
   a field, a global temporary; every ndarray counts as one place, as two arguments may
   be the same array);
-- each redirected combine is an add of an i32, i64, f32 or f64 whose result is unused,
-  at the top of the epilogue, into an element of constant indices (the same place for
-  every invocation). min and max are not fused: their accumulator would need a non-zero
-  identity, and global temporaries start zeroed;
+- each redirected combine is an add of an i32, i64, f32 or f64, or a min or max of an
+  i32 or i64, whose result is unused, at the top of the epilogue, into an element of
+  constant indices (the same place for every invocation). An integer min or max
+  accumulates keys, `value ^ M`, with an unsigned max, M chosen so that the identity's
+  key is 0 (a zeroed accumulator) and keys order as the values do (signed max: the sign
+  bit; signed min: every other bit, which reverses the order; unsigned min: all bits);
+  the last workgroup turns the key back and combines it as the loop did:
+
+      taichi.atomic_min %t, %p : memref<i32>
+        ~>  %k = arith.xori %p, 0x7fffffff; taichi.atomic_max unsigned %acc, %k
+            last group: %v = arith.xori <read %acc>, 0x7fffffff; taichi.atomic_min %t, %v
+
+  A float min or max is not fused (its identity, +-inf, has no order-keeping key of 0
+  that keeps NaN and -0.0 as the float compare treats them);
 - the range_for is not known to be empty (a launch of no workgroup would not run the
   serial task).
 Accumulators start at 0 (global temporaries are zeroed when a kernel is loaded) and the
-last workgroup resets them and the counter, so every launch starts from the same state.
+last workgroup resets them and the counter, so every launch starts from the same state;
+every dispatched workgroup combines its partial (the identity if it had no element), so
+the last one never reads an accumulator no group wrote.
 Float sums are only reordered (the partials reach the place as one sum), as in every
 parallel reduction.
 """
@@ -69,6 +81,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     ModuleOp,
+    UnitAttr,
     i32,
 )
 from xdsl.ir import Block, Operation, Region, SSAValue
@@ -197,14 +210,35 @@ def _bound_offsets(kernel: offload.KernelOp) -> set[int]:
     return offsets
 
 
-def _summable(op: Operation) -> bool:
-    """A combine the accumulator can take: an add of an i32/i64/f32/f64, result unused."""
-    if not isinstance(op, taichi.AtomicAddOp) or op.results[0].uses:
+def _accumulable(op: Operation) -> bool:
+    """A combine an accumulator starting at 0 can take, result unused: an add of an
+    i32/i64/f32/f64, a min or max of an i32/i64 (see _key_mask)."""
+    if not isinstance(op, taichi.AtomicAddOp | taichi.AtomicMinOp | taichi.AtomicMaxOp):
+        return False
+    if op.results[0].uses:
         return False
     t = op.value.type
-    return (isinstance(t, IntegerType) and t.width.data in (32, 64)) or isinstance(
-        t, Float32Type | Float64Type
-    )
+    if isinstance(t, IntegerType):
+        return t.width.data in (32, 64)
+    return isinstance(op, taichi.AtomicAddOp) and isinstance(t, Float32Type | Float64Type)
+
+
+def _key_mask(op: taichi.AtomicOp) -> int | None:
+    """
+    For an integer min or max, the mask M such that key = value ^ M orders values as an
+    unsigned max orders keys and the identity's key is 0 (a zeroed accumulator):
+    signed max: the sign bit (INT_MIN -> 0); signed min: all bits but the sign
+    (INT_MAX -> 0, order reversed); unsigned max: 0; unsigned min: all bits (UINT_MAX
+    -> 0, order reversed). None for an add (the accumulator holds the sum itself).
+    """
+    if isinstance(op, taichi.AtomicAddOp):
+        return None
+    assert isinstance(op, taichi.AtomicMinOp | taichi.AtomicMaxOp)
+    width = op.value.type.width.data  # type: ignore[attr-defined]
+    sign = 1 << (width - 1)
+    if op.unsigned is not None:
+        return 0 if isinstance(op, taichi.AtomicMaxOp) else -1
+    return -sign if isinstance(op, taichi.AtomicMaxOp) else sign - 1
 
 
 def _uniform_address(pointer: SSAValue) -> bool:
@@ -215,6 +249,14 @@ def _uniform_address(pointer: SSAValue) -> bool:
             return False
         owner = owner.base.owner
     return isinstance(owner, taichi.GetFieldOp | offload.ArgOp)
+
+
+def _xor_mask(value: SSAValue, mask: int) -> list[Operation]:
+    """`value ^ mask` (no op for a mask of 0): the ops, the result last."""
+    if mask == 0:
+        return []
+    constant = arith.ConstantOp(IntegerAttr(mask, value.type), value.type)  # type: ignore[arg-type]
+    return [constant, arith.XOrIOp(value, constant)]
 
 
 def _known_empty(task: offload.RangeForTask) -> bool:
@@ -263,7 +305,7 @@ def _fuse(kernel: offload.KernelOp, serial: offload.SerialTask, loop: offload.Ra
         if isinstance(op, taichi.AtomicOp) and _place(op.dest) in mine.writes
     ]
     if not combines or not all(
-        _summable(op) and _uniform_address(op.dest) for op in combines
+        _accumulable(op) and _uniform_address(op.dest) for op in combines
     ):
         return False
     theirs = _accesses(loop.body, set()), _accesses(loop.prologue, set())
@@ -316,9 +358,17 @@ def _rewrite(
     for number, combine in enumerate(combines):
         value_type = combine.value.type
         acc = offload.GlobalTmpOp(base + 8 * number, value_type)
-        Rewriter.insert_op(acc, InsertPoint.before(combine))
         target = combine.dest
-        combine.operands = [acc.result, combine.value]
+        mask = _key_mask(combine)
+        if mask is None:  # a sum: the accumulator takes the same add
+            Rewriter.insert_op(acc, InsertPoint.before(combine))
+            combine.operands = [acc.result, combine.value]
+        else:  # a min or max: an unsigned max of keys
+            encode = _xor_mask(combine.value, mask)
+            keyed = taichi.AtomicMaxOp(acc, encode[-1].results[0] if encode else combine.value)
+            keyed.unsigned = UnitAttr()
+            Rewriter.insert_op([acc, *encode, keyed], InsertPoint.before(combine))
+            combine.detach()
         zero_attr = (
             IntegerAttr(0, value_type)
             if isinstance(value_type, IntegerType)
@@ -328,7 +378,13 @@ def _rewrite(
         again = offload.GlobalTmpOp(base + 8 * number, value_type)
         total = taichi.AtomicAddOp(again, zero)  # read it atomically
         reset = memref.StoreOp.get(zero, again, [])
-        body.add_ops([zero, again, total, reset, taichi.AtomicAddOp(target, total)])
+        body.add_ops([zero, again, total, reset])
+        if mask is None:
+            body.add_op(taichi.AtomicAddOp(target, total))
+            continue
+        decode = _xor_mask(total.results[0], mask)
+        combine.operands = [target, decode[-1].results[0] if decode else total.results[0]]
+        body.add_ops([*decode, combine])
     counter = offload.GlobalTmpOp(base + 8 * len(combines), i32)
     epilogue.add_ops([counter, offload.LastGroupOp(counter, body)])
     region_dce(loop.epilogue)
@@ -337,8 +393,8 @@ def _rewrite(
 @dataclass(frozen=True)
 class FuseSerialReductionPass(ModulePass):
     """
-    A serial task right before a range_for whose epilogue adds into a place the serial
-    task stores runs in that range_for's last workgroup (`offload.last_group`), when
+    A serial task right before a range_for whose epilogue combines (adds; integer min
+    and max) into a place the serial task stores runs in that range_for's last workgroup (`offload.last_group`), when
     that provably computes the same results (see the module docstring). Vulkan only:
     convert-offload-to-spirv lowers `offload.last_group`; the CPU pipeline does not run
     this pass.

@@ -3,6 +3,7 @@
 taichi.field @total : memref<f32> offset 0
 taichi.field @count : memref<i32> offset 4
 taichi.field @y : memref<8xf32> offset 8
+taichi.field @wide : memref<i64> offset 40
 
 // `total[None] = 0.0; for i in range(x.shape[0]): total[None] += x[i]`: the bound store
 // stays in a serial task (fold-bounds skips it); the combine adds into an accumulator
@@ -180,7 +181,7 @@ offload.kernel @serial_reads_loop_output : () -> () {
   }
 }
 
-// Not fused: a max (its accumulator would need -inf to start from).
+// Not fused: a float max (its accumulator would need -inf to start from).
 // CHECK-LABEL: offload.kernel @max_is_not_fused
 // CHECK-NEXT:    offload.serial {
 // CHECK-NOT:     offload.last_group
@@ -313,5 +314,56 @@ offload.kernel @loop_with_a_local : () -> () {
     %t = taichi.get_field @total : memref<f32>
     %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
     %r0 = taichi.atomic_add %tp, %av : memref<f32>
+  }
+}
+
+// An integer min and an unsigned max: the accumulators hold keys (value ^ mask), combined
+// with an unsigned max, whose identity is 0; the last workgroup turns the key back into
+// a value and combines it into the place as the loop did. Signed min: the mask is every
+// bit but the sign (INT_MAX -> 0); unsigned max: no mask.
+// CHECK-LABEL: offload.kernel @int_min_max
+// CHECK:         } epilogue {
+// CHECK:           %[[ACC:.*]] = offload.global_tmp 0 : memref<i32>
+// CHECK-NEXT:      %[[M:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:      %[[K:.*]] = arith.xori %{{.*}}, %[[M]] : i32
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_max unsigned %[[ACC]], %[[K]] : memref<i32>
+// CHECK:           %[[ACC2:.*]] = offload.global_tmp 8 : memref<i64>
+// CHECK-NEXT:      %{{.*}} = taichi.atomic_max unsigned %[[ACC2]], %bv : memref<i64>
+// CHECK-NEXT:      %[[COUNT:.*]] = offload.global_tmp 16 : memref<i32>
+// CHECK-NEXT:      offload.last_group %[[COUNT]]
+// CHECK:             %[[KEY:.*]] = taichi.atomic_add %{{.*}}, %{{.*}} : memref<i32>
+// CHECK-NEXT:        memref.store %{{.*}}, %{{.*}}[] : memref<i32>
+// CHECK-NEXT:        %[[MB:.*]] = arith.constant 2147483647 : i32
+// CHECK-NEXT:        %[[V:.*]] = arith.xori %[[KEY]], %[[MB]] : i32
+// CHECK-NEXT:        %{{.*}} = taichi.atomic_min %{{.*}}, %[[V]] : memref<i32>
+// CHECK:             %[[KEY2:.*]] = taichi.atomic_add %{{.*}}, %{{.*}} : memref<i64>
+// CHECK-NEXT:        memref.store %{{.*}}, %{{.*}}[] : memref<i64>
+// CHECK-NEXT:        %{{.*}} = taichi.atomic_max unsigned %wp, %[[KEY2]] : memref<i64>
+offload.kernel @int_min_max : () -> () {
+  offload.serial {
+    %big = arith.constant 1000 : i32
+    %c = taichi.get_field @count : memref<i32>
+    %cp = taichi.element_ptr %c[] : memref<i32> -> memref<i32>
+    memref.store %big, %cp[] : memref<i32>
+    %z = arith.constant 0 : i64
+    %w = taichi.get_field @wide : memref<i64>
+    %wp = taichi.element_ptr %w[] : memref<i64> -> memref<i64>
+    memref.store %z, %wp[] : memref<i64>
+  }
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %a = offload.thread_local 0 : memref<i32>
+  } epilogue {
+    %a = offload.thread_local 0 : memref<i32>
+    %av = memref.load %a[] : memref<i32>
+    %b = offload.thread_local 8 : memref<i64>
+    %bv = memref.load %b[] : memref<i64>
+    %c = taichi.get_field @count : memref<i32>
+    %cp = taichi.element_ptr %c[] : memref<i32> -> memref<i32>
+    %r0 = taichi.atomic_min %cp, %av : memref<i32>
+    %w = taichi.get_field @wide : memref<i64>
+    %wp = taichi.element_ptr %w[] : memref<i64> -> memref<i64>
+    %r1 = taichi.atomic_max unsigned %wp, %bv : memref<i64>
   }
 }

@@ -3,9 +3,9 @@ A serial task fused into the reduction after it (ti-fuse-serial-reduction; on Vu
 body runs in the last workgroup, lowering/spirv_reduce.py): sums into places the serial
 task initialises come out exact, launch after launch (the hidden accumulator and counter
 are reset), for every length (one element, fewer than a workgroup, not a multiple of the
-group size, none), for several targets and types; kernels the pass must not fuse (the
-serial task reads what the loop writes, stores what the loop reads, prints; a min or a
-max) give the same answers as before, unfused. Through ti.graph and an AOT module too.
+group size, none), for several targets and types, integer minima and maxima included; kernels the pass
+must not fuse (the serial task reads what the loop writes, stores what the loop reads,
+prints; a float min) give the same answers as before, unfused. Through ti.graph and an AOT module too.
 Every test runs on the CPU (where nothing is fused) and on Vulkan.
 """
 
@@ -108,7 +108,47 @@ def test_several_targets_and_types(program, dtype: str):
         assert _fused_tasks(k) == [True]
 
 
+@pytest.mark.parametrize("dtype", ("i32", "i64", "u32", "u64"))
+def test_integer_min_and_max_every_range(program, dtype: str):
+    """Integer minima and maxima are fused (keys under an unsigned max, 0 the identity's
+    key): the type's extremes, negative values, the initial value winning or losing,
+    no element at all."""
+    t = getattr(ti, dtype)
+    dt = np.dtype({"i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64}[dtype])
+    info = np.iinfo(dt)
+    lo = ti.field(t, shape=())
+    hi = ti.field(t, shape=())
+    start_lo, start_hi = 50, 7
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=t, ndim=1)):
+        lo[None] = start_lo
+        hi[None] = start_hi
+        for i in range(x.shape[0]):
+            ti.atomic_min(lo[None], x[i])
+            ti.atomic_max(hi[None], x[i])
+
+    rng = np.random.default_rng(7)
+    cases = [
+        np.zeros(0, dt),
+        np.array([info.max], dt),
+        np.array([info.min], dt),
+        np.array([60, 61, 8], dt),  # neither extreme beats the initial values... but 8 > 7
+        rng.integers(info.min, info.max, size=5000, dtype=dt, endpoint=True),
+        np.array([info.min, info.max] * 700 + [3], dt),
+    ]
+    for x in cases:
+        for _ in range(2):
+            k(x)
+            want_lo = min(start_lo, int(x.min())) if x.size else start_lo
+            want_hi = max(start_hi, int(x.max())) if x.size else start_hi
+            assert (int(lo[None]), int(hi[None])) == (want_lo, want_hi), (dtype, x[:4])
+    if program is ti.vulkan:
+        assert _fused_tasks(k) == [True]
+
+
 def test_min_and_max_are_not_fused(program):
+    """A float min (and so the integer max beside it) stays a separate dispatch."""
     lo = ti.field(ti.f32, shape=())
     hi = ti.field(ti.i32, shape=())
 
