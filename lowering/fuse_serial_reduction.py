@@ -1,6 +1,6 @@
 """
-ti-fuse-serial-reduction: a serial task that initialises the place a reduction adds into
-runs in the reduction's own launch, by its last workgroup, instead of as a dispatch of
+ti-fuse-serial-reduction: a serial task that initialises the place a reduction combines
+into (a sum; an integer min or max) runs in the reduction's own launch, by its last workgroup, instead of as a dispatch of
 its own (Vulkan: one dispatch and one barrier fewer; on an H100 the serial task of
 `total[None] = 0.0; for i in ...: total[None] += x[i]` cost 4.6 us of a 39 us launch).
 
@@ -40,7 +40,8 @@ Fused only when it provably computes the same results:
 - the serial task runs straight-line code of pure ops, address computations, loads and
   stores (no atomics, prints, asserts, returns, loops);
 - the range_for (body, prologue, epilogue) touches no place the serial task stores,
-  except through the combines being redirected, and writes no place it loads ("place":
+  except through the combines being redirected, and writes no place the serial task
+  loads ("place":
   a field, a global temporary; every ndarray counts as one place, as two arguments may
   be the same array);
 - each redirected combine is an add of an i32, i64, f32 or f64, or a min or max of an
