@@ -41,9 +41,8 @@ Fused only when it provably computes the same results:
   stores (no atomics, prints, asserts, returns, loops);
 - the range_for (body, prologue, epilogue) touches no place the serial task stores,
   except through the combines being redirected, and writes no place the serial task
-  loads ("place":
-  a field, a global temporary; every ndarray counts as one place, as two arguments may
-  be the same array);
+  loads ("place": a field, a global temporary; every ndarray counts as one place, as
+  two arguments may be the same array);
 - each redirected combine is an add of an i32, i64, f32 or f64, or a min or max of an
   i32 or i64, whose result is unused, at the top of the epilogue, into an element of
   constant indices (the same place for every invocation). An integer min or max
