@@ -297,3 +297,26 @@ def test_loop_with_inner_loop_and_locals(program):
             assert total[None] == 0.5 + 3 * float(x.sum())
     if program is ti.vulkan:
         assert _fused_tasks(k) == [True]
+
+
+def test_struct_for_over_a_field(program):
+    """mgpcg's dot product with its initialisation in the kernel: a loop over a 2-d
+    field's cells."""
+    p = ti.field(ti.f32, shape=(37, 21))
+    q = ti.field(ti.f32, shape=(37, 21))
+    dot = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def reduce():
+        dot[None] = 0.0
+        for I in ti.grouped(p):
+            dot[None] += p[I] * q[I]
+
+    a = (np.arange(37 * 21).reshape(37, 21) % 5).astype(np.float32)
+    p.from_numpy(a)
+    q.from_numpy(a + 1)
+    for _ in range(3):
+        reduce()
+        assert dot[None] == float((a.astype(np.float64) * (a + 1)).sum())
+    if program is ti.vulkan:
+        assert _fused_tasks(reduce) == [True]
