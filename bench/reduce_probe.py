@@ -26,7 +26,7 @@ from taichi_xdsl.targets.vulkan import backend as vulkan_backend
 
 def time_case(case: str, options: dict[str, str]) -> None:
     if "local" in options:
-        vulkan_backend.COMBINE_BLOCK_DIM = int(options["local"])  # type: ignore[attr-defined]
+        vulkan_backend.COMBINE_BLOCK_DIM = int(options["local"])
     if "combine" in options:
         vulkan_backend.COMBINE_GROUPS = int(options["combine"])
     ti.init(arch=ti.vulkan, default_fp=ti.f32, offline_cache=False)

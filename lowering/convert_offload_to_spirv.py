@@ -427,9 +427,8 @@ def _task_module(
         _inline(task.body, entry)
     else:
         assert isinstance(task, offload.RangeForTask | offload.StructForTask)
-        local_size = _local_size(
-            task, spread_groups, combine_block_dim if _combines_in_workgroup(task, caps) else 0
-        )
+        combines = _combines_in_workgroup(task, caps)
+        local_size = _local_size(task, spread_groups, combine_block_dim if combines else 0)
         nx = _builtin_x(module, "nwg", ops)
         local = int_const(local_size)
         stride = spirv.IMulOp(nx, local)

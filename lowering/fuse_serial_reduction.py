@@ -1,8 +1,9 @@
 """
 ti-fuse-serial-reduction: a serial task that initialises the place a reduction combines
-into (a sum; an integer min or max) runs in the reduction's own launch, by its last workgroup, instead of as a dispatch of
-its own (Vulkan: one dispatch and one barrier fewer; on an H100 the serial task of
-`total[None] = 0.0; for i in ...: total[None] += x[i]` cost 4.6 us of a 39 us launch).
+into (a sum; an integer min or max) runs in the reduction's own launch, by its last
+workgroup, instead of as a dispatch of its own (Vulkan: one dispatch and one barrier
+fewer; on an H100 the serial task of `total[None] = 0.0; for i in ...: total[None] +=
+x[i]` cost 4.6 us of a 39 us launch).
 
 The classic "last workgroup" pattern: the range_for's combines that add into a place the
 serial task stores add into a hidden global temporary (an accumulator) instead; the
@@ -11,26 +12,38 @@ once (convert-offload-to-spirv: it counts finished workgroups in a hidden i32 gl
 temporary): the serial task's body, then each accumulator read, reset to 0 and added
 into the user's place, as the combine would have added it.
 
-    offload.serial {                            offload.serial {      (bounds only: fold-bounds
-      %z = arith.constant 0.0 : f32               %n = <x.shape[0]>    recomputes them and
-      %t = <total[None]>                          memref.store %n, %gtmp0   skips this task)
-      memref.store %z, %t[]                     }
-      %n = <x.shape[0]>                         offload.range_for %i = %c0 to (load %gtmp0) {
-      memref.store %n, %gtmp0[]                   ...
-    }                                     ~>    } epilogue {
-    offload.range_for %i = %c0 to                 %p = <thread-local partial>
-        (load %gtmp0) {                           %t = <total[None]>
-      ...                                         %acc = offload.global_tmp 8 : memref<f32>
-    } epilogue {                                  taichi.atomic_add %acc, %p
-      %p = <thread-local partial>                 %count = offload.global_tmp 16 : memref<i32>
-      %t = <total[None]>                          offload.last_group %count : memref<i32> {
-      taichi.atomic_add %t, %p                      %z = arith.constant 0.0 : f32
-    }                                               %t2 = <total[None]>; memref.store %z, %t2[]
-                                                    %v = taichi.atomic_add %acc, %zero  (read)
-                                                    memref.store %zero, %acc[]          (reset)
-                                                    taichi.atomic_add %t, %v
-                                                  }
-                                                }
+    offload.serial {
+      %z = arith.constant 0.0 : f32
+      %t = <total[None]>
+      memref.store %z, %t[]
+      %n = <x.shape[0]>
+      memref.store %n, %gtmp0[]
+    }
+    offload.range_for %i = %c0 to (load %gtmp0) { ... } epilogue {
+      %p = <thread-local partial>
+      %t = <total[None]>
+      taichi.atomic_add %t, %p
+    }
+      ~>
+    offload.serial {                      (bounds only: fold-bounds recomputes them in
+      %n = <x.shape[0]>                    the range_for and skips this task)
+      memref.store %n, %gtmp0[]
+    }
+    offload.range_for %i = %c0 to (load %gtmp0) { ... } epilogue {
+      %p = <thread-local partial>
+      %t = <total[None]>
+      %acc = offload.global_tmp 8 : memref<f32>
+      taichi.atomic_add %acc, %p
+      %count = offload.global_tmp 16 : memref<i32>
+      offload.last_group %count : memref<i32> {
+        %z = arith.constant 0.0 : f32
+        %t2 = <total[None]>
+        memref.store %z, %t2[]
+        %v = taichi.atomic_add %acc, %zero      (read atomically)
+        memref.store %zero, %acc[]              (reset)
+        taichi.atomic_add %t, %v
+      }
+    }
 
 The serial task's stores of range_for bounds (global temporaries that a range_for's
 bounds read), when computed from the kernel's arguments alone, stay in a serial task
@@ -103,6 +116,7 @@ _ADDRESS_OPS = (
     taichi.ElementPtrOp,
     memref.DimOp,
 )
+_MEMORY_OPS = (memref.LoadOp, memref.StoreOp, taichi.AtomicOp, taichi.AtomicCasOp)
 _CONTROL_OPS = (
     taichi.IfOp,
     taichi.WhileOp,
@@ -148,8 +162,9 @@ def _accesses(region: Region, skip: set[Operation]) -> _Accesses | None:
     for op in region.walk():
         if op in skip:
             continue
-        if isinstance(op, memref.LoadOp | memref.StoreOp | taichi.AtomicOp | taichi.AtomicCasOp):
-            place = _place(op.operands[1] if isinstance(op, memref.StoreOp) else op.operands[0])
+        if isinstance(op, _MEMORY_OPS):
+            stored = isinstance(op, memref.StoreOp)
+            place = _place(op.operands[1] if stored else op.operands[0])
             if place is None:
                 return None
             if not isinstance(op, memref.StoreOp):
@@ -255,7 +270,9 @@ def _xor_mask(value: SSAValue, mask: int) -> list[Operation]:
     """`value ^ mask` (no op for a mask of 0): the ops, the result last."""
     if mask == 0:
         return []
-    constant = arith.ConstantOp(IntegerAttr(mask, value.type), value.type)  # type: ignore[arg-type]
+    value_type = value.type
+    assert isinstance(value_type, IntegerType)
+    constant = arith.ConstantOp(IntegerAttr(mask, value_type), value_type)
     return [constant, arith.XOrIOp(value, constant)]
 
 
@@ -278,7 +295,9 @@ def _gtmp_end(kernel: offload.KernelOp) -> int:
     return end
 
 
-def _fuse(kernel: offload.KernelOp, serial: offload.SerialTask, loop: offload.RangeForTask) -> bool:
+def _fuse(
+    kernel: offload.KernelOp, serial: offload.SerialTask, loop: offload.RangeForTask
+) -> bool:
     """Fuse `serial` into `loop` (the task right after it) when the module docstring's
     conditions hold; returns whether it did."""
     if loop.serial_form is not None or not loop.epilogue.blocks or _known_empty(loop):
@@ -291,8 +310,9 @@ def _fuse(kernel: offload.KernelOp, serial: offload.SerialTask, loop: offload.Ra
     bounds = _bound_offsets(kernel)
     kept: list[memref.StoreOp] = []  # bound stores: stay in a serial task
     for op in serial.body.block.ops:
-        if isinstance(op, memref.StoreOp) and isinstance(op.memref.owner, offload.GlobalTmpOp):
-            if op.memref.owner.offset.value.data in bounds:
+        tmp = op.memref.owner if isinstance(op, memref.StoreOp) else None
+        if isinstance(tmp, offload.GlobalTmpOp):
+            if tmp.offset.value.data in bounds:
                 if _from_arguments(op.value) is None:
                     return False
                 kept.append(op)
@@ -365,7 +385,8 @@ def _rewrite(
             combine.operands = [acc.result, combine.value]
         else:  # a min or max: an unsigned max of keys
             encode = _xor_mask(combine.value, mask)
-            keyed = taichi.AtomicMaxOp(acc, encode[-1].results[0] if encode else combine.value)
+            key = encode[-1].results[0] if encode else combine.value
+            keyed = taichi.AtomicMaxOp(acc, key)
             keyed.unsigned = UnitAttr()
             Rewriter.insert_op([acc, *encode, keyed], InsertPoint.before(combine))
             combine.detach()
@@ -394,10 +415,10 @@ def _rewrite(
 class FuseSerialReductionPass(ModulePass):
     """
     A serial task right before a range_for whose epilogue combines (adds; integer min
-    and max) into a place the serial task stores runs in that range_for's last workgroup (`offload.last_group`), when
-    that provably computes the same results (see the module docstring). Vulkan only:
-    convert-offload-to-spirv lowers `offload.last_group`; the CPU pipeline does not run
-    this pass.
+    and max) into a place the serial task stores runs in that range_for's last
+    workgroup (`offload.last_group`), when that provably computes the same results
+    (see the module docstring). Vulkan only: convert-offload-to-spirv lowers
+    `offload.last_group`; the CPU pipeline does not run this pass.
     """
 
     name = "ti-fuse-serial-reduction"

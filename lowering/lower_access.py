@@ -790,7 +790,9 @@ class LowerAccessPass(ModulePass):
                 continue
             for task in kernel.tasks:
                 epilogue = getattr(task, "epilogue", None)
-                last = epilogue.block.last_op if epilogue is not None and epilogue.blocks else None
+                if epilogue is None or not epilogue.blocks:
+                    continue
+                last = epilogue.block.last_op
                 if isinstance(last, offload.LastGroupOp):
                     raise PassFailedAt(
                         last,

@@ -3,10 +3,11 @@ A serial task fused into the reduction after it (ti-fuse-serial-reduction; on Vu
 body runs in the last workgroup, lowering/spirv_reduce.py): sums into places the serial
 task initialises come out exact, launch after launch (the hidden accumulator and counter
 are reset), for every length (one element, fewer than a workgroup, not a multiple of the
-group size, none), for several targets and types, integer minima and maxima included; kernels the pass
-must not fuse (the serial task reads what the loop writes, stores what the loop reads,
-prints; a float min) give the same answers as before, unfused. Through ti.graph and an AOT module too.
-Every test runs on the CPU (where nothing is fused) and on Vulkan.
+group size, none), for several targets and types, integer minima and maxima included;
+kernels the pass must not fuse (the serial task reads what the loop writes, stores what
+the loop reads, prints; a float min) give the same answers as before, unfused. Through
+ti.graph and an AOT module too. Every test runs on the CPU (where nothing is fused) and
+on Vulkan.
 """
 
 from pathlib import Path
@@ -18,6 +19,10 @@ import taichi_xdsl as ti
 pytestmark = pytest.mark.usefixtures("program")
 
 SIZES = (0, 1, 5, 255, 256, 257, 1000, 100_003)
+_NUMPY = {
+    "i32": "int32", "i64": "int64", "u32": "uint32", "u64": "uint64", "f32": "float32",
+    "f64": "float64",
+}  # fmt: skip
 
 
 def _fused_tasks(kernel) -> list[bool] | None:
@@ -97,7 +102,7 @@ def test_several_targets_and_types(program, dtype: str):
             count[None] += 1
 
     for n in (1, 300, 4099):
-        x = (np.arange(n) % 9 - 4).astype(np.dtype({"i32": "int32", "i64": "int64", "f32": "float32", "f64": "float64"}[dtype]))
+        x = (np.arange(n) % 9 - 4).astype(_NUMPY[dtype])
         for _ in range(2):
             k(x)
             s = x.astype(np.float64).sum()
@@ -114,7 +119,7 @@ def test_integer_min_and_max_every_range(program, dtype: str):
     key): the type's extremes, negative values, the initial value winning or losing,
     no element at all."""
     t = getattr(ti, dtype)
-    dt = np.dtype({"i32": np.int32, "i64": np.int64, "u32": np.uint32, "u64": np.uint64}[dtype])
+    dt = np.dtype(_NUMPY[dtype])
     info = np.iinfo(dt)
     lo = ti.field(t, shape=())
     hi = ti.field(t, shape=())
