@@ -538,10 +538,14 @@ class TaskAttributes:
         end: Bound | None = None,
         block_dim: int | None = None,
         spirv: str | None = None,
+        last_group: bool = False,
         serial_form: str | None = None,
     ):
         self.name, self.task_type = name, task_type
         self.begin, self.end, self.block_dim, self.spirv = begin, end, block_dim, spirv
+        self.last_group = last_group
+        """A range_for whose last workgroup runs a fused serial task: it must be
+        dispatched with at least one workgroup (ti-fuse-serial-reduction)."""
         self.serial_form = serial_form
 
     @classmethod
@@ -562,6 +566,7 @@ class TaskAttributes:
             end,
             _block_dim(r),
             r.get("spirv", str, None),
+            r.get("last_group", bool, False),
             r.get("serial_form", str, None),
         )
 
@@ -578,6 +583,8 @@ class TaskAttributes:
             }
         if self.spirv is not None:
             out["spirv"] = self.spirv
+        if self.last_group:
+            out["last_group"] = True
         if self.serial_form is not None:
             out["serial_form"] = self.serial_form
         return out

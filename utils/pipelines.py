@@ -41,8 +41,12 @@ _TO_OFFLOAD_TAIL = (
     "cse",
 )
 
-TO_OFFLOAD: tuple[str, ...] = _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TAIL
-"""taichi -> offload for a GPU: flat parallel loops (one invocation per element)."""
+TO_OFFLOAD: tuple[str, ...] = (
+    _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TAIL + ("ti-fuse-serial-reduction",)
+)
+"""taichi -> offload for a GPU: flat parallel loops (one invocation per element); a
+serial task that initialises what a reduction adds into runs in the reduction's last
+workgroup (one dispatch fewer)."""
 
 TO_OFFLOAD_CPU: tuple[str, ...] = (
     _TO_OFFLOAD_HEAD
@@ -89,6 +93,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-make-thread-local",
         "ti-add-serial-forms",
         "ti-fold-sqrt-compare",
+        "ti-fuse-serial-reduction",
         "ti-unroll-loops",
         "ti-spirv-hoist",
     }
