@@ -119,6 +119,7 @@ from taichi_xdsl.lowering.spirv_common import (
 )
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
+from taichi_xdsl.lowering.spirv_read_only import mark_read_only_buffers
 from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
 from taichi_xdsl.lowering.spirv_simt import SimtLowering
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
@@ -472,6 +473,7 @@ def _task_module(
         ]
     )
     _convert_accesses(state, func)
+    mark_read_only_buffers(module)
     prints.extend(state.prints)
     asserts.extend(state.asserts)
     if state.asserts:
