@@ -32,17 +32,19 @@ _TO_OFFLOAD_HEAD = (
     "cse",
     "ti-demote-dense-struct-for",
 )
-_TO_OFFLOAD_TAIL = (
+_TO_OFFLOAD_TASKS = (
     "ti-offload",
     "ti-demote-atomics",
     "ti-make-thread-local",
     "ti-fold-sqrt-compare",
-    "canonicalize",
-    "cse",
 )
+_TO_OFFLOAD_TAIL = _TO_OFFLOAD_TASKS + ("canonicalize", "cse")
 
-TO_OFFLOAD: tuple[str, ...] = _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TAIL
-"""taichi -> offload for a GPU: flat parallel loops (one invocation per element)."""
+TO_OFFLOAD: tuple[str, ...] = (
+    _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TASKS + ("ti-align-rows", "canonicalize", "cse")
+)
+"""taichi -> offload for a GPU: flat parallel loops (one invocation per element), nd
+ones over rows padded to a power of two (ti-align-rows)."""
 
 TO_OFFLOAD_CPU: tuple[str, ...] = (
     _TO_OFFLOAD_HEAD
@@ -89,6 +91,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-make-thread-local",
         "ti-add-serial-forms",
         "ti-fold-sqrt-compare",
+        "ti-align-rows",
         "ti-unroll-loops",
         "ti-spirv-hoist",
     }
