@@ -96,6 +96,10 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
+UNROLL_LAYOUT = "stride"
+"""Where the unrolled copies of an invocation lie (convert-offload-to-spirv's
+`unroll-layout`): "stride", a grid stride apart; "block", LocalSize apart in its
+workgroup's own run of UNROLL blocks (docs/gpu-speed/stencil.md)."""
 SERIAL_UNROLL = 48
 SERIAL_UNROLL_OPS = 1536
 """Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
@@ -271,6 +275,7 @@ def vulkan_pipeline(
     is bound as segments of that size (0: one buffer, as an AOT module's)."""
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+        f" unroll-layout={UNROLL_LAYOUT}"
         f" spread-groups={SPREAD_GROUPS}"
     )
     if debug:
