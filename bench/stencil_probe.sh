@@ -1,0 +1,18 @@
+#!/bin/bash
+# docs/gpu-speed/stencil.md: main's package and this branch's, alternating, on the GPU host
+# (run from /work/main's copy after bench/gpu_host.sh; .hs8/s8-stencil holds this branch).
+# usage: bash stencil_probe.sh ROUND   (1: variants; 2: the chosen defaults)
+H=.hs8/s8-stencil; P=$H/bench/stencil_probe.py
+mkdir -p /tmp/hs && ln -sfn $PWD/$H /tmp/hs/taichi_xdsl
+run() { local v=$1; shift; if [ $v = main ]; then pp=/tmp/pkg; else pp=/tmp/hs; fi
+        V=$v PYTHONPATH=$pp:/tmp/site timeout 60 python3 $P "$@" 2>&1 | tail -1; }
+if [ "$1" = 1 ]; then
+  for c in stencil ndstencil saxpy copy; do run main $c; run mine $c; done
+  for o in align=0 ro_root=1 "align=0 unroll=2" "align=0 layout=block" "align=0 unroll=2 layout=block" \
+           "ro_root=1 align=0 unroll=2" unroll=1; do run mine stencil $o; done
+  run mine ndstencil "align=0"; run mine ndstencil layout=block; run mine ndstencil "align=0 layout=block"
+  for c in saxpy copy; do run mine $c layout=block; run mine $c unroll=2 layout=block; run mine $c unroll=8 layout=block; done
+  run main stencil; run mine stencil; run main copy; run mine copy
+else
+  for r in 1 2; do for c in stencil ndstencil saxpy copy; do run main $c; run mine $c; done; done
+fi
