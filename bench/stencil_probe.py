@@ -2,7 +2,7 @@
 docs/gpu-speed/stencil.md. Runs on main's package too (knobs it lacks do nothing).
 
 usage: python3 bench/stencil_probe.py CASE [unroll=N] [layout=stride|block] [align=0]
-           [ro_root=1] [calls=N]
+           [usel=0|1] [ro_root=1] [calls=N]
 CASE: stencil (fields, ndrange((1, N-1), (1, N-1))), ndstencil (the same on ndarrays),
       saxpy, copy (2^24-element ndarrays, as bench/cases)."""
 
@@ -22,6 +22,8 @@ if "unroll" in opts:
     vb.UNROLL = int(opts["unroll"])
 if "layout" in opts:
     vb.UNROLL_LAYOUT = opts["layout"]
+if "usel" in opts:
+    vb.UNROLL_SELECTIONS = opts["usel"] == "1"
 passes = {"drop": ["ti-align-rows"]} if opts.get("align") == "0" else None
 
 if opts.get("ro_root") == "1":

@@ -9,26 +9,33 @@ so the same (i, j) run and compute the same values.
 A range_for task of constant bounds [0, R * E) whose index is used only as
 `remsi(t, E)` and `divsi(t, E)` (what the frontend writes for an ndrange and
 ti-demote-dense-struct-for for a struct-for) is rewritten when P - E <= E / `pad-ratio`
-(P = E: no guard, only the shift and mask):
+(P = E: no guard, only the shift and mask). Where the column index is only added to a
+constant begin b (j = t % E + b) and the padding leaves room, columns [f, f + E) run
+with f = b % `align`, so that the first j of a row, b, falls at a column that is a
+multiple of `align` (32: a warp's f32 loads start on a 128-byte line):
 
-    %hi = arith.constant 4186116 : i32          // 2046 * 2046
+    %hi = arith.constant 4186116 : i32          // ndrange((1, 2047), (1, 2047))
     offload.range_for %t = %c0 to %hi : i32 {
       %c2046 = arith.constant 2046 : i32
-      %j0 = arith.remsi %t, %c2046 : i32
-      %i0 = arith.divsi %t, %c2046 : i32
+      %r = arith.remsi %t, %c2046 : i32
+      %j = arith.addi %r, %c1 : i32
+      %q = arith.divsi %t, %c2046 : i32
       <body>
     }
     ~>
     %hi2 = arith.constant 4190208 : i32         // 2046 * 2048
     offload.range_for %t = %c0 to %hi2 : i32 {
       %mask = arith.constant 2047 : i32
-      %j0 = arith.andi %t, %mask : i32
+      %col = arith.andi %t, %mask : i32
       %shift = arith.constant 11 : i32
-      %i0 = arith.shrui %t, %shift : i32
+      %q = arith.shrui %t, %shift : i32
+      %front = arith.constant 1 : i32
+      %r = arith.subi %col, %front : i32        // column 1 is j = 1
       %extent = arith.constant 2046 : i32
-      %in = arith.cmpi slt, %j0, %extent : i32
+      %in = arith.cmpi ult, %r, %extent : i32   // 1 <= col < 2047
       taichi.if %in {
         %c2046 = arith.constant 2046 : i32
+        %j = arith.addi %r, %c1 : i32
         <body>
         taichi.yield
       }
@@ -81,11 +88,27 @@ def _row_extent(index: SSAValue) -> int | None:
     return extent
 
 
+def _column_begin(index: SSAValue) -> int:
+    """b when every remsi of `index` is only added to the constant b (ndrange((.., ..),
+    (b, e)): j = t % E + b), else 0."""
+    begins: set[int] = set()
+    for use in index.uses:
+        if not isinstance(use.operation, arith.RemSIOp):
+            continue
+        for add in use.operation.results[0].uses:
+            op = add.operation
+            if not isinstance(op, arith.AddiOp):
+                return 0
+            begins.add(_constant(op.operands[1 - add.index]) or 0)
+    return begins.pop() if len(begins) == 1 else 0
+
+
 @dataclass
 class PadRows(RewritePattern):
     """A range_for over [0, R * E) split by E: iterate rows of P >= E columns."""
 
     pad_ratio: int
+    align: int
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, task: offload.RangeForTask, rewriter: PatternRewriter):
@@ -102,18 +125,29 @@ class PadRows(RewritePattern):
         rows = total // extent
         if (padded - extent) * self.pad_ratio > extent or rows * padded > _I32_MAX:
             return
+        # Columns [front, front + E) run, so that the first j = begin is at a multiple
+        # of `align` (a warp's loads start on a line) where the padding leaves room.
+        front = _column_begin(index) % self.align
+        if front + extent > padded:
+            front = 0
         body = task.body.block
         mask = arith.ConstantOp.from_int_and_width(padded - 1, i32)
         column = arith.AndIOp(index, mask)
         shift = arith.ConstantOp.from_int_and_width(padded.bit_length() - 1, i32)
         row = arith.ShRUIOp(index, shift)
         split: list[Operation] = [mask, column, shift, row]
+        remainder: SSAValue = column.result
+        if front:
+            skip = arith.ConstantOp.from_int_and_width(front, i32)
+            moved = arith.SubiOp(column, skip)
+            split += [skip, moved]
+            remainder = moved.result
         for use in list(index.uses):
             if use.operation in split:
                 continue
             op = use.operation
-            new = column if isinstance(op, arith.RemSIOp) else row
-            op.results[0].replace_all_uses_with(new.result)
+            new = remainder if isinstance(op, arith.RemSIOp) else row.result
+            op.results[0].replace_all_uses_with(new)
             rewriter.erase(op)
         if padded != extent:
             inner = Block()
@@ -122,7 +156,7 @@ class PadRows(RewritePattern):
                 inner.add_op(op)
             inner.add_op(taichi.YieldOp())
             bound = arith.ConstantOp.from_int_and_width(extent, i32)
-            inside = arith.CmpiOp(column, bound, "slt")
+            inside = arith.CmpiOp(remainder, bound, "ult")  # front <= column < front + E
             guard = taichi.IfOp(inside, Region(inner))
             split += [bound, inside, guard]
         for op in split:
@@ -141,12 +175,17 @@ class PadRows(RewritePattern):
 class AlignRowsPass(ModulePass):
     """
     Flattened nd range_for tasks iterate rows padded to a power of two (at most
-    1/`pad-ratio` more invocations), split by shift and mask (see the module docstring).
+    1/`pad-ratio` more invocations), split by shift and mask, the first column where
+    j = begin is a multiple of `align` when the padding leaves room (see the module
+    docstring).
     """
 
     name = "ti-align-rows"
 
     pad_ratio: int = 16
+    align: int = 32
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(PadRows(self.pad_ratio), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(
+            PadRows(self.pad_ratio, self.align), apply_recursively=False
+        ).rewrite_module(op)

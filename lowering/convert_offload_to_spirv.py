@@ -405,6 +405,7 @@ def _task_module(
     root_segment_bytes: int = 0,
     check_loop_exits: bool = False,
     unroll_layout: str = "stride",
+    unroll_selections: bool = False,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -453,7 +454,7 @@ def _task_module(
             _inline(task.prologue, entry)
         _inline(task.body, body)
         start = begin.results[0]
-        mode = _unroll_mode(state, body) if unroll > 1 else None
+        mode = _unroll_mode(state, body, unroll_selections) if unroll > 1 else None
         tail_stride = stride.results[0]
         if mode is not None and isinstance(task, offload.RangeForTask):
             spacing = stride.results[0]
@@ -540,21 +541,26 @@ _UNROLL_MAX_OPS = 64
 _NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp, *taichi.SIMT_OPS)
 
 
-def _unroll_mode(state: TaskState, body: Block) -> str | None:
+def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str | None:
     """
     How iterations of this range_for body may run several at a time: None (not at all:
     control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
-    "sequential" (one after another: they share a thread-local slot), else "lockstep"
-    (interleaved op by op).
+    "sequential" (one after another: they share a thread-local slot, or, with
+    `selections`, the body has if/else without loops: ti-align-rows' guard), else
+    "lockstep" (interleaved op by op).
     """
     if state.debug:
         return None
     count = 0
     mode = "lockstep"
-    for op in body.ops:
+    for op in body.walk():
         count += 1
-        if op.regions or isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
+        if isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
             return None
+        if op.regions:
+            if not (selections and isinstance(op, spirv.SelectionOp)):
+                return None
+            mode = "sequential"
         if isinstance(op, offload.ThreadLocalOp):
             mode = "sequential"
     return mode if count else None
@@ -778,6 +784,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     check_loop_exits: bool = False
     max_shared_bytes: int = 0
     unroll_layout: str = "stride"
+    unroll_selections: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -813,6 +820,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.root_segment_bytes,
                     self.check_loop_exits,
                     self.unroll_layout,
+                    self.unroll_selections,
                 )
                 if self.max_shared_bytes:
                     _check_shared_bytes(kernel, anchor, module, self.max_shared_bytes)

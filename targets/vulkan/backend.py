@@ -100,6 +100,9 @@ UNROLL_LAYOUT = "stride"
 """Where the unrolled copies of an invocation lie (convert-offload-to-spirv's
 `unroll-layout`): "stride", a grid stride apart; "block", LocalSize apart in its
 workgroup's own run of UNROLL blocks (docs/gpu-speed/stencil.md)."""
+UNROLL_SELECTIONS = False
+"""Whether a body with if/else but no loop (ti-align-rows' guard) is unrolled too, its
+copies one after another (convert-offload-to-spirv's `unroll-selections`)."""
 SERIAL_UNROLL = 48
 SERIAL_UNROLL_OPS = 1536
 """Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
@@ -276,6 +279,7 @@ def vulkan_pipeline(
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
         f" unroll-layout={UNROLL_LAYOUT}"
+        f" unroll-selections={str(UNROLL_SELECTIONS).lower()}"
         f" spread-groups={SPREAD_GROUPS}"
     )
     if debug:
