@@ -4,7 +4,7 @@ docs/gpu-speed/stencil.md. Runs on main's package too (knobs it lacks do nothing
 usage: python3 bench/stencil_probe.py CASE [unroll=N] [layout=stride|block] [align=0]
            [usel=0|1] [ro_root=1] [calls=N]
 CASE: stencil (fields, ndrange((1, N-1), (1, N-1))), ndstencil (the same on ndarrays),
-      saxpy, copy (2^24-element ndarrays, as bench/cases)."""
+      saxpy, copy (2^24-element ndarrays, as bench/cases), reduce (a sum of 2^24)."""
 
 import os
 import statistics
@@ -123,6 +123,19 @@ elif case == "ndstencil":
 
     args = (u, v)
     out = v
+elif case == "reduce":  # a thread-local sum: the unrolled copies follow one another
+    M = 1 << 24
+    x = ti.ndarray(ti.f32, shape=M)
+    x.from_numpy((np.arange(M) % 7).astype(np.float32) * 0.125)
+    total = ti.field(ti.f32, shape=())
+
+    @ti.kernel
+    def k(x: ti.types.ndarray(dtype=ti.f32, ndim=1)):
+        for i in range(x.shape[0]):
+            total[None] += x[i]
+
+    args = (x,)
+    out = None
 else:
     M = 1 << 24
     x = ti.ndarray(ti.f32, shape=M)
@@ -158,6 +171,9 @@ if out is not None:  # one launch against NumPy (exact: halves and a quarter)
     ok = "ok" if np.array_equal(out.to_numpy()[1:-1, 1:-1], ref) else "WRONG"
 elif case == "copy":
     ok = "ok" if np.array_equal(y.to_numpy(), x.to_numpy()) else "WRONG"
+elif case == "reduce":  # a float sum in any order: to a rounding
+    want_sum = float(((np.arange(M) % 7) * 0.125).sum())
+    ok = "ok" if abs(total[None] - want_sum) <= 1e-4 * want_sum else "WRONG"
 for _ in range(5):
     k(*args)
 ti.sync()

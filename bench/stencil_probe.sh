@@ -23,5 +23,10 @@ elif [ "$1" = 2 ]; then
   PYTHONPATH=/tmp/pkg:/tmp/site timeout 100 python3 -m bench --archs vulkan --frameworks xdsl,triton \
     --cases stencil,saxpy,copy --rounds 1 --samples 5 --no-warm --import-rounds 0 --triton-python python3 2>&1 | tail -12
 else
-  for r in 1 2; do for c in stencil ndstencil saxpy copy; do run main $c; run mine $c; done; done
+  for c in stencil ndstencil saxpy copy reduce; do run main $c; run mine $c; done
+  for c in stencil saxpy copy reduce; do run mine $c unroll=8; done; run main stencil; run mine stencil
+  for v in main mine; do if [ $v = main ]; then pp=/tmp/pkg; d=$PWD; else pp=/tmp/hs; d=/tmp/hs/taichi_xdsl; fi
+    echo "== bench $v"; (cd $d && PYTHONPATH=$pp:/tmp/site timeout 90 python3 -m bench --archs vulkan \
+      --frameworks xdsl,triton --cases stencil,saxpy,copy,reduce,mpm88 --rounds 1 --samples 5 --no-warm \
+      --import-rounds 0 --triton-python python3 2>&1 | tail -9); done
 fi
