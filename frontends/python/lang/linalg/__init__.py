@@ -5,6 +5,7 @@
   ti.funcs inlined into the kernels that call them (every arch, f32 and f64);
 - sparse_matrix.py: `SparseMatrix`, `SparseMatrixBuilder` (filled inside kernels);
 - solvers.py: `SparseSolver` (LLT, LDLT, LU through SciPy's SuperLU), `SparseCG`;
+- cholmod.py: f64 LLT on CHOLMOD's supernodal Cholesky, where cvxopt is installed;
 - matrixfree.py: `LinearOperator`, `MatrixFreeCG`, `MatrixFreeBICGSTAB` in our kernels.
 """
 
