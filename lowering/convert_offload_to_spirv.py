@@ -66,7 +66,8 @@ where they share a thread-local slot: a reduction); the plain loop does the rest
 
 With `unroll-layout=block` the N copies of an invocation are LocalSize apart instead of a
 grid stride: workgroup w takes N consecutive blocks of LocalSize elements (Triton's
-layout), from lo + w * LocalSize * N, and the plain loop finishes its last block:
+layout), from lo + w * LocalSize * N, and the plain loop finishes its last block (a
+launch shorter than N * stride keeps the stride layout, chosen on the device):
 
     i = lo + w * L * N + lid                     // L = LocalSize, N = 2
     for (; i < hi - L; i += 2 * stride) { v0 = x[i]; v1 = x[i + L]; ... }
@@ -459,7 +460,9 @@ def _task_module(
         if mode is not None and isinstance(task, offload.RangeForTask):
             spacing = stride.results[0]
             if unroll_layout == "block":  # a workgroup's copies side by side
-                start, spacing = _block_start(state, entry, start, gx, local, unroll)
+                start, spacing = _block_start(
+                    state, entry, start, gx, local, stride, lo, hi, unroll
+                )
                 tail_stride = spacing
             start = _unrolled_grid_stride(
                 entry, task.index, start, hi, stride.results[0], body, unroll, mode,
@@ -572,6 +575,9 @@ def _block_start(
     begin: SSAValue,
     gx: SSAValue,
     local: spirv.ConstantOp,
+    stride: spirv.IMulOp,
+    lo: SSAValue,
+    hi: SSAValue,
     factor: int,
 ) -> tuple[SSAValue, SSAValue]:
     """
@@ -579,6 +585,13 @@ def _block_start(
     blocks of LocalSize consecutive elements from w * LocalSize * factor, an invocation
     the one at its local id in each. Returns its first index, begin + w * LocalSize *
     (factor - 1) (begin = lo + gid), and the distance between its copies (LocalSize).
+    A launch shorter than one such run for every group (hi - lo < factor * stride) keeps
+    the stride layout (begin, stride): in the block layout its last groups would have
+    nothing to do, where spread-groups chose their number to spread it over the GPU.
+
+        %full = hi - lo >= factor * stride
+        start = %full ? begin + (gid - lid) * (factor - 1) : begin
+        spacing = %full ? LocalSize : stride
     """
     declare_input(state, "local_id", "LocalInvocationId", vector=True)
     ops: list[Operation] = []
@@ -586,9 +599,17 @@ def _block_start(
     base = spirv.ISubOp(gx, lid)  # w * LocalSize
     more = int_const(factor - 1)
     extra = spirv.IMulOp(base, more)
-    start = spirv.IAddOp(begin, extra)
-    entry.add_ops([*ops, base, more, extra, start])
-    return start.results[0], local.results[0]
+    block_start = spirv.IAddOp(begin, extra)
+    length = spirv.ISubOp(hi, lo)
+    width = int_const(factor)
+    run = spirv.IMulOp(stride, width)
+    full = spirv.SGreaterThanEqualOp(length, run)
+    start = spirv.SelectOp(full, block_start, begin)
+    spacing = spirv.SelectOp(full, local, stride)
+    entry.add_ops(
+        [*ops, base, more, extra, block_start, length, width, run, full, start, spacing]
+    )
+    return start.results[0], spacing.results[0]
 
 
 def _unrolled_grid_stride(
