@@ -307,6 +307,54 @@ class RangeForTask(TaskOp):
 
 
 @irdl_op_definition
+class LastGroupOp(IRDLOperation):
+    """
+    The end of a range_for's epilogue that runs once a launch: in one invocation of the
+    workgroup that finishes last, after every workgroup's epilogue before it (its
+    combines) has landed. `counter` is the i32 global temporary that counts finished
+    workgroups (0 between launches; the workgroup that finishes last resets it).
+    ti-fuse-serial-reduction puts a serial task here, so that the launch needs one
+    dispatch fewer (Vulkan only: convert-offload-to-spirv lowers it).
+
+    Example:
+        offload.range_for %i = %lo to %hi : i32 {
+          ...
+        } epilogue {
+          %n = offload.global_tmp 8 : memref<i32>
+          offload.last_group %n : memref<i32> {
+            ...
+          }
+        }
+    """
+
+    name = "offload.last_group"
+    counter = operand_def(MemRefType)
+    body = region_def("single_block")
+    traits = traits_def(HasParent(RangeForTask), NoTerminator(), RecursiveMemoryEffect())
+    assembly_format = "$counter `:` type($counter) $body attr-dict"
+
+    def __init__(self, counter: SSAValue | Operation, body: Region | Block):
+        if isinstance(body, Block):
+            body = Region(body)
+        super().__init__(operands=[counter], regions=[body])
+
+    def verify_(self) -> None:
+        parent = self.parent_op()
+        if isinstance(parent, RangeForTask) and self.parent_region() is not parent.epilogue:
+            raise VerifyException(f"'{self.name}' must be in a range_for's epilogue")
+        counter_type = self.counter.type
+        assert isa(counter_type, MemRefType)
+        if counter_type.get_num_dims() != 0 or counter_type.element_type != i32:
+            raise VerifyException(
+                f"'{self.name}' counter must be a memref<i32>, got {counter_type}"
+            )
+        if self.body.block.args:
+            raise VerifyException(f"'{self.name}' body takes no arguments")
+        if self.next_op is not None:
+            raise VerifyException(f"'{self.name}' must be the last op of the epilogue")
+
+
+@irdl_op_definition
 class StructForTask(TaskOp):
     """
     A parallel task over every element index of a field.
@@ -614,6 +662,7 @@ Offload = Dialect(
         KernelOp,
         SerialTask,
         RangeForTask,
+        LastGroupOp,
         StructForTask,
         ArgOp,
         GlobalTmpOp,

@@ -80,6 +80,9 @@ then spread over G streaming multiprocessors instead of piled onto a few (n-body
 bodies: 128 groups of 32 where there were 32 groups of 128 on a 132-SM GPU); a long one
 keeps 128, and so does a task with ti.simt ops (its thread_idx, shared arrays and
 barriers may assume the default). The backend dispatches ceil(n / LocalSize) groups.
+With `combine-block-dim=N` (the Vulkan backend gives 256), a range_for that combines in
+the workgroup (lowering/spirv_reduce.py) starts from N instead of 128: fewer, larger
+groups, so fewer atomics on the one place.
 
     offload.range_for %i = %c0 to %c4096 : i32 { ... }
       ~> spirv.ExecutionMode @k__task0 "LocalSize", 32, 1, 1
@@ -129,7 +132,11 @@ from taichi_xdsl.lowering.spirv_common import (
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
 from taichi_xdsl.lowering.spirv_read_only import mark_read_only_buffers
-from taichi_xdsl.lowering.spirv_reduce import combine_per_workgroup
+from taichi_xdsl.lowering.spirv_reduce import (
+    combine_per_workgroup,
+    combines_per_workgroup,
+    lower_last_group,
+)
 from taichi_xdsl.lowering.spirv_simt import SimtLowering, declare_input
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
@@ -407,6 +414,7 @@ def _task_module(
     check_loop_exits: bool = False,
     unroll_layout: str = "stride",
     unroll_selections: bool = False,
+    combine_block_dim: int = 0,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -431,7 +439,8 @@ def _task_module(
         _inline(task.body, entry)
     else:
         assert isinstance(task, offload.RangeForTask | offload.StructForTask)
-        local_size = _local_size(task, spread_groups)
+        combines = _combines_in_workgroup(task, caps)
+        local_size = _local_size(task, spread_groups, combine_block_dim if combines else 0)
         nx = _builtin_x(module, "nwg", ops)
         local = int_const(local_size)
         stride = spirv.IMulOp(nx, local)
@@ -483,6 +492,7 @@ def _task_module(
         if isinstance(task, offload.RangeForTask):
             if _has_subgroup_arithmetic(caps):
                 combine_per_workgroup(state, task.epilogue, local_size)
+            lower_last_group(state, task.epilogue)
             _inline(task.epilogue, entry)
     entry.add_op(spirv.ReturnOp())
     module.body.block.add_ops(
@@ -513,17 +523,28 @@ _SIMT_TYPES = frozenset(taichi.SIMT_OPS)
 isinstance against each of these ABCs."""
 
 
-def _local_size(task: offload.TaskOp, spread_groups: int) -> int:
+def _combines_in_workgroup(task: offload.TaskOp, caps: dict[str, int]) -> bool:
+    """A range_for whose epilogue combine_per_workgroup rewrites."""
+    return (
+        isinstance(task, offload.RangeForTask)
+        and _has_subgroup_arithmetic(caps)
+        and bool(task.epilogue.blocks)
+        and any(combines_per_workgroup(op) for op in task.epilogue.block.ops)
+    )
+
+
+def _local_size(task: offload.TaskOp, spread_groups: int, default: int = 0) -> int:
     """
     The workgroup size of a parallel task: its block_dim (ti.loop_config), else
-    DEFAULT_BLOCK_DIM, halved (down to MIN_SPREAD_BLOCK) while a launch of constant
-    length would have fewer than `spread_groups` groups (see the module docstring);
-    never for a task with ti.simt ops, whose results may depend on the block size.
+    `default` (0: DEFAULT_BLOCK_DIM), halved (down to MIN_SPREAD_BLOCK) while a launch
+    of constant length would have fewer than `spread_groups` groups (see the module
+    docstring); never for a task with ti.simt ops, whose results may depend on the
+    block size.
     """
     block_dim = getattr(task, "block_dim", None)
     if block_dim is not None and block_dim.value.data:
         return block_dim.value.data
-    local = spirv_abi.DEFAULT_BLOCK_DIM
+    local = default or spirv_abi.DEFAULT_BLOCK_DIM
     if not spread_groups or any(type(op) in _SIMT_TYPES for op in task.walk()):
         return local  # ti.simt code may depend on the block size (thread_idx, shared arrays)
     if isinstance(task, offload.StructForTask):
@@ -791,6 +812,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     With `max-shared-bytes` N > 0 (the device's maxComputeSharedMemorySize), a task
     whose Workgroup variables (ti.simt.block.SharedArray, a reduction's partials) take
     more than N bytes is rejected at its first SharedArray.
+    With `combine-block-dim` N > 0, a range_for without a block_dim whose epilogue
+    combines in the workgroup (subgroup caps) gets N invocations a group instead of
+    DEFAULT_BLOCK_DIM (fewer, for spread-groups, when its length is constant).
     """
 
     name = "convert-offload-to-spirv"
@@ -806,6 +830,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     max_shared_bytes: int = 0
     unroll_layout: str = "stride"
     unroll_selections: bool = False
+    combine_block_dim: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -842,6 +867,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.check_loop_exits,
                     self.unroll_layout,
                     self.unroll_selections,
+                    self.combine_block_dim,
                 )
                 if self.max_shared_bytes:
                     _check_shared_bytes(kernel, anchor, module, self.max_shared_bytes)

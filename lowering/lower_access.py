@@ -785,6 +785,21 @@ class LowerAccessPass(ModulePass):
     """Check indices and asserts, writing the error record (utils/abi.py)."""
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in op.body.block.ops:
+            if not isinstance(kernel, offload.KernelOp):
+                continue
+            for task in kernel.tasks:
+                epilogue = getattr(task, "epilogue", None)
+                if epilogue is None or not epilogue.blocks:
+                    continue
+                last = epilogue.block.last_op
+                if isinstance(last, offload.LastGroupOp):
+                    raise PassFailedAt(
+                        last,
+                        "ti-lower-access: 'offload.last_group' (ti-fuse-serial-reduction) "
+                        "has no CPU lowering; the CPU pipeline (ti-to-offload-cpu) does "
+                        "not fuse",
+                    )
         lowering = _Lowering(self.debug)
         patterns: list[RewritePattern] = [
             ElementPtrLowering(lowering),

@@ -30,6 +30,22 @@ workgroup barrier is allowed. Integer sums, min and max are exact; float sums ar
 reordered, as in every parallel reduction. The Workgroup array has one slot an
 invocation (a subgroup has at least one), since the subgroup size is the driver's.
 
+The `offload.last_group` that ends an epilogue (ti-fuse-serial-reduction) runs in one
+invocation of the workgroup that finishes last (the classic "last block" reduction):
+
+    spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>   (this group's combines)
+    spirv.ControlBarrier <Workgroup>, <Workgroup>, <AcquireRelease|WorkgroupMemory>
+    if LocalInvocationIndex == 0 {
+      %done = taichi.atomic_add %counter, 1            (the groups finished before this one)
+      spirv.MemoryBarrier <Device>, <AcquireRelease|UniformMemory>
+      if %done == NumWorkgroups.x - 1 { <the last_group body>; memref.store 0, %counter }
+    }
+
+Every invocation's combines come before its device-scope release barrier, the barrier of
+the workgroup before the counter's atomic increment, and the last group's acquire barrier
+after it, so the last group sees every group's combines (the accumulators are read with
+atomics). The counter is back to 0 for the next launch.
+
 Compared with one atomic a subgroup, a 128-invocation workgroup of 32-wide subgroups
 makes 4x fewer atomics on the one address, which serialize at the L2; the Vulkan
 backend gives such a task enough workgroups to fill the device once (COMBINE_GROUPS).
@@ -37,11 +53,12 @@ backend gives such a task enough workgroups to fill the device once (COMBINE_GRO
 
 from __future__ import annotations
 
-from taichi_xdsl.dialects import spirv, taichi
+from taichi_xdsl.dialects import offload, spirv, taichi
 from taichi_xdsl.lowering.spirv_atomics import combine_op
 from taichi_xdsl.lowering.spirv_common import TaskState, if_then, int_const, stride_loop
 from taichi_xdsl.lowering.spirv_simt import declare_input, subgroup_reduce
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, VectorType, i32
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint, Rewriter
 
@@ -153,3 +170,49 @@ def _rewrite(state: TaskState, op: taichi.AtomicOp, local_size: int) -> None:
     point = InsertPoint.after(before) if before else InsertPoint.at_start(block)
     Rewriter.insert_op(ops, point)
     state.capabilities.update(("GroupNonUniform", "GroupNonUniformArithmetic"))
+
+
+_DEVICE_SEMANTICS = "AcquireRelease|UniformMemory"
+
+
+def lower_last_group(state: TaskState, epilogue: Region) -> None:
+    """Rewrite the `offload.last_group` that ends `epilogue` (if any) as the module
+    docstring shows: its body runs once a launch, after every workgroup's combines."""
+    if not epilogue.blocks or not isinstance(epilogue.block.last_op, offload.LastGroupOp):
+        return
+    last = epilogue.block.last_op
+    ops: list[Operation] = [
+        spirv.MemoryBarrierOp("Device", _DEVICE_SEMANTICS),
+        spirv.ControlBarrierOp("Workgroup", "Workgroup", _BARRIER_SEMANTICS),
+    ]
+    local = _load_input(state, "local_index", "LocalInvocationIndex", ops)
+    zero = int_const(0)
+    first = spirv.IEqualOp(local, zero)
+    ops += [zero, first]
+    one = int_const(1)
+    done = taichi.AtomicAddOp(last.counter, one)
+    groups_pointer = spirv.PointerType(VectorType(i32, [3]), "Input")
+    groups_address = spirv.AddressOfOp("nwg", groups_pointer)
+    groups_vector = spirv.LoadOp(groups_address)
+    groups = spirv.CompositeExtractOp(groups_vector, [0])
+    before = spirv.ISubOp(groups, one)
+    is_last = spirv.IEqualOp(done, before)
+    body = list(last.body.block.ops)
+    for op in body:
+        op.detach()
+    body.append(memref.StoreOp.get(zero, last.counter, []))
+    inner: list[Operation] = [
+        one,
+        done,
+        spirv.MemoryBarrierOp("Device", _DEVICE_SEMANTICS),
+        groups_address,
+        groups_vector,
+        groups,
+        before,
+        is_last,
+        if_then(is_last.result, body),
+    ]
+    ops.append(if_then(first.result, inner))
+    Rewriter.insert_op(ops, InsertPoint.before(last))
+    last.detach()
+    last.erase()

@@ -536,9 +536,13 @@ class TaskAttributes:
         end: Bound | None = None,
         block_dim: int | None = None,
         spirv: str | None = None,
+        last_group: bool = False,
     ):
         self.name, self.task_type = name, task_type
         self.begin, self.end, self.block_dim, self.spirv = begin, end, block_dim, spirv
+        self.last_group = last_group
+        """A range_for whose last workgroup runs a fused serial task: it must be
+        dispatched with at least one workgroup (ti-fuse-serial-reduction)."""
 
     @classmethod
     def from_json(cls, value: Any, where: str) -> TaskAttributes:
@@ -558,6 +562,7 @@ class TaskAttributes:
             end,
             _block_dim(r),
             r.get("spirv", str, None),
+            r.get("last_group", bool, False),
         )
 
     def to_json(self) -> dict[str, Any]:
@@ -573,6 +578,8 @@ class TaskAttributes:
             }
         if self.spirv is not None:
             out["spirv"] = self.spirv
+        if self.last_group:
+            out["last_group"] = True
         return out
 
 

@@ -41,10 +41,13 @@ _TO_OFFLOAD_TASKS = (
 _TO_OFFLOAD_TAIL = _TO_OFFLOAD_TASKS + ("canonicalize", "cse")
 
 TO_OFFLOAD: tuple[str, ...] = (
-    _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TASKS + ("ti-align-rows", "canonicalize", "cse")
+    _TO_OFFLOAD_HEAD
+    + _TO_OFFLOAD_TASKS
+    + ("ti-align-rows", "canonicalize", "cse", "ti-fuse-serial-reduction")
 )
 """taichi -> offload for a GPU: flat parallel loops (one invocation per element), nd
-ones over rows padded to a power of two (ti-align-rows)."""
+ones over rows padded to a power of two (ti-align-rows); a serial task that initialises
+what a reduction adds into runs in the reduction's last workgroup (one dispatch fewer)."""
 
 TO_OFFLOAD_CPU: tuple[str, ...] = (
     _TO_OFFLOAD_HEAD
@@ -92,6 +95,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-add-serial-forms",
         "ti-fold-sqrt-compare",
         "ti-align-rows",
+        "ti-fuse-serial-reduction",
         "ti-unroll-loops",
         "ti-spirv-hoist",
     }

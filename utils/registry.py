@@ -55,6 +55,9 @@ PASSES: dict[str, str] = {
     "ti-unroll-loops": "taichi_xdsl.lowering.unroll_loops:UnrollLoopsPass",
     "ti-fast-reciprocal": "taichi_xdsl.lowering.fast_reciprocal:FastReciprocalPass",
     "ti-fold-sqrt-compare": "taichi_xdsl.lowering.fold_sqrt_compare:FoldSqrtComparePass",
+    "ti-fuse-serial-reduction": (
+        "taichi_xdsl.lowering.fuse_serial_reduction:FuseSerialReductionPass"
+    ),
     "ti-serial-simt": "taichi_xdsl.lowering.serial_simt:SerialSimtPass",
     "ti-spirv-hoist": "taichi_xdsl.lowering.spirv_hoist:HoistPass",
     "convert-taichi-to-cf": "taichi_xdsl.lowering.convert_taichi_to_cf:ConvertTaichiToCfPass",

@@ -122,6 +122,7 @@ class VulkanAotModule(AotModuleBase):
                         TaskPlan(
                             t.name, t.task_type, t.begin.value, t.end.value,
                             begin_at=t.begin.gtmp_offset, end_at=t.end.gtmp_offset,
+                            last_group=t.last_group,
                         )
                     )
             plan = KernelPlan(

@@ -125,14 +125,25 @@ invocation combines its partial sum with an atomic on one address, so more invoc
 cost more serialized atomics and lose f32 precision (on an H200, a 2^24-element sum over
 131072 groups took 30 ms and was off by 2e-2)."""
 
-COMBINE_GROUPS = 2048
+COMBINE_GROUPS = 1024
 """The most workgroups of a task with an epilogue where the combine is one atomic a
 workgroup (lowering/spirv_reduce.py): atomics on one address serialize at the L2, so
-the groups should be few, but enough to keep every SM busy: 2048 groups of 128 are
-about one wave on a 132-SM GPU (16 resident groups an SM), i.e. 2048 atomics. Measured
-before the workgroup combine, with one atomic a subgroup, on an H100: a 2^24-element sum
-took 46 us over 4096 groups (16384 atomics) and 33.9 us over 1024 (4096 atomics), where
-Triton's one atomic per 4096 elements took 32 us; bench/vulkan_profile.py times it."""
+the groups should be few, but enough to keep every SM busy: 1024 groups of
+COMBINE_BLOCK_DIM (256) are about one wave on a 132-SM GPU (8 resident groups an SM).
+On an H100, the 2^24-element f32 sum of bench/cases/reduce.py (its initialisation fused
+into the last workgroup: each group then also counts itself done, a second atomic on one
+address) took 29.3 us of GPU time over 1024 groups of 256, 30.9 over 2048, 31.2 over
+512, 34.0 over 4096 (bench/results/h100-s8-reduce-variants.txt). Measured before the
+workgroup combine, with one atomic a subgroup: 46 us over 4096 groups of 128 and 33.9
+over 1024, where Triton's one atomic per 4096 elements took 32 us; bench/reduce_probe.py
+and bench/vulkan_profile.py time it."""
+
+COMBINE_BLOCK_DIM = 256
+"""Invocations a workgroup of a range_for that combines in the workgroup (convert-
+offload-to-spirv's `combine-block-dim`): on an H100, the fused 2^24-element f32 sum over
+2048 groups took 30.9 us of GPU time with 256 invocations, 31.9 with 128 or 512
+(bench/results/h100-s8-reduce-fused.txt; unfused, bench/results/h100-s8-vkvar*.txt:
+29.2 with 128, 27.4 with 256 or 512, 28.9 with 1024)."""
 
 
 @dataclass(frozen=True)
@@ -153,6 +164,10 @@ class TaskPlan:
     """A bound read on the device: the byte offset of the global temporary it is read
     from (a task before this one stores it), else None."""
     end_at: int | None = None
+    last_group: bool = False
+    """The epilogue ends with an `offload.last_group` (a serial task fused into this one,
+    ti-fuse-serial-reduction), which only a dispatched workgroup runs: the task gets at
+    least one workgroup, and never a count computed on the device (which may be 0)."""
 
 
 @dataclass(frozen=True)
@@ -224,6 +239,8 @@ def counted_tasks(plan: KernelPlan) -> dict[int, int]:
     for index, task in enumerate(plan.tasks):
         if task.kind != "range_for" or (task.begin is not None and task.end is not None):
             continue
+        if task.last_group:
+            continue  # at least one workgroup: the host's count
         if (task.begin is None and task.begin_at is None) or (
             task.end is None and task.end_at is None
         ):
@@ -283,7 +300,7 @@ def vulkan_pipeline(
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
         f" unroll-layout={UNROLL_LAYOUT}"
         f" unroll-selections={str(UNROLL_SELECTIONS).lower()}"
-        f" spread-groups={SPREAD_GROUPS}"
+        f" spread-groups={SPREAD_GROUPS} combine-block-dim={COMBINE_BLOCK_DIM}"
     )
     if debug:
         options += " debug=true"
@@ -469,10 +486,14 @@ def read_plan(kernel: Any) -> KernelPlan:
             tasks.append(TaskPlan(symbol, "serial"))
         elif isinstance(task, offload.RangeForTask):
             combines = any(True for _ in task.epilogue.walk())
+            last_group = combines and isinstance(
+                task.epilogue.block.last_op, offload.LastGroupOp
+            )
             tasks.append(
                 TaskPlan(
                     symbol, "range_for", bound(task.lower), bound(task.upper), combines,
                     begin_at=bound_at(task.lower), end_at=bound_at(task.upper),
+                    last_group=last_group,
                 )
             )
         else:
@@ -627,7 +648,7 @@ class VulkanKernel:
             return min(self.backend.dynamic_groups(local, self._largest), limit)
         n = task.end - task.begin
         if n <= 0:
-            return 0
+            return 1 if task.last_group else 0
         if not self.backend._cpu_device:
             limit = min(limit, GPU_FILL_GROUPS)
         return max(1, min(-(-n // local), limit))

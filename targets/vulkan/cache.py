@@ -25,7 +25,7 @@ from typing import Any
 from taichi_xdsl.targets.vulkan.backend import KernelPlan, TaskPlan
 from taichi_xdsl.utils.cache_keys import KeyScheme
 
-PLAN_FORMAT = 3
+PLAN_FORMAT = 4
 COMPILER_SOURCE_DIRS = ("dialects", "lowering", "targets/spirv", "targets/vulkan", "utils")
 KEYS = KeyScheme(COMPILER_SOURCE_DIRS, tags={"spirv": 1})
 """This backend's keys: `KEYS.kernel_key(ir, ...)`, `KEYS.source_kernel_key(parts, ...)`."""
@@ -51,6 +51,7 @@ def kernel_to_entry(plan: KernelPlan, binaries: list[bytes]) -> tuple[dict[str, 
                     "skip": t.skip,
                     "begin_at": t.begin_at,
                     "end_at": t.end_at,
+                    "last_group": t.last_group,
                 }
                 for t in plan.tasks
             ],
@@ -95,6 +96,7 @@ def kernel_from_entry(meta: dict[str, Any], payload: bytes) -> tuple[KernelPlan,
                     bool(t["skip"]),
                     t["begin_at"],
                     t["end_at"],
+                    bool(t["last_group"]),
                 )
                 for t in data["tasks"]
             ),

@@ -38,3 +38,20 @@ offload.kernel @place_copied : () -> () {
     "memref.copy"(%p, %q) : (memref<f32>, memref<f32>) -> ()
   }
 }
+
+// -----
+
+// The last workgroup's part of an epilogue (ti-fuse-serial-reduction) is Vulkan's alone.
+// CHECK: ti-lower-access-unsupported.mlir:[[# @LINE + 8]]:5: error: ti-lower-access: 'offload.last_group' (ti-fuse-serial-reduction) has no CPU lowering; the CPU pipeline (ti-to-offload-cpu) does not fuse
+offload.kernel @last_group_on_cpu : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %a = offload.thread_local 0 : memref<f32>
+  } epilogue {
+    %n = offload.global_tmp 0 : memref<i32>
+    offload.last_group %n : memref<i32> {
+      %c = offload.global_tmp 4 : memref<f32>
+    }
+  }
+}

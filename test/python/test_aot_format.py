@@ -71,7 +71,7 @@ TEXTURE_KERNEL = {
         {"name": "taichi_add__task0", "task_type": "serial", "block_dim": None,
          "spirv": "taichi_add__task0.spv"},
         {"name": "taichi_add__task1", "task_type": "range_for", "block_dim": 128,
-         "spirv": "taichi_add__task1.spv",
+         "spirv": "taichi_add__task1.spv", "last_group": True,
          "range_for_attribs": {"begin": {"dtype": "i32", "value": 0},
                                "end": {"dtype": "i32", "gtmp_offset": 0}}},
     ],
@@ -132,6 +132,8 @@ def test_round_trip_textures_and_returns():
         (lambda m, g: g["g"]["dispatches"][0]["symbolic_args"].append("zz"),
          "unknown graph argument 'zz'"),
         (lambda m, g: m.update(root_buffer_size="big"), "root_buffer_size: expected int"),
+        (lambda m, g: m["kernels"][0]["tasks_attribs"][1].update(last_group=1),
+         "last_group: expected bool"),
     ],
 )  # fmt: skip
 def test_bad_metadata_is_named(edit, message):

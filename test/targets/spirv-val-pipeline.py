@@ -4,7 +4,8 @@
 # Every spirv.module that `ti-to-spirv` emits passes spirv-val (Vulkan 1.1 rules), for
 # kernels that exercise each conversion: ndarrays and a dynamic bound, a float atomic
 # (native and as a compare-and-swap loop), a thread-local reduction (also combined per
-# subgroup), range_for bodies run four iterations at a time, serial while/break, if/else and continue, print, 64-bit and boolean return
+# subgroup; with a serial task fused into its last workgroup), range_for bodies run four
+# iterations at a time, serial while/break, if/else and continue, print, 64-bit and boolean return
 # values, a struct_for.
 
 import subprocess
@@ -40,6 +41,25 @@ taichi.kernel @total(%x: memref<?xf32>) {
   %n = memref.dim %x, %c0 : memref<?xf32>
   %ni = arith.index_cast %n : index to i32
   %t = taichi.get_field @total : memref<f32>
+  taichi.range_for %i = %lo to %ni : i32 {
+    %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
+    %v = memref.load %px[] : memref<f32>
+    %tp = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+    %old = taichi.atomic_add %tp, %v : memref<f32>
+    taichi.yield
+  }
+  taichi.return
+}
+
+taichi.kernel @fused(%x: memref<?xf32>) {
+  %lo = arith.constant 0 : i32
+  %zero = arith.constant 0.000000e+00 : f32
+  %c0 = arith.constant 0 : index
+  %n = memref.dim %x, %c0 : memref<?xf32>
+  %ni = arith.index_cast %n : index to i32
+  %t = taichi.get_field @total : memref<f32>
+  %tp0 = taichi.element_ptr %t[] : memref<f32> -> memref<f32>
+  memref.store %zero, %tp0[] : memref<f32>
   taichi.range_for %i = %lo to %ni : i32 {
     %px = taichi.element_ptr %x[%i] : memref<?xf32> -> memref<f32>
     %v = memref.load %px[] : memref<f32>
@@ -143,6 +163,8 @@ validate(
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: sum task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: total task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: total task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: fused task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: fused task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: control task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: control task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_atomic_float_add: mix task 0: valid
@@ -151,6 +173,8 @@ validate(
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: sum task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: total task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: total task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64: fused task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64: fused task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: control task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: control task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64: mix task 0: valid
@@ -159,6 +183,8 @@ validate(
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: sum task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: total task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: total task 1: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: fused task 0: valid
+# CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: fused task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: control task 0: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: control task 1: valid
 # CHECK-NEXT: spirv_has_int64+spirv_has_float64+spirv_has_subgroup_basic+spirv_has_subgroup_arithmetic: mix task 0: valid

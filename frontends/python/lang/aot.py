@@ -509,7 +509,9 @@ class Module:
                 )
             spv = f"{t.symbol}.spv"
             code[spv] = binary
-            tasks.append(fmt.TaskAttributes(t.symbol, t.kind, begin, end, None, spv))
+            tasks.append(
+                fmt.TaskAttributes(t.symbol, t.kind, begin, end, None, spv, t.last_group)
+            )
         attrs = fmt.KernelAttributes(
             name,
             arg_attrs,

@@ -144,3 +144,60 @@ offload.kernel @serial_form_other_bounds : () -> () {
   } {serial_form}
 }
 // CHECK: 'offload.kernel' a serial_form range_for must follow the range_for it stands for, with the same bounds
+
+// -----
+
+offload.kernel @last_group_in_body : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %n = offload.global_tmp 0 : memref<i32>
+    offload.last_group %n : memref<i32> {
+      %c = offload.global_tmp 8 : memref<i32>
+    }
+  }
+}
+// CHECK: 'offload.last_group' must be in a range_for's epilogue
+
+// -----
+
+offload.kernel @last_group_counter_type : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+  } epilogue {
+    %n = offload.global_tmp 0 : memref<f32>
+    offload.last_group %n : memref<f32> {
+      %c = offload.global_tmp 8 : memref<i32>
+    }
+  }
+}
+// CHECK: 'offload.last_group' counter must be a memref<i32>, got memref<f32>
+
+// -----
+
+offload.kernel @last_group_not_last : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+  } epilogue {
+    %n = offload.global_tmp 0 : memref<i32>
+    offload.last_group %n : memref<i32> {
+      %c = offload.global_tmp 8 : memref<i32>
+    }
+    %m = offload.global_tmp 4 : memref<i32>
+  }
+}
+// CHECK: 'offload.last_group' must be the last op of the epilogue
+
+// -----
+
+offload.kernel @last_group_in_serial : () -> () {
+  offload.serial {
+    %n = offload.global_tmp 0 : memref<i32>
+    offload.last_group %n : memref<i32> {
+      %c = offload.global_tmp 8 : memref<i32>
+    }
+  }
+}
+// CHECK: 'offload.last_group' expects parent op 'offload.range_for'

@@ -136,3 +136,25 @@ offload.kernel @serial_form : () -> () {
     %x = taichi.get_field @x : memref<4x8xf32>
   } {serial_form}
 }
+
+// The serial part of a launch run by the last workgroup of a range_for
+// (ti-fuse-serial-reduction).
+// CHECK-LABEL: offload.kernel @last_group : () -> () {
+// CHECK:         } epilogue {
+// CHECK-NEXT:      %[[N:.*]] = offload.global_tmp 4 : memref<i32>
+// CHECK-NEXT:      offload.last_group %[[N]] : memref<i32> {
+// CHECK-NEXT:        %{{.*}} = offload.global_tmp 0 : memref<f32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
+offload.kernel @last_group : () -> () {
+  %lo = arith.constant 0 : i32
+  %hi = arith.constant 8 : i32
+  offload.range_for %i = %lo to %hi : i32 {
+    %t = offload.thread_local 0 : memref<f32>
+  } epilogue {
+    %n = offload.global_tmp 4 : memref<i32>
+    offload.last_group %n : memref<i32> {
+      %acc = offload.global_tmp 0 : memref<f32>
+    }
+  }
+}
