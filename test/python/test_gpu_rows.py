@@ -131,7 +131,9 @@ def test_ndarray_read_only_and_written():
     a.from_numpy(init)
 
     @ti.kernel
-    def shift(a: ti.types.ndarray(dtype=ti.f32, ndim=2), b: ti.types.ndarray(dtype=ti.f32, ndim=2)):
+    def shift(
+        a: ti.types.ndarray(dtype=ti.f32, ndim=2), b: ti.types.ndarray(dtype=ti.f32, ndim=2)
+    ):
         for i, j in ti.ndrange(6, n):
             b[i, j] = a[i, (j + 1) % n] - a[i, j]
 
@@ -145,3 +147,23 @@ def test_ndarray_read_only_and_written():
 
     in_place(a)
     np.testing.assert_array_equal(a.to_numpy(), init * np.float32(2.0))
+
+
+def test_initialised_sum_over_padded_rows():
+    # the serial init runs in the reduction's last workgroup (ti-fuse-serial-reduction)
+    # while the rows are padded (ti-align-rows): the padded columns add nothing
+    n = 62
+    init = (np.arange(30 * n, dtype=np.int32).reshape(30, n) % 11) - 5
+    x = ti.field(ti.i32, shape=(30, n))
+    x.from_numpy(init)
+    total = ti.field(ti.i32, shape=())
+
+    @ti.kernel
+    def sum_rows():
+        total[None] = 7
+        for i, j in ti.ndrange((0, 30), (1, n)):
+            total[None] += x[i, j]
+
+    for _ in range(3):
+        sum_rows()
+        assert total[None] == 7 + int(init[:, 1:].sum())
