@@ -26,7 +26,6 @@ from xdsl.ir import SSAValue
 from xdsl.rewriter import Rewriter
 
 
-
 def _only_loaded(pointer: SSAValue) -> bool:
     """Whether every use of `pointer` (through access chains and selects) is a load."""
     work = [pointer]
