@@ -64,6 +64,15 @@ where they share a thread-local slot: a reduction); the plain loop does the rest
                                                y[i] = v0; y[i + stride] = v1; }
     for (; i < hi; i += stride) { v = x[i]; y[i] = v }
 
+With `unroll-layout=block` the N copies of an invocation are LocalSize apart instead of a
+grid stride: workgroup w takes N consecutive blocks of LocalSize elements (Triton's
+layout), from lo + w * LocalSize * N, and the plain loop finishes its last block (a
+launch shorter than N * stride keeps the stride layout, chosen on the device):
+
+    i = lo + w * L * N + lid                     // L = LocalSize, N = 2
+    for (; i < hi - L; i += 2 * stride) { v0 = x[i]; v1 = x[i + L]; ... }
+    for (; i < hi; i += L) { v = x[i]; y[i] = v }
+
 With `spread-groups=G` (the Vulkan backend gives 128), a range_for of constant length n
 (or a struct_for) without a block_dim gets a workgroup size that leaves at least G groups:
 DEFAULT_BLOCK_DIM (128) halved while ceil(n / size) < G, down to 32. A short launch is
@@ -123,12 +132,13 @@ from taichi_xdsl.lowering.spirv_common import (
 )
 from taichi_xdsl.lowering.spirv_debug import AssertLowering
 from taichi_xdsl.lowering.spirv_print import PrintLowering
+from taichi_xdsl.lowering.spirv_read_only import mark_read_only_buffers
 from taichi_xdsl.lowering.spirv_reduce import (
     combine_per_workgroup,
     combines_per_workgroup,
     lower_last_group,
 )
-from taichi_xdsl.lowering.spirv_simt import SimtLowering
+from taichi_xdsl.lowering.spirv_simt import SimtLowering, declare_input
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
 from taichi_xdsl.utils import spirv_abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
@@ -402,6 +412,8 @@ def _task_module(
     spread_groups: int,
     root_segment_bytes: int = 0,
     check_loop_exits: bool = False,
+    unroll_layout: str = "stride",
+    unroll_selections: bool = False,
     combine_block_dim: int = 0,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
@@ -452,13 +464,21 @@ def _task_module(
             _inline(task.prologue, entry)
         _inline(task.body, body)
         start = begin.results[0]
-        mode = _unroll_mode(state, body) if unroll > 1 else None
+        mode = _unroll_mode(state, body, unroll_selections) if unroll > 1 else None
+        tail_stride = stride.results[0]
         if mode is not None and isinstance(task, offload.RangeForTask):
+            spacing = stride.results[0]
+            if unroll_layout == "block":  # a workgroup's copies side by side
+                start, spacing = _block_start(
+                    state, entry, start, gx, local, stride, lo, hi, unroll
+                )
+                tail_stride = spacing
             start = _unrolled_grid_stride(
-                entry, task.index, start, hi, stride.results[0], body, unroll, mode
+                entry, task.index, start, hi, stride.results[0], body, unroll, mode,
+                spacing,
             )
         tail: list[Operation] = []
-        loop, i = stride_loop(i32, start, hi, stride.results[0], body, tail)
+        loop, i = stride_loop(i32, start, hi, tail_stride, body, tail)
         entry.add_ops(tail)
         if isinstance(task, offload.RangeForTask):
             task.index.replace_all_uses_with(i)
@@ -482,6 +502,7 @@ def _task_module(
         ]
     )
     _convert_accesses(state, func)
+    mark_read_only_buffers(module)
     prints.extend(state.prints)
     asserts.extend(state.asserts)
     if state.asserts:
@@ -544,24 +565,72 @@ _UNROLL_MAX_OPS = 64
 _NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp, *taichi.SIMT_OPS)
 
 
-def _unroll_mode(state: TaskState, body: Block) -> str | None:
+def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str | None:
     """
     How iterations of this range_for body may run several at a time: None (not at all:
     control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
-    "sequential" (one after another: they share a thread-local slot), else "lockstep"
-    (interleaved op by op).
+    "sequential" (one after another: they share a thread-local slot, or, with
+    `selections`, the body has if/else without loops: ti-align-rows' guard), else
+    "lockstep" (interleaved op by op).
     """
     if state.debug:
         return None
     count = 0
     mode = "lockstep"
-    for op in body.ops:
+    for op in body.walk():
         count += 1
-        if op.regions or isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
+        if isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
             return None
+        if op.regions:
+            if not (selections and isinstance(op, spirv.SelectionOp)):
+                return None
+            mode = "sequential"
         if isinstance(op, offload.ThreadLocalOp):
             mode = "sequential"
     return mode if count else None
+
+
+def _block_start(
+    state: TaskState,
+    entry: Block,
+    begin: SSAValue,
+    gx: SSAValue,
+    local: spirv.ConstantOp,
+    stride: spirv.IMulOp,
+    lo: SSAValue,
+    hi: SSAValue,
+    factor: int,
+) -> tuple[SSAValue, SSAValue]:
+    """
+    The "block" layout of the unrolled loop (Triton's): workgroup w takes the `factor`
+    blocks of LocalSize consecutive elements from w * LocalSize * factor, an invocation
+    the one at its local id in each. Returns its first index, begin + w * LocalSize *
+    (factor - 1) (begin = lo + gid), and the distance between its copies (LocalSize).
+    A launch shorter than one such run for every group (hi - lo < factor * stride) keeps
+    the stride layout (begin, stride): in the block layout its last groups would have
+    nothing to do, where spread-groups chose their number to spread it over the GPU.
+
+        %full = hi - lo >= factor * stride
+        start = %full ? begin + (gid - lid) * (factor - 1) : begin
+        spacing = %full ? LocalSize : stride
+    """
+    declare_input(state, "local_id", "LocalInvocationId", vector=True)
+    ops: list[Operation] = []
+    lid = _builtin_x(state.module, "local_id", ops)
+    base = spirv.ISubOp(gx, lid)  # w * LocalSize
+    more = int_const(factor - 1)
+    extra = spirv.IMulOp(base, more)
+    block_start = spirv.IAddOp(begin, extra)
+    length = spirv.ISubOp(hi, lo)
+    width = int_const(factor)
+    run = spirv.IMulOp(stride, width)
+    full = spirv.SGreaterThanEqualOp(length, run)
+    start = spirv.SelectOp(full, block_start, begin)
+    spacing = spirv.SelectOp(full, local, stride)
+    entry.add_ops(
+        [*ops, base, more, extra, block_start, length, width, run, full, start, spacing]
+    )
+    return start.results[0], spacing.results[0]
 
 
 def _unrolled_grid_stride(
@@ -573,10 +642,13 @@ def _unrolled_grid_stride(
     body: Block,
     factor: int,
     mode: str = "lockstep",
+    spacing: SSAValue | None = None,
 ) -> SSAValue:
     """
-    Ahead of the grid-stride loop, a loop that runs `factor` iterations at a time while
-    all of them are in range (i < end - (factor - 1) * stride). In "lockstep" mode their
+    Ahead of the grid-stride loop, a loop that runs `factor` iterations at a time, each
+    `spacing` apart (default `stride`; LocalSize in the block layout, where the plain
+    loop then goes on `spacing` apart through the rest of the invocation's last block),
+    while all of them are in range (i < end - (factor - 1) * spacing). In "lockstep" mode their
     bodies are interleaved op by op, so the loads of all come before the stores of any
     and are in flight together; in "sequential" mode the bodies follow one another (the
     iterations share a thread-local slot, which the driver keeps in a register, so it
@@ -588,8 +660,9 @@ def _unrolled_grid_stride(
 
     Iterations of a parallel loop may run in any order, so interleaving them is allowed.
     """
+    spacing = stride if spacing is None else spacing
     last = int_const(factor - 1)
-    reach = spirv.IMulOp(stride, last)
+    reach = spirv.IMulOp(spacing, last)
     limit = spirv.ISubOp(end, reach)
     width = int_const(factor)
     step = spirv.IMulOp(stride, width)
@@ -606,7 +679,7 @@ def _unrolled_grid_stride(
             maps.append({index: i.results[0]})
             continue
         offset = int_const(k)
-        scaled = spirv.IMulOp(stride, offset)
+        scaled = spirv.IMulOp(spacing, offset)
         at = spirv.IAddOp(i, scaled)
         unrolled.add_ops([offset, scaled, at])
         maps.append({index: at.results[0]})
@@ -725,7 +798,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     accesses are bounds-checked and asserts checked, writing the error record. With
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
-    (see the module docstring). With `fold-bounds`, range_for bounds that a serial task
+    (see the module docstring), a grid stride apart, or LocalSize apart in a run of
+    blocks of the workgroup's own with `unroll-layout=block`. With `fold-bounds`, range_for bounds that a serial task
     computes from the arguments alone are recomputed in the range_for task, and that
     serial task's module is marked `ti.skip` when it does nothing else. With
     `spread-groups` > 0, a parallel task of constant length and no block_dim gets
@@ -754,6 +828,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
     root_segment_bytes: int = 0
     check_loop_exits: bool = False
     max_shared_bytes: int = 0
+    unroll_layout: str = "stride"
+    unroll_selections: bool = False
     combine_block_dim: int = 0
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -789,6 +865,8 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.spread_groups,
                     self.root_segment_bytes,
                     self.check_loop_exits,
+                    self.unroll_layout,
+                    self.unroll_selections,
                     self.combine_block_dim,
                 )
                 if self.max_shared_bytes:

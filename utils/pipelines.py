@@ -32,21 +32,22 @@ _TO_OFFLOAD_HEAD = (
     "cse",
     "ti-demote-dense-struct-for",
 )
-_TO_OFFLOAD_TAIL = (
+_TO_OFFLOAD_TASKS = (
     "ti-offload",
     "ti-demote-atomics",
     "ti-make-thread-local",
     "ti-fold-sqrt-compare",
-    "canonicalize",
-    "cse",
 )
+_TO_OFFLOAD_TAIL = _TO_OFFLOAD_TASKS + ("canonicalize", "cse")
 
 TO_OFFLOAD: tuple[str, ...] = (
-    _TO_OFFLOAD_HEAD + _TO_OFFLOAD_TAIL + ("ti-fuse-serial-reduction",)
+    _TO_OFFLOAD_HEAD
+    + _TO_OFFLOAD_TASKS
+    + ("ti-align-rows", "canonicalize", "cse", "ti-fuse-serial-reduction")
 )
-"""taichi -> offload for a GPU: flat parallel loops (one invocation per element); a
-serial task that initialises what a reduction adds into runs in the reduction's last
-workgroup (one dispatch fewer)."""
+"""taichi -> offload for a GPU: flat parallel loops (one invocation per element), nd
+ones over rows padded to a power of two (ti-align-rows); a serial task that initialises
+what a reduction adds into runs in the reduction's last workgroup (one dispatch fewer)."""
 
 TO_OFFLOAD_CPU: tuple[str, ...] = (
     _TO_OFFLOAD_HEAD
@@ -93,6 +94,7 @@ OPTIONAL_PASSES: frozenset[str] = frozenset(
         "ti-make-thread-local",
         "ti-add-serial-forms",
         "ti-fold-sqrt-compare",
+        "ti-align-rows",
         "ti-fuse-serial-reduction",
         "ti-unroll-loops",
         "ti-spirv-hoist",

@@ -43,6 +43,7 @@ PASSES: dict[str, str] = {
         "taichi_xdsl.lowering.split_parallel_loop:SplitParallelLoopPass"
     ),
     "ti-offload": "taichi_xdsl.lowering.offload:OffloadPass",
+    "ti-align-rows": "taichi_xdsl.lowering.align_rows:AlignRowsPass",
     "ti-demote-atomics": "taichi_xdsl.lowering.demote_atomics:DemoteAtomicsPass",
     "ti-add-serial-forms": "taichi_xdsl.lowering.add_serial_forms:AddSerialFormsPass",
     "ti-make-thread-local": "taichi_xdsl.lowering.make_thread_local:MakeThreadLocalPass",

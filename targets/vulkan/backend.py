@@ -96,6 +96,16 @@ resident invocations an SM); each invocation loops grid-stride over the rest."""
 UNROLL = 4
 """Iterations a straight-line range_for body runs at a time (convert-offload-to-spirv's
 `unroll`): four loads in flight an invocation where one was (see that pass)."""
+UNROLL_LAYOUT = "block"
+"""Where the unrolled copies of an invocation lie (convert-offload-to-spirv's
+`unroll-layout`): "stride", a grid stride apart; "block", LocalSize apart in its
+workgroup's own run of UNROLL blocks, as Triton lays out a program's elements. On an
+H100, block against stride: stencil 15.9 against 17.4 us, copy 53.0 against 53.8, saxpy
+75.5 against 77.2 (docs/gpu-speed/stencil.md)."""
+UNROLL_SELECTIONS = True
+"""Whether a body with if/else but no loop (ti-align-rows' guard) is unrolled too, its
+copies one after another (convert-offload-to-spirv's `unroll-selections`): the padded
+stencil 16.0 -> 15.2 us on an H100 (docs/gpu-speed/stencil.md)."""
 SERIAL_UNROLL = 48
 SERIAL_UNROLL_OPS = 1536
 """Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
@@ -288,6 +298,8 @@ def vulkan_pipeline(
     is bound as segments of that size (0: one buffer, as an AOT module's)."""
     options = (
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
+        f" unroll-layout={UNROLL_LAYOUT}"
+        f" unroll-selections={str(UNROLL_SELECTIONS).lower()}"
         f" spread-groups={SPREAD_GROUPS} combine-block-dim={COMBINE_BLOCK_DIM}"
     )
     if debug:

@@ -4,10 +4,11 @@
 // Segments of 1024 bytes: @a (offset 64) is in segment 0 (binding 0) at element 16;
 // @b (offset 2048 + 128) in segment 2 at element 32. With one ndarray argument and no
 // texture, segment k >= 1 is bound after the ndarray: binding 6 + 1 + k - 1 = 8. Every
-// task module of the kernel records that it binds three segments.
+// task module of the kernel records that it binds three segments. Segment 0 is only
+// read (NonWritable): the segments hold disjoint bytes, so @b's stores do not alias it.
 // CHECK:       spirv.module Logical GLSL450 {{.*}} attributes {ti.root_segments = 3 : i64, ti.kernel = "two_segments", ti.task = 0 : i64}
 // CHECK-DAG:     spirv.GlobalVariable @root2_f32 bind(0, 8) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])
-// CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])
+// CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0, NonWritable])
 // CHECK-LABEL: spirv.func @two_segments__task0() "None" {
 // CHECK:         %[[A:.*]] = spirv.mlir.addressof @root_f32
 // CHECK:         %[[B:.*]] = spirv.mlir.addressof @root2_f32
