@@ -394,10 +394,15 @@ def test_a_full_descriptor_pool_gets_a_successor(rt, shaders):
     n = 64
     src, dst = put(rt, np.arange(n, dtype=np.uint32)), rt.allocate(4 * n)
     pipelines = rt.pipelines
+    groups = (n + LOCAL_SIZE - 1) // LOCAL_SIZE
+    # Whatever ran before in this module: one launch makes sure a pool exists, then no
+    # set stays cached (the launch below must allocate one, from a pool that is full).
+    rt.launch(kernel, [src, dst], groups, push_constants=struct.pack("<II", 0, n))
+    rt.sync()
+    pipelines.reset_sets()
     real, pools = pipelines.lib, len(pipelines._descriptor_pools)
     pipelines.lib = fake = _PoolLimitedLib(real, pipelines._descriptor_pools)
     try:
-        groups = (n + LOCAL_SIZE - 1) // LOCAL_SIZE
         rt.launch(kernel, [src, dst], groups, push_constants=struct.pack("<II", 5, n))
         rt.sync()
     finally:
