@@ -118,6 +118,19 @@ class KernelOp(IRDLOperation):
     def tasks(self) -> tuple[TaskOp, ...]:
         return tuple(op for op in self.body.block.ops if isinstance(op, TaskOp))
 
+    def bound_offsets(self) -> set[int]:
+        """The offsets of the global temporaries that range_for bounds load."""
+        offsets: set[int] = set()
+        for task in self.tasks:
+            if isinstance(task, RangeForTask):
+                for bound in (task.lower, task.upper):
+                    load = bound.owner
+                    if isinstance(load, memref.LoadOp) and isinstance(
+                        load.memref.owner, GlobalTmpOp
+                    ):
+                        offsets.add(load.memref.owner.offset.value.data)
+        return offsets
+
     def verify_(self) -> None:
         if self.body.block.args:
             raise VerifyException(

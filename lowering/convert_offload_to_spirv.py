@@ -245,15 +245,7 @@ def _foldable_bounds(
     for op in kernel.walk():
         if isinstance(op, offload.GlobalTmpOp):
             readers.setdefault(op.offset.value.data, []).append(op)
-    bounds: set[int] = set()
-    for task in kernel.tasks:
-        if isinstance(task, offload.RangeForTask):
-            for bound in (task.lower, task.upper):
-                load = bound.owner
-                if isinstance(load, memref.LoadOp) and isinstance(
-                    load.memref.owner, offload.GlobalTmpOp
-                ):
-                    bounds.add(load.memref.owner.offset.value.data)
+    bounds = kernel.bound_offsets()
     folded: dict[int, tuple[list[Operation], int]] = {}
     skip: set[int] = set()
     for index, task in enumerate(kernel.tasks):
@@ -799,8 +791,9 @@ class ConvertOffloadToSpirvPass(ModulePass):
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
     (see the module docstring), a grid stride apart, or LocalSize apart in a run of
-    blocks of the workgroup's own with `unroll-layout=block`. With `fold-bounds`, range_for bounds that a serial task
-    computes from the arguments alone are recomputed in the range_for task, and that
+    blocks of the workgroup's own with `unroll-layout=block`. With `fold-bounds`,
+    range_for bounds that a serial task computes from the arguments alone are
+    recomputed in the range_for task, and that
     serial task's module is marked `ti.skip` when it does nothing else. With
     `spread-groups` > 0, a parallel task of constant length and no block_dim gets
     workgroups small enough (down to 32) for that many groups. With

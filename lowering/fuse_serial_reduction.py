@@ -85,6 +85,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from taichi_xdsl.dialects import offload, taichi
+from taichi_xdsl.lowering.dead_code import region_dce
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
@@ -101,7 +102,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
-from xdsl.transforms.dead_code_elimination import region_dce
 
 Place = tuple[object, ...]
 """A place memory may be accessed at: ("field", name), ("gtmp", offset), ("ndarray",)
@@ -211,20 +211,6 @@ def _from_arguments(value: SSAValue) -> list[Operation] | None:
     return [op for op in block.ops if op in needed]
 
 
-def _bound_offsets(kernel: offload.KernelOp) -> set[int]:
-    """The global temporaries that range_for bounds read."""
-    offsets: set[int] = set()
-    for task in kernel.tasks:
-        if isinstance(task, offload.RangeForTask):
-            for bound in (task.lower, task.upper):
-                load = bound.owner
-                if isinstance(load, memref.LoadOp) and isinstance(
-                    load.memref.owner, offload.GlobalTmpOp
-                ):
-                    offsets.add(load.memref.owner.offset.value.data)
-    return offsets
-
-
 def _accumulable(op: Operation) -> bool:
     """A combine an accumulator starting at 0 can take, result unused: an add of an
     i32/i64/f32/f64, a min or max of an i32/i64 (see _key_mask)."""
@@ -307,7 +293,7 @@ def _fuse(
         return False
     if not _straight_line(serial):
         return False
-    bounds = _bound_offsets(kernel)
+    bounds = kernel.bound_offsets()
     kept: list[memref.StoreOp] = []  # bound stores: stay in a serial task
     for op in serial.body.block.ops:
         tmp = op.memref.owner if isinstance(op, memref.StoreOp) else None

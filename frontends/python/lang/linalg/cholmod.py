@@ -15,6 +15,7 @@ CHOLMOD computes in f64; the caller casts x to the solver's dtype.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -22,8 +23,10 @@ from typing import Any
 import numpy as np
 
 
+@functools.cache
 def available() -> bool:
-    """Whether cvxopt's CHOLMOD can be imported here."""
+    """Whether cvxopt's CHOLMOD can be imported here (asked once a process: every
+    SparseSolver asks, and a failed import searches the path each time)."""
     try:
         from cvxopt import cholmod  # noqa: F401
     except ImportError:
