@@ -5,34 +5,20 @@ of the other copies' bodies, never ahead of the copy's own guard or its own writ
 Same answers as NumPy on cpu and vulkan, for loads after a write of the same copy, loads
 through an index the guard protects, and each element type a Function variable holds.
 
-A launch gets as many workgroups as cover its range (lavapipe has no cap short of
-65535), so the unrolled loop, which runs while UNROLL iterations an invocation are left,
-would not run at these sizes: `few_groups` caps a Vulkan launch at two workgroups.
+`few_groups` (conftest) caps a Vulkan launch at two workgroups, so that the unrolled
+loop runs at these sizes.
 """
 
 from __future__ import annotations
-
-import dataclasses
 
 import numpy as np
 import pytest
 
 import taichi_xdsl as ti
-from taichi_xdsl.frontends.python.lang import program as lang_program
 
 pytestmark = pytest.mark.usefixtures("program", "few_groups")
 
 N = 1000  # not a multiple of the unroll: the plain loop runs the rest
-
-
-@pytest.fixture
-def few_groups(program, arch, monkeypatch):
-    """At most two workgroups a Vulkan launch: each invocation loops over many
-    iterations, most of them in the unrolled loop."""
-    if arch is ti.vulkan:
-        runtime = lang_program.get_program().backend.runtime
-        capped = dataclasses.replace(runtime.caps, max_compute_work_group_count=(2, 1, 1))
-        monkeypatch.setattr(runtime, "caps", capped)
 
 
 def test_a_load_after_the_copys_own_store_sees_it():
