@@ -93,6 +93,12 @@ WARMUP_S = 0.5
 measure short launches at the low clock (stencil on Vulkan: 36 us a call with 50 ms
 samples, 20 us with 1 s ones; bench/results/h200-session5-probes.txt). Every framework
 gets the same warm-up."""
+WARMUP_RUN = 64
+"""The most calls back to back between two syncs of the warm-up (1, 2, 4, ... up to
+this). A sync after every call leaves a GPU idle for the round trip between short
+launches, too little load to raise its clock: an H100's stencil samples then fell from
+23.8 to 19.7 us a call across the five samples that followed (its task takes 14.3 us of
+GPU time; bench/results/h100-s9-host-and-knobs.txt)."""
 
 
 def _sampler(
@@ -110,13 +116,17 @@ def _sampler(
     sync()
     once = max(time.perf_counter() - start, 1e-7)
     warm_until = start + WARMUP_S
+    run = 1  # calls back to back between syncs, doubling: the device is kept busy
     while time.perf_counter() < warm_until:
-        if reset is not None:
+        if reset is not None:  # each call its own input: one call a sync
             reset()
+            run = 1
         start = time.perf_counter()
-        step()
+        for _ in range(run):
+            step()
         sync()
-        once = min(once, max(time.perf_counter() - start, 1e-7))
+        once = min(once, max((time.perf_counter() - start) / run, 1e-7))
+        run = min(2 * run, WARMUP_RUN)
     reps = max(1, int(min_sample_s / once))
     out = []
     for _ in range(samples):

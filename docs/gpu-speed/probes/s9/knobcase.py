@@ -9,6 +9,7 @@ opts = dict(a.split("=") for a in sys.argv[2:])
 if "unroll" in opts: vb.UNROLL = int(opts["unroll"])
 if "local" in opts: vb.COMBINE_BLOCK_DIM = int(opts["local"])
 if "groups" in opts: vb.COMBINE_GROUPS = int(opts["groups"])
+if "lf" in opts: vb.UNROLL_LOADS_FIRST = bool(int(opts["lf"]))
 ti.init(arch=ti.vulkan, offline_cache=False)
 ns = runpy.run_path(f"bench/cases/{case}.py", init_globals={"ti": ti, "np": np})
 step = ns["step"]
