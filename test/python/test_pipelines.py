@@ -7,6 +7,7 @@ and AOT export; program edits to it (PipelineEdits); the pass runner's research 
 from __future__ import annotations
 
 import io
+import math
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -200,6 +201,41 @@ def test_a_compile_loads_only_its_own_target(arch: Any, tmp_path: Path) -> None:
         "assert not loaded, loaded\n"
     )
     subprocess.run([sys.executable, str(script)], check=True)
+
+
+def test_a_compile_prints_no_ir_unless_dumped_or_cached(arch: Any, tmp_path: Path) -> None:
+    """
+    Without dump_ir and the offline cache (whose key is the printed module), a compile
+    never prints IR, so none of our ops' assembly formats is parsed (they are parsed on
+    first print, dialects/deferred_format.py: a process's first kernel does not pay
+    for them), and no stray `str(module)` costs a compile its printing.
+    """
+    script = tmp_path / "no_print.py"
+    script.write_text(
+        "import taichi_xdsl as ti\n"
+        "from taichi_xdsl.dialects import deferred_format\n"
+        f"ti.init(arch=ti.{arch.name}, offline_cache=False)\n"
+        "x = ti.field(ti.f32, shape=8)\n"
+        "total = ti.field(ti.f32, shape=())\n"
+        "@ti.kernel\n"
+        "def k(n: ti.i32) -> ti.f32:\n"
+        "    for i in x:\n"
+        "        j = 0\n"
+        "        while j < n:\n"
+        "            j += 1\n"
+        "        x[i] = ti.sin(i * 0.5) if i % 2 == 0 else j\n"
+        "        total[None] += x[i]\n"
+        "    return total[None]\n"
+        "print(k(3))\n"
+        "print(sorted(c.name for c in deferred_format._programs))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, str(script)], check=True, capture_output=True, text=True
+    )
+    value, formats = done.stdout.splitlines()
+    expected = sum(math.sin(i * 0.5) if i % 2 == 0 else 3 for i in range(8))
+    assert abs(float(value) - expected) < 1e-4
+    assert formats == "[]"
 
 
 @pytest.mark.parametrize("debug", [False, True])
