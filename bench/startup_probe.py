@@ -64,7 +64,7 @@ class _TimedImports(importlib.abc.MetaPathFinder):
 
 def group(module: str) -> str:
     parts = module.split(".")
-    if parts[0] == "taichi_xdsl":
+    if parts[0] == "taichi_xdsl" and len(parts) > 1:
         return {"dialects": "ours: dialects", "lowering": "ours: passes"}.get(
             parts[1], "ours: frontend" if parts[1] == "frontends" else "ours: targets, utils"
         )
@@ -72,7 +72,9 @@ def group(module: str) -> str:
         return f"xDSL's {parts[2]} dialect"
     if parts[0] == "xdsl":
         return "xDSL: ir, irdl, parser, printer, passes, utils"
-    return parts[0] if parts[0] in ("numpy", "llvmlite", "vulkan") else "stdlib, others"
+    if parts[0] in ("numpy", "llvmlite", "vulkan", "taichi_xdsl"):
+        return parts[0]
+    return "stdlib, others"
 
 
 def main() -> None:
@@ -128,7 +130,7 @@ def main() -> None:
         imports = sum(imported.values())
         print(f"{name}: {spent * 1000:.1f} ms CPU, imports {imports * 1000:.1f} ms "
               f"({len(imported)} modules)")
-        if imports > 0.01:
+        if imported:
             groups: collections.Counter[str] = collections.Counter()
             for module, seconds in imported.items():
                 groups[group(module)] += seconds
