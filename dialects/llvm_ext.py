@@ -21,6 +21,7 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from typing import ClassVar, TypeVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from xdsl.dialects.builtin import (
     AnyFloat,
     AnyFloatConstr,
@@ -42,7 +43,6 @@ from xdsl.irdl import (
     VarConstraint,
     VerificationContext,
     irdl_attr_definition,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,

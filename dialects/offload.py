@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from xdsl.dialects import arith, memref
 from xdsl.dialects.builtin import (
     I64,
@@ -54,7 +55,6 @@ from xdsl.irdl import (
     IRDLOperation,
     VarConstraint,
     base,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,

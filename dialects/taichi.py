@@ -39,6 +39,7 @@ from abc import ABC
 from collections.abc import Iterable, Sequence
 from typing import ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.symbols import lookup_symbol
 from taichi_xdsl.utils.print_format import ASSERT_VALUES, INT_CONVERSIONS, PRINT_HOLE
 from xdsl.dialects.builtin import (
@@ -80,7 +81,6 @@ from xdsl.irdl import (
     VarConstraint,
     base,
     irdl_attr_definition,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,

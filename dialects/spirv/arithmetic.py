@@ -17,6 +17,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv.attributes import (
     PointerType,
@@ -38,7 +39,6 @@ from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
     VarConstraint,
-    irdl_op_definition,
     operand_def,
     result_def,
     traits_def,

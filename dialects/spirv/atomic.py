@@ -19,6 +19,7 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.spirv.arithmetic import check_kind
 from taichi_xdsl.dialects.spirv.attributes import (
     MemorySemanticsAttr,
@@ -28,7 +29,6 @@ from taichi_xdsl.dialects.spirv.attributes import (
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     operand_def,
     prop_def,
     result_def,

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.spirv.attributes import LoopControlAttr, SelectionControlAttr
 from taichi_xdsl.dialects.spirv.structure import FuncOp
 from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, i32
@@ -33,7 +34,6 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
-    irdl_op_definition,
     operand_def,
     opt_prop_def,
     prop_def,

@@ -14,13 +14,13 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.spirv.arithmetic import BinaryOp, UnaryOp, check_kind
 from xdsl.ir import Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     IRDLOperation,
     VarConstraint,
-    irdl_op_definition,
     operand_def,
     result_def,
     traits_def,

@@ -21,13 +21,13 @@ from __future__ import annotations
 from abc import ABC
 from typing import ClassVar
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.spirv.arithmetic import check_kind
 from taichi_xdsl.dialects.spirv.attributes import GroupOperationAttr, ScopeAttr
 from xdsl.dialects.builtin import i1, i32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     operand_def,
     prop_def,
     result_def,

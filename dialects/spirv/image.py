@@ -20,13 +20,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.spirv.attributes import SpirvType, is_scalar_type
 from xdsl.dialects.builtin import StringAttr, VectorType, f32
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
     irdl_attr_definition,
-    irdl_op_definition,
     operand_def,
     result_def,
     traits_def,

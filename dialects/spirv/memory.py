@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.attributes import (
@@ -28,7 +29,6 @@ from xdsl.dialects.builtin import ArrayAttr, IntegerAttr, IntegerType, VectorTyp
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     operand_def,
     opt_operand_def,
     opt_prop_def,

@@ -26,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
 
+from taichi_xdsl.dialects.deferred_format import irdl_op_definition
 from taichi_xdsl.dialects.op_init import init_op
 from taichi_xdsl.dialects.spirv import enums
 from taichi_xdsl.dialects.spirv.attributes import (
@@ -59,7 +60,6 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.irdl import (
     IRDLOperation,
-    irdl_op_definition,
     opt_prop_def,
     prop_def,
     region_def,
