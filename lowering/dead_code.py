@@ -59,12 +59,15 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination, LiveSet
 _NEVER = 0  # never dead, whatever the op of this type
 _ONCE_UNUSED = 1  # dead as soon as its results are unused
 _ASK = 2  # ask the op's effects
+_XDSL = 3  # an unregistered op: ask xDSL
 
 _BY_TYPE: dict[type[Operation], int] = {}
 """What an op type alone says of `would_be_trivially_dead`, found once a type."""
 
 
 def _type_verdict(op: Operation) -> int:
+    if isinstance(op, UnregisteredOp):
+        return _XDSL  # its traits are not its type's
     if op.has_trait(IsTerminator) or op.has_trait(SymbolOpInterface):
         return _NEVER
     traits = op.get_traits_of_type(MemoryEffect)
@@ -82,14 +85,14 @@ def would_be_trivially_dead(op: Operation) -> bool:
     """xDSL's `would_be_trivially_dead` (dead once its results are unused: no
     terminator, no symbol, no effect beyond its results), the same answer, cheaper (the
     module docstring)."""
-    if isinstance(op, UnregisteredOp):
-        return xdsl_dce.would_be_trivially_dead(op)
     verdict = _BY_TYPE.get(type(op))
     if verdict is None:
         verdict = _BY_TYPE[type(op)] = _type_verdict(op)
-    if verdict != _ASK:
-        return verdict == _ONCE_UNUSED
-    return _only_result_effects(op, op)
+    if verdict == _ASK:
+        return _only_result_effects(op, op)
+    if verdict == _XDSL:
+        return xdsl_dce.would_be_trivially_dead(op)
+    return verdict == _ONCE_UNUSED
 
 
 def is_trivially_dead(op: Operation) -> bool:

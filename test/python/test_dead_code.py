@@ -131,3 +131,31 @@ def test_the_dead_op_check_answers_as_xdsl_s(arch, stop):
             dead += expected
     assert checked > 100 and 0 < dead < checked
     ti.reset()
+
+
+def test_the_dead_op_check_asks_xdsl_about_unregistered_ops():
+    """An unregistered op's traits are not its type's: ours defers to xDSL's answer."""
+    from xdsl.parser import Parser
+    from xdsl.transforms import dead_code_elimination as xdsl_dce
+
+    from taichi_xdsl.lowering.dead_code import is_trivially_dead, would_be_trivially_dead
+
+    ctx = registry.make_context(("func", "arith"))
+    ctx.allow_unregistered = True
+    module = Parser(
+        ctx,
+        """
+        func.func @f(%a: i32) -> i32 {
+          %u = "my.unknown"(%a) : (i32) -> i32
+          %v = "my.unknown"() : () -> i32
+          "my.effect"(%u) : (i32) -> ()
+          %s = arith.addi %a, %a : i32
+          func.return %v : i32
+        }
+        """,
+    ).parse_module()
+    ops = list(module.walk())
+    assert any(op.name == "my.unknown" for op in ops)
+    for op in ops:
+        assert would_be_trivially_dead(op) == xdsl_dce.would_be_trivially_dead(op), op.name
+        assert is_trivially_dead(op) == xdsl_dce.is_trivially_dead(op), op.name
