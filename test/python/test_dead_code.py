@@ -135,6 +135,7 @@ def test_the_dead_op_check_answers_as_xdsl_s(arch, stop):
 
 def test_the_dead_op_check_asks_xdsl_about_unregistered_ops():
     """An unregistered op's traits are not its type's: ours defers to xDSL's answer."""
+    from xdsl.dialects.builtin import UnregisteredOp
     from xdsl.parser import Parser
     from xdsl.transforms import dead_code_elimination as xdsl_dce
 
@@ -155,7 +156,7 @@ def test_the_dead_op_check_asks_xdsl_about_unregistered_ops():
         """,
     ).parse_module()
     ops = list(module.walk())
-    assert any(op.name == "my.unknown" for op in ops)
+    assert sum(isinstance(op, UnregisteredOp) for op in ops) == 3
     for op in ops:
         assert would_be_trivially_dead(op) == xdsl_dce.would_be_trivially_dead(op), op.name
         assert is_trivially_dead(op) == xdsl_dce.is_trivially_dead(op), op.name
