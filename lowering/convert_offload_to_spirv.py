@@ -140,6 +140,7 @@ from taichi_xdsl.lowering.spirv_reduce import (
 )
 from taichi_xdsl.lowering.spirv_simt import SimtLowering, declare_input
 from taichi_xdsl.lowering.spirv_textures import TextureLowering
+from taichi_xdsl.lowering.unroll_loads_first import loads_first
 from taichi_xdsl.utils import spirv_abi
 from taichi_xdsl.utils.diagnostics import PassFailedAt
 from xdsl.context import Context
@@ -407,6 +408,7 @@ def _task_module(
     unroll_layout: str = "stride",
     unroll_selections: bool = False,
     combine_block_dim: int = 0,
+    unroll_loads_first: bool = False,
 ) -> spirv.ModuleOp:
     symbol = spirv_abi.task_symbol(kernel.sym_name.data, index)
     gid = spirv.GlobalVariableOp("gid", _INPUT_PTR, built_in="GlobalInvocationId")
@@ -465,6 +467,8 @@ def _task_module(
                     state, entry, start, gx, local, stride, lo, hi, unroll
                 )
                 tail_stride = spacing
+            if mode == "guarded":
+                mode = "loads-first" if unroll_loads_first else "sequential"
             start = _unrolled_grid_stride(
                 entry, task.index, start, hi, stride.results[0], body, unroll, mode,
                 spacing,
@@ -561,14 +565,14 @@ def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str
     """
     How iterations of this range_for body may run several at a time: None (not at all:
     control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
-    "sequential" (one after another: they share a thread-local slot, or, with
-    `selections`, the body has if/else without loops: ti-align-rows' guard), else
-    "lockstep" (interleaved op by op).
+    "sequential" (one after another: they share a thread-local slot), "guarded" (with
+    `selections`, the body has if/else without loops, ti-align-rows' guard: one after
+    another, or loads first), else "lockstep" (interleaved op by op).
     """
     if state.debug:
         return None
     count = 0
-    mode = "lockstep"
+    guarded = shares_slot = False
     for op in body.walk():
         count += 1
         if isinstance(op, _NOT_UNROLLED) or count > _UNROLL_MAX_OPS:
@@ -576,10 +580,12 @@ def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str
         if op.regions:
             if not (selections and isinstance(op, spirv.SelectionOp)):
                 return None
-            mode = "sequential"
+            guarded = True
         if isinstance(op, offload.ThreadLocalOp):
-            mode = "sequential"
-    return mode if count else None
+            shares_slot = True
+    if not count:
+        return None
+    return "sequential" if shares_slot else "guarded" if guarded else "lockstep"
 
 
 def _block_start(
@@ -649,6 +655,8 @@ def _unrolled_grid_stride(
 
         lockstep:   for (i = begin; i < end - 3s; i += 4s) { a(i) a(i+s) ...; b(i) ... }
         sequential: for (i = begin; i < end - 3s; i += 4s) { a(i) b(i) ...; a(i+s) ... }
+        loads-first: sequential, but each copy's guarded loads ahead of every copy's
+                     guarded body (lowering/unroll_loads_first.py)
 
     Iterations of a parallel loop may run in any order, so interleaving them is allowed.
     """
@@ -679,6 +687,11 @@ def _unrolled_grid_stride(
         for op in body.ops:
             for mapping in maps:
                 unrolled.add_op(op.clone(value_mapper=mapping))
+    elif mode == "loads-first":
+        copies = [[op.clone(value_mapper=mapping) for op in body.ops] for mapping in maps]
+        ordered, variables = loads_first(copies)
+        entry.add_ops(variables)
+        unrolled.add_ops(ordered)
     else:
         for mapping in maps:
             for op in body.ops:
@@ -791,7 +804,10 @@ class ConvertOffloadToSpirvPass(ModulePass):
     `preserve-nan-inf`, each module declares SignedZeroInfNanPreserve (float controls).
     With `unroll` > 1, straight-line range_for bodies run that many iterations at a time
     (see the module docstring), a grid stride apart, or LocalSize apart in a run of
-    blocks of the workgroup's own with `unroll-layout=block`. With `fold-bounds`,
+    blocks of the workgroup's own with `unroll-layout=block`; with `unroll-selections`,
+    bodies with if/else too, one copy after another, and with `unroll-loads-first`
+    each copy's guarded loads ahead of every copy's guarded body
+    (lowering/unroll_loads_first.py). With `fold-bounds`,
     range_for bounds that a serial task computes from the arguments alone are
     recomputed in the range_for task, and that
     serial task's module is marked `ti.skip` when it does nothing else. With
@@ -824,6 +840,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
     unroll_layout: str = "stride"
     unroll_selections: bool = False
     combine_block_dim: int = 0
+    unroll_loads_first: bool = False
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         caps = spirv_abi.parse_caps(self.caps)
@@ -861,6 +878,7 @@ class ConvertOffloadToSpirvPass(ModulePass):
                     self.unroll_layout,
                     self.unroll_selections,
                     self.combine_block_dim,
+                    self.unroll_loads_first,
                 )
                 if self.max_shared_bytes:
                     _check_shared_bytes(kernel, anchor, module, self.max_shared_bytes)

@@ -106,6 +106,10 @@ UNROLL_SELECTIONS = True
 """Whether a body with if/else but no loop (ti-align-rows' guard) is unrolled too, its
 copies one after another (convert-offload-to-spirv's `unroll-selections`): the padded
 stencil 16.0 -> 15.2 us on an H100 (docs/gpu-speed/stencil.md)."""
+UNROLL_LOADS_FIRST = True
+"""Whether those copies issue their guarded loads before any copy's guarded body
+(convert-offload-to-spirv's `unroll-loads-first`, lowering/unroll_loads_first.py): a
+copy's store no longer holds back the next copy's loads (docs/gpu-speed/stencil.md)."""
 SERIAL_UNROLL = 48
 SERIAL_UNROLL_OPS = 1536
 """Copies of a serial inner loop's body per iteration (ti-unroll-loops' `factor`), fewer
@@ -300,6 +304,7 @@ def vulkan_pipeline(
         f'caps="{spirv_abi.format_caps(caps)}" unroll={UNROLL} fold-bounds=true'
         f" unroll-layout={UNROLL_LAYOUT}"
         f" unroll-selections={str(UNROLL_SELECTIONS).lower()}"
+        f" unroll-loads-first={str(UNROLL_LOADS_FIRST).lower()}"
         f" spread-groups={SPREAD_GROUPS} combine-block-dim={COMBINE_BLOCK_DIM}"
     )
     if debug:

@@ -112,3 +112,22 @@ def program(arch: Any) -> Iterator[Any]:
         # A Vulkan variant that re-initialised on the CPU would pass without testing
         # anything on Vulkan.
         assert type(backend).__name__ == "VulkanBackend", type(backend).__name__
+
+
+@pytest.fixture
+def few_groups(program: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """
+    At most two workgroups a Vulkan launch of this test. A launch otherwise gets as many
+    as cover its range (lavapipe caps them at 65535, not 4096 as on a GPU), so the
+    unrolled grid-stride loop of convert-offload-to-spirv, which runs while UNROLL
+    iterations an invocation are left, would not run at a test's sizes.
+    """
+    if program is ti.vulkan:
+        import dataclasses
+
+        from taichi_xdsl.frontends.python.lang import program as _program
+
+        runtime = _program.get_program().backend.runtime
+        capped = dataclasses.replace(runtime.caps, max_compute_work_group_count=(2, 1, 1))
+        monkeypatch.setattr(runtime, "caps", capped)
+    return program
