@@ -6,8 +6,12 @@ cycle collector off as in a real compile. Prints the thread CPU ms of the fastes
 median compile, and of the serial forms a CPU kernel compiles on first use
 (targets/llvm/serial_forms.py), then with `--pass-times` the stages of the fastest.
 
-    python bench/compile_probe.py cpu substep 3 [--pass-times]
+    python bench/compile_probe.py cpu substep 3 [--pass-times [--thread-time]]
     PYTHONPATH=/tmp/base python bench/compile_probe.py vulkan nbody 4   # another tree
+
+`--thread-time` makes the stage times thread CPU time too: the backends time stages
+with `time.perf_counter`, which the probe then points at `time.thread_time` (before the
+package is imported; a probe's own process only).
 
 Thread CPU time, not wall time: on a loaded VM the wall clock mostly measures the other
 processes. Processes still differ by up to +-30% (CPU frequency, caches): compare a
@@ -42,6 +46,8 @@ def load(path: Path, name: str, folder: Path):
 
 def main() -> None:
     arch, name, reps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    if "--thread-time" in sys.argv:
+        time.perf_counter = time.thread_time
     import taichi_xdsl as ti
     from taichi_xdsl.frontends.python.lang.program import get_program
 

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from types import UnionType
 from typing import Union, get_args, get_origin
 
+from taichi_xdsl.lowering.dead_code import is_trivially_dead
 from xdsl.ir import Operation
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
@@ -79,16 +80,15 @@ class TypeDispatchApplier(GreedyRewritePatternApplier):
     _by_type: dict[type[Operation], tuple[RewritePattern, ...]] = field(
         default_factory=dict, init=False
     )
-    _prelude: GreedyRewritePatternApplier | None = field(default=None, init=False)
-    """No patterns: what GreedyRewritePatternApplier does to an op before its patterns
-    (erase it if trivially dead, fold it); None when neither is enabled."""
+    _folder: GreedyRewritePatternApplier | None = field(default=None, init=False)
+    """No patterns: GreedyRewritePatternApplier's folding of an op before its patterns;
+    None when folding is off."""
 
     def __post_init__(self) -> None:
-        if self.dce_enabled or self.folding_enabled:
-            self._prelude = GreedyRewritePatternApplier(
-                [], self.ctx, folding_enabled=self.folding_enabled,
-                dce_enabled=self.dce_enabled,
-            )  # fmt: skip
+        if self.folding_enabled:
+            self._folder = GreedyRewritePatternApplier(
+                [], self.ctx, folding_enabled=True, dce_enabled=False
+            )
 
     def _patterns_for(self, op_type: type[Operation]) -> tuple[RewritePattern, ...]:
         patterns = tuple(
@@ -98,8 +98,13 @@ class TypeDispatchApplier(GreedyRewritePatternApplier):
         return patterns
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if self._prelude is not None:
-            self._prelude.match_and_rewrite(op, rewriter)
+        # What GreedyRewritePatternApplier does first: erase a trivially dead op (asked
+        # as xDSL does, more cheaply: lowering/dead_code.py), fold.
+        if self.dce_enabled and is_trivially_dead(op):
+            rewriter.erase(op)
+            return
+        if self._folder is not None:
+            self._folder.match_and_rewrite(op, rewriter)
             if rewriter.has_done_action:
                 return
         patterns = self._by_type.get(type(op))

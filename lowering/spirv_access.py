@@ -131,7 +131,7 @@ class ElementPtrLowering(TaskPattern):
             return
         else:
             raise fail(op, "element of something other than a field or an ndarray")
-        index = _linear_index(list(op.indices), dims, start, ops)
+        index = _linear_index(self.state, list(op.indices), dims, start, ops)
         if len(bindings) == 1:
             ptr = self.state.element_ptr(bindings[0], element, index, ops)
         else:
@@ -183,29 +183,29 @@ def _root_place(
 
 
 def _linear_index(
-    indices: list[SSAValue], dims: list[SSAValue | int], start: int, ops: list[Operation]
+    state: TaskState,
+    indices: list[SSAValue],
+    dims: list[SSAValue | int],
+    start: int,
+    ops: list[Operation],
 ) -> SSAValue:
     """start + row-major linear index of `indices` in a shape of `dims`."""
     value: SSAValue | None = None
     for index, dim in zip(indices, dims):
         if value is not None:
             if isinstance(dim, int):
-                dim_op = int_const(dim)
-                ops.append(dim_op)
-                dim = dim_op.results[0]
+                dim = state.const(dim)
             scaled = spirv.IMulOp(value, dim)
             summed = spirv.IAddOp(scaled, index)
             ops += [scaled, summed]
             value = summed.results[0]
         else:
             value = index
-    base = int_const(start)
-    ops.append(base)
     if value is None:
-        return base.results[0]
+        return state.const(start)
     if start == 0:
         return value
-    total = spirv.IAddOp(value, base)
+    total = spirv.IAddOp(value, state.const(start))
     ops.append(total)
     return total.results[0]
 

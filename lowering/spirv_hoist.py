@@ -35,11 +35,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from bisect import bisect_left
+
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation
 from xdsl.passes import ModulePass
-from xdsl.traits import is_side_effect_free
+from xdsl.traits import MemoryEffect, NoMemoryEffect, is_side_effect_free
 
 from taichi_xdsl.dialects import spirv
 
@@ -60,9 +62,32 @@ def _volatile(op: spirv.LoadOp) -> bool:
 def _pure(op: Operation) -> bool:
     """Free to move: no regions, no memory effects, and no image access (a fetch may
     read a texel that an image write before it in the block wrote)."""
+    if op.regions:
+        return False
+    by_type = _PURE_BY_TYPE.get(type(op))
+    if by_type is None:
+        by_type = _PURE_BY_TYPE[type(op)] = _pure_by_type(op)
+    if by_type:
+        return True
+    return is_side_effect_free(op) and not op.name.startswith("spirv.Image")
+
+
+_PURE_BY_TYPE: dict[type[Operation], bool] = {}
+"""Op types that are pure whatever the op (True); False: ask each op (`_pure`)."""
+
+
+def _pure_by_type(op: Operation) -> bool:
+    """Whether every op of `op`'s type is free to move: its only memory-effect traits
+    are NoMemoryEffect's own (no effects, whatever the op), and it is no image access.
+    An effect trait that looks at the op (a load, a call) makes it False, and `_pure`
+    then asks xDSL about each op, as before."""
+    traits = op.get_traits_of_type(MemoryEffect)
     return (
-        not op.regions
-        and is_side_effect_free(op)
+        bool(traits)
+        and all(
+            type(t).get_effects.__func__ is NoMemoryEffect.get_effects.__func__  # type: ignore[attr-defined]
+            for t in traits
+        )
         and not op.name.startswith("spirv.Image")
     )
 
@@ -123,11 +148,58 @@ def hoist_block(block: Block) -> bool:
     )
     if order == list(range(len(ops))):
         return False
-    for op in ops:
-        op.detach()
-    for i in order:
-        block.add_op(ops[i])
+    _reorder(block, [ops[i] for i in order], order)
     return True
+
+
+def _reorder(block: Block, final: list[Operation], order: list[int]) -> None:
+    """Put `block`'s ops in the order `final` (`final[k]` is op `order[k]` of the
+    block), moving as few as it can: the ops of a longest run of `order` that
+    increases keep their places (their order is already right), the others are
+    detached and inserted, in the final order, before the next op that kept its place
+    (or at the block's end). Each move is a detach and an insertion, which xDSL checks
+    against the op's ancestors; moving every op cost a third of the pass."""
+    kept = _longest_increasing(order)
+    anchor: Operation | None = None
+    anchors: list[Operation | None] = [None] * len(final)
+    for k in range(len(final) - 1, -1, -1):
+        anchors[k] = anchor
+        if kept[k]:
+            anchor = final[k]
+    for k, op in enumerate(final):
+        if not kept[k]:
+            op.detach()
+    for k, op in enumerate(final):
+        if kept[k]:
+            continue
+        next_kept = anchors[k]
+        if next_kept is None:
+            block.add_op(op)
+        else:
+            block.insert_op_before(op, next_kept)
+
+
+def _longest_increasing(values: list[int]) -> list[bool]:
+    """Which positions of `values` (distinct ints) make up one longest strictly
+    increasing subsequence (patience sorting, O(n log n))."""
+    tails: list[int] = []  # tails[j]: the smallest last value of an increasing run of j+1
+    tail_at: list[int] = []  # the position of that value
+    previous: list[int] = [-1] * len(values)
+    for k, value in enumerate(values):
+        j = bisect_left(tails, value)
+        if j == len(tails):
+            tails.append(value)
+            tail_at.append(k)
+        else:
+            tails[j] = value
+            tail_at[j] = k
+        previous[k] = tail_at[j - 1] if j else -1
+    kept = [False] * len(values)
+    k = tail_at[-1] if tail_at else -1
+    while k >= 0:
+        kept[k] = True
+        k = previous[k]
+    return kept
 
 
 @dataclass(frozen=True)
@@ -138,13 +210,21 @@ class HoistPass(ModulePass):
     name = "ti-spirv-hoist"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        blocks = [
-            block
-            for func in op.walk()
-            if isinstance(func, spirv.FuncOp)
-            for inner in func.walk()
-            for region in inner.regions
-            for block in region.blocks
-        ]
+        blocks: list[Block] = []
+        for func in op.walk():
+            if isinstance(func, spirv.FuncOp):
+                _collect_blocks(func, blocks)
         for block in blocks:
             hoist_block(block)
+
+
+def _collect_blocks(op: Operation, blocks: list[Block]) -> None:
+    """The blocks of `op`'s regions and of every op nested in them: the blocks that
+    `op.walk()` reaches, without its generator per nesting level per op. (Their order
+    does not matter: hoisting a block moves only that block's ops.)"""
+    for region in op.regions:
+        for block in region.blocks:
+            blocks.append(block)
+            for inner in block.ops:
+                if inner.regions:
+                    _collect_blocks(inner, blocks)

@@ -43,9 +43,11 @@ class PrintLowering(TaskPattern):
         ops += [size, at, limit, fits]
         then = Block()
         record: list[Operation] = []
-        one = int_const(1)
+        # In the entry block: the dropped branch counts with it too, and a constant of
+        # the record's block would not dominate that branch.
+        one = state.const(1)
         start = spirv.IAddOp(at, one)
-        record += [one, start]
+        record.append(start)
         ident = int_const(print_id)
         record.append(ident)
         for position, value in enumerate([ident.results[0], *(w for w, _ in words)]):

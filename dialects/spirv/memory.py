@@ -397,8 +397,12 @@ class AccessChainOp(IRDLOperation):
                     f"'{self.name}' indices must be integers, got {index.type}"
                 )
             element = indexed_type(self, element, index)
+        result = self.component_ptr.type
+        assert isinstance(result, PointerType)
+        if result.pointee_type == element and result.storage_class == base_type.storage_class:
+            return  # what PointerType(element, storage class) would equal, unbuilt
         expected = PointerType(element, base_type.storage_class)
-        if self.component_ptr.type != expected:
+        if result != expected:
             raise VerifyException(
                 f"'{self.name}' result type should be {expected}, got {self.component_ptr.type}"
             )

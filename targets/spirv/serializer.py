@@ -483,14 +483,22 @@ class _FunctionWriter:
     # -- ids -------------------------------------------------------------------------------
 
     def value(self, value: SSAValue) -> int:
+        # Each value's id is kept on its first use, a constant's and a global's too:
+        # both are the same id at every use (the module's), and looking them up again
+        # (the constant's words, two isinstance checks against ABCs) was a quarter of
+        # the serializer on an unrolled kernel.
+        known = self.values.get(value)
+        if known is not None:
+            return known
         owner = value.owner
         if isinstance(owner, spirv.ConstantOp):
-            return self.module.constant_id(owner.value)
-        if isinstance(owner, spirv.AddressOfOp):
-            return self.module.symbol(owner, owner.variable.string_value())
-        if value not in self.values:
-            self.values[value] = self.module.new_id()
-        return self.values[value]
+            known = self.module.constant_id(owner.value)
+        elif isinstance(owner, spirv.AddressOfOp):
+            known = self.module.symbol(owner, owner.variable.string_value())
+        else:
+            known = self.module.new_id()
+        self.values[value] = known
+        return known
 
     def ids(self, values: Iterable[SSAValue]) -> list[Operand]:
         return [Id(self.value(v)) for v in values]

@@ -7,8 +7,14 @@
 // (id 0 here): its record's word 1 is (id + 1) << 8 | dim.
 taichi.field @n : memref<4xi32> offset 0
 
-// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "{{.*}}convert-offload-to-spirv-debug-record.mlir:[[# @LINE + 46]]:5"], ["1", "n must be positive"], ["2", "n must be small"]]
-// CHECK:       %[[SLOT:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
+// CHECK-LABEL: spirv.module {{.*}} attributes {ti.asserts = {{\[}}["0", "{{.*}}convert-offload-to-spirv-debug-record.mlir:[[# @LINE + 44]]:5"], ["1", "n must be positive"], ["2", "n must be small"]]
+// The record's word indices are made once, in the entry block.
+// CHECK:       %[[Z:.*]] = spirv.Constant 0 : i32
+// CHECK:       %[[ERR:.*]] = spirv.mlir.addressof @error_i32
+// CHECK-NEXT:  %[[W1:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:  %[[W2:.*]] = spirv.Constant 2 : i32
+// CHECK-NEXT:  %[[W3:.*]] = spirv.Constant 3 : i32
+// CHECK-NEXT:  %[[SLOT:.*]] = spirv.Variable : !spirv.ptr<i32, Function>
 // CHECK:       %[[I:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
 // CHECK:       %[[EXTENT:.*]] = spirv.Constant 4 : i32
 // CHECK-NEXT:  %[[OK:.*]] = spirv.ULessThan %[[I]], %[[EXTENT]] : i32
@@ -16,21 +22,13 @@ taichi.field @n : memref<4xi32> offset 0
 // CHECK:       ^{{.*}}:
 // CHECK:         %[[CODE:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:    %[[FREE:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %[[W0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %[[Z0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %[[P0:.*]] = spirv.AccessChain %[[ERR:.*]][%[[Z0]], %[[W0]]]
+// CHECK-NEXT:    %[[P0:.*]] = spirv.AccessChain %[[ERR]][%[[Z]], %[[Z]]]
 // CHECK-NEXT:    spirv.AtomicCompareExchange <Device> <None> <None> %[[P0]], %[[CODE]], %[[FREE]]
-// CHECK:           %[[W1:.*]] = spirv.Constant 1 : i32
-// CHECK-NEXT:      %[[Z1:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P1:.*]] = spirv.AccessChain %[[ERR]][%[[Z1]], %[[W1]]]
+// CHECK:           %[[P1:.*]] = spirv.AccessChain %[[ERR]][%[[Z]], %[[W1]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P1]], %[[DIM]] : i32
-// CHECK-NEXT:      %[[W2:.*]] = spirv.Constant 2 : i32
-// CHECK-NEXT:      %[[Z2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P2:.*]] = spirv.AccessChain %[[ERR]][%[[Z2]], %[[W2]]]
+// CHECK-NEXT:      %[[P2:.*]] = spirv.AccessChain %[[ERR]][%[[Z]], %[[W2]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P2]], %[[I]] : i32
-// CHECK-NEXT:      %[[W3:.*]] = spirv.Constant 3 : i32
-// CHECK-NEXT:      %[[Z3:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P3:.*]] = spirv.AccessChain %[[ERR]][%[[Z3]], %[[W3]]]
+// CHECK-NEXT:      %[[P3:.*]] = spirv.AccessChain %[[ERR]][%[[Z]], %[[W3]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P3]], %[[EXTENT]] : i32
 // CHECK:         %[[SKIPPED:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:    spirv.Store "Function" %[[SLOT]], %[[SKIPPED]] : i32

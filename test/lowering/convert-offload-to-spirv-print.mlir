@@ -26,15 +26,16 @@ offload.kernel @show : (i32) -> () {
 }
 
 // CHECK:       spirv.module {{.*}} attributes {ti.prints = {{\[}}["0", "a = {} {}\0A", "i32", "i1"]], ti.kernel = "show", ti.task = 0 : i64} {
+// CHECK:         %[[Z:.*]] = spirv.Constant 0 : i32
 // CHECK:         %[[PRINTS:.*]] = spirv.mlir.addressof @prints_i32
+// CHECK-NEXT:    %[[C1:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:    %[[LAST:.*]] = spirv.Constant 65535 : i32
 // CHECK:         %[[A:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
 // CHECK-NEXT:    %[[B:.*]] = spirv.INotEqual %[[A]], %[[A]] : i32
 // CHECK-NEXT:    %[[ONE:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:    %[[ZERO:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:    %[[BW:.*]] = spirv.Select %[[B]], %[[ONE]], %[[ZERO]] : i1, i32
-// CHECK-NEXT:    %[[W0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %[[Z:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %[[COUNT:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[W0]]]
+// CHECK-NEXT:    %[[COUNT:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[Z]]]
 // CHECK-NEXT:    %[[SIZE:.*]] = spirv.Constant 3 : i32
 // CHECK-NEXT:    %[[AT:.*]] = spirv.AtomicIAdd <Device> <None> %[[COUNT]], %[[SIZE]]
 // CHECK-NEXT:    %[[LIMIT:.*]] = spirv.Constant 65532 : i32
@@ -42,29 +43,24 @@ offload.kernel @show : (i32) -> () {
 // CHECK-NEXT:    spirv.mlir.selection {
 // CHECK-NEXT:      spirv.BranchConditional %[[FITS]], ^[[THEN:.*]], ^[[DROP:.*]]
 // CHECK-NEXT:    ^[[THEN]]:
-// CHECK-NEXT:      %[[C1:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:      %[[START:.*]] = spirv.IAdd %[[AT]], %[[C1]] : i32
 // CHECK-NEXT:      %[[ID:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:      %[[O0:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:      %[[S0:.*]] = spirv.IAdd %[[START]], %[[O0]] : i32
-// CHECK-NEXT:      %{{.*}} = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P0:.*]] = spirv.AccessChain %[[PRINTS]][%{{.*}}, %[[S0]]]
+// CHECK-NEXT:      %[[P0:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[S0]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P0]], %[[ID]] : i32
 // CHECK-NEXT:      %[[O1:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:      %[[S1:.*]] = spirv.IAdd %[[START]], %[[O1]] : i32
-// CHECK-NEXT:      %{{.*}} = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P1:.*]] = spirv.AccessChain %[[PRINTS]][%{{.*}}, %[[S1]]]
+// CHECK-NEXT:      %[[P1:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[S1]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P1]], %[[A]] : i32
 // CHECK-NEXT:      %[[O2:.*]] = spirv.Constant 2 : i32
 // CHECK-NEXT:      %[[S2:.*]] = spirv.IAdd %[[START]], %[[O2]] : i32
-// CHECK-NEXT:      %{{.*}} = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P2:.*]] = spirv.AccessChain %[[PRINTS]][%{{.*}}, %[[S2]]]
+// CHECK-NEXT:      %[[P2:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[S2]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P2]], %[[BW]] : i32
 // CHECK-NEXT:      spirv.Branch ^[[MERGE:.*]]
+// The dropped branch counts with the same 1, from the entry block (dominating both).
 // CHECK-NEXT:    ^[[DROP]]:
-// CHECK-NEXT:      %[[LAST:.*]] = spirv.Constant 65535 : i32
-// CHECK-NEXT:      %{{.*}} = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[LP:.*]] = spirv.AccessChain %[[PRINTS]][%{{.*}}, %[[LAST]]]
+// CHECK-NEXT:      %[[LP:.*]] = spirv.AccessChain %[[PRINTS]][%[[Z]], %[[LAST]]]
 // CHECK-NEXT:      %{{.*}} = spirv.AtomicIAdd <Device> <None> %[[LP]], %[[C1]]
 // CHECK-NEXT:      spirv.Branch ^[[MERGE]]
 // CHECK-NEXT:    ^[[MERGE]]:
@@ -75,7 +71,7 @@ offload.kernel @show : (i32) -> () {
 // The second task's prints are 1, 2 and 3.
 // CHECK:       spirv.module {{.*}} attributes {ti.prints = {{\[}}["1", "{}\0A", "i8"], ["2", "{} {} {}\0A", "f32", "i64", "f64"], ["3", "end\0A"]], ti.kernel = "show", ti.task = 1 : i64} {
 // CHECK:         %[[PRINTS:.*]] = spirv.mlir.addressof @prints_i32
-// CHECK-NEXT:    %[[PRINTSF:.*]] = spirv.mlir.addressof @prints_f32
+// CHECK:         %[[PRINTSF:.*]] = spirv.mlir.addressof @prints_f32
 // CHECK:         %[[H:.*]] = spirv.ConvertSToF %{{.*}} : i32 to f16
 // CHECK-NEXT:    %[[S8:.*]] = spirv.SConvert %{{.*}} : i8 to i32
 // CHECK:         %{{.*}} = spirv.Constant 2 : i32

@@ -11,11 +11,11 @@
 // CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0)
 // CHECK-DAG:     spirv.GlobalVariable @root1_f32 bind(0, 6)
 // CHECK-DAG:     spirv.GlobalVariable @root2_f32 bind(0, 7)
-// CHECK:         %[[R0:.*]] = spirv.mlir.addressof @root_f32
-// CHECK:         %[[R1:.*]] = spirv.mlir.addressof @root1_f32
-// CHECK:         %[[R2:.*]] = spirv.mlir.addressof @root2_f32
 // CHECK:         %[[START:.*]] = spirv.Constant 240 : i32
-// CHECK-NEXT:    %[[K:.*]] = spirv.IAdd %i, %[[START]] : i32
+// CHECK-NEXT:    %[[R0:.*]] = spirv.mlir.addressof @root_f32
+// CHECK-NEXT:    %[[R1:.*]] = spirv.mlir.addressof @root1_f32
+// CHECK-NEXT:    %[[R2:.*]] = spirv.mlir.addressof @root2_f32
+// CHECK:         %[[K:.*]] = spirv.IAdd %i, %[[START]] : i32
 // CHECK-NEXT:    %[[N:.*]] = spirv.Constant 256 : i32
 // CHECK-NEXT:    %[[Z:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:    %[[SEG:.*]] = spirv.SDiv %[[K]], %[[N]] : i32

@@ -10,16 +10,15 @@
 // CHECK-DAG:     spirv.GlobalVariable @root2_f32 bind(0, 8) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0])
 // CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0, NonWritable])
 // CHECK-LABEL: spirv.func @two_segments__task0() "None" {
-// CHECK:         %[[A:.*]] = spirv.mlir.addressof @root_f32
-// CHECK:         %[[B:.*]] = spirv.mlir.addressof @root2_f32
-// CHECK:         %[[S0:.*]] = spirv.Constant 16 : i32
-// CHECK-NEXT:    %[[AT0:.*]] = spirv.IAdd %{{.*}}, %[[S0]] : i32
-// CHECK-NEXT:    %[[Z0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %{{.*}} = spirv.AccessChain %[[A]][%[[Z0]], %[[AT0]]]
-// CHECK:         %[[S2:.*]] = spirv.Constant 32 : i32
+// CHECK-NEXT:    %[[S0:.*]] = spirv.Constant 16 : i32
+// CHECK-NEXT:    %[[A:.*]] = spirv.mlir.addressof @root_f32
+// CHECK-NEXT:    %[[Z:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:    %[[S2:.*]] = spirv.Constant 32 : i32
+// CHECK-NEXT:    %[[B:.*]] = spirv.mlir.addressof @root2_f32
+// CHECK:         %[[AT0:.*]] = spirv.IAdd %{{.*}}, %[[S0]] : i32
+// CHECK-NEXT:    %{{.*}} = spirv.AccessChain %[[A]][%[[Z]], %[[AT0]]]
 // CHECK-NEXT:    %[[AT2:.*]] = spirv.IAdd %{{.*}}, %[[S2]] : i32
-// CHECK-NEXT:    %[[Z2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:    %{{.*}} = spirv.AccessChain %[[B]][%[[Z2]], %[[AT2]]]
+// CHECK-NEXT:    %{{.*}} = spirv.AccessChain %[[B]][%[[Z]], %[[AT2]]]
 
 // One root buffer (no root-segment-bytes): @b stays in binding 0, at element 544, and
 // the module records no segments.

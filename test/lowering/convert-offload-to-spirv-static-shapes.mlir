@@ -33,12 +33,11 @@ offload.kernel @zero_dim : (memref<?x0xf32>) -> (i32) {
 
 // The row index is scaled by the static row length 0, not by a shape word.
 // CHECK-LABEL: attributes {ti.kernel = "zero_row"
+// CHECK:         %[[ZERO:.*]] = spirv.Constant 0 : i32
 // CHECK:         %[[I:.*]] = spirv.Load "StorageBuffer" %{{.*}} : i32
-// CHECK-NEXT:    %p = spirv.Constant 0 : i32
-// CHECK-NEXT:    %p_1 = spirv.IMul %[[I]], %p : i32
-// CHECK-NEXT:    %p_2 = spirv.IAdd %p_1, %[[I]] : i32
-// CHECK-NEXT:    %p_3 = spirv.Constant 0 : i32
-// CHECK-NEXT:    %p_4 = spirv.AccessChain %{{.*}}[%p_3, %p_2]
+// CHECK-NEXT:    %p = spirv.IMul %[[I]], %[[ZERO]] : i32
+// CHECK-NEXT:    %p_1 = spirv.IAdd %p, %[[I]] : i32
+// CHECK-NEXT:    %p_2 = spirv.AccessChain %{{.*}}[%[[ZERO]], %p_1]
 offload.kernel @zero_row : (memref<?x0xf32>, i32) -> (f32) {
   offload.serial {
     %x = offload.arg 0 : memref<?x0xf32>

@@ -13,6 +13,9 @@
 // CHECK-NEXT:      %[[SI:.*]] = spirv.Load "UniformConstant" %[[SP]]
 // CHECK-NEXT:      %[[WP:.*]] = spirv.mlir.addressof @tex8
 // CHECK-NEXT:      %[[W:.*]] = spirv.Load "UniformConstant" %[[WP]]
+// CHECK-NEXT:      %[[C16:.*]] = spirv.Constant 16 : i32
+// CHECK-NEXT:      %{{.*}} = spirv.mlir.addressof @args_i32
+// CHECK-NEXT:      %[[C0:.*]] = spirv.Constant 0 : i32
 // CHECK:           %[[IMG:.*]] = spirv.Image %[[SI]]
 // CHECK-NEXT:      %[[IJ:.*]] = spirv.CompositeConstruct %[[I:.*]], %[[J:.*]] : (i32, i32) -> vector<2xi32>
 // CHECK-NEXT:      %[[T:.*]] = spirv.ImageFetch %[[IMG]], %[[IJ]] lod %[[LOD:.*]] : {{.*}} -> vector<4xf32>
@@ -29,10 +32,8 @@
 // CHECK-NEXT:      spirv.ImageWrite %[[W]], %[[IJ3]], %[[TEXEL]]
 // The extent of the rw texture (argument 3) is its shape word in the argument buffer:
 // its slot starts at byte 8 (scalar) + 16 (1-d ndarray) + 24 (2-d texture) = 48,
-// extent 1 is at 48 + 8 + 8 = 64, i32 element 16.
-// CHECK:           %[[C16:.*]] = spirv.Constant 16 : i32
-// CHECK-NEXT:      %[[C0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[PTR:.*]] = spirv.AccessChain %{{.*}}[%[[C0]], %[[C16]]]
+// extent 1 is at 48 + 8 + 8 = 64, i32 element 16 (its constant made in the entry block).
+// CHECK:           %[[PTR:.*]] = spirv.AccessChain %{{.*}}[%[[C0]], %[[C16]]]
 // CHECK-NEXT:      %{{.*}} = spirv.Load "StorageBuffer" %[[PTR]] : i32
 // CHECK-NOT:       taichi.
 offload.kernel @copy : (i32, memref<?xf32>, !taichi.texture<2, sampled>, !taichi.texture<2, rw, rg8>) -> () {

@@ -24,15 +24,11 @@
 // CHECK-NEXT:        %[[K:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:        %[[S1:.*]] = spirv.IMul %[[STRIDE]], %[[K]] : i32
 // CHECK-NEXT:        %[[I1:.*]] = spirv.IAdd %[[I]], %[[S1]] : i32
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[X0:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I]]]
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[X1:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I1]]]
 // CHECK-NEXT:        %[[V0:.*]] = spirv.Load "StorageBuffer" %[[X0]] : f32
 // CHECK-NEXT:        %[[V1:.*]] = spirv.Load "StorageBuffer" %[[X1]] : f32
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[Y0:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I]]]
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[Y1:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I1]]]
 // CHECK-NEXT:        spirv.Store "StorageBuffer" %[[Y0]], %[[V0]] : f32
 // CHECK-NEXT:        spirv.Store "StorageBuffer" %[[Y1]], %[[V1]] : f32
@@ -77,13 +73,11 @@ offload.kernel @copy : (memref<?xf32>, memref<?xf32>) -> () {
 // CHECK-LABEL:   spirv.func @sum__task0() "None" {
 // CHECK:           spirv.mlir.loop {
 // CHECK:             %[[I1:.*]] = spirv.IAdd %{{.*}}, %{{.*}} : i32
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[P0:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %{{.*}}]
 // CHECK-NEXT:        %[[V0:.*]] = spirv.Load "StorageBuffer" %[[P0]] : f32
 // CHECK-NEXT:        %[[A0:.*]] = spirv.Load "Function" %[[TL:.*]] : f32
 // CHECK-NEXT:        %[[B0:.*]] = spirv.FAdd %[[A0]], %[[V0]] : f32
 // CHECK-NEXT:        spirv.Store "Function" %[[TL]], %[[B0]] : f32
-// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[P1:.*]] = spirv.AccessChain %{{.*}}[%{{.*}}, %[[I1]]]
 // CHECK-NEXT:        %[[V1:.*]] = spirv.Load "StorageBuffer" %[[P1]] : f32
 // CHECK-NEXT:        %[[A1:.*]] = spirv.Load "Function" %[[TL]] : f32

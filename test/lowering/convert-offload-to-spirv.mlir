@@ -15,8 +15,13 @@ taichi.field @words : memref<4xi32> offset 192
 // CHECK-DAG:     spirv.GlobalVariable @root_f32 bind(0, 0) : !spirv.ptr<!spirv.struct<(!spirv.rtarray<f32, stride=4> [0]), Block>, StorageBuffer>
 // CHECK-DAG:     spirv.GlobalVariable @args_i32 bind(0, 2)
 // CHECK-DAG:     spirv.GlobalVariable @gid built_in("GlobalInvocationId") : !spirv.ptr<vector<3xi32>, Input>
+// The element accesses' integer constants (slot and chain indices, row length, the
+// field's base) are made once, in the entry block, and shared.
 // CHECK-LABEL:   spirv.func @serial_return__task0() "None" {
+// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:      %[[ARGS:.*]] = spirv.mlir.addressof @args_i32
+// CHECK-NEXT:      %[[EIGHT:.*]] = spirv.Constant 8 : i32
+// CHECK-NEXT:      %[[BASE:.*]] = spirv.Constant 16 : i32
 // CHECK-NEXT:      %[[ROOT:.*]] = spirv.mlir.addressof @root_f32
 // CHECK-NEXT:      %[[RETS:.*]] = spirv.mlir.addressof @returns_i32
 // CHECK-NEXT:      %[[GIDP:.*]] = spirv.mlir.addressof @gid
@@ -31,24 +36,17 @@ taichi.field @words : memref<4xi32> offset 192
 // CHECK-NEXT:      ^[[GO]]:
 // CHECK-NEXT:        spirv.mlir.merge
 // CHECK-NEXT:      }
-// CHECK-NEXT:      %[[SLOT:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[AP:.*]] = spirv.AccessChain %[[ARGS]][%[[Z]], %[[SLOT]]]
+// CHECK-NEXT:      %[[AP:.*]] = spirv.AccessChain %[[ARGS]][%[[Z]], %[[Z]]]
 // CHECK-NEXT:      %[[A:.*]] = spirv.Load "StorageBuffer" %[[AP]] : i32
 // CHECK-NEXT:      %[[I:.*]] = spirv.Constant 1 : i32
 // CHECK-NEXT:      %[[J:.*]] = spirv.Constant 2 : i32
-// CHECK-NEXT:      %[[EIGHT:.*]] = spirv.Constant 8 : i32
 // CHECK-NEXT:      %[[ROW:.*]] = spirv.IMul %[[I]], %[[EIGHT]] : i32
 // CHECK-NEXT:      %[[LIN:.*]] = spirv.IAdd %[[ROW]], %[[J]] : i32
-// CHECK-NEXT:      %[[BASE:.*]] = spirv.Constant 16 : i32
 // CHECK-NEXT:      %[[K:.*]] = spirv.IAdd %[[LIN]], %[[BASE]] : i32
-// CHECK-NEXT:      %[[Z2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[P:.*]] = spirv.AccessChain %[[ROOT]][%[[Z2]], %[[K]]] : {{.*}} -> !spirv.ptr<f32, StorageBuffer>
+// CHECK-NEXT:      %[[P:.*]] = spirv.AccessChain %[[ROOT]][%[[Z]], %[[K]]] : {{.*}} -> !spirv.ptr<f32, StorageBuffer>
 // CHECK-NEXT:      %[[V:.*]] = spirv.ConvertSToF %[[A]] : i32 to f32
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[P]], %[[V]] : f32
-// CHECK-NEXT:      %[[R0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[Z3:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[RP:.*]] = spirv.AccessChain %[[RETS]][%[[Z3]], %[[R0]]]
+// CHECK-NEXT:      %[[RP:.*]] = spirv.AccessChain %[[RETS]][%[[Z]], %[[Z]]]
 // CHECK-NEXT:      spirv.Store "StorageBuffer" %[[RP]], %[[A]] : i32
 // CHECK-NEXT:      spirv.Return
 // CHECK-NEXT:    }
@@ -72,7 +70,9 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // the thread-local slot is one Function variable shared by prologue, body and epilogue;
 // the ndarray is binding 6. The epilogue's float atomic add is native with the caps ...
 // CHECK-LABEL:   spirv.func @reduce__task0() "None" {
-// CHECK:           %[[GT:.*]] = spirv.mlir.addressof @gtmps_i32
+// CHECK-NEXT:      %[[SLOT:.*]] = spirv.Constant 1 : i32
+// CHECK-NEXT:      %[[GT:.*]] = spirv.mlir.addressof @gtmps_i32
+// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:      %[[ACC:.*]] = spirv.Variable : !spirv.ptr<f32, Function>
 // CHECK-NEXT:      %[[ARR:.*]] = spirv.mlir.addressof @arr0_f32
 // CHECK-NEXT:      %[[ROOT:.*]] = spirv.mlir.addressof @root_f32
@@ -81,8 +81,6 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CHECK-NEXT:      %[[LOCAL:.*]] = spirv.Constant 128 : i32
 // CHECK-NEXT:      %[[STRIDE:.*]] = spirv.IMul %[[NX]], %[[LOCAL]] : i32
 // CHECK-NEXT:      %[[LO:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[SLOT:.*]] = spirv.Constant 1 : i32
-// CHECK-NEXT:      %[[Z:.*]] = spirv.Constant 0 : i32
 // CHECK-NEXT:      %[[HIP:.*]] = spirv.AccessChain %[[GT]][%[[Z]], %[[SLOT]]]
 // CHECK-NEXT:      %[[HI:.*]] = spirv.Load "StorageBuffer" %[[HIP]] : i32
 // CHECK-NEXT:      %[[BEGIN:.*]] = spirv.IAdd %[[LO]], %[[GX]] : i32
@@ -97,8 +95,7 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CHECK-NEXT:        %[[LT:.*]] = spirv.SLessThan %[[I]], %[[HI]] : i32
 // CHECK-NEXT:        spirv.BranchConditional %[[LT]], ^[[BODY:.*]], ^[[EXIT:.*]]
 // CHECK-NEXT:      ^[[BODY]]:
-// CHECK-NEXT:        %[[Z2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[XP:.*]] = spirv.AccessChain %[[ARR]][%[[Z2]], %[[I]]]
+// CHECK-NEXT:        %[[XP:.*]] = spirv.AccessChain %[[ARR]][%[[Z]], %[[I]]]
 // CHECK-NEXT:        %[[X:.*]] = spirv.Load "StorageBuffer" %[[XP]] : f32
 // CHECK-NEXT:        %[[OLD:.*]] = spirv.Load "Function" %[[ACC]] : f32
 // CHECK-NEXT:        %[[NEW:.*]] = spirv.FAdd %[[OLD]], %[[X]] : f32
@@ -113,9 +110,7 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CHECK-NEXT:        spirv.mlir.merge
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %[[S:.*]] = spirv.Load "Function" %[[ACC]] : f32
-// CHECK-NEXT:      %[[T0:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[Z3:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:      %[[TP:.*]] = spirv.AccessChain %[[ROOT]][%[[Z3]], %[[T0]]]
+// CHECK-NEXT:      %[[TP:.*]] = spirv.AccessChain %[[ROOT]][%[[Z]], %[[Z]]]
 // CHECK-NEXT:      %{{.*}} = spirv.EXT.AtomicFAdd <Device> <None> %[[TP]], %[[S]] : !spirv.ptr<f32, StorageBuffer>
 // CHECK-NEXT:      spirv.Return
 
@@ -193,9 +188,8 @@ offload.kernel @serial_return : (i32) -> (i32) {
 // CAS:               spirv.mlir.merge
 // CAS-NEXT:        }
 // CAS-NEXT:        %[[S:.*]] = spirv.Load "Function" %{{.*}} : f32
-// CAS-NEXT:        %[[T0:.*]] = spirv.Constant 0 : i32
 // CAS-NEXT:        %[[Z:.*]] = spirv.Constant 0 : i32
-// CAS-NEXT:        %[[BITS:.*]] = spirv.AccessChain %{{.*}}[%[[Z]], %[[T0]]] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
+// CAS-NEXT:        %[[BITS:.*]] = spirv.AccessChain %{{.*}}[%[[Z]], %[[T0:.*]]] : {{.*}} -> !spirv.ptr<i32, StorageBuffer>
 // CAS-NEXT:        %[[SEEN0:.*]] = spirv.Load "StorageBuffer" %[[BITS]] : i32
 // CAS-NEXT:        spirv.mlir.loop {
 // CAS-NEXT:          spirv.Branch ^[[CAS:.*]](%[[SEEN0]] : i32)

@@ -9,18 +9,17 @@
 // CHECK:       builtin.module {
 // CHECK-NEXT:    taichi.field @x : memref<256xf32> offset 0
 // CHECK-NEXT:    spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "scale", ti.task = 0 : i64} {
+// The element accesses' constants are made once, in the entry block.
 // CHECK:           spirv.func @scale__task0() "None" {
-// CHECK:             %[[ARGS:.*]] = spirv.mlir.addressof @args_i32
-// CHECK:             %[[GTMPS:.*]] = spirv.mlir.addressof @gtmps_i32
+// CHECK-NEXT:        %[[WORD:.*]] = spirv.Constant 2 : i32
+// CHECK-NEXT:        %[[ARGS:.*]] = spirv.mlir.addressof @args_i32
+// CHECK-NEXT:        %[[ZERO:.*]] = spirv.Constant 0 : i32
+// CHECK-NEXT:        %[[GTMPS:.*]] = spirv.mlir.addressof @gtmps_i32
 // Its address arithmetic comes first (ti-spirv-hoist), the loads after the early return
 // of all invocations but the first.
-// CHECK:             %[[WORD:.*]] = spirv.Constant 2 : i32
-// CHECK-NEXT:        %[[ZERO:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[NP:.*]] = spirv.AccessChain %[[ARGS]][%[[ZERO]], %[[WORD]]]
+// CHECK:             %[[NP:.*]] = spirv.AccessChain %[[ARGS]][%[[ZERO]], %[[WORD]]]
 // CHECK-NEXT:        %[[TWO:.*]] = spirv.Constant 2 : i32
-// CHECK-NEXT:        %[[SLOT:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[ZERO2:.*]] = spirv.Constant 0 : i32
-// CHECK-NEXT:        %[[TP:.*]] = spirv.AccessChain %[[GTMPS]][%[[ZERO2]], %[[SLOT]]]
+// CHECK-NEXT:        %[[TP:.*]] = spirv.AccessChain %[[GTMPS]][%[[ZERO]], %[[ZERO]]]
 // CHECK:             %[[FIRST:.*]] = spirv.INotEqual
 // CHECK-NEXT:        spirv.mlir.selection {
 // CHECK-NEXT:          spirv.BranchConditional %[[FIRST]], ^[[SKIP:.*]], ^[[MERGE:.*]]
@@ -32,6 +31,7 @@
 // CHECK:           spirv.ExecutionMode @scale__task0 "LocalSize", 1, 1, 1
 // CHECK:         spirv.module Logical GLSL450 requires #spirv.vce<v1.3, [Shader], [SPV_KHR_storage_buffer_storage_class]> attributes {ti.kernel = "scale", ti.task = 1 : i64} {
 // CHECK:           spirv.func @scale__task1() "None" {
+// CHECK-NEXT:        %{{.*}} = spirv.Constant 0 : i32
 // CHECK-NEXT:        %[[GT:.*]] = spirv.mlir.addressof @gtmps_i32
 // CHECK-NEXT:        %[[FARGS:.*]] = spirv.mlir.addressof @args_f32
 // CHECK-NEXT:        %[[ROOT:.*]] = spirv.mlir.addressof @root_f32

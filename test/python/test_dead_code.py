@@ -102,3 +102,61 @@ def test_pipelines_run_ours_and_the_xdsl_universe_keeps_xdsl_s():
     assert factories["dce"]() is DeadCodeEliminationPass
     universe = registry.UNIVERSE.all_passes
     assert "canonicalize" not in universe and "dce" not in universe
+
+
+@pytest.mark.parametrize(
+    "stop", ["ti-mem2reg", "ti-offload", "ti-lower-access", "convert-offload-to-spirv", "final"]
+)
+def test_the_dead_op_check_answers_as_xdsl_s(arch, stop):
+    """Ours asks less (type verdicts, nested effects up to the first that matters), and
+    must answer as xDSL's for every op, nested ones included, at each stage."""
+    from xdsl.transforms import dead_code_elimination as xdsl_dce
+
+    from taichi_xdsl.lowering.dead_code import is_trivially_dead, would_be_trivially_dead
+
+    ti.init(arch=arch, offline_cache=False)
+    target = "vulkan" if arch == ti.vulkan else "cpu"
+    target_only = {"ti-lower-access": "cpu", "convert-offload-to-spirv": "vulkan"}
+    if target_only.get(stop, target) != target:
+        ti.reset()
+        pytest.skip(f"{stop} is not in the {target} pipeline")
+    checked = dead = 0
+    final = {"cpu": "llvm", "vulkan": "spirv"}[target]
+    for module in _modules_at(final if stop == "final" else stop):
+        for op in module.walk():
+            expected = xdsl_dce.would_be_trivially_dead(op)
+            assert would_be_trivially_dead(op) == expected, op.name
+            assert is_trivially_dead(op) == xdsl_dce.is_trivially_dead(op), op.name
+            checked += 1
+            dead += expected
+    assert checked > 100 and 0 < dead < checked
+    ti.reset()
+
+
+def test_the_dead_op_check_asks_xdsl_about_unregistered_ops():
+    """An unregistered op's traits are not its type's: ours defers to xDSL's answer."""
+    from xdsl.dialects.builtin import UnregisteredOp
+    from xdsl.parser import Parser
+    from xdsl.transforms import dead_code_elimination as xdsl_dce
+
+    from taichi_xdsl.lowering.dead_code import is_trivially_dead, would_be_trivially_dead
+
+    ctx = registry.make_context(("func", "arith"))
+    ctx.allow_unregistered = True
+    module = Parser(
+        ctx,
+        """
+        func.func @f(%a: i32) -> i32 {
+          %u = "my.unknown"(%a) : (i32) -> i32
+          %v = "my.unknown"() : () -> i32
+          "my.effect"(%u) : (i32) -> ()
+          %s = arith.addi %a, %a : i32
+          func.return %v : i32
+        }
+        """,
+    ).parse_module()
+    ops = list(module.walk())
+    assert sum(isinstance(op, UnregisteredOp) for op in ops) == 3
+    for op in ops:
+        assert would_be_trivially_dead(op) == xdsl_dce.would_be_trivially_dead(op), op.name
+        assert is_trivially_dead(op) == xdsl_dce.is_trivially_dead(op), op.name
