@@ -458,7 +458,11 @@ def _task_module(
             _inline(task.prologue, entry)
         _inline(task.body, body)
         start = begin.results[0]
-        mode = _unroll_mode(state, body, unroll_selections) if unroll > 1 else None
+        mode = (
+            _unroll_mode(state, body, unroll_selections, unroll_loads_first)
+            if unroll > 1
+            else None
+        )
         tail_stride = stride.results[0]
         if mode is not None and isinstance(task, offload.RangeForTask):
             spacing = stride.results[0]
@@ -467,8 +471,6 @@ def _task_module(
                     state, entry, start, gx, local, stride, lo, hi, unroll
                 )
                 tail_stride = spacing
-            if mode == "guarded":
-                mode = "loads-first" if unroll_loads_first else "sequential"
             start = _unrolled_grid_stride(
                 entry, task.index, start, hi, stride.results[0], body, unroll, mode,
                 spacing,
@@ -561,13 +563,16 @@ _UNROLL_MAX_OPS = 64
 _NOT_UNROLLED = (taichi.PrintOp, taichi.AssertOp, *taichi.SIMT_OPS)
 
 
-def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str | None:
+def _unroll_mode(
+    state: TaskState, body: Block, selections: bool = False, loads_first: bool = False
+) -> str | None:
     """
     How iterations of this range_for body may run several at a time: None (not at all:
     control flow, more than _UNROLL_MAX_OPS ops, print, assert, debug checks),
-    "sequential" (one after another: they share a thread-local slot), "guarded" (with
-    `selections`, the body has if/else without loops, ti-align-rows' guard: one after
-    another, or loads first), else "lockstep" (interleaved op by op).
+    "sequential" (one after another: they share a thread-local slot, or, with
+    `selections`, the body has if/else without loops: ti-align-rows' guard),
+    "loads-first" (such a guarded body with `loads_first`), else "lockstep" (interleaved
+    op by op).
     """
     if state.debug:
         return None
@@ -585,7 +590,11 @@ def _unroll_mode(state: TaskState, body: Block, selections: bool = False) -> str
             shares_slot = True
     if not count:
         return None
-    return "sequential" if shares_slot else "guarded" if guarded else "lockstep"
+    if shares_slot:
+        return "sequential"
+    if guarded:
+        return "loads-first" if loads_first else "sequential"
+    return "lockstep"
 
 
 def _block_start(

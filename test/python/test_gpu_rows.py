@@ -3,7 +3,8 @@ nd parallel loops whose rows the GPU pipeline pads to a power of two (ti-align-r
 whose read-only buffers it marks NonWritable: every (i, j) runs exactly once and computes
 what NumPy does, bit for bit, on cpu and vulkan, for bounds that are padded (62, 63, 61
 columns), already a power of two, too far from one to pad, negative and odd offsets,
-and reductions and atomics inside the loop.
+and reductions and atomics inside the loop. The stencils also run with `few_groups`, where
+the unrolled loop (its guarded copies loading first on Vulkan) does most of the work.
 """
 
 from __future__ import annotations
@@ -22,8 +23,11 @@ def _field_from(values: np.ndarray) -> ti.Field:
     return f
 
 
-@pytest.mark.parametrize("n", [64, 65, 66, 67, 130])
-def test_stencil_over_inner_ndrange(n: int):
+@pytest.mark.parametrize("capped", [False, True], ids=["groups", "few_groups"])
+@pytest.mark.parametrize("n", [64, 65, 66, 67, 128, 130])
+def test_stencil_over_inner_ndrange(n: int, capped: bool, request: pytest.FixtureRequest):
+    if capped:  # the unrolled loop runs: its guarded copies load first on Vulkan
+        request.getfixturevalue("few_groups")
     # halves and a quarter: every step exact, so a fused multiply-add rounds the same
     init = ((np.arange(n * n, dtype=np.float32).reshape(n, n) * 7) % 13) * np.float32(0.5)
     u = _field_from(init)

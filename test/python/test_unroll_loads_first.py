@@ -107,28 +107,3 @@ def test_each_element_type_loaded_ahead(dtype, np_type):
     k()
     want = np.where(np.arange(N) % 4 != 1, values + np.roll(values, -5), 0)
     np.testing.assert_array_equal(b.to_numpy(), want.astype(values.dtype))
-
-
-@pytest.mark.parametrize("n", [67, 128])
-def test_stencil_over_padded_rows(n: int):
-    # ti-align-rows pads 65 columns to 128 behind a guard; 126 columns are not padded
-    init = ((np.arange(n * n, dtype=np.float32).reshape(n, n) * 5) % 11) * np.float32(0.5)
-    u = ti.field(ti.f32, shape=(n, n))
-    v = ti.field(ti.f32, shape=(n, n))
-    u.from_numpy(init)
-
-    @ti.kernel
-    def stencil():
-        for i, j in ti.ndrange((1, n - 1), (1, n - 1)):
-            v[i, j] = u[i, j] + 0.25 * (
-                u[i - 1, j] + u[i + 1, j] + u[i, j - 1] + u[i, j + 1] - 4.0 * u[i, j]
-            )
-
-    stencil()
-    c = init[1:-1, 1:-1]
-    around = init[:-2, 1:-1] + init[2:, 1:-1]
-    around = around + init[1:-1, :-2]
-    around = around + init[1:-1, 2:]
-    want = np.zeros_like(init)
-    want[1:-1, 1:-1] = c + np.float32(0.25) * (around - np.float32(4.0) * c)
-    np.testing.assert_array_equal(v.to_numpy(), want)
