@@ -266,14 +266,9 @@ class CpuBackend:
                 cache_key=key,
             )
         start = time.perf_counter()
-        from taichi_xdsl.targets.llvm.translate import to_llvm_ir
+        from taichi_xdsl.targets.llvm.translate import kernel_llvm_ir
 
-        try:
-            llvm_ir = to_llvm_ir(module)
-        except Exception as error:  # translation failures come in several types
-            raise TaichiCompilationError(
-                f"kernel '{kernel_name}': LLVM translation failed: {error}"
-            ) from error
+        llvm_ir = kernel_llvm_ir(module, f"kernel '{kernel_name}'")
         self._time("translate to LLVM IR", start)
         if self.print_ir:
             self._print(f"// -----// LLVM IR of {kernel_name} //----- //\n{llvm_ir}")

@@ -249,7 +249,7 @@ class SerialForms:
 
     def _lower(self) -> str:
         """The serial forms' module through the stages after `offload`, as LLVM IR text."""
-        from taichi_xdsl.targets.llvm.translate import to_llvm_ir
+        from taichi_xdsl.targets.llvm.translate import kernel_llvm_ir
         from taichi_xdsl.utils import registry
         from taichi_xdsl.utils.pass_runner import PassRunner
 
@@ -284,13 +284,7 @@ class SerialForms:
                 name_serial_functions(module, self.kernel_name, self.symbols)
             runner.dump(module, self.kernel_name, f"{STAGE_PREFIX}.{stage}")
         start = time.perf_counter()
-        try:
-            llvm_ir = to_llvm_ir(module)
-        except Exception as error:  # translation failures come in several types
-            raise TaichiCompilationError(
-                f"kernel '{self.kernel_name}' (serial forms): LLVM translation failed: "
-                f"{error}"
-            ) from error
+        llvm_ir = kernel_llvm_ir(module, f"kernel '{self.kernel_name}' (serial forms)")
         self._time("translate to LLVM IR", start)
         if backend.print_ir:
             runner.write(f"// -----// LLVM IR of {label} //----- //\n{llvm_ir}")

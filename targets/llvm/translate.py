@@ -39,6 +39,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.utils.exceptions import LLVMTranslationException
 
 from taichi_xdsl.dialects import llvm_ext
+from taichi_xdsl.utils.errors import TaichiCompilationError
 
 ValueMap = dict[SSAValue, ir.Value]
 Converter = Callable[[Any, ir.IRBuilder, ValueMap], None]
@@ -475,6 +476,17 @@ def to_llvm_ir(
 ) -> str:
     """The LLVM IR text of `module` (see `to_llvm_module`)."""
     return str(to_llvm_module(module, triple=triple, data_layout=data_layout))
+
+
+def kernel_llvm_ir(module: ModuleOp, who: str) -> str:
+    """
+    `to_llvm_ir(module)` for a compile: a failure (translation fails with several
+    exception types) becomes a TaichiCompilationError naming `who` ("kernel 'k'").
+    """
+    try:
+        return to_llvm_ir(module)
+    except Exception as error:
+        raise TaichiCompilationError(f"{who}: LLVM translation failed: {error}") from error
 
 
 def emit_llvm_ir(module: ModuleOp, stream: IO[str]) -> None:
